@@ -1,0 +1,36 @@
+import type { RateLimitRule } from './rate-limit.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = 'json' | 'pretty';
+
+/** The validated, frozen configuration of one envdata process. Build it with `loadConfig`. */
+export interface Config {
+  readonly databaseUrl: string;
+  readonly databasePoolMax: number;
+  readonly redisUrl: string;
+  readonly queuePrefix: string;
+  readonly service: {
+    readonly baseUrl: string;
+    /** `undefined` until set; commands that call the service refuse to start without it. */
+    readonly apiKey: string | undefined;
+    readonly language: string | undefined;
+    readonly connections: number;
+    readonly connectTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+  };
+  readonly rateLimits: readonly RateLimitRule[];
+  readonly worker: {
+    readonly concurrency: number;
+    readonly maxAttempts: number;
+    readonly retryBaseMs: number;
+    readonly shutdownTimeoutMs: number;
+  };
+  readonly ingest: {
+    readonly historyWindowHours: number;
+  };
+  readonly log: {
+    readonly level: LogLevel;
+    readonly format: LogFormat;
+  };
+}

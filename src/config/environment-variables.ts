@@ -1,0 +1,108 @@
+/**
+ * The environment variables envdata reads, with defaults and descriptions. This table is the
+ * single source for validation (`load-config.ts`), `envdata --help` and `.env.example`.
+ */
+export interface EnvironmentVariable {
+  readonly name: string;
+  /** `undefined`: no default; the variable is optional unless `required`. */
+  readonly default: string | undefined;
+  readonly description: string;
+  readonly secret?: boolean;
+}
+
+export const ENVIRONMENT_VARIABLES = [
+  {
+    name: 'DATABASE_URL',
+    default: 'postgres://postgres@127.0.0.1:5432/envdata',
+    description: 'Postgres of the warehouse; `envdata migrate` creates the database if missing.',
+  },
+  {
+    name: 'DATABASE_POOL_MAX',
+    default: '10',
+    description: 'Connections per process in the Postgres pool.',
+  },
+  {
+    name: 'REDIS_URL',
+    default: 'redis://127.0.0.1:6379',
+    description: 'Redis that dispatches jobs (BullMQ). Use maxmemory-policy noeviction.',
+  },
+  {
+    name: 'ENVDATA_QUEUE_PREFIX',
+    default: 'envdata',
+    description: 'BullMQ key prefix; separate installations sharing one Redis need different ones.',
+  },
+  {
+    name: 'ENVDATA_BASE_URL',
+    default: 'http://127.0.0.1:8787',
+    description: 'Base address of the Environmental Data Service (default: the local simulator).',
+  },
+  {
+    name: 'ENVDATA_API_KEY',
+    default: undefined,
+    description: 'API key sent as x-api-key. Required by commands that call the service. Never logged.',
+    secret: true,
+  },
+  {
+    name: 'ENVDATA_LANGUAGE',
+    default: undefined,
+    description: 'Accept-Language sent to the service (default: the service default, English).',
+  },
+  {
+    name: 'ENVDATA_RATE_LIMIT',
+    default: '10/s',
+    description:
+      'Calls allowed by your API plan, shared by all workers on all hosts: 20/s, 1200/min, 20/s,50000/day, or off.',
+  },
+  {
+    name: 'ENVDATA_WORKER_CONCURRENCY',
+    default: '8',
+    description: 'Chunks one worker process works on at once.',
+  },
+  {
+    name: 'ENVDATA_MAX_ATTEMPTS',
+    default: '8',
+    description: 'Attempts per chunk for transient errors (5xx, timeouts); 429 pauses do not count.',
+  },
+  {
+    name: 'ENVDATA_RETRY_BASE_MS',
+    default: '2000',
+    description: 'First retry delay; doubles each attempt, with jitter.',
+  },
+  {
+    name: 'ENVDATA_HISTORY_WINDOW',
+    default: '48h',
+    description: 'Length of one history request (chunk), in whole hours: 48h, 24h, 7d.',
+  },
+  {
+    name: 'ENVDATA_HTTP_CONNECTIONS',
+    default: '16',
+    description: 'Keep-alive connections to the service per process.',
+  },
+  {
+    name: 'ENVDATA_HTTP_CONNECT_TIMEOUT_MS',
+    default: '10000',
+    description: 'Connect timeout for calls to the service.',
+  },
+  {
+    name: 'ENVDATA_HTTP_TIMEOUT_MS',
+    default: '30000',
+    description: 'Response timeout (headers and body) for calls to the service.',
+  },
+  {
+    name: 'ENVDATA_SHUTDOWN_TIMEOUT_MS',
+    default: '30000',
+    description: 'On SIGTERM/SIGINT, how long in-flight chunks may take before the process exits.',
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    description: 'fatal, error, warn, info, debug or trace.',
+  },
+  {
+    name: 'LOG_FORMAT',
+    default: 'auto',
+    description: 'json, pretty, or auto (pretty on a terminal, JSON otherwise).',
+  },
+] as const satisfies readonly EnvironmentVariable[];
+
+export type EnvironmentVariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];

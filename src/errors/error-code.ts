@@ -1,0 +1,39 @@
+/**
+ * Every stable error code envdata raises, in one place. Code branches on these, never on
+ * `error.message`.
+ *
+ * Service codes mirror the status table of the upstream spec (docs/architecture.md); the rest
+ * belong to the application.
+ */
+export const SERVICE_ERROR_CODES = [
+  'NO_DATA',
+  'PARTIAL',
+  'BAD_REQUEST',
+  'RANGE_TOO_LONG',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_COVERED',
+  'QUOTA_EXCEEDED',
+  'RATE_LIMITED',
+  'SERVER_ERROR',
+  'TIMEOUT',
+  'NETWORK',
+  'MALFORMED_RESPONSE',
+  'INVALID_QUERY',
+] as const;
+
+export const APP_ERROR_CODES = [
+  'CONFIG_INVALID',
+  'USAGE',
+  'DATABASE_UNAVAILABLE',
+  'REDIS_UNAVAILABLE',
+  'MIGRATION_FAILED',
+  'NOT_FOUND',
+  'CONFLICT',
+  'VALIDATION_FAILED',
+  'INTERNAL',
+] as const;
+
+export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
+export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
+export type ErrorCode = ServiceErrorCode | AppErrorCode;

@@ -1,0 +1,68 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { LogFormat, LogLevel } from '../config/config.js';
+
+export type { Logger } from 'pino';
+
+/** Paths pino blanks out wherever they appear in a log object. */
+export const REDACTED_PATHS = [
+  'apiKey',
+  '*.apiKey',
+  '*.*.apiKey',
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  '*.*.headers["x-api-key"]',
+  '["x-api-key"]',
+  '*["x-api-key"]',
+];
+
+export interface CreateLoggerOptions {
+  level: LogLevel;
+  format: LogFormat;
+  /**
+   * Literal values that must never reach a log line (the API key). They are replaced in the
+   * serialised line itself, so they are caught in messages, errors and stacks too, not only at
+   * the redacted paths.
+   */
+  secrets?: readonly (string | undefined)[];
+  /** Where lines go; default standard error, so standard output stays for command results. */
+  destination?: DestinationStream;
+}
+
+/**
+ * The pino root logger of a process: JSON by default, readable on a terminal, API key redacted.
+ * Give each component a child: `logger.child({ component: 'worker', runId })`.
+ */
+export function createLogger(options: CreateLoggerOptions): Logger {
+  const secrets = (options.secrets ?? []).filter(
+    (s): s is string => typeof s === 'string' && s.length >= 4,
+  );
+  const destination =
+    options.destination ??
+    (options.format === 'pretty'
+      ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l' })
+      : pino.destination({ dest: 2, sync: true }));
+  return pino(
+    {
+      level: options.level,
+      base: { pid: process.pid },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      hooks:
+        secrets.length === 0
+          ? {}
+          : { streamWrite: (line: string) => scrubSecrets(line, secrets) },
+    },
+    destination,
+  );
+}
+
+/** Replaces every occurrence of each secret (raw or JSON-escaped) with `[redacted]`. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    out = out.split(secret).join('[redacted]');
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret) out = out.split(escaped).join('[redacted]');
+  }
+  return out;
+}
