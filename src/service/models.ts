@@ -1,0 +1,86 @@
+import type { PollenType, RiskLevel } from '../types.js';
+
+/**
+ * What the service client returns after parsing: every upstream shape variant
+ * (docs: ../shared/spec/upstream-responses.md) is folded into these. Values are kept exactly as
+ * sent; unit conversions and mapping to warehouse rows happen in `src/normalize/`.
+ */
+
+/** A record the parser could not accept, kept for quarantine with the reason. */
+export interface RejectedRecord {
+  /** Position in the payload's record array. */
+  readonly index: number;
+  readonly raw: unknown;
+  readonly reason: string;
+}
+
+export interface PollenSpeciesCount {
+  readonly category: PollenType;
+  /** As sent, spaces and slashes included: `Poplar / Cottonwood`. */
+  readonly name: string;
+  readonly count: number;
+}
+
+export interface PollenRecord {
+  /** The record's instant, UTC: from `time` (epoch s), `timestamp`, `updatedAt` or `createdAt`. */
+  readonly at: Date;
+  readonly timezone: string | undefined;
+  /** `Count.tree_pollen` etc.; a missing type is absent, not zero. */
+  readonly counts: Readonly<Partial<Record<PollenType, number>>>;
+  readonly risks: Readonly<Partial<Record<PollenType, RiskLevel>>>;
+  /** `undefined` when the record has no `Species` at all (older records, uncovered regions). */
+  readonly species: readonly PollenSpeciesCount[] | undefined;
+  /** `Species.Others`, a bare integer; `undefined` when absent. */
+  readonly othersCount: number | undefined;
+  /** Per-species risk (`SpeciesRisk` / `Risks`), species name → level; `undefined` when absent. */
+  readonly speciesRisk: Readonly<Record<string, RiskLevel>> | undefined;
+}
+
+export interface WeatherRecord {
+  readonly at: Date;
+  readonly temperature: number | undefined;
+  readonly apparentTemperature: number | undefined;
+  readonly dewPoint: number | undefined;
+  /** As sent: a fraction (0–1) or, from some sources, a percentage. */
+  readonly humidity: number | undefined;
+  readonly pressure: number | undefined;
+  readonly windSpeed: number | undefined;
+  readonly windGust: number | undefined;
+  readonly windBearing: number | undefined;
+  /** As sent: a fraction (0–1) or a percentage. */
+  readonly cloudCover: number | undefined;
+  readonly visibility: number | undefined;
+  readonly uvIndex: number | undefined;
+  readonly ozone: number | undefined;
+  readonly precipIntensity: number | undefined;
+  readonly precipProbability: number | undefined;
+  readonly precipType: string | undefined;
+  readonly summary: string | undefined;
+  /** As sent, suffix included: `partly-cloudy-day`. */
+  readonly icon: string | undefined;
+}
+
+export interface GeocodeMatch {
+  readonly lat: number;
+  readonly lng: number;
+  readonly label: string | undefined;
+  readonly countryCode: string | undefined;
+  readonly countryName: string | undefined;
+  readonly state: string | undefined;
+  readonly city: string | undefined;
+  readonly postalCode: string | undefined;
+}
+
+/** A parsed response: valid records, rejected ones, the payload's coordinates and the raw body. */
+export interface ParsedPayload<TRecord> {
+  readonly lat: number | undefined;
+  readonly lng: number | undefined;
+  readonly records: readonly TRecord[];
+  readonly rejected: readonly RejectedRecord[];
+  /** The exact body received, for the raw payload archive and for `envdata rebuild`. */
+  readonly rawBody: string;
+}
+
+export type PollenPayload = ParsedPayload<PollenRecord>;
+export type WeatherPayload = ParsedPayload<WeatherRecord>;
+export type GeocodePayload = ParsedPayload<GeocodeMatch>;

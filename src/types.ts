@@ -1,0 +1,47 @@
+/**
+ * The vocabulary of envdata. Every module uses these words the same way (docs/architecture.md).
+ *
+ * - **location**: a point we ingest for: name, coordinates, country, IANA time zone, pollen region.
+ * - **dataset**: what is ingested for a location: `pollen` or `weather` history.
+ * - **window**: a half-open UTC interval `[from, to)` aligned to whole hours.
+ * - **chunk**: one dataset × location × window: one history request to the service.
+ * - **run**: one backfill or sync: the set of chunks it planned.
+ * - **ledger**: the Postgres tables of runs and chunks; the truth about what has been ingested.
+ * - **raw payload**: the body the service sent for a chunk, archived compressed.
+ * - **fact row**: one normalized row of the warehouse (location, hour, type/species/attribute).
+ * - **snapshot**: a forecast or latest reading as fetched at one moment, kept beside observations.
+ */
+
+export const DATASETS = ['pollen', 'weather'] as const;
+export type Dataset = (typeof DATASETS)[number];
+
+export const RISK_LEVELS = ['Low', 'Moderate', 'High', 'Very High'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
+export const POLLEN_TYPES = ['tree', 'grass', 'weed'] as const;
+export type PollenType = (typeof POLLEN_TYPES)[number];
+
+/** Species categories: the three pollen types plus `other` (the bare `Others` count). */
+export const SPECIES_CATEGORIES = ['tree', 'grass', 'weed', 'other'] as const;
+export type SpeciesCategory = (typeof SPECIES_CATEGORIES)[number];
+
+/** The six icon values of the interface; the service sends them with `-day`/`-night` suffixes. */
+export const WEATHER_ICONS = ['cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog'] as const;
+export type WeatherIcon = (typeof WEATHER_ICONS)[number];
+
+/** Pollen regions of the interface's region table. */
+export const POLLEN_REGIONS = [
+  'europe',
+  'north_america',
+  'australia_qld_nt',
+  'australia_nz_rest',
+  'south_america_oceania',
+  'rest_of_world',
+] as const;
+export type PollenRegion = (typeof POLLEN_REGIONS)[number];
+
+/** A half-open UTC interval `[from, to)`. */
+export interface Window {
+  readonly from: Date;
+  readonly to: Date;
+}
