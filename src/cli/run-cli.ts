@@ -1,0 +1,64 @@
+import { Command, CommanderError } from 'commander';
+import { coerceError } from '../errors/coerce-error.js';
+import { isEnvdataError } from '../errors/envdata-error.js';
+import type { CliIo } from './cli-io.js';
+import { CommandContext } from './command-context.js';
+import { registerDemoCommand } from './commands/demo-command.js';
+import { registerMigrateCommand } from './commands/migrate-command.js';
+import { registerStatusCommand } from './commands/status-command.js';
+import { environmentHelp } from './environment-help.js';
+
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Builds the `envdata` program; each command is a thin shell over a library function. */
+export function buildProgram(context: CommandContext): Command {
+  const program = new Command('envdata')
+    .description(
+      'Build and keep a Postgres warehouse of pollen and weather history from the Environmental Data Service.',
+    )
+    .version('0.1.0', '-V, --version')
+    .showHelpAfterError('(run `envdata --help` for usage)')
+    .configureOutput({
+      writeOut: (text) => context.io.stdout.write(text),
+      writeErr: (text) => context.io.stderr.write(text),
+    })
+    .addHelpText('after', environmentHelp())
+    .exitOverride();
+  registerMigrateCommand(program, context);
+  registerStatusCommand(program, context);
+  registerDemoCommand(program, context);
+  for (const command of program.commands) {
+    command.exitOverride().showHelpAfterError(`(run \`envdata ${command.name()} --help\`)`);
+  }
+  return program;
+}
+
+/**
+ * Runs one `envdata` invocation and returns its exit code: 0 success, 1 failure, 2 usage error.
+ * Expected failures print one line naming what failed and what to do; no stack trace.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const context = new CommandContext(io);
+  const program = buildProgram(context);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return EXIT.usage;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return context.exitCode;
+  } catch (thrown) {
+    if (thrown instanceof CommanderError) {
+      // Help and version exit through here too, with code 0.
+      return thrown.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const error = coerceError(thrown);
+    if (isEnvdataError(error)) {
+      io.stderr.write(`envdata: ${error.message}\n`);
+      if (error.code === 'USAGE') io.stderr.write('(run `envdata --help` for usage)\n');
+      return error.code === 'USAGE' || error.code === 'CONFIG_INVALID' ? EXIT.usage : EXIT.failure;
+    }
+    io.stderr.write(`envdata: unexpected error — please report it\n${error.stack ?? error.message}\n`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,50 @@
+import type { App } from '../app.js';
+import { isEnvdataError } from '../errors/envdata-error.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { assertRedisAnswers } from '../queue/create-redis.js';
+import { maskUrl } from '../warehouse/database-url.js';
+import { assertDatabaseAnswers } from '../warehouse/create-database.js';
+import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
+
+export interface ServiceHealth {
+  readonly url: string;
+  readonly ok: boolean;
+  readonly problem?: string;
+}
+
+export interface EnvdataStatus {
+  readonly postgres: ServiceHealth & { readonly pendingMigrations?: readonly string[] };
+  readonly redis: ServiceHealth & { readonly queues?: Record<string, Record<string, number>> };
+}
+
+/** Health of Postgres and Redis, pending migrations and queue depths (`envdata status`). */
+export async function collectStatus(app: App): Promise<EnvdataStatus> {
+  const { databaseUrl, redisUrl } = app.config;
+  const postgres = await probe(databaseUrl, async () => {
+    await assertDatabaseAnswers(databaseUrl);
+    return { pendingMigrations: await pendingMigrations(app.db) };
+  });
+  const redis = await probe(redisUrl, async () => {
+    await assertRedisAnswers(redisUrl);
+    const queues: Record<string, Record<string, number>> = {};
+    for (const name of Object.values(QUEUE_NAMES)) {
+      queues[name] = await app.queues
+        .queue(name)
+        .getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+    }
+    return { queues };
+  });
+  return { postgres, redis };
+}
+
+async function probe<T extends object>(
+  url: string,
+  check: () => Promise<T>,
+): Promise<ServiceHealth & Partial<T>> {
+  try {
+    return { url: maskUrl(url), ok: true, ...(await check()) };
+  } catch (error) {
+    if (!isEnvdataError(error)) throw error;
+    return { url: maskUrl(url), ok: false, problem: error.message };
+  }
+}

@@ -1,0 +1,94 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sql, type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { EnvdataError } from '../errors/envdata-error.js';
+import type { Logger } from '../logging/create-logger.js';
+import type { Database } from './schema.js';
+
+/** `migrations/` at the root of the package. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+/** Table Kysely keeps its migration history in (schema `public`). */
+const MIGRATION_TABLE = 'envdata_migration';
+const MIGRATION_LOCK_TABLE = 'envdata_migration_lock';
+
+/** Imports each `migrations/*.ts` file by file URL, sorted by name. */
+export class FolderMigrationProvider implements MigrationProvider {
+  constructor(private readonly folder: string = MIGRATIONS_FOLDER) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await fs.readdir(this.folder))
+      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const module = (await import(pathToFileURL(path.join(this.folder, file)).href)) as Migration;
+      migrations[file.replace(/\.(ts|js)$/, '')] = module;
+    }
+    return migrations;
+  }
+}
+
+export interface MigrationOutcome {
+  readonly applied: readonly string[];
+  readonly latest: string | undefined;
+}
+
+/**
+ * Brings the database to the latest migration. Safe when several processes migrate at once:
+ * a session advisory lock serialises them, and the later ones find nothing left to do.
+ */
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  logger: Logger,
+  provider: MigrationProvider = new FolderMigrationProvider(),
+): Promise<MigrationOutcome> {
+  const log = logger.child({ component: 'migrate' });
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(hashtext('envdata.migrate'))`.execute(connection);
+    try {
+      const migrator = new Migrator({
+        db: connection,
+        provider,
+        migrationTableName: MIGRATION_TABLE,
+        migrationLockTableName: MIGRATION_LOCK_TABLE,
+      });
+      const { error, results = [] } = await migrator.migrateToLatest();
+      for (const result of results) {
+        if (result.status === 'Success') log.info({ migration: result.migrationName }, 'applied');
+      }
+      if (error) {
+        const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+        throw new EnvdataError(
+          'MIGRATION_FAILED',
+          `migration ${failed} failed: ${(error as Error).message ?? String(error)}; the database is left at the last good migration — fix the cause and run \`envdata migrate\` again`,
+          { cause: error },
+        );
+      }
+      const all = await migrator.getMigrations();
+      const done = all.filter((m) => m.executedAt !== undefined);
+      return {
+        applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName),
+        latest: done.at(-1)?.name,
+      };
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext('envdata.migrate'))`.execute(connection);
+    }
+  });
+}
+
+/** Names of the migrations not yet applied. */
+export async function pendingMigrations(
+  db: Kysely<Database>,
+  provider: MigrationProvider = new FolderMigrationProvider(),
+): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

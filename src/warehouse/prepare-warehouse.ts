@@ -1,0 +1,15 @@
+import type { App } from '../app.js';
+import { ensureDatabase } from './ensure-database.js';
+import { migrateToLatest, type MigrationOutcome } from './migrate-to-latest.js';
+
+export interface PrepareOutcome extends MigrationOutcome {
+  readonly createdDatabase: boolean;
+}
+
+/** Creates the database if missing and migrates it to the latest version (`envdata migrate`). */
+export async function prepareWarehouse(app: App): Promise<PrepareOutcome> {
+  const createdDatabase = await ensureDatabase(app.config.databaseUrl);
+  if (createdDatabase) app.logger.info('created the database named in DATABASE_URL');
+  const outcome = await migrateToLatest(app.db, app.logger);
+  return { ...outcome, createdDatabase };
+}
