@@ -13,16 +13,24 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'TSEnumDeclaration', message: 'Use a union or an `as const` object, not enum.' },
         {
-          selector: "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='only']",
+          selector: 'TSEnumDeclaration',
+          message: 'Use a union or an `as const` object, not enum.',
+        },
+        {
+          selector:
+            "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='only']",
           message: '.only hides the rest of the suite.',
         },
         {
-          selector: "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name=/^(skip|skipIf)$/]",
+          selector:
+            'CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name=/^(skip|skipIf)$/]',
           message: 'A skipped test proves nothing.',
         },
       ],
@@ -32,4 +40,5 @@ export default tseslint.config(
     files: ['migrations/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  prettier,
 );

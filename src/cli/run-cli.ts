@@ -58,7 +58,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (error.code === 'USAGE') io.stderr.write('(run `envdata --help` for usage)\n');
       return error.code === 'USAGE' || error.code === 'CONFIG_INVALID' ? EXIT.usage : EXIT.failure;
     }
-    io.stderr.write(`envdata: unexpected error — please report it\n${error.stack ?? error.message}\n`);
+    io.stderr.write(
+      `envdata: unexpected error — please report it\n${error.stack ?? error.message}\n`,
+    );
     return EXIT.failure;
   }
 }

@@ -39,7 +39,8 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_API_KEY',
     default: undefined,
-    description: 'API key sent as x-api-key. Required by commands that call the service. Never logged.',
+    description:
+      'API key sent as x-api-key. Required by commands that call the service. Never logged.',
     secret: true,
   },
   {
@@ -61,7 +62,8 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_MAX_ATTEMPTS',
     default: '8',
-    description: 'Attempts per chunk for transient errors (5xx, timeouts); 429 pauses do not count.',
+    description:
+      'Attempts per chunk for transient errors (5xx, timeouts); 429 pauses do not count.',
   },
   {
     name: 'ENVDATA_RETRY_BASE_MS',

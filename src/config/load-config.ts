@@ -32,7 +32,13 @@ const hoursSchema = z
     const n = Number.parseInt(v, 10);
     return /d$/i.test(v.trim()) ? n * 24 : n;
   })
-  .pipe(z.number().int().min(1, 'must be at least 1h').max(24 * 366));
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1, 'must be at least 1h')
+      .max(24 * 366),
+  );
 
 const schema = z.object({
   DATABASE_URL: postgresUrl,

@@ -48,9 +48,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       base: { pid: process.pid },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       hooks:
-        secrets.length === 0
-          ? {}
-          : { streamWrite: (line: string) => scrubSecrets(line, secrets) },
+        secrets.length === 0 ? {} : { streamWrite: (line: string) => scrubSecrets(line, secrets) },
     },
     destination,
   );

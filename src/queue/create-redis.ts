@@ -14,7 +14,7 @@ export type RedisRole = 'worker' | 'client';
  * The Redis seam: every ioredis connection of envdata is made here. Close it with `quit()`
  * (or `disconnect()`).
  */
-export function createRedis(url: string, role: RedisRole, name = role): Redis {
+export function createRedis(url: string, role: RedisRole, name: string = role): Redis {
   const options: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     enableReadyCheck: true,
@@ -28,6 +28,17 @@ export function createRedis(url: string, role: RedisRole, name = role): Redis {
   const untrack = trackResource('redis', `${maskUrl(url)} (${name})`, async () => {
     redis.disconnect();
   });
+  // Untrack as soon as the owner asks to close, not when the socket's `end` arrives later.
+  const quit = redis.quit.bind(redis);
+  const disconnect = redis.disconnect.bind(redis);
+  redis.quit = (async (...args: Parameters<typeof quit>) => {
+    untrack();
+    return quit(...args);
+  }) as typeof redis.quit;
+  redis.disconnect = (reconnect?: boolean) => {
+    if (!reconnect) untrack();
+    disconnect(reconnect);
+  };
   redis.once('end', untrack);
   return redis;
 }

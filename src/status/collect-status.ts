@@ -45,6 +45,6 @@ async function probe<T extends object>(
     return { url: maskUrl(url), ok: true, ...(await check()) };
   } catch (error) {
     if (!isEnvdataError(error)) throw error;
-    return { url: maskUrl(url), ok: false, problem: error.message };
+    return { url: maskUrl(url), ok: false, problem: error.message } as ServiceHealth & Partial<T>;
   }
 }

@@ -1,1 +1,135 @@
-export default async function setup(): Promise<void> {}
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { configFromDefaults } from '../../src/config/load-config.js';
+import { createLogger } from '../../src/logging/create-logger.js';
+import { assertRedisAnswers } from '../../src/queue/create-redis.js';
+import { withDatabase } from '../../src/warehouse/database-url.js';
+import { createDatabase } from '../../src/warehouse/create-database.js';
+import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
+import type { TestServices } from './test-services.js';
+
+// The harness is the one place in the tests that reads the environment.
+const env = process.env;
+const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
+const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
+
+const HOW_TO_START = `Start them and run the tests again:
+  Debian/Ubuntu:  pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start
+                  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+  Docker:         docker compose up -d postgres redis   (or just have a Docker engine running:
+                  the suite then starts its own containers with testcontainers)
+  Elsewhere:      set TEST_DATABASE_URL (a superuser URL) and TEST_REDIS_URL.`;
+
+async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function redisAnswers(url: string): Promise<boolean> {
+  try {
+    await assertRedisAnswers(url, 3_000);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function dockerEngineAnswers(): boolean {
+  try {
+    execFileSync('docker', ['info', '--format', '{{.ServerVersion}}'], {
+      stdio: 'ignore',
+      timeout: 10_000,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Finds Postgres and Redis (TEST_* variables, else the local defaults, else containers when a
+ * Docker engine answers), migrates a template database, and hands both to every test file.
+ * Nothing answers → the run fails with how to start them. It never skips.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stops: (() => Promise<unknown>)[] = [];
+  let postgresAdminUrl = env.TEST_DATABASE_URL ?? DEFAULT_POSTGRES;
+  let redisUrl = env.TEST_REDIS_URL ?? DEFAULT_REDIS;
+  let pgOk = await postgresAnswers(postgresAdminUrl);
+  let redisOk = await redisAnswers(redisUrl);
+
+  if ((!pgOk || !redisOk) && dockerEngineAnswers()) {
+    if (!pgOk && env.TEST_DATABASE_URL === undefined) {
+      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+      const container = await new PostgreSqlContainer('postgres:16-alpine').start();
+      stops.push(() => container.stop());
+      postgresAdminUrl = withDatabase(container.getConnectionUri(), 'postgres');
+      pgOk = await postgresAnswers(postgresAdminUrl);
+    }
+    if (!redisOk && env.TEST_REDIS_URL === undefined) {
+      const { RedisContainer } = await import('@testcontainers/redis');
+      const container = await new RedisContainer('redis:7-alpine').start();
+      stops.push(() => container.stop());
+      redisUrl = container.getConnectionUrl();
+      redisOk = await redisAnswers(redisUrl);
+    }
+  }
+  const missing = [
+    pgOk ? undefined : `Postgres at ${postgresAdminUrl}`,
+    redisOk ? undefined : `Redis at ${redisUrl}`,
+  ].filter(Boolean);
+  if (missing.length > 0) {
+    await Promise.all(stops.map((stop) => stop()));
+    throw new Error(
+      `The envdata tests need a real Postgres and Redis; ${missing.join(' and ')} did not answer.\n${HOW_TO_START}`,
+    );
+  }
+
+  const runTag = `envdata_t${randomBytes(4).toString('hex')}`;
+  const templateDatabase = `${runTag}_template`;
+  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  await admin.connect();
+  await admin.query(`create database ${pg.escapeIdentifier(templateDatabase)}`);
+  await admin.end();
+
+  const logger = createLogger({ level: 'warn', format: 'json' });
+  const db = createDatabase({
+    url: withDatabase(postgresAdminUrl, templateDatabase),
+    poolMax: 2,
+    logger,
+  });
+  try {
+    await migrateToLatest(db, logger);
+  } finally {
+    await db.destroy();
+  }
+  // Keep the config module honest: the defaults must validate.
+  configFromDefaults();
+
+  const services: TestServices = { postgresAdminUrl, templateDatabase, redisUrl, runTag };
+  project.provide('services', services);
+
+  return async () => {
+    const cleanup = new pg.Client({ connectionString: postgresAdminUrl });
+    await cleanup.connect();
+    const { rows } = await cleanup.query<{ datname: string }>(
+      'select datname from pg_database where datname like $1',
+      [`${runTag}%`],
+    );
+    for (const { datname } of rows) {
+      await cleanup.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
+    }
+    await cleanup.end();
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}

@@ -1,0 +1,17 @@
+# envdata: one image for every role (migrate, worker, scheduler, simulate); the command picks it.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY bin ./bin
+COPY src ./src
+COPY jobs ./jobs
+COPY migrations ./migrations
+COPY config ./config
+COPY tsconfig.json ./
+USER node
+# Graceful stop: SIGTERM lets in-flight chunks finish (ENVDATA_SHUTDOWN_TIMEOUT_MS).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "bin/envdata.js"]
+CMD ["--help"]

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ENVIRONMENT_VARIABLES } from '../../src/config/environment-variables.js';
+import { runEnvdata } from '../harness/run-envdata.js';
+import { useTestEnvironment } from '../harness/test-environment.js';
+
+const env = useTestEnvironment();
+const base = () => ({
+  DATABASE_URL: env.databaseUrl,
+  REDIS_URL: env.redisUrl,
+  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
+  LOG_FORMAT: 'json',
+});
+
+describe('envdata CLI', () => {
+  it('--help lists commands, options and every environment variable, exit 0', async () => {
+    const result = await runEnvdata(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['migrate', 'status', 'demo']) expect(result.stdout).toContain(command);
+    for (const variable of ENVIRONMENT_VARIABLES) expect(result.stdout).toContain(variable.name);
+  });
+
+  it('an unknown command prints usage and exits 2', async () => {
+    const result = await runEnvdata(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command 'frobnicate'/);
+    expect(result.stderr).toMatch(/--help/);
+  });
+
+  it('an unknown flag exits 2 and touches nothing', async () => {
+    const result = await runEnvdata(['migrate', '--force-everything'], base());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown option '--force-everything'/);
+  });
+
+  it('a bad environment exits 2 listing every problem, without a stack trace', async () => {
+    const result = await runEnvdata(['status'], {
+      DATABASE_URL: 'not-a-url',
+      ENVDATA_WORKER_CONCURRENCY: 'many',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('DATABASE_URL');
+    expect(result.stderr).toContain('ENVDATA_WORKER_CONCURRENCY');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an unreachable Postgres gives one line naming the masked URL and how to start it, exit 1', async () => {
+    const result = await runEnvdata(['migrate'], {
+      ...base(),
+      DATABASE_URL: 'postgres://envdata:s3cret@127.0.0.1:1/envdata',
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('postgres://envdata:***@127.0.0.1:1/envdata');
+    expect(lines[0]).toMatch(/start Postgres/);
+    expect(result.stderr).not.toContain('s3cret');
+  });
+
+  it('status reports an unreachable Redis with how to start it, exit 1', async () => {
+    const result = await runEnvdata(['status'], { ...base(), REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/redis\s+redis:\/\/127\.0\.0\.1:1\s+DOWN.*start Redis/);
+  });
+
+  it('migrate is idempotent and status then reports healthy services, exit 0', async () => {
+    const migrate = await runEnvdata(['migrate'], base());
+    expect(migrate.code).toBe(0);
+    expect(migrate.stdout).toMatch(/0 migration\(s\) applied/);
+    const status = await runEnvdata(['status', '--json'], base());
+    expect(status.code).toBe(0);
+    const parsed = JSON.parse(status.stdout) as {
+      postgres: { ok: boolean; pendingMigrations: string[] };
+      redis: { ok: boolean };
+    };
+    expect(parsed.postgres).toMatchObject({ ok: true, pendingMigrations: [] });
+    expect(parsed.redis.ok).toBe(true);
+  });
+});

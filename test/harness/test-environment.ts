@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
+import type { Config } from '../../src/config/config.js';
+import { configFromDefaults, type Environment } from '../../src/config/load-config.js';
+import { withDatabase } from '../../src/warehouse/database-url.js';
+import './test-services.js';
+
+export interface TestEnvironment {
+  /** This file's own database, cloned from the migrated template. */
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  /** This file's own BullMQ prefix. */
+  readonly queuePrefix: string;
+  /** A config on this file's database and prefix, silent logs, `env` on top. */
+  config(env?: Environment): Config;
+}
+
+/**
+ * Gives the calling test file its own database (a `CREATE DATABASE … TEMPLATE` clone of the
+ * migrated template) and its own queue prefix, so files run in parallel. Both are removed after
+ * the file.
+ */
+export function useTestEnvironment(): TestEnvironment {
+  const services = inject('services');
+  const suffix = randomBytes(4).toString('hex');
+  const databaseName = `${services.runTag}_${suffix}`;
+  const databaseUrl = withDatabase(services.postgresAdminUrl, databaseName);
+  const queuePrefix = `${services.runTag}-${suffix}`;
+
+  beforeAll(async () => {
+    await adminQuery(
+      services.postgresAdminUrl,
+      `create database ${pg.escapeIdentifier(databaseName)} template ${pg.escapeIdentifier(services.templateDatabase)}`,
+    );
+  });
+
+  afterAll(async () => {
+    await adminQuery(
+      services.postgresAdminUrl,
+      `drop database if exists ${pg.escapeIdentifier(databaseName)} with (force)`,
+    );
+    await deleteKeys(services.redisUrl, `${queuePrefix}:*`);
+  });
+
+  return {
+    databaseUrl,
+    redisUrl: services.redisUrl,
+    queuePrefix,
+    config: (env = {}) =>
+      configFromDefaults({
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: services.redisUrl,
+        ENVDATA_QUEUE_PREFIX: queuePrefix,
+        LOG_LEVEL: 'silent',
+        ...env,
+      }),
+  };
+}
+
+async function adminQuery(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+async function deleteKeys(url: string, pattern: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
