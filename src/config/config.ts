@@ -28,6 +28,8 @@ export interface Config {
   };
   readonly ingest: {
     readonly historyWindowHours: number;
+    /** Keep raw payloads (gzip) for `envdata rebuild`. */
+    readonly archiveRaw: boolean;
   };
   readonly log: {
     readonly level: LogLevel;

@@ -76,6 +76,12 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'Length of one history request (chunk), in whole hours: 48h, 24h, 7d.',
   },
   {
+    name: 'ENVDATA_ARCHIVE_RAW',
+    default: 'true',
+    description:
+      'Keep each chunk\'s raw payload, compressed, so `envdata rebuild` can redo facts without calls.',
+  },
+  {
     name: 'ENVDATA_HTTP_CONNECTIONS',
     default: '16',
     description: 'Keep-alive connections to the service per process.',

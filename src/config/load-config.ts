@@ -55,6 +55,9 @@ const schema = z.object({
   ENVDATA_MAX_ATTEMPTS: positiveInt(1000),
   ENVDATA_RETRY_BASE_MS: positiveInt(3_600_000),
   ENVDATA_HISTORY_WINDOW: hoursSchema,
+  ENVDATA_ARCHIVE_RAW: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+    .transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
   ENVDATA_HTTP_CONNECTIONS: positiveInt(1024),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: positiveInt(600_000),
   ENVDATA_HTTP_TIMEOUT_MS: positiveInt(3_600_000),
@@ -116,7 +119,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       retryBaseMs: e.ENVDATA_RETRY_BASE_MS,
       shutdownTimeoutMs: e.ENVDATA_SHUTDOWN_TIMEOUT_MS,
     },
-    ingest: { historyWindowHours: e.ENVDATA_HISTORY_WINDOW },
+    ingest: { historyWindowHours: e.ENVDATA_HISTORY_WINDOW, archiveRaw: e.ENVDATA_ARCHIVE_RAW },
     log: { level: e.LOG_LEVEL, format },
   });
 }

@@ -1,6 +1,187 @@
+import type { ColumnType, Generated } from 'kysely';
+import type {
+  Dataset,
+  PollenRegion,
+  PollenType,
+  RiskLevel,
+  SpeciesCategory,
+  WeatherIcon,
+} from '../types.js';
+
 /**
- * Table types of the warehouse, as Kysely sees them. Migrations (`migrations/`) are the truth;
- * these types follow them. snake_case stays here and in SQL.
+ * Table types of the warehouse, as Kysely sees them (search_path `envdata, public`).
+ * Migrations (`migrations/`) are the truth; these types follow them. snake_case stays here
+ * and in SQL.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Database {}
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export type ChunkStatus = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'split';
+export type ChunkOutcome = 'rows' | 'no_data' | 'not_covered';
+export type RunKind = 'backfill' | 'sync' | 'rebuild';
+export type RunStatus = 'planning' | 'running' | 'done' | 'failed' | 'stopped';
+export type SnapshotProduct = 'latest' | 'forecast_48h' | 'forecast_120h' | 'forecast_72h';
+export type RegisteredBy = 'coordinates' | 'place' | 'import';
+
+export interface LocationTable {
+  location_id: Generated<number>;
+  name: string;
+  lat: number;
+  lng: number;
+  country_code: string | null;
+  timezone: string;
+  pollen_region: PollenRegion;
+  place: string | null;
+  registered_by: RegisteredBy;
+  created_at: ColumnType<Date, never, never>;
+}
+
+export interface PollenSpeciesTable {
+  species_id: Generated<number>;
+  category: SpeciesCategory;
+  name: string;
+}
+
+export interface PollenHourlyTable {
+  location_id: number;
+  observed_at: Timestamp;
+  pollen_type: PollenType;
+  count: number | null;
+  risk_level: RiskLevel | null;
+}
+
+export interface PollenSpeciesHourlyTable {
+  location_id: number;
+  observed_at: Timestamp;
+  species_id: number;
+  count: number;
+  risk_level: RiskLevel | null;
+}
+
+export interface WeatherColumns {
+  temperature_c: number | null;
+  apparent_temperature_c: number | null;
+  dew_point_c: number | null;
+  humidity_fraction: number | null;
+  pressure_hpa: number | null;
+  wind_speed_ms: number | null;
+  wind_gust_ms: number | null;
+  wind_bearing_deg: number | null;
+  cloud_cover_fraction: number | null;
+  visibility_km: number | null;
+  uv_index: number | null;
+  ozone_du: number | null;
+  precip_intensity_mm_h: number | null;
+  precip_probability_fraction: number | null;
+  precip_type: string | null;
+  summary: string | null;
+  icon: WeatherIcon | null;
+  icon_raw: string | null;
+}
+
+export interface WeatherHourlyTable extends WeatherColumns {
+  location_id: number;
+  observed_at: Timestamp;
+}
+
+export interface PollenSnapshotTable {
+  location_id: number;
+  product: SnapshotProduct;
+  fetched_at: Timestamp;
+  valid_at: Timestamp;
+  pollen_type: PollenType;
+  count: number | null;
+  risk_level: RiskLevel | null;
+}
+
+export interface PollenSpeciesSnapshotTable {
+  location_id: number;
+  product: SnapshotProduct;
+  fetched_at: Timestamp;
+  valid_at: Timestamp;
+  species_id: number;
+  count: number;
+  risk_level: RiskLevel | null;
+}
+
+export interface WeatherSnapshotTable extends WeatherColumns {
+  location_id: number;
+  product: SnapshotProduct;
+  fetched_at: Timestamp;
+  valid_at: Timestamp;
+}
+
+export interface RunTable {
+  run_id: Generated<number>;
+  kind: RunKind;
+  status: ColumnType<RunStatus, RunStatus | undefined, RunStatus>;
+  request: ColumnType<unknown, string | undefined, string>;
+  created_at: ColumnType<Date, never, never>;
+  finished_at: Timestamp | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+export interface ChunkTable {
+  chunk_id: Generated<number>;
+  run_id: number | null;
+  dataset: Dataset;
+  location_id: number;
+  window_from: Timestamp;
+  window_to: Timestamp;
+  status: ColumnType<ChunkStatus, ChunkStatus | undefined, ChunkStatus>;
+  outcome: ChunkOutcome | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  calls: ColumnType<number, number | undefined, number>;
+  rows_landed: ColumnType<number, number | undefined, number>;
+  rows_quarantined: ColumnType<number, number | undefined, number>;
+  error_code: string | null;
+  error_message: string | null;
+  parent_chunk_id: number | null;
+  created_at: ColumnType<Date, never, never>;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export interface QuarantineTable {
+  quarantine_id: Generated<number>;
+  chunk_id: number | null;
+  source: string;
+  location_id: number | null;
+  record_index: number;
+  raw: ColumnType<unknown, string | null, string | null>;
+  reason: string;
+  created_at: ColumnType<Date, never, never>;
+}
+
+export interface RawPayloadTable {
+  chunk_id: number;
+  fetched_at: Timestamp;
+  http_status: number;
+  encoding: ColumnType<'gzip', 'gzip' | undefined, 'gzip'>;
+  body: Buffer;
+  body_bytes: number;
+}
+
+export interface RollupDirtyTable {
+  location_id: number;
+  dataset: Dataset;
+  from_at: Timestamp;
+  to_at: Timestamp;
+}
+
+export interface Database {
+  location: LocationTable;
+  pollen_species: PollenSpeciesTable;
+  pollen_hourly: PollenHourlyTable;
+  pollen_species_hourly: PollenSpeciesHourlyTable;
+  weather_hourly: WeatherHourlyTable;
+  pollen_snapshot: PollenSnapshotTable;
+  pollen_species_snapshot: PollenSpeciesSnapshotTable;
+  weather_snapshot: WeatherSnapshotTable;
+  run: RunTable;
+  chunk: ChunkTable;
+  quarantine: QuarantineTable;
+  raw_payload: RawPayloadTable;
+  rollup_dirty: RollupDirtyTable;
+}

@@ -1,0 +1,101 @@
+import type { PollenPayload, PollenRecord } from '../service/models.js';
+import { POLLEN_TYPES, type Window } from '../types.js';
+import type {
+  NormalizedPollen,
+  PollenSpeciesRow,
+  PollenTypeRow,
+  QuarantinedRecord,
+} from './fact-rows.js';
+import { hourOf } from './hour-of.js';
+
+/** The name the bare `Species.Others` count is stored under (category `other`). */
+export const OTHERS_SPECIES = 'Others';
+
+/**
+ * Pollen payload → fact rows. Counts and species are kept exactly as sent (the type count is
+ * never derived from the species); an absent species writes no row; records outside `window`
+ * are dropped; a repeated hour keeps the later record; invalid records go to quarantine with
+ * the reason while the rest land.
+ */
+export function normalizePollen(payload: PollenPayload, window?: Window): NormalizedPollen {
+  const quarantined: QuarantinedRecord[] = payload.rejected.map((r) => ({
+    recordIndex: r.index,
+    raw: r.raw,
+    reason: r.reason,
+  }));
+  const byHour = new Map<number, PollenRecord>();
+  let outsideWindow = 0;
+  let duplicateHours = 0;
+  payload.records.forEach((record, index) => {
+    const problem = validate(record);
+    if (problem !== undefined) {
+      quarantined.push({ recordIndex: index, raw: record, reason: problem });
+      return;
+    }
+    const hour = hourOf(record.at).getTime();
+    if (window && (hour < window.from.getTime() || hour >= window.to.getTime())) {
+      outsideWindow++;
+      return;
+    }
+    if (byHour.has(hour)) duplicateHours++;
+    byHour.set(hour, record);
+  });
+
+  const typeRows: PollenTypeRow[] = [];
+  const speciesRows: PollenSpeciesRow[] = [];
+  for (const [hour, record] of byHour) {
+    const observedAt = new Date(hour);
+    for (const pollenType of POLLEN_TYPES) {
+      const count = record.counts[pollenType];
+      const riskLevel = record.risks[pollenType];
+      if (count === undefined && riskLevel === undefined) continue;
+      typeRows.push({ observedAt, pollenType, count: count ?? null, riskLevel: riskLevel ?? null });
+    }
+    for (const s of record.species ?? []) {
+      speciesRows.push({
+        observedAt,
+        category: s.category,
+        species: s.name,
+        count: s.count,
+        riskLevel: record.speciesRisk?.[s.name] ?? null,
+      });
+    }
+    if (record.othersCount !== undefined) {
+      speciesRows.push({
+        observedAt,
+        category: 'other',
+        species: OTHERS_SPECIES,
+        count: record.othersCount,
+        riskLevel: record.speciesRisk?.[OTHERS_SPECIES] ?? null,
+      });
+    }
+  }
+  return { typeRows, speciesRows, quarantined, outsideWindow, duplicateHours };
+}
+
+function validate(record: PollenRecord): string | undefined {
+  if (Number.isNaN(record.at.getTime())) return 'record has no valid timestamp';
+  for (const pollenType of POLLEN_TYPES) {
+    const count = record.counts[pollenType];
+    if (count !== undefined && !isCount(count)) {
+      return `Count.${pollenType}_pollen is ${count}, not a whole number >= 0`;
+    }
+  }
+  for (const s of record.species ?? []) {
+    if (!isCount(s.count)) return `species "${s.name}" count is ${s.count}, not a whole number >= 0`;
+  }
+  if (record.othersCount !== undefined && !isCount(record.othersCount)) {
+    return `Species.Others is ${record.othersCount}, not a whole number >= 0`;
+  }
+  const names = new Set<string>();
+  for (const s of record.species ?? []) {
+    const key = `${s.category}/${s.name}`;
+    if (names.has(key)) return `species "${s.name}" appears twice in ${s.category}`;
+    names.add(key);
+  }
+  return undefined;
+}
+
+function isCount(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 2_147_483_647;
+}

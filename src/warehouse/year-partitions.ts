@@ -1,0 +1,26 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export type PartitionedTable = 'weather_hourly' | 'pollen_hourly' | 'pollen_species_hourly';
+
+/**
+ * Creates the yearly partitions facts are about to land in, ahead of them, once per process and
+ * year. Runs outside the landing transaction so the parent table is locked only for a moment.
+ */
+export class YearPartitions {
+  private readonly known = new Set<string>();
+
+  async ensure(db: Kysely<Database>, table: PartitionedTable, instants: Iterable<Date>): Promise<void> {
+    const years = new Set<number>();
+    for (const instant of instants) {
+      const year = instant.getUTCFullYear();
+      if (!this.known.has(`${table}:${year}`)) years.add(year);
+    }
+    for (const year of years) {
+      await sql`select envdata.ensure_year_partitions(${`envdata.${table}`}::regclass, ${year}::int, ${year}::int)`.execute(
+        db,
+      );
+      this.known.add(`${table}:${year}`);
+    }
+  }
+}

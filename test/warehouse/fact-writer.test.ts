@@ -1,0 +1,230 @@
+import { gunzipSync } from 'node:zlib';
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
+import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
+import { FactWriter } from '../../src/warehouse/fact-writer.js';
+import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
+import { useTestWarehouse } from '../harness/test-warehouse.js';
+
+const wh = useTestWarehouse();
+let berlin: number;
+let brisbane: number;
+
+beforeAll(async () => {
+  berlin = (await wh.addLocation({ name: 'Berlin', lat: 52.52, lng: 13.405, countryCode: 'DE' })).locationId;
+  brisbane = (await wh.addLocation({ name: 'Brisbane', lat: -27.4698, lng: 153.0251, countryCode: 'AU' }))
+    .locationId;
+});
+
+async function weatherLanding(locationId: number, from: string, to: string, body?: string): Promise<ChunkLanding> {
+  const window = { from: new Date(from), to: new Date(to) };
+  const chunkId = await wh.planChunk('weather', locationId, window.from, window.to);
+  return {
+    chunkId,
+    locationId,
+    window,
+    dataset: 'weather',
+    payload: parseWeatherBody(body ?? weatherHistoryBody(hoursBetween(from, to))),
+    outcome: 'rows',
+    complete: true,
+    calls: 1,
+    attempts: 1,
+    startedAt: new Date(),
+    httpStatus: 200,
+  };
+}
+
+async function count(table: string, locationId: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where location_id = ${locationId}`.execute(
+    wh.app.db,
+  );
+  return rows[0]!.n;
+}
+
+describe('FactWriter.land', () => {
+  it('lands a weather chunk, archives its raw payload and marks it done, in one go', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+    const landing = await weatherLanding(berlin, '2023-01-01T00:00:00Z', '2023-01-03T00:00:00Z');
+    const summary = await writer.land([landing]);
+    expect(summary.rowsWritten).toBe(48);
+    expect(summary.results[0]).toMatchObject({ rows: 48, quarantined: 0 });
+    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    expect(chunk).toMatchObject({ status: 'done', outcome: 'rows', rows_landed: 48, calls: 1 });
+    const raw = await wh.app.db.selectFrom('raw_payload').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    expect(gunzipSync(raw.body).toString('utf8')).toBe(landing.payload?.rawBody);
+    const first = await sql<{ temperature_c: number; humidity_pct: number; icon: string }>`
+      select temperature_c, humidity_pct, icon from analytics.weather_hourly
+      where location_id = ${berlin} and observed_at = '2023-01-01T05:00:00Z'`.execute(wh.app.db);
+    expect(first.rows[0]).toMatchObject({ temperature_c: 7.5, icon: 'cloudy' });
+    expect(first.rows[0]!.humidity_pct).toBeCloseTo(70, 4);
+  });
+
+  it('re-landing identical rows changes nothing: same count, same values, no row rewritten', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    const landing = await weatherLanding(berlin, '2023-02-01T00:00:00Z', '2023-02-03T00:00:00Z');
+    await writer.land([landing]);
+    const snapshot = async () =>
+      (
+        await sql<{ observed_at: Date; xmin: string; temperature_c: number }>`
+          select observed_at, xmin::text, temperature_c from envdata.weather_hourly
+          where location_id = ${berlin} and observed_at >= '2023-02-01' and observed_at < '2023-02-03'
+          order by observed_at`.execute(wh.app.db)
+      ).rows;
+    const before = await snapshot();
+    const again = await new FactWriter(wh.app.db, { archiveRaw: false }).land([landing]);
+    expect(again.rowsWritten).toBe(0);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('updates only the rows whose values changed', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    const from = '2023-03-01T00:00:00Z';
+    const to = '2023-03-02T00:00:00Z';
+    const landing = await weatherLanding(berlin, from, to);
+    await writer.land([landing]);
+    const hours = hoursBetween(from, to);
+    const changed = JSON.parse(weatherHistoryBody(hours)) as { data: { history: { temperature: number }[] } };
+    changed.data.history[3]!.temperature = -3.5;
+    const second = await writer.land([{ ...landing, payload: parseWeatherBody(JSON.stringify(changed)) }]);
+    expect(second.rowsWritten).toBe(1);
+  });
+
+  it('lands pollen by type and by species, Others included, species stored once', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    const from = '2024-10-01T00:00:00Z';
+    const to = '2024-10-02T00:00:00Z';
+    const window = { from: new Date(from), to: new Date(to) };
+    const chunkId = await wh.planChunk('pollen', brisbane, window.from, window.to);
+    const summary = await writer.land([
+      {
+        chunkId,
+        locationId: brisbane,
+        window,
+        dataset: 'pollen',
+        payload: parsePollenBody(pollenHistoryBody(hoursBetween(from, to))),
+        outcome: 'rows',
+        complete: true,
+        calls: 1,
+        attempts: 1,
+        startedAt: new Date(),
+        httpStatus: 200,
+      },
+    ]);
+    expect(summary.results[0]!.rows).toBe(24 * 3 + 24 * 5);
+    expect(await count('envdata.pollen_hourly', brisbane)).toBe(72);
+    expect(await count('envdata.pollen_species_hourly', brisbane)).toBe(120);
+    const species = await sql<{ category: string; species: string }>`
+      select distinct category, species from analytics.pollen_species_hourly
+      where location_id = ${brisbane} order by 1, 2`.execute(wh.app.db);
+    expect(species.rows).toEqual([
+      { category: 'grass', species: 'Grass / Poaceae' },
+      { category: 'other', species: 'Others' },
+      { category: 'tree', species: 'Birch' },
+      { category: 'tree', species: 'Poplar / Cottonwood' },
+      { category: 'weed', species: 'Nettle' },
+    ]);
+  });
+
+  it('quarantines a rejected record with its reason while the rest of the chunk lands, once', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    const from = '2023-04-01T00:00:00Z';
+    const to = '2023-04-01T03:00:00Z';
+    const body = JSON.parse(weatherHistoryBody(hoursBetween(from, to))) as { data: { history: Record<string, unknown>[] } };
+    body.data.history[1]!.windSpeed = -12;
+    const landing = await weatherLanding(berlin, from, to, JSON.stringify(body));
+    await writer.land([landing]);
+    await writer.land([landing]);
+    const q = await wh.app.db.selectFrom('quarantine').selectAll().where('chunk_id', '=', landing.chunkId).execute();
+    expect(q).toHaveLength(1);
+    expect(q[0]).toMatchObject({ record_index: 1, source: 'weather_history' });
+    expect(q[0]!.reason).toMatch(/windSpeed/);
+    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    expect(chunk).toMatchObject({ status: 'done', rows_landed: 2, rows_quarantined: 1 });
+  });
+
+  it('is all-or-nothing: a failure mid-chunk leaves neither rows nor a done mark', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+    const landing = await weatherLanding(brisbane, '2022-06-01T00:00:00Z', '2022-06-03T00:00:00Z');
+    // A real failure inside the transaction, after the facts were written: the ledger update throws.
+    await sql`
+      create function envdata.fail_ledger() returns trigger language plpgsql as $$
+      begin raise exception 'ledger unavailable'; end $$;
+      create trigger fail_ledger before update on envdata.chunk
+        for each row execute function envdata.fail_ledger();`.execute(wh.app.db);
+    try {
+      await expect(writer.land([landing])).rejects.toThrow(/ledger unavailable/);
+    } finally {
+      await sql`drop trigger fail_ledger on envdata.chunk; drop function envdata.fail_ledger();`.execute(wh.app.db);
+    }
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from envdata.weather_hourly
+      where location_id = ${brisbane} and observed_at >= '2022-06-01' and observed_at < '2022-06-03'`.execute(wh.app.db);
+    expect(rows[0]!.n).toBe(0);
+    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    expect(chunk.status).toBe('pending');
+    expect(await wh.app.db.selectFrom('raw_payload').select('chunk_id').where('chunk_id', '=', landing.chunkId).execute()).toEqual([]);
+    // The same landing succeeds once the cause is gone.
+    await writer.land([landing]);
+    expect((await wh.app.db.selectFrom('chunk').select('status').where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow()).status).toBe('done');
+  });
+
+  it('creates partitions ahead of the data for 1990, 2016 and 2040', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    await writer.land([
+      await weatherLanding(berlin, '1990-01-01T00:00:00Z', '1990-01-01T02:00:00Z'),
+      await weatherLanding(berlin, '2040-12-31T22:00:00Z', '2041-01-01T00:00:00Z'),
+    ]);
+    const window = { from: new Date('2040-06-01T00:00:00Z'), to: new Date('2040-06-01T02:00:00Z') };
+    const chunkId = await wh.planChunk('pollen', berlin, window.from, window.to);
+    await writer.land([
+      {
+        chunkId,
+        locationId: berlin,
+        window,
+        dataset: 'pollen',
+        payload: parsePollenBody(pollenHistoryBody(hoursBetween('2040-06-01T00:00:00Z', '2040-06-01T02:00:00Z'))),
+        outcome: 'rows',
+        complete: true,
+        calls: 1,
+        attempts: 1,
+        startedAt: new Date(),
+        httpStatus: 200,
+      },
+    ]);
+    const { rows } = await sql<{ relname: string }>`
+      select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where c.relname in ('weather_hourly_y1990', 'weather_hourly_y2016', 'weather_hourly_y2040',
+        'pollen_hourly_y2016', 'pollen_hourly_y2040', 'pollen_species_hourly_y2040')
+      order by 1`.execute(wh.app.db);
+    expect(rows.map((r) => r.relname)).toEqual([
+      'pollen_hourly_y2016',
+      'pollen_hourly_y2040',
+      'pollen_species_hourly_y2040',
+      'weather_hourly_y1990',
+      'weather_hourly_y2016',
+      'weather_hourly_y2040',
+    ]);
+    const partitions = await sql<{ n: number }>`
+      select count(*)::int as n from pg_inherits where inhparent = 'envdata.weather_hourly'::regclass`.execute(wh.app.db);
+    expect(partitions.rows[0]!.n).toBeLessThan(100);
+  });
+
+  it('keeps the rows of a trimmed (206) payload without marking the chunk done', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    const landing = await weatherLanding(brisbane, '2021-01-01T00:00:00Z', '2021-01-03T00:00:00Z',
+      weatherHistoryBody(hoursBetween('2021-01-01T00:00:00Z', '2021-01-01T10:00:00Z')));
+    await writer.land([{ ...landing, complete: false, httpStatus: 206 }]);
+    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    expect(chunk).toMatchObject({ status: 'pending', error_code: 'PARTIAL', rows_landed: 10 });
+  });
+
+  it('marks a no-data chunk done with zero rows', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+    const landing = await weatherLanding(brisbane, '1989-12-30T00:00:00Z', '1990-01-01T00:00:00Z');
+    await writer.land([{ ...landing, payload: undefined, outcome: 'no_data' }]);
+    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    expect(chunk).toMatchObject({ status: 'done', outcome: 'no_data', rows_landed: 0 });
+  });
+});
