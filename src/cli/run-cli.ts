@@ -3,6 +3,7 @@ import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
+import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
@@ -27,6 +28,7 @@ export function buildProgram(context: CommandContext): Command {
   registerMigrateCommand(program, context);
   registerStatusCommand(program, context);
   registerDemoCommand(program, context);
+  registerBiRoleCommand(program, context);
   for (const command of program.commands) {
     command.exitOverride().showHelpAfterError(`(run \`envdata ${command.name()} --help\`)`);
   }

@@ -1,9 +1,4 @@
-import type {
-  PollenType,
-  RiskLevel,
-  SpeciesCategory,
-  WeatherIcon,
-} from '../types.js';
+import type { PollenType, RiskLevel, SpeciesCategory, WeatherIcon } from '../types.js';
 
 /** One pollen type at one hour: `Count.<type>_pollen` and `Risk.<type>_pollen` as sent. */
 export interface PollenTypeRow {

@@ -82,7 +82,8 @@ function validate(record: PollenRecord): string | undefined {
     }
   }
   for (const s of record.species ?? []) {
-    if (!isCount(s.count)) return `species "${s.name}" count is ${s.count}, not a whole number >= 0`;
+    if (!isCount(s.count))
+      return `species "${s.name}" count is ${s.count}, not a whole number >= 0`;
   }
   if (record.othersCount !== undefined && !isCount(record.othersCount)) {
     return `Species.Others is ${record.othersCount}, not a whole number >= 0`;

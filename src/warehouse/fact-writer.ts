@@ -101,8 +101,12 @@ export class FactWriter {
     const pollenGroups: LocatedRows<PollenTypeRow>[] = [];
     const speciesGroups: LocatedRows<PollenSpeciesRow>[] = [];
     const results: LandingResult[] = [];
-    const quarantine: { chunkId: number; locationId: number; source: string; q: QuarantinedRecord }[] =
-      [];
+    const quarantine: {
+      chunkId: number;
+      locationId: number;
+      source: string;
+      q: QuarantinedRecord;
+    }[] = [];
     for (let i = 0; i < landings.length; i++) {
       const landing = landings[i]!;
       const n = normalized[i]!;
@@ -116,7 +120,12 @@ export class FactWriter {
         rows = n.facts.typeRows.length + n.facts.speciesRows.length;
       }
       for (const q of n.facts.quarantined) {
-        quarantine.push({ chunkId: landing.chunkId, locationId: landing.locationId, source: `${landing.dataset}_history`, q });
+        quarantine.push({
+          chunkId: landing.chunkId,
+          locationId: landing.locationId,
+          source: `${landing.dataset}_history`,
+          q,
+        });
       }
       results.push({
         chunkId: landing.chunkId,

@@ -10,7 +10,11 @@ export type PartitionedTable = 'weather_hourly' | 'pollen_hourly' | 'pollen_spec
 export class YearPartitions {
   private readonly known = new Set<string>();
 
-  async ensure(db: Kysely<Database>, table: PartitionedTable, instants: Iterable<Date>): Promise<void> {
+  async ensure(
+    db: Kysely<Database>,
+    table: PartitionedTable,
+    instants: Iterable<Date>,
+  ): Promise<void> {
     const years = new Set<number>();
     for (const instant of instants) {
       const year = instant.getUTCFullYear();

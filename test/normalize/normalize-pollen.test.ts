@@ -30,12 +30,19 @@ describe('normalizePollen', () => {
     });
     const out = normalizePollen(parsePollenBody(body), window);
     expect(out.typeRows).toEqual([
-      { observedAt: H('2024-04-01T10:00:00Z'), pollenType: 'tree', count: 40, riskLevel: 'Moderate' },
+      {
+        observedAt: H('2024-04-01T10:00:00Z'),
+        pollenType: 'tree',
+        count: 40,
+        riskLevel: 'Moderate',
+      },
       { observedAt: H('2024-04-01T10:00:00Z'), pollenType: 'grass', count: 3, riskLevel: 'Low' },
       { observedAt: H('2024-04-01T10:00:00Z'), pollenType: 'weed', count: 7, riskLevel: 'Low' },
     ]);
     // Tree count 40 while its species sum to 39: both stored as sent.
-    const species = Object.fromEntries(out.speciesRows.map((r) => [`${r.category}/${r.species}`, r.count]));
+    const species = Object.fromEntries(
+      out.speciesRows.map((r) => [`${r.category}/${r.species}`, r.count]),
+    );
     expect(species).toEqual({
       'grass/Grass / Poaceae': 2,
       'tree/Birch': 30,
@@ -66,7 +73,10 @@ describe('normalizePollen', () => {
   it('writes no species row when Species is absent (unknown, not zero)', () => {
     const noSpecies = record({ time: epoch('2024-04-01T01:00:00Z') });
     delete (noSpecies as Record<string, unknown>).Species;
-    const out = normalizePollen(parsePollenBody(JSON.stringify({ message: 'success', data: [noSpecies] })), window);
+    const out = normalizePollen(
+      parsePollenBody(JSON.stringify({ message: 'success', data: [noSpecies] })),
+      window,
+    );
     expect(out.typeRows).toHaveLength(3);
     expect(out.speciesRows).toEqual([]);
   });
@@ -87,7 +97,10 @@ describe('normalizePollen', () => {
       data: [
         record({ time: epoch('2024-03-31T23:00:00Z') }),
         record({ time: epoch('2024-04-01T00:00:00Z') }),
-        record({ time: epoch('2024-04-01T00:00:00Z') }, { Count: { grass_pollen: 9, tree_pollen: 9, weed_pollen: 9 } }),
+        record(
+          { time: epoch('2024-04-01T00:00:00Z') },
+          { Count: { grass_pollen: 9, tree_pollen: 9, weed_pollen: 9 } },
+        ),
         record({ time: epoch('2024-04-03T00:00:00Z') }),
       ],
     });

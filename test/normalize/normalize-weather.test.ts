@@ -29,7 +29,11 @@ describe('normalizeWeather', () => {
   it('maps the history envelope (status, data.history) to SI rows with the icon mapped', () => {
     const body = JSON.stringify({
       status: 'success',
-      data: { lat: 52.52, lng: 13.405, history: [{ time: epoch('2020-07-13T12:00:00Z'), ...base }] },
+      data: {
+        lat: 52.52,
+        lng: 13.405,
+        history: [{ time: epoch('2020-07-13T12:00:00Z'), ...base }],
+      },
     });
     const out = normalizeWeather(parseWeatherBody(body), window);
     expect(out.rows).toEqual([
@@ -60,7 +64,15 @@ describe('normalizeWeather', () => {
   it('reads the bare-array variant and converts percentages to fractions', () => {
     const body = JSON.stringify({
       message: 'Success',
-      data: [{ time: epoch('2020-07-14T01:00:00Z'), ...base, humidity: 65, cloudCover: 100, precipProbability: 30 }],
+      data: [
+        {
+          time: epoch('2020-07-14T01:00:00Z'),
+          ...base,
+          humidity: 65,
+          cloudCover: 100,
+          precipProbability: 30,
+        },
+      ],
     });
     const [row] = normalizeWeather(parseWeatherBody(body), window).rows;
     expect(row?.humidityFraction).toBeCloseTo(0.65);

@@ -13,12 +13,19 @@ let berlin: number;
 let brisbane: number;
 
 beforeAll(async () => {
-  berlin = (await wh.addLocation({ name: 'Berlin', lat: 52.52, lng: 13.405, countryCode: 'DE' })).locationId;
-  brisbane = (await wh.addLocation({ name: 'Brisbane', lat: -27.4698, lng: 153.0251, countryCode: 'AU' }))
+  berlin = (await wh.addLocation({ name: 'Berlin', lat: 52.52, lng: 13.405, countryCode: 'DE' }))
     .locationId;
+  brisbane = (
+    await wh.addLocation({ name: 'Brisbane', lat: -27.4698, lng: 153.0251, countryCode: 'AU' })
+  ).locationId;
 });
 
-async function weatherLanding(locationId: number, from: string, to: string, body?: string): Promise<ChunkLanding> {
+async function weatherLanding(
+  locationId: number,
+  from: string,
+  to: string,
+  body?: string,
+): Promise<ChunkLanding> {
   const window = { from: new Date(from), to: new Date(to) };
   const chunkId = await wh.planChunk('weather', locationId, window.from, window.to);
   return {
@@ -37,7 +44,9 @@ async function weatherLanding(locationId: number, from: string, to: string, body
 }
 
 async function count(table: string, locationId: number): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where location_id = ${locationId}`.execute(
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from ${sql.table(table)} where location_id = ${locationId}`.execute(
     wh.app.db,
   );
   return rows[0]!.n;
@@ -50,9 +59,17 @@ describe('FactWriter.land', () => {
     const summary = await writer.land([landing]);
     expect(summary.rowsWritten).toBe(48);
     expect(summary.results[0]).toMatchObject({ rows: 48, quarantined: 0 });
-    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    const chunk = await wh.app.db
+      .selectFrom('chunk')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
     expect(chunk).toMatchObject({ status: 'done', outcome: 'rows', rows_landed: 48, calls: 1 });
-    const raw = await wh.app.db.selectFrom('raw_payload').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    const raw = await wh.app.db
+      .selectFrom('raw_payload')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
     expect(gunzipSync(raw.body).toString('utf8')).toBe(landing.payload?.rawBody);
     const first = await sql<{ temperature_c: number; humidity_pct: number; icon: string }>`
       select temperature_c, humidity_pct, icon from analytics.weather_hourly
@@ -85,9 +102,13 @@ describe('FactWriter.land', () => {
     const landing = await weatherLanding(berlin, from, to);
     await writer.land([landing]);
     const hours = hoursBetween(from, to);
-    const changed = JSON.parse(weatherHistoryBody(hours)) as { data: { history: { temperature: number }[] } };
+    const changed = JSON.parse(weatherHistoryBody(hours)) as {
+      data: { history: { temperature: number }[] };
+    };
     changed.data.history[3]!.temperature = -3.5;
-    const second = await writer.land([{ ...landing, payload: parseWeatherBody(JSON.stringify(changed)) }]);
+    const second = await writer.land([
+      { ...landing, payload: parseWeatherBody(JSON.stringify(changed)) },
+    ]);
     expect(second.rowsWritten).toBe(1);
   });
 
@@ -131,16 +152,26 @@ describe('FactWriter.land', () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: false });
     const from = '2023-04-01T00:00:00Z';
     const to = '2023-04-01T03:00:00Z';
-    const body = JSON.parse(weatherHistoryBody(hoursBetween(from, to))) as { data: { history: Record<string, unknown>[] } };
+    const body = JSON.parse(weatherHistoryBody(hoursBetween(from, to))) as {
+      data: { history: Record<string, unknown>[] };
+    };
     body.data.history[1]!.windSpeed = -12;
     const landing = await weatherLanding(berlin, from, to, JSON.stringify(body));
     await writer.land([landing]);
     await writer.land([landing]);
-    const q = await wh.app.db.selectFrom('quarantine').selectAll().where('chunk_id', '=', landing.chunkId).execute();
+    const q = await wh.app.db
+      .selectFrom('quarantine')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .execute();
     expect(q).toHaveLength(1);
     expect(q[0]).toMatchObject({ record_index: 1, source: 'weather_history' });
     expect(q[0]!.reason).toMatch(/windSpeed/);
-    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    const chunk = await wh.app.db
+      .selectFrom('chunk')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
     expect(chunk).toMatchObject({ status: 'done', rows_landed: 2, rows_quarantined: 1 });
   });
 
@@ -156,18 +187,40 @@ describe('FactWriter.land', () => {
     try {
       await expect(writer.land([landing])).rejects.toThrow(/ledger unavailable/);
     } finally {
-      await sql`drop trigger fail_ledger on envdata.chunk; drop function envdata.fail_ledger();`.execute(wh.app.db);
+      await sql`drop trigger fail_ledger on envdata.chunk; drop function envdata.fail_ledger();`.execute(
+        wh.app.db,
+      );
     }
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from envdata.weather_hourly
-      where location_id = ${brisbane} and observed_at >= '2022-06-01' and observed_at < '2022-06-03'`.execute(wh.app.db);
+      where location_id = ${brisbane} and observed_at >= '2022-06-01' and observed_at < '2022-06-03'`.execute(
+      wh.app.db,
+    );
     expect(rows[0]!.n).toBe(0);
-    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    const chunk = await wh.app.db
+      .selectFrom('chunk')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
     expect(chunk.status).toBe('pending');
-    expect(await wh.app.db.selectFrom('raw_payload').select('chunk_id').where('chunk_id', '=', landing.chunkId).execute()).toEqual([]);
+    expect(
+      await wh.app.db
+        .selectFrom('raw_payload')
+        .select('chunk_id')
+        .where('chunk_id', '=', landing.chunkId)
+        .execute(),
+    ).toEqual([]);
     // The same landing succeeds once the cause is gone.
     await writer.land([landing]);
-    expect((await wh.app.db.selectFrom('chunk').select('status').where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow()).status).toBe('done');
+    expect(
+      (
+        await wh.app.db
+          .selectFrom('chunk')
+          .select('status')
+          .where('chunk_id', '=', landing.chunkId)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('done');
   });
 
   it('creates partitions ahead of the data for 1990, 2016 and 2040', async () => {
@@ -184,7 +237,9 @@ describe('FactWriter.land', () => {
         locationId: berlin,
         window,
         dataset: 'pollen',
-        payload: parsePollenBody(pollenHistoryBody(hoursBetween('2040-06-01T00:00:00Z', '2040-06-01T02:00:00Z'))),
+        payload: parsePollenBody(
+          pollenHistoryBody(hoursBetween('2040-06-01T00:00:00Z', '2040-06-01T02:00:00Z')),
+        ),
         outcome: 'rows',
         complete: true,
         calls: 1,
@@ -207,16 +262,26 @@ describe('FactWriter.land', () => {
       'weather_hourly_y2040',
     ]);
     const partitions = await sql<{ n: number }>`
-      select count(*)::int as n from pg_inherits where inhparent = 'envdata.weather_hourly'::regclass`.execute(wh.app.db);
+      select count(*)::int as n from pg_inherits where inhparent = 'envdata.weather_hourly'::regclass`.execute(
+      wh.app.db,
+    );
     expect(partitions.rows[0]!.n).toBeLessThan(100);
   });
 
   it('keeps the rows of a trimmed (206) payload without marking the chunk done', async () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: false });
-    const landing = await weatherLanding(brisbane, '2021-01-01T00:00:00Z', '2021-01-03T00:00:00Z',
-      weatherHistoryBody(hoursBetween('2021-01-01T00:00:00Z', '2021-01-01T10:00:00Z')));
+    const landing = await weatherLanding(
+      brisbane,
+      '2021-01-01T00:00:00Z',
+      '2021-01-03T00:00:00Z',
+      weatherHistoryBody(hoursBetween('2021-01-01T00:00:00Z', '2021-01-01T10:00:00Z')),
+    );
     await writer.land([{ ...landing, complete: false, httpStatus: 206 }]);
-    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    const chunk = await wh.app.db
+      .selectFrom('chunk')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
     expect(chunk).toMatchObject({ status: 'pending', error_code: 'PARTIAL', rows_landed: 10 });
   });
 
@@ -224,7 +289,11 @@ describe('FactWriter.land', () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: true });
     const landing = await weatherLanding(brisbane, '1989-12-30T00:00:00Z', '1990-01-01T00:00:00Z');
     await writer.land([{ ...landing, payload: undefined, outcome: 'no_data' }]);
-    const chunk = await wh.app.db.selectFrom('chunk').selectAll().where('chunk_id', '=', landing.chunkId).executeTakeFirstOrThrow();
+    const chunk = await wh.app.db
+      .selectFrom('chunk')
+      .selectAll()
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
     expect(chunk).toMatchObject({ status: 'done', outcome: 'no_data', rows_landed: 0 });
   });
 });
