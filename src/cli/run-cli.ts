@@ -6,6 +6,7 @@ import { CommandContext } from './command-context.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
+import { registerRebuildCommand } from './commands/rebuild-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { environmentHelp } from './environment-help.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(context: CommandContext): Command {
   registerStatusCommand(program, context);
   registerDemoCommand(program, context);
   registerBiRoleCommand(program, context);
+  registerRebuildCommand(program, context);
   for (const command of program.commands) {
     command.exitOverride().showHelpAfterError(`(run \`envdata ${command.name()} --help\`)`);
   }

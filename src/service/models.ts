@@ -84,3 +84,6 @@ export interface ParsedPayload<TRecord> {
 export type PollenPayload = ParsedPayload<PollenRecord>;
 export type WeatherPayload = ParsedPayload<WeatherRecord>;
 export type GeocodePayload = ParsedPayload<GeocodeMatch>;
+
+/** Any payload the client returns; what a `PARTIAL` error carries. */
+export type ServicePayload = PollenPayload | WeatherPayload | GeocodePayload;

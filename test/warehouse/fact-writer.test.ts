@@ -8,6 +8,8 @@ import { FactWriter } from '../../src/warehouse/fact-writer.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
+type WeatherLanding = Extract<ChunkLanding, { dataset: 'weather' }>;
+
 const wh = useTestWarehouse();
 let berlin: number;
 let brisbane: number;
@@ -25,7 +27,7 @@ async function weatherLanding(
   from: string,
   to: string,
   body?: string,
-): Promise<ChunkLanding> {
+): Promise<WeatherLanding> {
   const window = { from: new Date(from), to: new Date(to) };
   const chunkId = await wh.planChunk('weather', locationId, window.from, window.to);
   return {

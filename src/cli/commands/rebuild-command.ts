@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { resolveLocations } from '../../locations/resolve-locations.js';
+import { rebuildFromArchive } from '../../warehouse/rebuild-from-archive.js';
+import type { CommandContext } from '../command-context.js';
+import {
+  assertOrdered,
+  collect,
+  parseDatasetOption,
+  parseUtcDateOption,
+} from '../parse-cli-values.js';
+
+interface RebuildOptions {
+  dataset: string;
+  from?: string;
+  to?: string;
+  location?: string[];
+}
+
+export function registerRebuildCommand(program: Command, context: CommandContext): void {
+  program
+    .command('rebuild')
+    .description(
+      'Rebuild fact rows from the archived raw payloads, without calling the service (after a normalization fix)',
+    )
+    .option('--dataset <dataset>', 'pollen, weather or all', 'all')
+    .option('--from <date>', 'only chunks ending after this UTC date (YYYY-MM-DD[ hh:mm:ss])')
+    .option('--to <date>', 'only chunks starting before this UTC date')
+    .option('--location <name|id>', 'only this location (repeatable)', collect)
+    .action(async (options: RebuildOptions) => {
+      // Every argument is checked before anything is touched.
+      const datasets = parseDatasetOption(options.dataset);
+      const from =
+        options.from === undefined ? undefined : parseUtcDateOption('--from', options.from);
+      const to = options.to === undefined ? undefined : parseUtcDateOption('--to', options.to);
+      assertOrdered(from, to);
+      const config = context.config;
+      const outcome = await context.withApp(async (app) => {
+        const locations = options.location?.length
+          ? await resolveLocations(app.db, options.location)
+          : undefined;
+        return rebuildFromArchive(
+          app.db,
+          {
+            datasets,
+            ...(from && { from }),
+            ...(to && { to }),
+            ...(locations && { locationIds: locations.map((l) => l.locationId) }),
+          },
+          app.logger,
+        );
+      }, config);
+      context.print(
+        `rebuilt ${outcome.chunks} chunk(s): ${outcome.rows} fact rows, ${outcome.rowsWritten} changed` +
+          (outcome.failed.length
+            ? `; ${outcome.failed.length} archived payload(s) unreadable`
+            : ''),
+      );
+      if (outcome.failed.length > 0) context.exitCode = 1;
+    });
+}

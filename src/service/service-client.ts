@@ -1,0 +1,310 @@
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { EnvdataError } from '../errors/envdata-error.js';
+import type { Logger } from '../logging/create-logger.js';
+import { classifyResponse } from './classify-response.js';
+import { RequestDeadlineExceeded, classifyTransportError } from './classify-transport-error.js';
+import { encodeQuery } from './encode-query.js';
+import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import type { GeocodePayload, PollenPayload, ServicePayload, WeatherPayload } from './models.js';
+import { parseJsonBody, type ParseContext } from './parse-envelope.js';
+import { parseGeocodeDocument } from './parse-geocode-body.js';
+import { parsePartialBody } from './parse-partial-body.js';
+import { parsePollenDocument } from './parse-pollen-body.js';
+import { parseWeatherDocument } from './parse-weather-body.js';
+import { redactServiceError } from './redact-service-error.js';
+import { ServiceError } from './service-error.js';
+import type {
+  GeocodeQuery,
+  PollenHistoryLatLngQuery,
+  PollenHistoryPlaceQuery,
+  PollenLatLngQuery,
+  PollenPlaceQuery,
+  ReverseGeocodeQuery,
+  WeatherHistoryQuery,
+  WeatherQuery,
+} from './service-query.js';
+
+/** Options of `createServiceClient`; the shape of `Config['service']` plus the key and a logger. */
+export interface ServiceClientOptions {
+  /** Base address, e.g. `https://api.example.com` or `http://127.0.0.1:8787`; a path prefix is kept. */
+  readonly baseUrl: string;
+  /** Sent as `x-api-key`; never logged, never in an error. */
+  readonly apiKey: string;
+  /** Sent as `Accept-Language` when set. */
+  readonly language?: string | undefined;
+  /** Keep-alive connections to the service (the pool's upper bound). */
+  readonly connections: number;
+  /** Limit for establishing a connection. */
+  readonly connectTimeoutMs: number;
+  /** Limit for one request, from sending it to the last byte of the body. */
+  readonly requestTimeoutMs: number;
+  /** Receives a `debug` line per call and a `warn` line per payload with rejected records. */
+  readonly logger?: Logger | undefined;
+}
+
+/**
+ * The typed client of the Environmental Data Service: one method per endpoint (13), the only
+ * place envdata makes HTTP calls to it. Each method checks its query first (`INVALID_QUERY`, no
+ * request), makes exactly one request (retries are the caller's: see `ServiceError.retryable`),
+ * and returns the parsed payload: valid records in `records`, unfit ones in `rejected`, the exact
+ * body in `rawBody`. Every failure is a `ServiceError` with a stable `code`.
+ */
+export interface ServiceClient {
+  /** `GET /latest/pollen/by-lat-lng` */
+  pollenLatestByLatLng(query: PollenLatLngQuery): Promise<PollenPayload>;
+  /** `GET /latest/pollen/by-place` */
+  pollenLatestByPlace(query: PollenPlaceQuery): Promise<PollenPayload>;
+  /** `GET /history/pollen/by-lat-lng`: hourly records in `[from, to)`. */
+  pollenHistoryByLatLng(query: PollenHistoryLatLngQuery): Promise<PollenPayload>;
+  /** `GET /history/pollen/by-place`: hourly records in `[from, to)`. */
+  pollenHistoryByPlace(query: PollenHistoryPlaceQuery): Promise<PollenPayload>;
+  /** `GET /forecast/pollen/by-lat-lng`: 48 hourly records. */
+  pollenForecastByLatLng(query: PollenLatLngQuery): Promise<PollenPayload>;
+  /** `GET /forecast/pollen/by-place`: 48 hourly records. */
+  pollenForecastByPlace(query: PollenPlaceQuery): Promise<PollenPayload>;
+  /** `GET /forecast/v2/pollen/120hr/by-lat-lng`: 40 three-hourly records. */
+  pollenForecast120hByLatLng(query: PollenLatLngQuery): Promise<PollenPayload>;
+  /** `GET /forecast/v2/pollen/120hr/by-place`: 40 three-hourly records. */
+  pollenForecast120hByPlace(query: PollenPlaceQuery): Promise<PollenPayload>;
+  /** `GET /weather/latest/by-lat-lng`: a payload with one record. `units` default `si`. */
+  weatherLatest(query: WeatherQuery): Promise<WeatherPayload>;
+  /** `GET /weather/history/by-lat-lng`: hourly records. `units` default `si`. */
+  weatherHistory(query: WeatherHistoryQuery): Promise<WeatherPayload>;
+  /** `GET /weather/forecast/by-lat-lng`: hourly records over 72 h. `units` default `si`. */
+  weatherForecast(query: WeatherQuery): Promise<WeatherPayload>;
+  /** `GET /geocode/by-place`: matches, best first. */
+  geocode(query: GeocodeQuery): Promise<GeocodePayload>;
+  /** `GET /geocode/reverse/by-lat-lng`: nearby named locations, best first. */
+  reverseGeocode(query: ReverseGeocodeQuery): Promise<GeocodePayload>;
+  /** Closes the connection pool after in-flight requests finish. Idempotent. */
+  close(): Promise<void>;
+}
+
+type DocumentParser<TPayload extends ServicePayload> = (
+  json: unknown,
+  context: ParseContext,
+) => TPayload;
+
+/**
+ * Creates the client with one keep-alive connection pool to `baseUrl`.
+ *
+ * @throws EnvdataError `CONFIG_INVALID` when the options are unusable (no key, bad address…).
+ * @example
+ * ```ts
+ * const client = createServiceClient({ ...config.service, apiKey, logger });
+ * const payload = await client.pollenHistoryByLatLng({
+ *   lat: 41.3874, lng: 2.1686, from: '2024-11-01 00:00:00', to: '2024-11-03 00:00:00',
+ * });
+ * await client.close();
+ * ```
+ */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const { origin, basePath } = checkOptions(options);
+  const { apiKey, connectTimeoutMs, requestTimeoutMs } = options;
+  const log = options.logger?.child({ component: 'service-client' });
+  const pool = new Pool(origin, {
+    connections: options.connections,
+    connectTimeout: connectTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    bodyTimeout: requestTimeoutMs,
+  });
+  const headers: Record<string, string> = {
+    'x-api-key': apiKey,
+    accept: 'application/json',
+  };
+  if (options.language !== undefined && options.language !== '') {
+    headers['accept-language'] = options.language;
+  }
+  Object.freeze(headers);
+  const baseUrl = origin + basePath;
+  let closing: Promise<void> | undefined;
+
+  async function call<TPayload extends ServicePayload>(
+    endpoint: Endpoint,
+    query: unknown,
+    parseDocument: DocumentParser<TPayload>,
+  ): Promise<TPayload> {
+    try {
+      return await send(endpoint, query, parseDocument);
+    } catch (error) {
+      throw redactServiceError(error, apiKey);
+    }
+  }
+
+  async function send<TPayload extends ServicePayload>(
+    endpoint: Endpoint,
+    query: unknown,
+    parseDocument: DocumentParser<TPayload>,
+  ): Promise<TPayload> {
+    const queryString = encodeQuery(endpoint, query);
+    if (closing !== undefined) {
+      throw new ServiceError(
+        'NETWORK',
+        `the service client is closed; cannot call ${endpoint.path}: create a new client.`,
+        { endpoint: endpoint.path, retryable: false },
+      );
+    }
+    const started = performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new RequestDeadlineExceeded('request deadline exceeded')),
+      requestTimeoutMs,
+    );
+    let status: number;
+    let responseHeaders: Record<string, string | string[] | undefined>;
+    let body: string;
+    try {
+      const response = await pool.request({
+        path: `${basePath}${endpoint.path}?${queryString}`,
+        method: 'GET',
+        headers,
+        signal: controller.signal,
+      });
+      status = response.statusCode;
+      responseHeaders = response.headers;
+      body = await response.body.text();
+    } catch (thrown) {
+      const error = classifyTransportError(thrown, {
+        endpoint: endpoint.path,
+        baseUrl,
+        connectTimeoutMs,
+        requestTimeoutMs,
+      });
+      log?.debug(
+        { endpoint: endpoint.path, query: queryString, code: error.code, ms: elapsed(started) },
+        'service call failed',
+      );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+
+    const context: ParseContext = { rawBody: body, endpoint: endpoint.path, httpStatus: status };
+    let json: unknown;
+    if (status >= 200 && status < 300) {
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined; // a truncated 206 is salvaged below; any other 2xx is malformed
+      }
+    }
+    const failure = classifyResponse({
+      endpoint: endpoint.path,
+      status,
+      headers: responseHeaders,
+      body,
+      json,
+    });
+    if (failure !== undefined) {
+      const partial =
+        failure.code === 'PARTIAL' ? parsePartialBody(json, context, parseDocument) : undefined;
+      log?.debug(
+        {
+          endpoint: endpoint.path,
+          query: queryString,
+          status,
+          code: failure.code,
+          partialRecords: partial?.records.length,
+          ms: elapsed(started),
+        },
+        'service call failed',
+      );
+      throw new ServiceError(failure.code, failure.message, {
+        endpoint: failure.endpoint,
+        httpStatus: failure.httpStatus,
+        retryable: failure.retryable,
+        retryAfterMs: failure.retryAfterMs,
+        partial,
+        details: failure.details,
+      });
+    }
+
+    const payload = parseDocument(json !== undefined ? json : parseJsonBody(context), context);
+    if (payload.rejected.length > 0) {
+      log?.warn(
+        {
+          endpoint: endpoint.path,
+          query: queryString,
+          rejected: payload.rejected.length,
+          records: payload.records.length,
+          firstReason: payload.rejected[0]?.reason,
+        },
+        'service payload has records that do not fit; they go to quarantine',
+      );
+    }
+    log?.debug(
+      {
+        endpoint: endpoint.path,
+        query: queryString,
+        status,
+        records: payload.records.length,
+        bytes: body.length,
+        ms: elapsed(started),
+      },
+      'service call',
+    );
+    return payload;
+  }
+
+  const E = ENDPOINTS;
+  return {
+    pollenLatestByLatLng: (q) => call(E.pollenLatestByLatLng, q, parsePollenDocument),
+    pollenLatestByPlace: (q) => call(E.pollenLatestByPlace, q, parsePollenDocument),
+    pollenHistoryByLatLng: (q) => call(E.pollenHistoryByLatLng, q, parsePollenDocument),
+    pollenHistoryByPlace: (q) => call(E.pollenHistoryByPlace, q, parsePollenDocument),
+    pollenForecastByLatLng: (q) => call(E.pollenForecastByLatLng, q, parsePollenDocument),
+    pollenForecastByPlace: (q) => call(E.pollenForecastByPlace, q, parsePollenDocument),
+    pollenForecast120hByLatLng: (q) => call(E.pollenForecast120hByLatLng, q, parsePollenDocument),
+    pollenForecast120hByPlace: (q) => call(E.pollenForecast120hByPlace, q, parsePollenDocument),
+    weatherLatest: (q) => call(E.weatherLatest, q, parseWeatherDocument),
+    weatherHistory: (q) => call(E.weatherHistory, q, parseWeatherDocument),
+    weatherForecast: (q) => call(E.weatherForecast, q, parseWeatherDocument),
+    geocode: (q) => call(E.geocode, q, parseGeocodeDocument),
+    reverseGeocode: (q) => call(E.reverseGeocode, q, parseGeocodeDocument),
+    close: () => (closing ??= pool.close()),
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/** Validates the options, listing every problem at once; never quotes the key. */
+function checkOptions(options: ServiceClientOptions): { origin: string; basePath: string } {
+  const problems: string[] = [];
+  const key: unknown = options.apiKey;
+  if (typeof key !== 'string' || key.trim() === '') {
+    problems.push('the API key is missing: set ENVDATA_API_KEY');
+  } else if ([...key].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
+    problems.push('the API key contains control characters: check ENVDATA_API_KEY');
+  }
+  for (const name of ['connections', 'connectTimeoutMs', 'requestTimeoutMs'] as const) {
+    const value = options[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      problems.push(`${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  let origin = '';
+  let basePath = '';
+  try {
+    const url = new URL(options.baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      problems.push(`ENVDATA_BASE_URL must be http or https, got ${url.protocol}`);
+    } else if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+      problems.push('ENVDATA_BASE_URL must have no credentials, query or fragment');
+    }
+    origin = url.origin;
+    basePath = url.pathname.replace(/\/+$/, '');
+  } catch {
+    problems.push(`ENVDATA_BASE_URL is not a URL: ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (problems.length > 0) {
+    throw new EnvdataError(
+      'CONFIG_INVALID',
+      `cannot create the service client: ${problems.join('; ')}`,
+      { details: { problems } },
+    );
+  }
+  return { origin, basePath };
+}

@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
+import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import { FactWriter } from '../../src/warehouse/fact-writer.js';
+import { rebuildFromArchive } from '../../src/warehouse/rebuild-from-archive.js';
+import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
+import { captureLogger } from '../harness/capture-logger.js';
+import { useTestWarehouse } from '../harness/test-warehouse.js';
+
+const wh = useTestWarehouse();
+let paris: number;
+const landed = {
+  calls: 1,
+  attempts: 1,
+  startedAt: new Date(),
+  httpStatus: 200,
+  outcome: 'rows',
+  complete: true,
+} as const;
+
+async function warehouseFingerprint(): Promise<unknown> {
+  const { rows } = await sql<{ w: string; p: string; s: string }>`
+    select
+      (select md5(string_agg(t::text, '|' order by observed_at)) from envdata.weather_hourly t) as w,
+      (select md5(string_agg(t::text, '|' order by observed_at, pollen_type)) from envdata.pollen_hourly t) as p,
+      (select md5(string_agg(t::text, '|' order by observed_at, species_id)) from envdata.pollen_species_hourly t) as s`.execute(
+    wh.app.db,
+  );
+  return rows[0];
+}
+
+beforeAll(async () => {
+  paris = (await wh.addLocation({ name: 'Paris', lat: 48.8566, lng: 2.3522, countryCode: 'FR' }))
+    .locationId;
+  const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+  const from = '2024-05-01T00:00:00Z';
+  const to = '2024-05-03T00:00:00Z';
+  const window = { from: new Date(from), to: new Date(to) };
+  await writer.land([
+    {
+      ...landed,
+      chunkId: await wh.planChunk('weather', paris, window.from, window.to),
+      locationId: paris,
+      window,
+      dataset: 'weather',
+      payload: parseWeatherBody(weatherHistoryBody(hoursBetween(from, to))),
+    },
+    {
+      ...landed,
+      chunkId: await wh.planChunk('pollen', paris, window.from, window.to),
+      locationId: paris,
+      window,
+      dataset: 'pollen',
+      payload: parsePollenBody(pollenHistoryBody(hoursBetween(from, to))),
+    },
+  ]);
+});
+
+describe('rebuildFromArchive (envdata rebuild)', () => {
+  it('restores lost fact rows exactly from the raw payloads, with no API call', async () => {
+    const before = await warehouseFingerprint();
+    await sql`delete from envdata.weather_hourly; delete from envdata.pollen_hourly; delete from envdata.pollen_species_hourly`.execute(
+      wh.app.db,
+    );
+    const { logger } = captureLogger();
+    const outcome = await rebuildFromArchive(
+      wh.app.db,
+      { datasets: ['pollen', 'weather'] },
+      logger,
+    );
+    expect(outcome).toMatchObject({ chunks: 2, rows: 48 + 48 * 8, failed: [] });
+    expect(outcome.rowsWritten).toBe(outcome.rows);
+    expect(await warehouseFingerprint()).toEqual(before);
+    const calls = await wh.app.db.selectFrom('chunk').select('calls').execute();
+    expect(calls.map((c) => c.calls)).toEqual([1, 1]);
+  });
+
+  it('is idempotent and honours the dataset filter', async () => {
+    const { logger } = captureLogger();
+    const outcome = await rebuildFromArchive(wh.app.db, { datasets: ['weather'] }, logger);
+    expect(outcome).toMatchObject({ chunks: 1, rows: 48, rowsWritten: 0 });
+  });
+});
