@@ -1,0 +1,79 @@
+import type { Location } from '../locations/location.js';
+import type { PollenPayload, WeatherPayload } from '../service/models.js';
+import type { ServiceClient } from '../service/service-client.js';
+import { isServiceError } from '../service/service-error.js';
+import type { Dataset, Window } from '../types.js';
+import type { ChunkLanding } from '../warehouse/fact-writer.js';
+
+export interface ChunkToFetch {
+  readonly chunkId: number;
+  readonly dataset: Dataset;
+  readonly location: Location;
+  readonly window: Window;
+  /** Attempts made so far, this one included. */
+  readonly attempts: number;
+}
+
+/**
+ * Makes the one history request of a chunk and turns the answer into a landing. "No data"
+ * and "not covered" become done chunks with zero rows; a trimmed (206) answer becomes an
+ * incomplete landing that keeps its rows. Every other error is thrown for the caller's retry
+ * policy to decide on (by `code` and `retryable`).
+ */
+export async function fetchChunk(
+  client: ServiceClient,
+  chunk: ChunkToFetch,
+): Promise<ChunkLanding> {
+  const startedAt = new Date();
+  const base = {
+    chunkId: chunk.chunkId,
+    locationId: chunk.location.locationId,
+    window: chunk.window,
+    calls: 1,
+    attempts: chunk.attempts,
+    startedAt,
+  };
+  const query = {
+    lat: chunk.location.lat,
+    lng: chunk.location.lng,
+    from: chunk.window.from,
+    to: chunk.window.to,
+  };
+  try {
+    if (chunk.dataset === 'pollen') {
+      const payload: PollenPayload = await client.pollenHistoryByLatLng(query);
+      return {
+        ...base,
+        dataset: 'pollen',
+        payload,
+        outcome: 'rows',
+        complete: true,
+        httpStatus: 200,
+      };
+    }
+    const payload: WeatherPayload = await client.weatherHistory(query);
+    return {
+      ...base,
+      dataset: 'weather',
+      payload,
+      outcome: 'rows',
+      complete: true,
+      httpStatus: 200,
+    };
+  } catch (error) {
+    if (isServiceError(error, 'NO_DATA') || isServiceError(error, 'NOT_COVERED')) {
+      const outcome = error.code === 'NO_DATA' ? 'no_data' : 'not_covered';
+      const httpStatus = error.httpStatus ?? 200;
+      return chunk.dataset === 'pollen'
+        ? { ...base, dataset: 'pollen', payload: undefined, outcome, complete: true, httpStatus }
+        : { ...base, dataset: 'weather', payload: undefined, outcome, complete: true, httpStatus };
+    }
+    if (isServiceError(error, 'PARTIAL') && error.partial) {
+      const partial = { ...base, outcome: 'rows' as const, complete: false, httpStatus: 206 };
+      return chunk.dataset === 'pollen'
+        ? { ...partial, dataset: 'pollen', payload: error.partial as PollenPayload }
+        : { ...partial, dataset: 'weather', payload: error.partial as WeatherPayload };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,28 @@
+import type { Window } from '../types.js';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Splits `[from, to)` into windows of `hours`, aligned to a fixed UTC grid (multiples of
+ * `hours` since the epoch) and clipped at both ends. The grid keeps a window's identity the same
+ * whatever range it was planned from, so planning again finds the chunks already there.
+ * `from` is floored and `to` ceiled to whole hours.
+ */
+export function tileWindows(from: Date, to: Date, hours: number): Window[] {
+  if (!Number.isInteger(hours) || hours < 1) throw new RangeError(`window of ${hours} h`);
+  const size = hours * HOUR_MS;
+  const start = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS;
+  const end = Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS;
+  const windows: Window[] = [];
+  for (let t = start; t < end;) {
+    const next = Math.min((Math.floor(t / size) + 1) * size, end);
+    windows.push({ from: new Date(t), to: new Date(next) });
+    t = next;
+  }
+  return windows;
+}
+
+/** The start of the current hour: the end of the last complete hour. */
+export function lastCompleteHourEnd(now: Date = new Date()): Date {
+  return new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
+}
