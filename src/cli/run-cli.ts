@@ -5,12 +5,21 @@ import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
+import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { environmentHelp } from './environment-help.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Errors in what the user asked for (flags, environment, names): exit 2, nothing was written. */
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  'USAGE',
+  'CONFIG_INVALID',
+  'CONFLICT',
+  'NOT_FOUND',
+]);
 
 /** Builds the `envdata` program; each command is a thin shell over a library function. */
 export function buildProgram(context: CommandContext): Command {
@@ -31,9 +40,15 @@ export function buildProgram(context: CommandContext): Command {
   registerDemoCommand(program, context);
   registerBiRoleCommand(program, context);
   registerRebuildCommand(program, context);
-  for (const command of program.commands) {
-    command.exitOverride().showHelpAfterError(`(run \`envdata ${command.name()} --help\`)`);
-  }
+  registerLocationsCommand(program, context);
+  const withHelpHints = (parent: Command, path: string): void => {
+    for (const command of parent.commands) {
+      const name = `${path} ${command.name()}`;
+      command.exitOverride().showHelpAfterError(`(run \`${name} --help\`)`);
+      withHelpHints(command, name);
+    }
+  };
+  withHelpHints(program, 'envdata');
   return program;
 }
 
@@ -60,7 +75,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (isEnvdataError(error)) {
       io.stderr.write(`envdata: ${error.message}\n`);
       if (error.code === 'USAGE') io.stderr.write('(run `envdata --help` for usage)\n');
-      return error.code === 'USAGE' || error.code === 'CONFIG_INVALID' ? EXIT.usage : EXIT.failure;
+      return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failure;
     }
     io.stderr.write(
       `envdata: unexpected error — please report it\n${error.stack ?? error.message}\n`,

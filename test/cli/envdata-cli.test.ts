@@ -75,4 +75,38 @@ describe('envdata CLI', () => {
     expect(parsed.postgres).toMatchObject({ ok: true, pendingMigrations: [] });
     expect(parsed.redis.ok).toBe(true);
   });
+
+  it('locations add registers a point with its country, zone and region; a duplicate exits 2', async () => {
+    const added = await runEnvdata(
+      ['locations', 'add', '--lat', '-27.4698', '--lng', '153.0251'],
+      base(),
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(
+      /Brisbane.*AU Australia\/Brisbane \(pollen region australia_qld_nt\)/,
+    );
+    const again = await runEnvdata(
+      ['locations', 'add', '--lat', '-27.4698', '--lng', '153.0251', '--name', 'Other'],
+      base(),
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already registered/);
+    const list = await runEnvdata(['locations', 'list', '--json'], base());
+    expect((JSON.parse(list.stdout) as { name: string }[]).map((l) => l.name)).toEqual([
+      'Brisbane',
+    ]);
+  });
+
+  it.each([
+    [['locations', 'add', '--lat', '95', '--lng', '0'], /--lat must be a number/],
+    [['locations', 'add', '--lat', 'abc', '--lng', '0', '--name', 'x'], /--lat must be a number/],
+    [['rebuild', '--dataset', 'pollen,weather'], /--dataset must be pollen, weather or all/],
+    [['rebuild', '--from', '2024-02-30'], /not a real date/],
+    [['rebuild', '--from', '2024-03-01', '--to', '2024-02-01'], /must be before --to/],
+    [['rebuild', '--location', 'Atlantis'], /unknown location/],
+  ])('bad input %j exits 2 with a clear message', async (args, message) => {
+    const result = await runEnvdata(args, base());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
 });
