@@ -7,6 +7,7 @@ import { createRun } from '../ledger/create-run.js';
 import { insertChunks } from '../ledger/insert-chunks.js';
 import { insertLocation, toLocation } from '../locations/insert-location.js';
 import type { Location } from '../locations/location.js';
+import { findGaps } from '../planner/find-gaps.js';
 import { lastCompleteHourEnd, tileWindows } from '../planner/tile-windows.js';
 import { createServiceClient } from '../service/service-client.js';
 import type { Dataset } from '../types.js';
@@ -70,14 +71,19 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
   ];
   const runId = await createRun(app.db, 'backfill', { demo: true, ...Object.fromEntries(ranges) });
   for (const [dataset, days] of ranges) {
-    const from = new Date(end.getTime() - days * 86_400_000);
+    const gaps = await findGaps(app.db, {
+      datasets: [dataset],
+      locationIds: locations.map((l) => l.locationId),
+      from: new Date(end.getTime() - days * 86_400_000),
+      to: end,
+    });
     await insertChunks(
       app.db,
       runId,
-      locations.flatMap((l) =>
-        tileWindows(from, end, windowHours).map((w) => ({
+      gaps.flatMap((gap) =>
+        tileWindows(gap.from, gap.to, windowHours).map((w) => ({
           dataset,
-          locationId: l.locationId,
+          locationId: gap.locationId,
           ...w,
         })),
       ),

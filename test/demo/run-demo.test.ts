@@ -41,5 +41,6 @@ describe('runDemo', () => {
     // Only a window that grew with the clock may be fetched again; a finished range costs nothing.
     expect(simulator.stats().total).toBe(second.chunks);
     expect(second.chunks).toBeLessThanOrEqual(8);
+    expect(second.failed).toBe(0);
   });
 });
