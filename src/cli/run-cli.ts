@@ -8,6 +8,7 @@ import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
+import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { environmentHelp } from './environment-help.js';
 
@@ -41,6 +42,7 @@ export function buildProgram(context: CommandContext): Command {
   registerBiRoleCommand(program, context);
   registerRebuildCommand(program, context);
   registerLocationsCommand(program, context);
+  registerSimulateCommand(program, context);
   const withHelpHints = (parent: Command, path: string): void => {
     for (const command of parent.commands) {
       const name = `${path} ${command.name()}`;
