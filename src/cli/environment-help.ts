@@ -1,11 +1,29 @@
-import { ENVIRONMENT_VARIABLES } from '../config/environment-variables.js';
+import { ENV_EXAMPLE_SECTIONS } from '../config/env-example-sections.js';
+import {
+  ENVIRONMENT_VARIABLES,
+  type EnvironmentVariable,
+} from '../config/environment-variables.js';
 
-/** The environment variables as a help section: name, default and what it does. */
+/** The environment variables as help sections: name, default and what it does. */
 export function environmentHelp(): string {
-  const width = Math.max(...ENVIRONMENT_VARIABLES.map((v) => v.name.length));
-  const lines = ENVIRONMENT_VARIABLES.map((v) => {
-    const fallback = v.default === undefined ? '' : ` [default: ${v.default}]`;
-    return `  ${v.name.padEnd(width)}  ${v.description}${fallback}`;
-  });
-  return `\nEnvironment variables (also read from the environment only, never from files):\n${lines.join('\n')}\n`;
+  const sections = [
+    {
+      title: 'Environment variables',
+      variables: ENVIRONMENT_VARIABLES as readonly EnvironmentVariable[],
+    },
+    ...ENV_EXAMPLE_SECTIONS.map((s) => ({
+      ...s,
+      title: `Environment variables of the ${s.title}`,
+    })),
+  ];
+  const width = Math.max(...sections.flatMap((s) => s.variables.map((v) => v.name.length)));
+  return sections
+    .map(({ title, variables }) => {
+      const lines = variables.map((v) => {
+        const fallback = v.default === undefined ? '' : ` [default: ${v.default}]`;
+        return `  ${v.name.padEnd(width)}  ${v.description}${fallback}`;
+      });
+      return `\n${title}:\n${lines.join('\n')}\n`;
+    })
+    .join('');
 }

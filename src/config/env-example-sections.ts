@@ -1,7 +1,8 @@
 import type { EnvironmentVariable } from './environment-variables.js';
+import { SIMULATOR_ENVIRONMENT_VARIABLES } from './simulator-config.js';
 
-/** Sections of `.env.example` beyond the core variables (the simulator's, for instance). */
+/** Sections of `.env.example` and `--help` beyond the core variables. */
 export const ENV_EXAMPLE_SECTIONS: readonly {
   title: string;
   variables: readonly EnvironmentVariable[];
-}[] = [];
+}[] = [{ title: 'simulator (envdata simulate)', variables: SIMULATOR_ENVIRONMENT_VARIABLES }];

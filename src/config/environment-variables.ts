@@ -79,7 +79,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_ARCHIVE_RAW',
     default: 'true',
     description:
-      'Keep each chunk\'s raw payload, compressed, so `envdata rebuild` can redo facts without calls.',
+      "Keep each chunk's raw payload, compressed, so `envdata rebuild` can redo facts without calls.",
   },
   {
     name: 'ENVDATA_HTTP_CONNECTIONS',

@@ -1,0 +1,275 @@
+import { EnvdataError } from '../errors/envdata-error.js';
+import { readFaultSettings } from '../simulator/faults/read-fault-settings.js';
+import type { FaultSettings } from '../simulator/faults/fault-settings.js';
+import { SHAPE_VARIANT_NAMES, type ShapeVariants } from '../simulator/render/shape-variants.js';
+import { API_PRODUCTS, type ApiProduct } from '../simulator/simulator-endpoints.js';
+import {
+  DEFAULT_SIMULATOR_OPTIONS,
+  type DailyQuotaOption,
+  type RateLimitOption,
+  type RetryAfterMode,
+  type SimulatorOptions,
+} from '../simulator/simulator-options.js';
+import type { EnvironmentVariable } from './environment-variables.js';
+import type { Environment } from './load-config.js';
+import { parseRateLimits } from './rate-limit.js';
+
+/**
+ * The environment variables of `envdata simulate`, with defaults and descriptions, for
+ * `parseSimulatorConfig` and `--help`.
+ */
+export const SIMULATOR_ENVIRONMENT_VARIABLES = [
+  {
+    name: 'ENVDATA_SIM_PORT',
+    default: '8787',
+    description:
+      'Port the simulator listens on; 0 takes a free one (ENVDATA_BASE_URL defaults to :8787).',
+  },
+  {
+    name: 'ENVDATA_SIM_HOST',
+    default: '127.0.0.1',
+    description: 'Interface the simulator listens on; keep loopback unless others must reach it.',
+  },
+  {
+    name: 'ENVDATA_SIM_KEYS',
+    default: 'envdata-demo-key:*',
+    description:
+      'Accepted API keys and their products: KEY:pollen+weather+geocode or KEY:* (all), comma-separated.',
+    secret: true,
+  },
+  {
+    name: 'ENVDATA_SIM_MAX_RANGE_HOURS',
+    default: '48',
+    description:
+      'Longest history range per request, in hours (48, 48h, 2d); longer answers 400 "Only past 2 days data available!".',
+  },
+  {
+    name: 'ENVDATA_SIM_RATE_LIMIT',
+    default: 'off',
+    description: 'Calls allowed per key: 20/s, 600/min, 10/5s, or off. Excess answers 429.',
+  },
+  {
+    name: 'ENVDATA_SIM_RETRY_AFTER',
+    default: 'always',
+    description:
+      'Whether 429 answers carry Retry-After: always, sometimes or never (the real service rarely does).',
+  },
+  {
+    name: 'ENVDATA_SIM_DAILY_QUOTA',
+    default: 'off',
+    description:
+      'Calls allowed per key per UTC day, then 429: 5000, or 5000/422 to answer 422; off for none.',
+  },
+  {
+    name: 'ENVDATA_SIM_FAULTS',
+    default: '',
+    description:
+      'Injected faults, SELECTOR:KIND[=N]@RATE or SELECTOR:KIND[=N]xCOUNT separated by ";": all:error=503@5%; history:hang x2. Kinds: error, text, hang, reset, malformed, truncated, latency.',
+  },
+  {
+    name: 'ENVDATA_SIM_FAULT_SEED',
+    default: '1',
+    description:
+      'Seed of the fault and Retry-After sequences; the same seed and requests give the same faults.',
+  },
+  {
+    name: 'ENVDATA_SIM_LEGACY_SHAPES',
+    default: 'off',
+    description: `Older response shapes: off, all, or a comma list of ${Object.keys(SHAPE_VARIANT_NAMES).join(', ')}.`,
+  },
+  {
+    name: 'ENVDATA_SIM_NOW',
+    default: undefined,
+    description:
+      'Freeze the simulator clock at an ISO-8601 instant (2024-07-01T12:00:00Z); default the system clock.',
+  },
+  {
+    name: 'ENVDATA_SIM_ADMIN',
+    default: 'on',
+    description: 'Whether the /__admin/ endpoint (stats, faults, options) answers: on or off.',
+  },
+] as const satisfies readonly EnvironmentVariable[];
+
+/** What a variable's parser returns when the text is wrong: the reason. */
+class Problem {
+  constructor(readonly reason: string) {}
+}
+
+export type SimulatorEnvironmentVariableName =
+  (typeof SIMULATOR_ENVIRONMENT_VARIABLES)[number]['name'];
+
+/**
+ * Parses the `ENVDATA_SIM_*` variables of `env` (passed in; `process.env` is never read here)
+ * into simulator options, defaults applied. Throws one `EnvdataError('CONFIG_INVALID')` listing
+ * every problem; key values never appear in messages.
+ *
+ * @example const sim = await startSimulator(parseSimulatorConfig(process.env));
+ */
+export function parseSimulatorConfig(env: Environment): SimulatorOptions {
+  const value = (name: SimulatorEnvironmentVariableName): string => {
+    const raw = env[name];
+    const fallback = SIMULATOR_ENVIRONMENT_VARIABLES.find((v) => v.name === name)?.default;
+    return (raw === undefined || raw.trim() === '' ? fallback : raw)?.trim() ?? '';
+  };
+  const problems: string[] = [];
+  const check = <T>(
+    name: SimulatorEnvironmentVariableName,
+    parse: (text: string) => T | Problem,
+    shown = true,
+  ): T | undefined => {
+    const text = value(name);
+    const result = parse(text);
+    if (result instanceof Problem) {
+      problems.push(`  ${name}${shown ? ` (got "${text}")` : ''}: ${result.reason}`);
+      return undefined;
+    }
+    return result;
+  };
+
+  const port = check('ENVDATA_SIM_PORT', (t) =>
+    /^\d+$/.test(t) && Number(t) <= 65_535
+      ? Number(t)
+      : new Problem('must be a port number 0–65535'),
+  );
+  const host = check('ENVDATA_SIM_HOST', (t) => (t === '' ? new Problem('must not be empty') : t));
+  const keys = check('ENVDATA_SIM_KEYS', parseKeys, false);
+  const maxRangeHours = check('ENVDATA_SIM_MAX_RANGE_HOURS', parseHours);
+  const retryAfter = check('ENVDATA_SIM_RETRY_AFTER', parseRetryAfter);
+  const rateLimit = check('ENVDATA_SIM_RATE_LIMIT', (t) => parseRateLimit(t, retryAfter));
+  const dailyQuota = check('ENVDATA_SIM_DAILY_QUOTA', (t) => parseQuota(t, retryAfter));
+  const seed = check('ENVDATA_SIM_FAULT_SEED', (t) =>
+    /^\d+$/.test(t) ? Number(t) : new Problem('must be a whole number'),
+  );
+  const faults = check('ENVDATA_SIM_FAULTS', (t): FaultSettings | Problem => {
+    try {
+      const settings = readFaultSettings(t);
+      // A `seed=N` inside the spec wins over ENVDATA_SIM_FAULT_SEED.
+      return { ...settings, seed: settings.seed ?? seed ?? 1 };
+    } catch (error) {
+      return new Problem((error as Error).message);
+    }
+  });
+  const legacyShapes = check('ENVDATA_SIM_LEGACY_SHAPES', parseShapes);
+  const now = check('ENVDATA_SIM_NOW', (t) =>
+    t === '' ? null : Number.isNaN(Date.parse(t)) ? new Problem('must be an ISO-8601 instant') : t,
+  );
+  const admin = check('ENVDATA_SIM_ADMIN', (t) =>
+    ['on', 'true', '1'].includes(t)
+      ? true
+      : ['off', 'false', '0'].includes(t)
+        ? false
+        : new Problem('must be on or off'),
+  );
+
+  if (problems.length > 0) {
+    throw new EnvdataError(
+      'CONFIG_INVALID',
+      `Invalid simulator configuration — fix these environment variables:\n${problems.join('\n')}`,
+      { details: { problems } },
+    );
+  }
+  return Object.freeze({
+    ...DEFAULT_SIMULATOR_OPTIONS,
+    port: port!,
+    host: host!,
+    keys: keys!,
+    maxRangeHours: maxRangeHours!,
+    rateLimit: rateLimit!,
+    dailyQuota: dailyQuota!,
+    faults: faults!,
+    legacyShapes: legacyShapes!,
+    now: now!,
+    admin: admin!,
+  });
+}
+
+function parseKeys(text: string): Record<string, readonly ApiProduct[]> | Problem {
+  const keys: Record<string, readonly ApiProduct[]> = {};
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (entries.length === 0) return new Problem('must list at least one key');
+  for (const [i, entry] of entries.entries()) {
+    const colon = entry.indexOf(':');
+    const key = colon === -1 ? entry : entry.slice(0, colon);
+    const list = colon === -1 ? '*' : entry.slice(colon + 1).trim();
+    if (key === '' || /\s/.test(key))
+      return new Problem(`entry ${i + 1} has an empty key or one with spaces`);
+    if (list === '*' || list === 'all') {
+      keys[key] = API_PRODUCTS;
+      continue;
+    }
+    const products = list.split('+').map((p) => p.trim());
+    const unknown = products.filter((p) => !(API_PRODUCTS as readonly string[]).includes(p));
+    if (unknown.length > 0 || products.length === 0) {
+      return new Problem(
+        `entry ${i + 1}: products must be * or ${API_PRODUCTS.join('+')} (got ${unknown.join(', ')})`,
+      );
+    }
+    keys[key] = products as ApiProduct[];
+  }
+  return keys;
+}
+
+function parseRetryAfter(text: string): RetryAfterMode | Problem {
+  if (text === 'always' || text === 'sometimes' || text === 'never') return text;
+  return new Problem('must be always, sometimes or never');
+}
+
+function parseHours(text: string): number | Problem {
+  const m = /^(\d+)\s*([hd]?)$/i.exec(text);
+  if (!m) return new Problem('must be whole hours such as 48, 48h or 2d');
+  const hours = Number(m[1]) * (m[2]?.toLowerCase() === 'd' ? 24 : 1);
+  return hours >= 1 && hours <= 24 * 366 ? hours : new Problem('must be between 1h and 366d');
+}
+
+function parseRateLimit(
+  text: string,
+  retryAfter: RetryAfterMode | undefined,
+): RateLimitOption | null | Problem {
+  const rules = parseRateLimits(text);
+  if (typeof rules === 'string') return new Problem(rules);
+  if (rules.length > 1)
+    return new Problem('takes one rate such as 20/s (use ENVDATA_SIM_DAILY_QUOTA for a daily cap)');
+  const [rule] = rules;
+  if (rule === undefined) return null;
+  return { max: rule.max, durationMs: rule.durationMs, retryAfter: retryAfter ?? 'always' };
+}
+
+function parseQuota(
+  text: string,
+  retryAfter: RetryAfterMode | undefined,
+): DailyQuotaOption | null | Problem {
+  if (text === 'off' || text === 'none') return null;
+  const m = /^(\d+)(?:\s*\/\s*(429|422))?$/.exec(text);
+  if (!m)
+    return new Problem(
+      'must be a number of calls per day, optionally /429 or /422 (5000/422), or off',
+    );
+  return {
+    max: Number(m[1]),
+    status: m[2] === '422' ? 422 : 429,
+    retryAfter: retryAfter ?? 'always',
+  };
+}
+
+function parseShapes(text: string): boolean | Partial<ShapeVariants> | Problem {
+  const lower = text.toLowerCase();
+  if (lower === 'off' || lower === 'false' || lower === 'none') return false;
+  if (lower === 'all' || lower === 'on' || lower === 'true') return true;
+  const variants: Record<string, boolean | string> = {};
+  for (const name of lower
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '')) {
+    const key = (SHAPE_VARIANT_NAMES as Record<string, keyof ShapeVariants | undefined>)[name];
+    if (key === undefined) {
+      return new Problem(
+        `unknown variant "${name}" (one of ${Object.keys(SHAPE_VARIANT_NAMES).join(', ')}, or all/off)`,
+      );
+    }
+    variants[key] = key === 'speciesRiskKey' ? 'Risks' : true;
+  }
+  return variants as Partial<ShapeVariants>;
+}

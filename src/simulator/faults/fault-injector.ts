@@ -1,0 +1,100 @@
+import { endpointMatches, type SimulatorEndpoint } from '../simulator-endpoints.js';
+import { unit3 } from '../data/deterministic-hash.js';
+import {
+  DEFAULT_FAULT_STATUS,
+  DEFAULT_LATENCY_MS,
+  type FaultKind,
+  type FaultRule,
+  type FaultScript,
+  type FaultSettings,
+} from './fault-settings.js';
+
+/** The fault to inject into one request (none when `kind` is undefined), plus added latency. */
+export interface FaultDecision {
+  readonly kind: Exclude<FaultKind, 'latency'> | undefined;
+  /** Status for status-bearing kinds. */
+  readonly status: number;
+  readonly latencyMs: number;
+}
+
+/** The faults in force, scripts with how many requests each still has to fail. */
+export interface FaultState {
+  readonly rules: readonly FaultRule[];
+  readonly scripts: readonly (FaultScript & { readonly remaining: number })[];
+  readonly seed: number;
+}
+
+const NO_FAULT: FaultDecision = Object.freeze({ kind: undefined, status: 0, latencyMs: 0 });
+
+/**
+ * Decides, request by request, which fault to inject. Scripts come first, in the order they were
+ * added: the first unspent one that matches the endpoint is used once. Then every matching rule
+ * draws from its own seeded sequence (`seed`, rule position, how many requests it has seen), so
+ * the same requests in the same order meet the same faults in every run. Latency adds up; of
+ * the other kinds the first one drawn wins.
+ */
+export class FaultInjector {
+  #rules: readonly FaultRule[] = [];
+  #ruleDraws: number[] = [];
+  #scripts: { script: FaultScript; remaining: number }[] = [];
+  #seed = 1;
+
+  constructor(settings: FaultSettings = {}) {
+    this.set(settings);
+  }
+
+  /** Replaces every rule and script; restarts the rate sequences. */
+  set(settings: FaultSettings): void {
+    this.#rules = [...(settings.rules ?? [])];
+    this.#ruleDraws = this.#rules.map(() => 0);
+    this.#scripts = [];
+    this.#seed = settings.seed ?? 1;
+    this.addScripts(settings.scripts ?? []);
+  }
+
+  /** Appends one-shot scripts after those still pending. */
+  addScripts(scripts: readonly FaultScript[]): void {
+    for (const script of scripts) this.#scripts.push({ script, remaining: script.count });
+  }
+
+  clear(): void {
+    this.set({});
+  }
+
+  /** The fault for the next request to `endpoint`. */
+  decide(endpoint: SimulatorEndpoint): FaultDecision {
+    if (this.#rules.length === 0 && this.#scripts.length === 0) return NO_FAULT;
+    let kind: FaultDecision['kind'];
+    let status = 0;
+    let latencyMs = 0;
+    const take = (fault: FaultRule | FaultScript) => {
+      if (fault.kind === 'latency') latencyMs += fault.latencyMs ?? DEFAULT_LATENCY_MS;
+      else if (kind === undefined) {
+        kind = fault.kind;
+        status = fault.status ?? DEFAULT_FAULT_STATUS[fault.kind];
+      }
+    };
+    const pending = this.#scripts.find(
+      (s) => s.remaining > 0 && endpointMatches(endpoint, s.script.endpoint),
+    );
+    if (pending !== undefined) {
+      pending.remaining -= 1;
+      take(pending.script);
+      if (pending.remaining === 0) this.#scripts = this.#scripts.filter((s) => s.remaining > 0);
+    }
+    this.#rules.forEach((rule, i) => {
+      if (!endpointMatches(endpoint, rule.endpoint)) return;
+      const draw = (this.#ruleDraws[i] = (this.#ruleDraws[i] ?? 0) + 1);
+      if (unit3(this.#seed, i, draw) < rule.rate) take(rule);
+    });
+    return kind === undefined && latencyMs === 0 ? NO_FAULT : { kind, status, latencyMs };
+  }
+
+  state(): FaultState {
+    return {
+      rules: [...this.#rules],
+      scripts: this.#scripts.map((s) => ({ ...s.script, remaining: s.remaining })),
+      seed: this.#seed,
+    };
+  }
+}

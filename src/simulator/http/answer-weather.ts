@@ -1,0 +1,58 @@
+import { historyHours, WEATHER_FORECAST_HOURS, WEATHER_HISTORY_START_S } from '../data/coverage.js';
+import { generateWeatherHour } from '../data/generate-weather-hour.js';
+import { HOUR_MS } from '../data/time-math.js';
+import { weatherClimateOf } from '../data/weather-climate.js';
+import { DATA_NOT_AVAILABLE_BODY, RANGE_TOO_LONG_MESSAGE } from '../render/response-text.js';
+import {
+  renderWeatherForecastBody,
+  renderWeatherHistoryBody,
+  renderWeatherLatestBody,
+  renderWeatherRecord,
+} from '../render/render-weather.js';
+import type { Answer, RequestContext } from './answer.js';
+import { readCoordinates, readRange, readUnits, rejectParameter } from './read-query.js';
+
+/** Answers the three weather endpoints (latest, history, forecast; by coordinates). */
+export function answerWeather(ctx: RequestContext): Answer {
+  const { params, endpoint, shapes } = ctx;
+  rejectParameter(params, 'speciesRisk', 'pollen');
+  const units = readUnits(params);
+  const { lat, lng } = readCoordinates(params);
+  const range =
+    endpoint.operation === 'weather-history'
+      ? readRange(params, ctx.maxRangeHours, RANGE_TOO_LONG_MESSAGE)
+      : undefined;
+  const climate = weatherClimateOf(lat, lng);
+  const nowHour = Math.floor(ctx.nowMs / HOUR_MS);
+
+  if (endpoint.operation === 'weather-latest') {
+    // The latest reading is stamped with the minute it was read, its values those of the hour.
+    const hour = {
+      ...generateWeatherHour(climate, nowHour),
+      time: Math.floor(ctx.nowMs / 60_000) * 60,
+    };
+    const record = renderWeatherRecord(hour, units, shapes, climate);
+    return { status: 200, body: renderWeatherLatestBody(record, shapes) };
+  }
+  if (endpoint.operation === 'weather-forecast') {
+    const records: string[] = new Array<string>(WEATHER_FORECAST_HOURS);
+    for (let i = 0; i < WEATHER_FORECAST_HOURS; i++) {
+      records[i] = renderWeatherRecord(
+        generateWeatherHour(climate, nowHour + i, nowHour),
+        units,
+        shapes,
+      );
+    }
+    return {
+      status: 200,
+      body: renderWeatherForecastBody(climate.lat, climate.lng, records, shapes),
+    };
+  }
+  const span = historyHours(range!.fromS, range!.toS, WEATHER_HISTORY_START_S, ctx.nowMs);
+  if (span === undefined) return { status: 200, body: DATA_NOT_AVAILABLE_BODY };
+  const records: string[] = [];
+  for (let hour = span.first; hour <= span.last; hour++) {
+    records.push(renderWeatherRecord(generateWeatherHour(climate, hour), units, shapes));
+  }
+  return { status: 200, body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes) };
+}

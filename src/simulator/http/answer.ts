@@ -1,0 +1,20 @@
+import type { ShapeVariants } from '../render/shape-variants.js';
+import type { SimulatorEndpoint } from '../simulator-endpoints.js';
+
+/** What an endpoint answers before faults are applied. */
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+  /** Default `application/json; charset=utf-8`. */
+  readonly contentType?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What an endpoint handler gets to answer one request. */
+export interface RequestContext {
+  readonly endpoint: SimulatorEndpoint;
+  readonly params: URLSearchParams;
+  readonly shapes: ShapeVariants;
+  readonly nowMs: number;
+  readonly maxRangeHours: number;
+}

@@ -1,0 +1,118 @@
+import {
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
+import type { FaultDecision } from '../faults/fault-injector.js';
+import { errorBody } from '../render/response-text.js';
+import { ENDPOINT_BY_PATH, type SimulatorEndpoint } from '../simulator-endpoints.js';
+import type { SimulatorState } from '../simulator-state.js';
+import { maskKey } from '../stats/mask-key.js';
+import { answerRequest } from './answer-request.js';
+import { handleAdmin } from './handle-admin.js';
+import { sendAnswer } from './send-answer.js';
+
+/**
+ * The simulator's request listener: routes `/__admin/…` to the admin handler and the 13
+ * endpoints through fault injection to their answers, counting every request.
+ */
+export function createRequestListener(state: SimulatorState): RequestListener {
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (path.startsWith('/__admin/') && state.admin) {
+      handleAdmin(state, req, res, path);
+      return;
+    }
+    const key = apiKeyOf(req);
+    const endpoint = ENDPOINT_BY_PATH.get(path);
+    if (endpoint === undefined) {
+      state.stats.record('unknown', maskKey(key), 404);
+      sendAnswer(res, { status: 404, body: errorBody(`No endpoint at ${path}`) });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      state.stats.record(endpoint.id, maskKey(key), 405);
+      sendAnswer(res, {
+        status: 405,
+        body: errorBody('Method Not Allowed'),
+        headers: { Allow: 'GET' },
+      });
+      return;
+    }
+    const query = q === -1 ? '' : url.slice(q + 1);
+    const fault = state.faults.decide(endpoint);
+    if (fault.latencyMs === 0) {
+      serve(state, req, res, endpoint, key, query, fault);
+      return;
+    }
+    state.stats.recordFault('latency');
+    const timer = setTimeout(() => {
+      state.timers.delete(timer);
+      if (!res.destroyed) serve(state, req, res, endpoint, key, query, fault);
+    }, fault.latencyMs);
+    state.timers.add(timer);
+  };
+}
+
+function serve(
+  state: SimulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoint: SimulatorEndpoint,
+  key: string | undefined,
+  query: string,
+  fault: FaultDecision,
+): void {
+  const masked = maskKey(key);
+  if (fault.kind !== undefined) state.stats.recordFault(fault.kind);
+  switch (fault.kind) {
+    case 'hang':
+      state.stats.record(endpoint.id, masked, 'hang');
+      state.held.add(res);
+      res.on('close', () => state.held.delete(res));
+      return;
+    case 'reset':
+      state.stats.record(endpoint.id, masked, 'reset');
+      req.socket.resetAndDestroy();
+      return;
+    case 'error':
+      state.stats.record(endpoint.id, masked, fault.status);
+      sendAnswer(res, {
+        status: fault.status,
+        body: errorBody(STATUS_CODES[fault.status] ?? 'Error'),
+      });
+      return;
+    case 'text':
+      state.stats.record(endpoint.id, masked, fault.status);
+      sendAnswer(res, {
+        status: fault.status,
+        body: `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}`,
+        contentType: 'text/plain; charset=utf-8',
+      });
+      return;
+    default:
+      break;
+  }
+  const answer = answerRequest(state, endpoint, key, query);
+  if (fault.kind === 'malformed') {
+    // Drop the first quote: the body still looks like JSON but no parser accepts it.
+    const body = answer.body.replace('"', '');
+    state.stats.record(endpoint.id, masked, fault.status);
+    sendAnswer(res, { ...answer, status: fault.status, body });
+  } else if (fault.kind === 'truncated') {
+    const body = answer.body.slice(0, Math.max(1, Math.floor(answer.body.length / 2)));
+    state.stats.record(endpoint.id, masked, fault.status);
+    sendAnswer(res, { ...answer, status: fault.status, body });
+  } else {
+    state.stats.record(endpoint.id, masked, answer.status);
+    sendAnswer(res, answer);
+  }
+}
+
+function apiKeyOf(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-api-key'];
+  return Array.isArray(header) ? header[0] : header;
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { EnvdataError } from '../errors/envdata-error.js';
+import type { ShapeVariants } from './render/shape-variants.js';
+import { API_PRODUCTS } from './simulator-endpoints.js';
+import type { SimulatorRuntimeOptions } from './simulator-options.js';
+
+const retryAfter = z.enum(['always', 'sometimes', 'never']);
+
+const shapeVariants = z
+  .object({
+    capitalSuccess: z.boolean(),
+    isoTimestamp: z.boolean(),
+    swappedEnvelopes: z.boolean(),
+    bareArrays: z.boolean(),
+    stringCoordinates: z.boolean(),
+    noSpecies: z.boolean(),
+    noTimezone: z.boolean(),
+    percentages: z.boolean(),
+    speciesRiskKey: z.enum(['SpeciesRisk', 'Risks']),
+  } satisfies Record<keyof ShapeVariants, z.ZodType>)
+  .partial()
+  .strict();
+
+const schema = z
+  .object({
+    keys: z.record(z.string().min(1), z.array(z.enum(API_PRODUCTS))),
+    maxRangeHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 366),
+    rateLimit: z
+      .object({
+        max: z.number().int().min(1),
+        durationMs: z.number().int().min(1),
+        retryAfter: retryAfter.optional(),
+      })
+      .strict()
+      .nullable(),
+    dailyQuota: z
+      .object({
+        max: z.number().int().min(0),
+        status: z.union([z.literal(429), z.literal(422)]).optional(),
+        retryAfter: retryAfter.optional(),
+      })
+      .strict()
+      .nullable(),
+    legacyShapes: z.union([z.boolean(), shapeVariants]),
+    now: z
+      .union([
+        z.number().finite(),
+        z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 instant'),
+      ])
+      .nullable(),
+  })
+  .partial()
+  .strict();
+
+/**
+ * Validates a change of runtime options (from `setOptions` or `POST /__admin/options`). Throws
+ * `EnvdataError('VALIDATION_FAILED')` listing every problem.
+ *
+ * @example readRuntimeOptions({ legacyShapes: { capitalSuccess: true }, maxRangeHours: 24 })
+ */
+export function readRuntimeOptions(input: unknown): Partial<SimulatorRuntimeOptions> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+    throw new EnvdataError(
+      'VALIDATION_FAILED',
+      `Invalid simulator options: ${problems.join('; ')}`,
+      {
+        details: { problems },
+      },
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,74 @@
+/**
+ * The response variants the service has been recorded sending (upstream spec, marks [one] and
+ * [open]). The simulator sends the current shape unless told to send older or other ones, so
+ * the client can be proven on each over HTTP.
+ */
+export interface ShapeVariants {
+  /** `"message": "Success"` instead of `"success"`. */
+  readonly capitalSuccess: boolean;
+  /** Pollen history and forecast records stamped with ISO `timestamp` instead of epoch `time`. */
+  readonly isoTimestamp: boolean;
+  /** Weather history enveloped in `message` instead of `status`. */
+  readonly swappedEnvelopes: boolean;
+  /** Weather history and forecast `data` as a bare array of records. */
+  readonly bareArrays: boolean;
+  /** `lat` / `lng` of envelopes, weather `data` and geocoding matches as strings. */
+  readonly stringCoordinates: boolean;
+  /** Pollen records without `Species` (older records). */
+  readonly noSpecies: boolean;
+  /** Pollen records without `timezone` (older records). */
+  readonly noTimezone: boolean;
+  /** Weather `humidity` and `cloudCover` as percentages (0–100) instead of fractions. */
+  readonly percentages: boolean;
+  /** Key of the per-species risk object sent for `speciesRisk=true`. */
+  readonly speciesRiskKey: 'SpeciesRisk' | 'Risks';
+}
+
+/** What the service sends today. */
+export const CURRENT_SHAPES: ShapeVariants = Object.freeze({
+  capitalSuccess: false,
+  isoTimestamp: false,
+  swappedEnvelopes: false,
+  bareArrays: false,
+  stringCoordinates: false,
+  noSpecies: false,
+  noTimezone: false,
+  percentages: false,
+  speciesRiskKey: 'SpeciesRisk',
+});
+
+/** Every older or alternative variant at once. */
+export const LEGACY_SHAPES: ShapeVariants = Object.freeze({
+  capitalSuccess: true,
+  isoTimestamp: true,
+  swappedEnvelopes: true,
+  bareArrays: true,
+  stringCoordinates: true,
+  noSpecies: true,
+  noTimezone: true,
+  percentages: true,
+  speciesRiskKey: 'Risks',
+});
+
+/** The boolean variants by the names `ENVDATA_SIM_LEGACY_SHAPES` lists them with. */
+export const SHAPE_VARIANT_NAMES = {
+  'capital-success': 'capitalSuccess',
+  'iso-timestamp': 'isoTimestamp',
+  'swapped-envelopes': 'swappedEnvelopes',
+  'bare-arrays': 'bareArrays',
+  'string-coordinates': 'stringCoordinates',
+  'no-species': 'noSpecies',
+  'no-timezone': 'noTimezone',
+  percentages: 'percentages',
+  'risks-key': 'speciesRiskKey',
+} as const satisfies Record<string, keyof ShapeVariants>;
+
+/**
+ * The variants to send: `false` → current, `true` → all legacy, an object → current with those
+ * variants switched.
+ */
+export function resolveShapes(legacy: boolean | Partial<ShapeVariants>): ShapeVariants {
+  if (legacy === true) return LEGACY_SHAPES;
+  if (legacy === false) return CURRENT_SHAPES;
+  return Object.freeze({ ...CURRENT_SHAPES, ...legacy });
+}

@@ -1,0 +1,77 @@
+import type { Logger } from '../logging/create-logger.js';
+import type { FaultSettings } from './faults/fault-settings.js';
+import type { ShapeVariants } from './render/shape-variants.js';
+import { API_PRODUCTS, type ApiProduct } from './simulator-endpoints.js';
+
+/** The key every simulator accepts unless told otherwise, entitled to every product. */
+export const DEMO_API_KEY = 'envdata-demo-key';
+
+/**
+ * Whether 429 answers carry `Retry-After`: `always`, `never` (the service's usual habit), or
+ * `sometimes` (every other one on average, from a seeded sequence).
+ */
+export type RetryAfterMode = 'always' | 'sometimes' | 'never';
+
+/** At most `max` calls per key per `durationMs` (fixed windows); more are answered 429. */
+export interface RateLimitOption {
+  readonly max: number;
+  readonly durationMs: number;
+  /** Default `always`. */
+  readonly retryAfter?: RetryAfterMode;
+}
+
+/** At most `max` calls per key per UTC day; more are answered `status` (default 429). */
+export interface DailyQuotaOption {
+  readonly max: number;
+  readonly status?: 429 | 422;
+  /** Whether the quota answer carries `Retry-After` (seconds to UTC midnight). Default `always`. */
+  readonly retryAfter?: RetryAfterMode;
+}
+
+/** The options that can change while the simulator runs (`setOptions`, `POST /__admin/options`). */
+export interface SimulatorRuntimeOptions {
+  /** Accepted keys → the products each may call. Default: `DEMO_API_KEY` for everything. */
+  readonly keys: Readonly<Record<string, readonly ApiProduct[]>>;
+  /** Longest history range per request; longer answers 400. Default 48. */
+  readonly maxRangeHours: number;
+  /** Default `null`: no rate limit. */
+  readonly rateLimit: RateLimitOption | null;
+  /** Default `null`: no quota. */
+  readonly dailyQuota: DailyQuotaOption | null;
+  /** Older/other response shapes: `true` for all, or single variants. Default `false`. */
+  readonly legacyShapes: boolean | Partial<ShapeVariants>;
+  /**
+   * A frozen "now" (epoch ms or ISO-8601) that decides history coverage, latest and forecasts;
+   * `null` (default) follows the system clock.
+   */
+  readonly now: number | string | null;
+}
+
+/** Everything `startSimulator` accepts. */
+export interface SimulatorOptions extends SimulatorRuntimeOptions {
+  /** TCP port; 0 (default) takes a free one. */
+  readonly port: number;
+  /** Interface to listen on. Default `127.0.0.1` (loopback only). */
+  readonly host: string;
+  /** Faults in force at start: settings or the compact text of `parseFaultSpec`. Default none. */
+  readonly faults: FaultSettings | string;
+  /** Whether `/__admin/…` answers. Default `true`. */
+  readonly admin: boolean;
+  /** Where start-up and unexpected errors are logged. Default: nowhere. Keys are never logged. */
+  readonly logger: Logger | undefined;
+}
+
+/** The defaults of every option. */
+export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = Object.freeze({
+  keys: Object.freeze({ [DEMO_API_KEY]: API_PRODUCTS }),
+  maxRangeHours: 48,
+  rateLimit: null,
+  dailyQuota: null,
+  legacyShapes: false,
+  now: null,
+  port: 0,
+  host: '127.0.0.1',
+  faults: Object.freeze({}),
+  admin: true,
+  logger: undefined,
+});

@@ -1,0 +1,135 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EnvdataError } from '../errors/envdata-error.js';
+import type { FaultState } from './faults/fault-injector.js';
+import type { FaultScript, FaultSettings } from './faults/fault-settings.js';
+import { readFaultSettings } from './faults/read-fault-settings.js';
+import { createRequestListener } from './http/create-request-listener.js';
+import { readRuntimeOptions } from './read-runtime-options.js';
+import {
+  DEFAULT_SIMULATOR_OPTIONS,
+  type SimulatorOptions,
+  type SimulatorRuntimeOptions,
+} from './simulator-options.js';
+import { SimulatorState } from './simulator-state.js';
+import type { SimulatorStats } from './stats/simulator-stats.js';
+
+/** A simulator listening on a port, and its controls. */
+export interface RunningSimulator {
+  /** Base address to give the client: `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening, drops every connection (keep-alive and held ones) and resolves when done. */
+  close(): Promise<void>;
+  /** Requests counted since start or the last reset. */
+  stats(): SimulatorStats;
+  resetStats(): void;
+  /** Forgets rate-limit windows and quota counts. */
+  resetLimits(): void;
+  /** Replaces every fault rule and script: settings or the compact spec text. */
+  setFaults(faults: FaultSettings | string): void;
+  /** Appends one-shot scripts: objects or spec text (`history:error=503x3`). */
+  addFaultScripts(scripts: readonly FaultScript[] | string): void;
+  clearFaults(): void;
+  /** Faults in force, with what each script has left. */
+  faults(): FaultState;
+  /** Changes runtime options (shapes, limits, keys, frozen clock); validated. */
+  setOptions(patch: Partial<SimulatorRuntimeOptions>): void;
+  options(): SimulatorRuntimeOptions;
+}
+
+/**
+ * Starts the Environmental Data Service simulator: the 13 endpoints with the service's real
+ * response shapes, deterministic data, keys, limits, fault injection and an admin endpoint.
+ * Port 0 (the default) takes a free port; read it from `url`/`port`.
+ *
+ * Throws `EnvdataError('CONFIG_INVALID')` for invalid options or a port that cannot be bound.
+ *
+ * @example
+ * const sim = await startSimulator({ faults: 'history:error=503x2' });
+ * // … point the client at sim.url with key DEMO_API_KEY …
+ * await sim.close();
+ */
+export async function startSimulator(
+  options: Partial<SimulatorOptions> = {},
+): Promise<RunningSimulator> {
+  const merged: SimulatorOptions = { ...DEFAULT_SIMULATOR_OPTIONS, ...definedOnly(options) };
+  const { port, host, faults, admin, logger, ...runtime } = merged;
+  let faultSettings: FaultSettings;
+  try {
+    readRuntimeOptions(runtime);
+    faultSettings = readFaultSettings(faults);
+  } catch (error) {
+    throw new EnvdataError(
+      'CONFIG_INVALID',
+      `Invalid simulator options: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const state = new SimulatorState(runtime, faultSettings, admin, logger);
+  const server = createServer(createRequestListener(state));
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(
+        new EnvdataError(
+          'CONFIG_INVALID',
+          `The simulator cannot listen on ${host}:${port} (${error.code ?? error.message}): choose another port (ENVDATA_SIM_PORT, --port) or 0 for a free one`,
+          { cause: error },
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(host)}:${bound}`;
+  logger?.info({ url }, 'simulator listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: bound,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of state.timers) clearTimeout(timer);
+        state.timers.clear();
+        for (const res of state.held) res.destroy();
+        state.held.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+    stats: () => state.stats.snapshot(),
+    resetStats: () => state.stats.reset(),
+    resetLimits: () => state.gate.reset(),
+    setFaults: (settings) => state.faults.set(readFaultSettings(settings)),
+    addFaultScripts: (scripts) =>
+      state.faults.addScripts(
+        readFaultSettings(typeof scripts === 'string' ? scripts : { scripts }).scripts ?? [],
+      ),
+    clearFaults: () => state.faults.clear(),
+    faults: () => state.faults.state(),
+    setOptions: (patch) => state.update(readRuntimeOptions(patch)),
+    options: () => state.options,
+  };
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import {
+  parseSimulatorConfig,
+  SIMULATOR_ENVIRONMENT_VARIABLES,
+} from '../../src/config/simulator-config.js';
+import { isEnvdataError } from '../../src/errors/envdata-error.js';
+import { parseFaultSpec } from '../../src/simulator/faults/parse-fault-spec.js';
+import { DEFAULT_SIMULATOR_OPTIONS, DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
+import { startSimulator } from '../../src/simulator/start-simulator.js';
+import { createTestClient, TEST_NOW } from './simulator-http.js';
+
+describe('parseSimulatorConfig', () => {
+  it('gives the defaults for an empty environment, on port 8787', () => {
+    const options = parseSimulatorConfig({});
+    expect(options).toMatchObject({
+      port: 8787,
+      host: '127.0.0.1',
+      keys: { [DEMO_API_KEY]: ['pollen', 'weather', 'geocode'] },
+      maxRangeHours: 48,
+      rateLimit: null,
+      dailyQuota: null,
+      legacyShapes: false,
+      now: null,
+      admin: true,
+      faults: { rules: [], scripts: [], seed: 1 },
+    });
+  });
+
+  it('parses every variable', () => {
+    const options = parseSimulatorConfig({
+      ENVDATA_SIM_PORT: '0',
+      ENVDATA_SIM_HOST: '::1',
+      ENVDATA_SIM_KEYS: 'alpha-key:pollen+weather, beta-key:*, gamma-key',
+      ENVDATA_SIM_MAX_RANGE_HOURS: '2d',
+      ENVDATA_SIM_RATE_LIMIT: '10/5s',
+      ENVDATA_SIM_RETRY_AFTER: 'sometimes',
+      ENVDATA_SIM_DAILY_QUOTA: '5000/422',
+      ENVDATA_SIM_FAULTS: 'history:error=503x3; all:latency=20@10%',
+      ENVDATA_SIM_FAULT_SEED: '7',
+      ENVDATA_SIM_LEGACY_SHAPES: 'capital-success, risks-key',
+      ENVDATA_SIM_NOW: TEST_NOW,
+      ENVDATA_SIM_ADMIN: 'off',
+    });
+    expect(options).toMatchObject({
+      port: 0,
+      host: '::1',
+      keys: {
+        'alpha-key': ['pollen', 'weather'],
+        'beta-key': ['pollen', 'weather', 'geocode'],
+        'gamma-key': ['pollen', 'weather', 'geocode'],
+      },
+      maxRangeHours: 48,
+      rateLimit: { max: 10, durationMs: 5000, retryAfter: 'sometimes' },
+      dailyQuota: { max: 5000, status: 422, retryAfter: 'sometimes' },
+      faults: {
+        scripts: [{ endpoint: 'history', kind: 'error', status: 503, count: 3 }],
+        rules: [{ endpoint: 'all', kind: 'latency', latencyMs: 20, rate: 0.1 }],
+        seed: 7,
+      },
+      legacyShapes: { capitalSuccess: true, speciesRiskKey: 'Risks' },
+      now: TEST_NOW,
+      admin: false,
+    });
+  });
+
+  it('lists every problem at once and never shows key values', () => {
+    let thrown: unknown;
+    try {
+      parseSimulatorConfig({
+        ENVDATA_SIM_PORT: '70000',
+        ENVDATA_SIM_KEYS: 'secret-key-value:coffee',
+        ENVDATA_SIM_RATE_LIMIT: 'lots',
+        ENVDATA_SIM_FAULTS: 'history:explode x1',
+        ENVDATA_SIM_LEGACY_SHAPES: 'sparkly',
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isEnvdataError(thrown) && thrown.code).toBe('CONFIG_INVALID');
+    const message = (thrown as Error).message;
+    for (const name of [
+      'ENVDATA_SIM_PORT',
+      'ENVDATA_SIM_KEYS',
+      'ENVDATA_SIM_RATE_LIMIT',
+      'ENVDATA_SIM_FAULTS',
+      'ENVDATA_SIM_LEGACY_SHAPES',
+    ]) {
+      expect(message).toContain(name);
+    }
+    expect(message).not.toContain('secret-key-value');
+  });
+
+  it('documents every variable it reads, with a description', () => {
+    const names = SIMULATOR_ENVIRONMENT_VARIABLES.map((v) => v.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'ENVDATA_SIM_PORT',
+        'ENVDATA_SIM_KEYS',
+        'ENVDATA_SIM_MAX_RANGE_HOURS',
+        'ENVDATA_SIM_RATE_LIMIT',
+        'ENVDATA_SIM_DAILY_QUOTA',
+        'ENVDATA_SIM_FAULTS',
+        'ENVDATA_SIM_LEGACY_SHAPES',
+      ]),
+    );
+    expect(SIMULATOR_ENVIRONMENT_VARIABLES.every((v) => v.description.length > 20)).toBe(true);
+  });
+
+  it('starts a simulator that behaves as configured', async () => {
+    const sim = await startSimulator({
+      ...parseSimulatorConfig({
+        ENVDATA_SIM_PORT: '0',
+        ENVDATA_SIM_KEYS: 'only-key:geocode',
+        ENVDATA_SIM_FAULTS: 'geocode:error=500x1',
+      }),
+      now: TEST_NOW,
+    });
+    const client = createTestClient(() => sim.url);
+    try {
+      expect((await client.get('/geocode/by-place?place=Oslo', { key: 'only-key' })).status).toBe(
+        500,
+      );
+      expect((await client.get('/geocode/by-place?place=Oslo', { key: 'only-key' })).status).toBe(
+        200,
+      );
+      expect((await client.get('/geocode/by-place?place=Oslo')).status).toBe(401);
+    } finally {
+      await client.close();
+      await sim.close();
+    }
+  });
+});
+
+describe('parseFaultSpec', () => {
+  it('reads rules, scripts, parameters, percentages and the seed', () => {
+    const { settings, problems } = parseFaultSpec(
+      'all:error=503@0.05; /history/pollen/by-lat-lng:hang x2\nweather:truncated@5%; pollen:text=504x1; seed=9',
+    );
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({
+      rules: [
+        { endpoint: 'all', kind: 'error', status: 503, rate: 0.05 },
+        { endpoint: 'weather', kind: 'truncated', rate: 0.05 },
+      ],
+      scripts: [
+        { endpoint: '/history/pollen/by-lat-lng', kind: 'hang', count: 2 },
+        { endpoint: 'pollen', kind: 'text', status: 504, count: 1 },
+      ],
+      seed: 9,
+    });
+  });
+
+  it('reports each bad entry', () => {
+    const { problems } = parseFaultSpec(
+      'all:error@2; nowhere:error x1; all:reset=5 x1; all:error=99x1; junk',
+    );
+    expect(problems).toHaveLength(5);
+  });
+});
+
+describe('startSimulator options', () => {
+  it('refuses invalid options and a port in use with CONFIG_INVALID', async () => {
+    await expect(startSimulator({ maxRangeHours: 0 })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+    await expect(startSimulator({ faults: 'all:error@5' })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+    const sim = await startSimulator();
+    try {
+      expect(sim.url).toBe(`http://127.0.0.1:${sim.port}`);
+      await expect(startSimulator({ port: sim.port })).rejects.toMatchObject({
+        code: 'CONFIG_INVALID',
+      });
+    } finally {
+      await sim.close();
+    }
+    expect(DEFAULT_SIMULATOR_OPTIONS.port).toBe(0);
+  });
+});

@@ -1,0 +1,432 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { POLLEN_SPECIES_BY_REGION } from '../../src/simulator/data/pollen-species-table.js';
+import { pollenRiskOf } from '../../src/simulator/data/pollen-risk.js';
+import { startSimulator } from '../../src/simulator/start-simulator.js';
+import { POLLEN_TYPES, RISK_LEVELS, WEATHER_ICONS, type PollenType } from '../../src/types.js';
+import {
+  createTestClient,
+  historyQuery,
+  PLACES,
+  TEST_NOW,
+  useTestSimulator,
+} from './simulator-http.js';
+
+type Json = Record<string, unknown>;
+type PollenRecordJson = {
+  time?: number;
+  timestamp?: string;
+  timezone?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  Count: Record<string, number>;
+  Risk: Record<string, string>;
+  Species?: {
+    Grass: Record<string, number>;
+    Tree: Record<string, number>;
+    Weed: Record<string, number>;
+    Others: number;
+  };
+  SpeciesRisk?: Record<string, string>;
+  Risks?: Record<string, string>;
+};
+type PollenBody = {
+  message: string;
+  lat: number | string;
+  lng: number | string;
+  data: PollenRecordJson[];
+};
+
+const NOW_HOUR_S = Math.floor(Date.parse(TEST_NOW) / 3_600_000) * 3600;
+const WEATHER_KEYS = [
+  'time',
+  'temperature',
+  'apparentTemperature',
+  'dewPoint',
+  'humidity',
+  'pressure',
+  'windSpeed',
+  'windGust',
+  'windBearing',
+  'cloudCover',
+  'visibility',
+  'uvIndex',
+  'ozone',
+  'precipIntensity',
+  'precipProbability',
+  'precipType',
+  'summary',
+  'icon',
+];
+const TYPE_KEY: Record<PollenType, string> = {
+  tree: 'tree_pollen',
+  grass: 'grass_pollen',
+  weed: 'weed_pollen',
+};
+
+const { sim, client } = useTestSimulator();
+const berlin = `lat=${PLACES.berlin.lat}&lng=${PLACES.berlin.lng}`;
+
+beforeEach(() => {
+  sim().setOptions({ legacyShapes: false });
+});
+
+function expectPollenRecord(record: PollenRecordJson): void {
+  for (const type of POLLEN_TYPES) {
+    const count = record.Count[TYPE_KEY[type]];
+    expect(Number.isInteger(count) && count! >= 0).toBe(true);
+    expect(record.Risk[TYPE_KEY[type]]).toBe(pollenRiskOf(type, count!));
+  }
+}
+
+function speciesNames(region: keyof typeof POLLEN_SPECIES_BY_REGION, type: PollenType): string[] {
+  return POLLEN_SPECIES_BY_REGION[region]
+    .filter((s) => s.type === type)
+    .map((s) => s.name)
+    .sort();
+}
+
+describe('determinism', () => {
+  it('answers the same query with the same body, in this simulator and a fresh one', async () => {
+    const path = `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, '2023-05-01T00:00:00Z', '2023-05-03T00:00:00Z')}`;
+    const first = await client.get(path);
+    const second = await client.get(path);
+    expect(first.status).toBe(200);
+    expect(second.text).toBe(first.text);
+    const other = await startSimulator({ now: TEST_NOW });
+    const otherClient = createTestClient(() => other.url);
+    try {
+      expect((await otherClient.get(path)).text).toBe(first.text);
+      const weather = `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2001-02-03T00:00:00Z', '2001-02-05T00:00:00Z')}&units=si`;
+      expect((await otherClient.get(weather)).text).toBe((await client.get(weather)).text);
+    } finally {
+      await otherClient.close();
+      await other.close();
+    }
+  });
+
+  it('gives different places and hours different values', async () => {
+    const range = ['2023-05-01T00:00:00Z', '2023-05-02T00:00:00Z'] as const;
+    const a = await client.get(
+      `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, ...range)}`,
+    );
+    const b = await client.get(
+      `/history/pollen/by-lat-lng?${historyQuery(52.5201, 13.405, ...range)}`,
+    );
+    const countsA = a.json<PollenBody>().data.map((r) => r.Count.tree_pollen);
+    const countsB = b.json<PollenBody>().data.map((r) => r.Count.tree_pollen);
+    expect(countsA).not.toEqual(countsB);
+    expect(new Set(countsA).size).toBeGreaterThan(5);
+  });
+});
+
+describe('pollen, current shapes', () => {
+  it('latest: success envelope with coordinates, one record stamped updatedAt', async () => {
+    const res = await client.get(`/latest/pollen/by-lat-lng?${berlin}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('application/json');
+    const body = res.json<PollenBody>();
+    expect(body).toMatchObject({ message: 'success', lat: 52.52, lng: 13.405 });
+    expect(body.data).toHaveLength(1);
+    const [record] = body.data;
+    expect(Object.keys(record!)).toEqual(['timezone', 'Count', 'Risk', 'Species', 'updatedAt']);
+    expect(record!.timezone).toBe('Europe/Berlin');
+    expect(record!.updatedAt).toBe(new Date(NOW_HOUR_S * 1000).toISOString());
+    expectPollenRecord(record!);
+  });
+
+  it('sends the European species set, Others as a bare integer, Count off the species sum by a few', async () => {
+    const res = await client.get(
+      `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-22T00:00:00Z')}`,
+    );
+    const records = res.json<PollenBody>().data;
+    expect(records).toHaveLength(48);
+    let differing = 0;
+    for (const record of records) {
+      expectPollenRecord(record);
+      const species = record.Species!;
+      expect(Object.keys(species)).toEqual(['Grass', 'Others', 'Tree', 'Weed']);
+      expect(Object.keys(species.Tree)).toEqual(speciesNames('europe', 'tree'));
+      expect(Object.keys(species.Weed)).toEqual(['Chenopod', 'Mugwort', 'Nettle', 'Ragweed']);
+      expect(Object.keys(species.Grass)).toEqual(['Grass / Poaceae']);
+      expect(Number.isInteger(species.Others)).toBe(true);
+      const treeSum = Object.values(species.Tree).reduce((a, b) => a + b, 0);
+      expect(Math.abs(record.Count.tree_pollen! - treeSum)).toBeLessThanOrEqual(3);
+      if (record.Count.tree_pollen !== treeSum) differing += 1;
+    }
+    expect(differing).toBeGreaterThan(10);
+  });
+
+  it('history: hourly records on the hour, stamped time (epoch s) and createdAt, from inclusive, to exclusive', async () => {
+    const res = await client.get(
+      `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, '2024-03-01T10:30:00Z', '2024-03-01T14:00:00Z')}`,
+    );
+    const records = res.json<PollenBody>().data;
+    expect(records.map((r) => r.time)).toEqual(
+      [11, 12, 13].map((h) => Date.UTC(2024, 2, 1, h) / 1000),
+    );
+    for (const record of records) {
+      expect(Object.keys(record)).toEqual([
+        'time',
+        'timezone',
+        'Count',
+        'Risk',
+        'Species',
+        'createdAt',
+      ]);
+      const created = Date.parse(record.createdAt!);
+      expect(created).toBeGreaterThan(record.time! * 1000);
+      expect(created).toBeLessThan((record.time! + 3600) * 1000);
+    }
+  });
+
+  it('has the species of each region, and none where the service has none', async () => {
+    const treeOf = async (lat: number, lng: number) =>
+      (await client.get(`/latest/pollen/by-lat-lng?lat=${lat}&lng=${lng}`)).json<PollenBody>()
+        .data[0]!;
+    const ny = await treeOf(PLACES.newYork.lat, PLACES.newYork.lng);
+    expect(Object.keys(ny.Species!.Tree)).toEqual(speciesNames('north_america', 'tree'));
+    expect(Object.keys(ny.Species!.Tree)).toContain('Cypress / Juniper / Cedar');
+    expect(Object.keys(ny.Species!.Weed)).toEqual(['Ragweed']);
+    const brisbane = await treeOf(PLACES.brisbane.lat, PLACES.brisbane.lng);
+    expect(Object.keys(brisbane.Species!.Tree)).toEqual(speciesNames('australia_qld_nt', 'tree'));
+    expect(brisbane.timezone).toBe('Australia/Brisbane');
+    const sydney = await treeOf(PLACES.sydney.lat, PLACES.sydney.lng);
+    expect(Object.keys(sydney.Species!.Tree)).toEqual(speciesNames('australia_nz_rest', 'tree'));
+    expect(Object.keys(sydney.Species!.Weed)).toContain('Rumex');
+    const nairobi = await treeOf(PLACES.nairobi.lat, PLACES.nairobi.lng);
+    expect(nairobi.Species).toBeUndefined();
+    expectPollenRecord(nairobi);
+  });
+
+  it('speciesRisk=True adds SpeciesRisk for every species, consistent with its count', async () => {
+    const res = await client.get(`/latest/pollen/by-lat-lng?${berlin}&speciesRisk=True`);
+    const [record] = res.json<PollenBody>().data;
+    const risk = record!.SpeciesRisk!;
+    const all = { ...record!.Species!.Tree, ...record!.Species!.Grass, ...record!.Species!.Weed };
+    expect(Object.keys(risk).sort()).toEqual(Object.keys(all).sort());
+    for (const value of Object.values(risk)) expect(RISK_LEVELS).toContain(value);
+    expect(risk.Birch).toBe(pollenRiskOf('tree', all.Birch!));
+    const without = await client.get(`/latest/pollen/by-lat-lng?${berlin}&speciesRisk=false`);
+    expect(without.json<PollenBody>().data[0]!.SpeciesRisk).toBeUndefined();
+  });
+
+  it('legacy forecast: 48 hourly records from the current hour stamped time', async () => {
+    const res = await client.get(`/forecast/pollen/by-lat-lng?${berlin}`);
+    const records = res.json<PollenBody>().data;
+    expect(records).toHaveLength(48);
+    records.forEach((r, i) => expect(r.time).toBe(NOW_HOUR_S + i * 3600));
+    expect(Object.keys(records[0]!)).toEqual(['time', 'timezone', 'Count', 'Risk', 'Species']);
+  });
+
+  it('120 h forecast: 40 three-hourly records with time, updatedAt (same instant) and timezone', async () => {
+    const res = await client.get(`/forecast/v2/pollen/120hr/by-lat-lng?${berlin}`);
+    const records = res.json<PollenBody>().data;
+    expect(records).toHaveLength(40);
+    const start = Date.UTC(2024, 6, 1, 12) / 1000;
+    records.forEach((r, i) => {
+      expect(r.time).toBe(start + i * 3 * 3600);
+      expect(r.updatedAt).toBe(new Date(r.time! * 1000).toISOString());
+      expect(r.timezone).toBe('Europe/Berlin');
+      expectPollenRecord(r);
+    });
+  });
+
+  it('by-place endpoints locate the place and answer for its coordinates', async () => {
+    const byPlace = (await client.get('/latest/pollen/by-place?place=Berlin')).json<PollenBody>();
+    expect(byPlace.lat).toBeCloseTo(52.52, 1);
+    expect(byPlace.data[0]!.timezone).toBe('Europe/Berlin');
+    const history = await client.get(
+      `/history/pollen/by-place?place=Brisbane&from=2024-01-01%2000:00:00&to=2024-01-01%2003:00:00`,
+    );
+    expect(history.json<PollenBody>().data).toHaveLength(3);
+    expect(
+      (await client.get('/forecast/pollen/by-place?place=Darwin')).json<PollenBody>().data,
+    ).toHaveLength(48);
+    expect(
+      (await client.get('/forecast/v2/pollen/120hr/by-place?place=Sydney')).json<PollenBody>().data,
+    ).toHaveLength(40);
+  });
+});
+
+describe('weather and geocoding, current shapes', () => {
+  it('latest: message envelope, data one object with time, lat, lng and every key', async () => {
+    const res = await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`);
+    const body = res.json<{ message: string; data: Json }>();
+    expect(body.message).toBe('success');
+    const [time, ...rest] = WEATHER_KEYS;
+    expect(Object.keys(body.data)).toEqual([time, 'lat', 'lng', ...rest]);
+    expect(body.data).toMatchObject({ lat: 52.52, lng: 13.405, time: Date.parse(TEST_NOW) / 1000 });
+  });
+
+  it('history: status envelope, data {lat, lng, history} of hourly records with fractions and valid icons', async () => {
+    const res = await client.get(
+      `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2024-01-10T00:00:00Z', '2024-01-12T00:00:00Z')}&units=si`,
+    );
+    const body = res.json<{
+      status: string;
+      data: { lat: number; lng: number; history: Json[] };
+    }>();
+    expect(Object.keys(body)).toEqual(['status', 'data']);
+    expect(body.status).toBe('success');
+    expect(Object.keys(body.data)).toEqual(['lat', 'lng', 'history']);
+    expect(body.data.history).toHaveLength(48);
+    body.data.history.forEach((record, i) => {
+      expect(Object.keys(record)).toEqual(WEATHER_KEYS);
+      expect(record.time).toBe(Date.UTC(2024, 0, 10) / 1000 + i * 3600);
+      for (const key of ['humidity', 'cloudCover', 'precipProbability']) {
+        expect(record[key]).toBeGreaterThanOrEqual(0);
+        expect(record[key]).toBeLessThanOrEqual(1);
+      }
+      const icon = String(record.icon);
+      const base = icon.replace(/-(day|night)$/, '');
+      expect(WEATHER_ICONS).toContain(base);
+      expect(icon !== base).toBe(base === 'clear' || base === 'partly-cloudy');
+      expect(['rain', 'snow']).toContain(record.precipType);
+      expect(typeof record.summary).toBe('string');
+      expect(record.pressure).toBeGreaterThan(950);
+      expect(record.pressure).toBeLessThan(1060);
+    });
+  });
+
+  it('forecast: message envelope, data {lat, lng, forecast} of 72 hourly records from the current hour', async () => {
+    const body = (await client.get(`/weather/forecast/by-lat-lng?${berlin}&units=si`)).json<{
+      message: string;
+      data: { forecast: Json[] };
+    }>();
+    expect(body.message).toBe('success');
+    expect(Object.keys(body.data)).toEqual(['lat', 'lng', 'forecast']);
+    expect(body.data.forecast).toHaveLength(72);
+    body.data.forecast.forEach((r, i) => expect(r.time).toBe(NOW_HOUR_S + i * 3600));
+  });
+
+  it('serves imperial units when units is absent, SI with units=si', async () => {
+    const query = `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2024-07-01T00:00:00Z', '2024-07-01T06:00:00Z')}`;
+    const si = (await client.get(`${query}&units=si`)).json<{ data: { history: Json[] } }>().data
+      .history;
+    const imperial = (await client.get(query)).json<{ data: { history: Json[] } }>().data.history;
+    si.forEach((record, i) => {
+      const other = imperial[i]!;
+      expect(other.temperature).toBeCloseTo((Number(record.temperature) * 9) / 5 + 32, 1);
+      expect(other.windSpeed).toBeCloseTo(Number(record.windSpeed) * 2.236936, 1);
+      expect(other.visibility).toBeCloseTo(Number(record.visibility) * 0.621371, 1);
+      expect(other.pressure).toBe(record.pressure);
+      expect(other.humidity).toBe(record.humidity);
+    });
+  });
+
+  it('geocoding: data is an array of matches with lat, lng and the address fields, best first', async () => {
+    const body = (await client.get('/geocode/by-place?place=Berlin')).json<{
+      message: string;
+      data: Json[];
+    }>();
+    expect(body.message).toBe('success');
+    expect(body.data[0]).toMatchObject({
+      address: {
+        label: 'Berlin, Germany',
+        countryCode: 'DE',
+        countryName: 'Germany',
+        city: 'Berlin',
+      },
+    });
+    expect(Object.keys(body.data[0]!.address as Json)).toEqual([
+      'label',
+      'countryCode',
+      'countryName',
+      'state',
+      'city',
+      'postalCode',
+    ]);
+    expect(typeof body.data[0]!.lat).toBe('number');
+    const reverse = (await client.get('/geocode/reverse/by-lat-lng?lat=48.857&lng=2.352')).json<{
+      data: Json[];
+    }>();
+    expect(reverse.data[0]).toMatchObject({ address: { city: 'Paris', countryCode: 'FR' } });
+    const none = await client.get('/geocode/by-place?place=Qxzqxzqxz');
+    expect(none.json()).toEqual({ message: 'Data not available!', data: [] });
+  });
+});
+
+describe('legacy shapes', () => {
+  it('all variants: Success, string coordinates, ISO timestamp, no Species or timezone', async () => {
+    sim().setOptions({ legacyShapes: true });
+    const history = (
+      await client.get(
+        `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-20T02:00:00Z')}`,
+      )
+    ).json<PollenBody>();
+    expect(history).toMatchObject({ message: 'Success', lat: '52.52', lng: '13.405' });
+    expect(history.data.map((r) => r.timestamp)).toEqual([
+      '2024-04-20T00:00:00.000Z',
+      '2024-04-20T01:00:00.000Z',
+    ]);
+    for (const record of history.data) {
+      expect(Object.keys(record)).toEqual(['timestamp', 'Count', 'Risk']);
+      expectPollenRecord(record);
+    }
+    const forecast = (
+      await client.get(`/forecast/v2/pollen/120hr/by-lat-lng?${berlin}`)
+    ).json<PollenBody>();
+    expect(forecast.data[0]!.timestamp).toBe(forecast.data[0]!.updatedAt);
+  });
+
+  it('all variants: weather history {message, data: [...]}, forecast bare array, percentages, string coordinates', async () => {
+    sim().setOptions({ legacyShapes: true });
+    const history = (
+      await client.get(
+        `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-20T03:00:00Z')}&units=si`,
+      )
+    ).json<{ message: string; data: Json[] }>();
+    expect(Object.keys(history)).toEqual(['message', 'data']);
+    expect(history.message).toBe('Success');
+    expect(history.data).toHaveLength(3);
+    expect(history.data.some((r) => Number(r.humidity) > 1)).toBe(true);
+    expect(
+      history.data.every((r) => Number.isInteger(r.humidity) && Number(r.humidity) <= 100),
+    ).toBe(true);
+    const forecast = (await client.get(`/weather/forecast/by-lat-lng?${berlin}&units=si`)).json<{
+      data: Json[];
+    }>();
+    expect(Array.isArray(forecast.data)).toBe(true);
+    expect(forecast.data).toHaveLength(72);
+    const latest = (await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`)).json<{
+      data: Json;
+    }>();
+    expect(latest.data).toMatchObject({ lat: '52.52', lng: '13.405' });
+    const geocode = (await client.get('/geocode/by-place?place=Berlin')).json<{ data: Json[] }>();
+    expect(typeof geocode.data[0]!.lat).toBe('string');
+  });
+
+  it('single variants switch alone: Risks instead of SpeciesRisk, records without Species', async () => {
+    sim().setOptions({ legacyShapes: { speciesRiskKey: 'Risks' } });
+    const risks = (
+      await client.get(`/latest/pollen/by-lat-lng?${berlin}&speciesRisk=True`)
+    ).json<PollenBody>();
+    expect(risks.message).toBe('success');
+    expect(risks.data[0]!.Risks).toBeDefined();
+    expect(risks.data[0]!.SpeciesRisk).toBeUndefined();
+    sim().setOptions({ legacyShapes: { noSpecies: true } });
+    const bare = (await client.get(`/latest/pollen/by-lat-lng?${berlin}`)).json<PollenBody>();
+    expect(bare.data[0]!.Species).toBeUndefined();
+    expect(bare.data[0]!.timezone).toBe('Europe/Berlin');
+  });
+
+  it('are switched over HTTP through POST /__admin/options', async () => {
+    const set = await client.post('/__admin/options', {
+      legacyShapes: { capitalSuccess: true, swappedEnvelopes: true },
+    });
+    expect(set.status).toBe(200);
+    expect(set.json()).toMatchObject({
+      legacyShapes: { capitalSuccess: true, swappedEnvelopes: true },
+    });
+    const history = (
+      await client.get(
+        `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-20T01:00:00Z')}&units=si`,
+      )
+    ).json<{ message: string; data: { history: Json[] } }>();
+    expect(history.message).toBe('Success');
+    expect(history.data.history).toHaveLength(1);
+    const bad = await client.post('/__admin/options', { legacyShapes: { sparkles: true } });
+    expect(bad.status).toBe(400);
+    expect(bad.json<{ message: string }>().message).toContain('legacyShapes');
+  });
+});
