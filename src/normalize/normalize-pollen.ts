@@ -1,12 +1,7 @@
 import type { PollenPayload, PollenRecord } from '../service/models.js';
 import { POLLEN_TYPES, type Window } from '../types.js';
-import type {
-  NormalizedPollen,
-  PollenSpeciesRow,
-  PollenTypeRow,
-  QuarantinedRecord,
-} from './fact-rows.js';
-import { hourOf } from './hour-of.js';
+import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from './fact-rows.js';
+import { keepHourlyRecords } from './keep-hourly-records.js';
 
 /** The name the bare `Species.Others` count is stored under (category `other`). */
 export const OTHERS_SPECIES = 'Others';
@@ -18,29 +13,11 @@ export const OTHERS_SPECIES = 'Others';
  * the reason while the rest land.
  */
 export function normalizePollen(payload: PollenPayload, window?: Window): NormalizedPollen {
-  const quarantined: QuarantinedRecord[] = payload.rejected.map((r) => ({
-    recordIndex: r.index,
-    raw: r.raw,
-    reason: r.reason,
-  }));
-  const byHour = new Map<number, PollenRecord>();
-  let outsideWindow = 0;
-  let duplicateHours = 0;
-  payload.records.forEach((record, index) => {
-    const problem = validate(record);
-    if (problem !== undefined) {
-      quarantined.push({ recordIndex: index, raw: record, reason: problem });
-      return;
-    }
-    const hour = hourOf(record.at).getTime();
-    if (window && (hour < window.from.getTime() || hour >= window.to.getTime())) {
-      outsideWindow++;
-      return;
-    }
-    if (byHour.has(hour)) duplicateHours++;
-    byHour.set(hour, record);
-  });
-
+  const { byHour, quarantined, outsideWindow, duplicateHours } = keepHourlyRecords(
+    payload,
+    window,
+    validate,
+  );
   const typeRows: PollenTypeRow[] = [];
   const speciesRows: PollenSpeciesRow[] = [];
   for (const [hour, record] of byHour) {
@@ -74,7 +51,6 @@ export function normalizePollen(payload: PollenPayload, window?: Window): Normal
 }
 
 function validate(record: PollenRecord): string | undefined {
-  if (Number.isNaN(record.at.getTime())) return 'record has no valid timestamp';
   for (const pollenType of POLLEN_TYPES) {
     const count = record.counts[pollenType];
     if (count !== undefined && !isCount(count)) {

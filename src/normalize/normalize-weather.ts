@@ -1,8 +1,8 @@
 import type { WeatherPayload, WeatherRecord } from '../service/models.js';
 import type { Window } from '../types.js';
-import type { NormalizedWeather, QuarantinedRecord, WeatherRow } from './fact-rows.js';
+import type { NormalizedWeather, WeatherRow } from './fact-rows.js';
 import { fractionOf } from './fraction-of.js';
-import { hourOf } from './hour-of.js';
+import { keepHourlyRecords } from './keep-hourly-records.js';
 import { mapWeatherIcon } from './map-weather-icon.js';
 
 /** Plausible SI ranges; a value outside them quarantines the record rather than land nonsense. */
@@ -29,34 +29,16 @@ const SHARES: readonly (keyof WeatherRecord)[] = ['humidity', 'cloudCover', 'pre
  * keeps the later record; implausible records quarantined with the reason.
  */
 export function normalizeWeather(payload: WeatherPayload, window?: Window): NormalizedWeather {
-  const quarantined: QuarantinedRecord[] = payload.rejected.map((r) => ({
-    recordIndex: r.index,
-    raw: r.raw,
-    reason: r.reason,
-  }));
-  const byHour = new Map<number, WeatherRow>();
-  let outsideWindow = 0;
-  let duplicateHours = 0;
-  payload.records.forEach((record, index) => {
-    const problem = validate(record);
-    if (problem !== undefined) {
-      quarantined.push({ recordIndex: index, raw: record, reason: problem });
-      return;
-    }
-    const observedAt = hourOf(record.at);
-    const hour = observedAt.getTime();
-    if (window && (hour < window.from.getTime() || hour >= window.to.getTime())) {
-      outsideWindow++;
-      return;
-    }
-    if (byHour.has(hour)) duplicateHours++;
-    byHour.set(hour, toRow(record, observedAt));
-  });
-  return { rows: [...byHour.values()], quarantined, outsideWindow, duplicateHours };
+  const { byHour, quarantined, outsideWindow, duplicateHours } = keepHourlyRecords(
+    payload,
+    window,
+    validate,
+  );
+  const rows = [...byHour].map(([hour, record]) => toRow(record, new Date(hour)));
+  return { rows, quarantined, outsideWindow, duplicateHours };
 }
 
 function validate(record: WeatherRecord): string | undefined {
-  if (Number.isNaN(record.at.getTime())) return 'record has no valid timestamp';
   for (const [field, min, max] of RANGES) {
     const value = record[field];
     if (typeof value === 'number' && !(value >= min && value <= max)) {
