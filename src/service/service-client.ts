@@ -1,3 +1,4 @@
+import { trackResource } from '../lifecycle/open-resources.js';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { EnvdataError } from '../errors/envdata-error.js';
@@ -109,6 +110,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     headersTimeout: requestTimeoutMs,
     bodyTimeout: requestTimeoutMs,
   });
+  const untrack = trackResource('service client', origin, () => pool.close());
   const headers: Record<string, string> = {
     'x-api-key': apiKey,
     accept: 'application/json',
@@ -262,7 +264,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     weatherForecast: (q) => call(E.weatherForecast, q, parseWeatherDocument),
     geocode: (q) => call(E.geocode, q, parseGeocodeDocument),
     reverseGeocode: (q) => call(E.reverseGeocode, q, parseGeocodeDocument),
-    close: () => (closing ??= pool.close()),
+    close: () => (closing ??= pool.close().finally(untrack)),
   };
 }
 

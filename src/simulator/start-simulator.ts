@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { trackResource } from '../lifecycle/open-resources.js';
 import type { FaultState } from './faults/fault-injector.js';
 import type { FaultScript, FaultSettings } from './faults/fault-settings.js';
 import { readFaultSettings } from './faults/read-fault-settings.js';
@@ -93,7 +94,8 @@ export async function startSimulator(
   logger?.info({ url }, 'simulator listening');
 
   let closing: Promise<void> | undefined;
-  return {
+  const untrack = trackResource('simulator', url, () => simulator.close());
+  const simulator: RunningSimulator = {
     url,
     port: bound,
     close() {
@@ -104,7 +106,7 @@ export async function startSimulator(
         state.held.clear();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).finally(untrack);
       return closing;
     },
     stats: () => state.stats.snapshot(),
@@ -120,6 +122,7 @@ export async function startSimulator(
     setOptions: (patch) => state.update(readRuntimeOptions(patch)),
     options: () => state.options,
   };
+  return simulator;
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {
