@@ -25,6 +25,10 @@ export interface Config {
     readonly maxAttempts: number;
     readonly retryBaseMs: number;
     readonly shutdownTimeoutMs: number;
+    /** Most jobs waiting in Redis at once (ENVDATA_MAX_QUEUED_JOBS). */
+    readonly maxQueuedJobs: number;
+    /** Job lock; a worker silent for this long is presumed dead (ENVDATA_JOB_LOCK_MS). */
+    readonly jobLockMs: number;
   };
   readonly ingest: {
     readonly historyWindowHours: number;

@@ -71,6 +71,17 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'First retry delay; doubles each attempt, with jitter.',
   },
   {
+    name: 'ENVDATA_MAX_QUEUED_JOBS',
+    default: '1000',
+    description: 'Most jobs waiting in Redis at once; the plan stays in Postgres and is fed in batches.',
+  },
+  {
+    name: 'ENVDATA_JOB_LOCK_MS',
+    default: '30000',
+    description:
+      'How long a worker holds a job before it is considered stalled (crashed) and run elsewhere.',
+  },
+  {
     name: 'ENVDATA_HISTORY_WINDOW',
     default: '48h',
     description: 'Length of one history request (chunk), in whole hours: 48h, 24h, 7d.',

@@ -54,6 +54,8 @@ const schema = z.object({
   ENVDATA_WORKER_CONCURRENCY: positiveInt(1000),
   ENVDATA_MAX_ATTEMPTS: positiveInt(1000),
   ENVDATA_RETRY_BASE_MS: positiveInt(3_600_000),
+  ENVDATA_MAX_QUEUED_JOBS: positiveInt(1_000_000),
+  ENVDATA_JOB_LOCK_MS: positiveInt(3_600_000),
   ENVDATA_HISTORY_WINDOW: hoursSchema,
   ENVDATA_ARCHIVE_RAW: z
     .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -118,6 +120,8 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxAttempts: e.ENVDATA_MAX_ATTEMPTS,
       retryBaseMs: e.ENVDATA_RETRY_BASE_MS,
       shutdownTimeoutMs: e.ENVDATA_SHUTDOWN_TIMEOUT_MS,
+      maxQueuedJobs: e.ENVDATA_MAX_QUEUED_JOBS,
+      jobLockMs: e.ENVDATA_JOB_LOCK_MS,
     },
     ingest: { historyWindowHours: e.ENVDATA_HISTORY_WINDOW, archiveRaw: e.ENVDATA_ARCHIVE_RAW },
     log: { level: e.LOG_LEVEL, format },

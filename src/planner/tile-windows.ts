@@ -6,9 +6,9 @@ const HOUR_MS = 3_600_000;
  * Splits `[from, to)` into windows of `hours`, aligned to a fixed UTC grid (multiples of
  * `hours` since the epoch) and clipped at both ends. The grid keeps a window's identity the same
  * whatever range it was planned from, so planning again finds the chunks already there.
- * `from` is floored and `to` ceiled to whole hours.
+ * `from` is floored and `to` ceiled to whole hours. `max` stops after that many windows.
  */
-export function tileWindows(from: Date, to: Date, hours: number): Window[] {
+export function tileWindows(from: Date, to: Date, hours: number, max = Infinity): Window[] {
   if (!Number.isInteger(hours) || hours < 1) throw new RangeError(`window of ${hours} h`);
   const size = hours * HOUR_MS;
   const start = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS;

@@ -120,6 +120,19 @@ export interface RunTable {
   finished_at: Timestamp | null;
   error_code: string | null;
   error_message: string | null;
+  blocked_datasets: ColumnType<string[], string[] | undefined, string[]>;
+  priority: ColumnType<number, number | undefined, number>;
+}
+
+export interface RunGapTable {
+  run_gap_id: Generated<number>;
+  run_id: number;
+  dataset: Dataset;
+  location_id: number;
+  gap_from: Timestamp;
+  gap_to: Timestamp;
+  next_from: Timestamp;
+  window_hours: number;
 }
 
 export interface ChunkTable {
@@ -180,6 +193,7 @@ export interface Database {
   pollen_species_snapshot: PollenSpeciesSnapshotTable;
   weather_snapshot: WeatherSnapshotTable;
   run: RunTable;
+  run_gap: RunGapTable;
   chunk: ChunkTable;
   quarantine: QuarantineTable;
   raw_payload: RawPayloadTable;

@@ -1,0 +1,138 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Kysely } from 'kysely';
+import type { CallBudget } from '../src/dispatch/call-budget.js';
+import type { IngestJobData } from '../src/dispatch/ingest-job.js';
+import { coerceError } from '../src/errors/coerce-error.js';
+import { fetchChunk } from '../src/ingest/fetch-chunk.js';
+import {
+  blockDataset,
+  claimChunk,
+  finishRunIfDone,
+  recordFailure,
+  recordRetry,
+  releaseChunk,
+  splitChunk,
+  stopRun,
+} from '../src/ledger/chunk-transitions.js';
+import type { Logger } from '../src/logging/create-logger.js';
+import type { ServiceClient } from '../src/service/service-client.js';
+import { isServiceError } from '../src/service/service-error.js';
+import type { FactWriter } from '../src/warehouse/fact-writer.js';
+import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
+import type { Database } from '../src/warehouse/schema.js';
+
+export interface IngestChunkDeps {
+  readonly db: Kysely<Database>;
+  readonly client: ServiceClient;
+  readonly writer: FactWriter;
+  readonly budget: CallBudget;
+  readonly logger: Logger;
+  readonly maxAttempts: number;
+  /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
+  readonly pauseAll: (ms: number) => Promise<never>;
+  /** Dispatches chunks created while working (the halves of a split). */
+  readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
+}
+
+export type IngestOutcome = 'landed' | 'partial' | 'skipped' | 'split' | 'failed';
+
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * The ingest job: claim the chunk in the ledger, make its one history request, land the rows and
+ * the done mark in one transaction. What happens on each error code:
+ *
+ * - RATE_LIMITED / QUOTA_EXCEEDED: every worker pauses (Retry-After, else a growing backoff with
+ *   jitter, never 0); the job goes back without using an attempt.
+ * - UNAUTHORIZED: the run stops at once; no retry can fix a refused key.
+ * - FORBIDDEN: the chunk fails and the run stops fetching that dataset.
+ * - RANGE_TOO_LONG: the chunk is split into halves (down to one hour), which are dispatched.
+ * - PARTIAL: the trimmed rows are kept and the chunk is fetched again.
+ * - other retryable codes: exponential backoff with jitter up to `maxAttempts`, then failed.
+ * - other codes: the chunk fails with code and message; the run goes on.
+ */
+export function createIngestChunkProcessor(deps: IngestChunkDeps) {
+  const log = deps.logger.child({ component: 'ingest' });
+  let throttled = 0;
+
+  const backoff = (base: number, cap: number) =>
+    Math.round(Math.min(cap, base * 2 ** Math.min(throttled++, 12)) * (0.5 + Math.random()));
+
+  return async (job: Job<IngestJobData>): Promise<IngestOutcome> => {
+    const chunk = await claimChunk(deps.db, job.data.chunkId);
+    if (!chunk) return 'skipped';
+    const attempts = job.attemptsMade + 1;
+    const settle = async () => {
+      const status = await finishRunIfDone(deps.db, chunk.runId);
+      if (status) {
+        await refreshDailyRollups(deps.db);
+        log.info({ runId: chunk.runId, status }, 'run finished');
+      }
+    };
+
+    const wait = await deps.budget.take();
+    if (wait > 0) {
+      await releaseChunk(deps.db, chunk.chunkId);
+      return deps.pauseAll(wait);
+    }
+
+    try {
+      const landing = await fetchChunk(deps.client, { ...chunk, attempts });
+      await deps.writer.land([landing]);
+      throttled = 0;
+      if (!landing.complete) throw Object.assign(new Error('partial'), { partialLanded: true });
+      await settle();
+      return 'landed';
+    } catch (thrown) {
+      const error = coerceError(thrown);
+      const partial = (thrown as { partialLanded?: boolean }).partialLanded === true;
+      const code = partial ? 'PARTIAL' : isServiceError(error) ? error.code : 'INTERNAL';
+      const message = partial
+        ? 'the service trimmed the payload (206); rows kept, the chunk will be fetched again'
+        : error.message;
+
+      if (isServiceError(error, 'RATE_LIMITED') || isServiceError(error, 'QUOTA_EXCEEDED')) {
+        await releaseChunk(deps.db, chunk.chunkId);
+        const quota = error.code === 'QUOTA_EXCEEDED';
+        const ms =
+          error.retryAfterMs && error.retryAfterMs > 0
+            ? error.retryAfterMs
+            : backoff(quota ? 60_000 : 1_000, quota ? 3_600_000 : MAX_BACKOFF_MS);
+        log.warn({ chunkId: chunk.chunkId, code, pauseMs: ms }, 'throttled: pausing all workers');
+        return deps.pauseAll(ms);
+      }
+      if (isServiceError(error, 'UNAUTHORIZED')) {
+        await releaseChunk(deps.db, chunk.chunkId);
+        await stopRun(deps.db, chunk.runId, code, error.message);
+        log.error({ runId: chunk.runId }, error.message);
+        throw new UnrecoverableError(error.message);
+      }
+      if (isServiceError(error, 'FORBIDDEN')) {
+        await recordFailure(deps.db, chunk.chunkId, attempts, code, error.message);
+        await blockDataset(deps.db, chunk.runId, chunk.dataset, error.message);
+        await settle();
+        throw new UnrecoverableError(error.message);
+      }
+      if (isServiceError(error, 'RANGE_TOO_LONG')) {
+        const halves = await splitChunk(deps.db, chunk, attempts);
+        if (halves.length > 0) {
+          await deps.dispatch(halves);
+          return 'split';
+        }
+        await recordFailure(deps.db, chunk.chunkId, attempts, code, error.message);
+        await settle();
+        return 'failed';
+      }
+      const retryable = partial || !isServiceError(error) || error.retryable;
+      if (retryable && attempts < deps.maxAttempts) {
+        await recordRetry(deps.db, chunk.chunkId, attempts, code, message);
+        log.warn({ chunkId: chunk.chunkId, code, attempts }, 'will retry');
+        throw error;
+      }
+      await recordFailure(deps.db, chunk.chunkId, attempts, code, message);
+      await settle();
+      log.warn({ chunkId: chunk.chunkId, code, attempts }, 'chunk failed');
+      return 'failed';
+    }
+  };
+}

@@ -1,0 +1,89 @@
+import { sql, type Kysely } from 'kysely';
+import { tileWindows } from '../planner/tile-windows.js';
+import type { Dataset } from '../types.js';
+import type { Database } from '../warehouse/schema.js';
+
+/**
+ * Turns up to `limit` windows of the open gaps of running runs into `queued` chunks, highest
+ * priority run first, and advances the gaps' cursors, in one transaction. One feeder at a time
+ * across all hosts (a transaction-scoped advisory lock); the others return nothing. A window the
+ * ledger already holds is adopted unless it is done. Returns the ids to dispatch.
+ */
+export async function materializeChunks(db: Kysely<Database>, limit: number): Promise<number[]> {
+  if (limit <= 0) return [];
+  return db.transaction().execute(async (trx) => {
+    const { rows: lock } = await sql<{ ok: boolean }>`
+      select pg_try_advisory_xact_lock(hashtext('envdata.feeder')) as ok`.execute(trx);
+    if (!lock[0]?.ok) return [];
+    const gaps = await sql<{
+      run_gap_id: number;
+      run_id: number;
+      dataset: Dataset;
+      location_id: number;
+      next_from: Date;
+      gap_to: Date;
+      window_hours: number;
+    }>`
+      select g.run_gap_id, g.run_id, g.dataset, g.location_id, g.next_from, g.gap_to, g.window_hours
+      from envdata.run_gap g join envdata.run r using (run_id)
+      where r.status = 'running' and g.next_from < g.gap_to
+        and not (g.dataset::text = any(r.blocked_datasets))
+      order by r.priority desc, g.run_id, g.run_gap_id
+      limit 1000`.execute(trx);
+
+    let remaining = limit;
+    const chunks: { runId: number; dataset: Dataset; locationId: number; from: Date; to: Date }[] =
+      [];
+    const cursors: { id: number; next: Date }[] = [];
+    for (const gap of gaps.rows) {
+      if (remaining <= 0) break;
+      const windows = tileWindows(gap.next_from, gap.gap_to, gap.window_hours, remaining);
+      remaining -= windows.length;
+      for (const w of windows) {
+        chunks.push({ runId: gap.run_id, dataset: gap.dataset, locationId: gap.location_id, ...w });
+      }
+      cursors.push({ id: gap.run_gap_id, next: windows.at(-1)?.to ?? gap.gap_to });
+    }
+    if (chunks.length === 0) return [];
+
+    const { rows } = await sql<{ chunk_id: number; status: string }>`
+      insert into envdata.chunk as c (run_id, dataset, location_id, window_from, window_to, status)
+      select u.run_id, u.dataset, u.location_id, u.window_from, u.window_to, 'queued'
+      from unnest(${chunks.map((c) => c.runId)}::int[], ${chunks.map((c) => c.dataset)}::envdata.dataset[],
+        ${chunks.map((c) => c.locationId)}::int[], ${chunks.map((c) => c.from)}::timestamptz[],
+        ${chunks.map((c) => c.to)}::timestamptz[])
+        as u(run_id, dataset, location_id, window_from, window_to)
+      on conflict (dataset, location_id, window_from, window_to) do update
+        set run_id = excluded.run_id,
+            status = case when c.status in ('done', 'split') then c.status else 'queued' end
+      returning c.chunk_id, c.status`.execute(trx);
+    await sql`
+      update envdata.run_gap g set next_from = u.next_from
+      from unnest(${cursors.map((c) => c.id)}::bigint[], ${cursors.map((c) => c.next)}::timestamptz[])
+        as u(run_gap_id, next_from)
+      where g.run_gap_id = u.run_gap_id`.execute(trx);
+    return rows.filter((r) => r.status === 'queued').map((r) => r.chunk_id);
+  });
+}
+
+/**
+ * Chunks of running runs that the ledger says are waiting or in flight, oldest first: what to
+ * dispatch again when Redis lost its jobs (a restart, a flush) or a worker died.
+ */
+export async function undispatchedChunks(
+  db: Kysely<Database>,
+  limit: number,
+  afterChunkId = 0,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('chunk as c')
+    .innerJoin('run as r', 'r.run_id', 'c.run_id')
+    .select('c.chunk_id')
+    .where('r.status', '=', 'running')
+    .where('c.status', 'in', ['pending', 'queued', 'running'])
+    .where('c.chunk_id', '>', afterChunkId)
+    .orderBy('c.chunk_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.chunk_id);
+}

@@ -1,0 +1,104 @@
+import type { JobsOptions, Queue } from 'bullmq';
+import type { Kysely } from 'kysely';
+import type { Logger } from '../logging/create-logger.js';
+import { finishRunIfDone } from '../ledger/chunk-transitions.js';
+import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
+import type { Database } from '../warehouse/schema.js';
+import { INGEST_JOB_NAME, ingestJobId, type IngestJobData } from './ingest-job.js';
+import { materializeChunks, undispatchedChunks } from './materialize-chunks.js';
+
+export interface QueueFeederOptions {
+  /** At most this many jobs wait in Redis, whatever the size of the plan. */
+  readonly maxQueued: number;
+  readonly attempts: number;
+  readonly retryBaseMs: number;
+}
+
+/**
+ * Feeds the ingest queue from the ledger in bounded batches: Postgres holds the plan, Redis only
+ * the next few hundred jobs. When the queue is empty while the ledger still has chunks in flight
+ * (Redis restarted or was flushed, a worker died), those chunks are dispatched again; job ids are
+ * per chunk, so nothing is ever queued twice. Safe to run in every worker on every host.
+ */
+export class QueueFeeder {
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly queue: Queue<IngestJobData>,
+    private readonly options: QueueFeederOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Tops the queue up; concurrent calls share one pass. Returns the jobs added. */
+  topUp(): Promise<number> {
+    this.running ??= this.pass().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Dispatches every unfinished chunk of running runs again, in bounded batches (resume). */
+  async redispatchAll(): Promise<number> {
+    let added = 0;
+    let after = 0;
+    for (;;) {
+      const ids = await undispatchedChunks(this.db, 1_000, after);
+      if (ids.length === 0) return added;
+      after = ids.at(-1)!;
+      added += await this.add(ids);
+    }
+  }
+
+  private async pass(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+    const queued = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
+    const room = this.options.maxQueued - queued;
+    if (room < this.options.maxQueued / 2) return 0;
+    let added = 0;
+    const idle = queued + (counts.active ?? 0) === 0;
+    if (idle) {
+      // Nothing in Redis at all: whatever the ledger has in flight was lost with it.
+      added += await this.add(await undispatchedChunks(this.db, room));
+    }
+    added += await this.add(await materializeChunks(this.db, room - added));
+    if (idle && added === 0) await this.finishIdleRuns();
+    if (added > 0) this.logger.debug({ added, queued }, 'queue topped up');
+    return added;
+  }
+
+  /** Closes running runs with nothing left to do (their last worker died before closing them). */
+  private async finishIdleRuns(): Promise<void> {
+    const running = await this.db
+      .selectFrom('run')
+      .select('run_id')
+      .where('status', '=', 'running')
+      .execute();
+    for (const { run_id } of running) {
+      const status = await finishRunIfDone(this.db, run_id);
+      if (status) {
+        await refreshDailyRollups(this.db);
+        this.logger.info({ runId: run_id, status }, 'run finished');
+      }
+    }
+  }
+
+  /** Adds one job per chunk (a no-op for a chunk whose job is already in Redis). */
+  async add(chunkIds: readonly number[]): Promise<number> {
+    if (chunkIds.length === 0) return 0;
+    const opts: JobsOptions = {
+      attempts: this.options.attempts,
+      backoff: { type: 'exponential', delay: this.options.retryBaseMs, jitter: 0.5 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    };
+    await this.queue.addBulk(
+      chunkIds.map((chunkId) => ({
+        name: INGEST_JOB_NAME,
+        data: { chunkId },
+        opts: { ...opts, jobId: ingestJobId(chunkId) },
+      })),
+    );
+    return chunkIds.length;
+  }
+}

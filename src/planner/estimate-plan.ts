@@ -1,0 +1,56 @@
+import type { RateLimitRule } from '../config/rate-limit.js';
+import type { Dataset, PollenRegion } from '../types.js';
+
+const HOUR_MS = 3_600_000;
+
+/** Species rows per hour by region (the interface's region table, `Others` included). */
+const SPECIES_ROWS_PER_HOUR: Readonly<Record<PollenRegion, number>> = {
+  europe: 15,
+  north_america: 12,
+  australia_qld_nt: 11,
+  australia_nz_rest: 18,
+  rest_of_world: 0,
+  south_america_oceania: 0,
+};
+
+/** Fact rows one hour of a dataset lands for a location of `region`. */
+export function rowsPerHour(dataset: Dataset, region: PollenRegion): number {
+  if (dataset === 'weather') return 1;
+  if (region === 'south_america_oceania') return 0;
+  return 3 + SPECIES_ROWS_PER_HOUR[region];
+}
+
+/** How many windows of `hours` on the fixed UTC grid `[from, to)` is cut into (`tileWindows`). */
+export function countWindows(from: Date, to: Date, hours: number): number {
+  const start = Math.floor(from.getTime() / HOUR_MS);
+  const end = Math.ceil(to.getTime() / HOUR_MS);
+  if (end <= start) return 0;
+  return Math.floor((end - 1) / hours) - Math.floor(start / hours) + 1;
+}
+
+/** Hours in `[from, to)`. */
+export function countHours(from: Date, to: Date): number {
+  return Math.max(0, Math.ceil(to.getTime() / HOUR_MS) - Math.floor(from.getTime() / HOUR_MS));
+}
+
+/** How long `calls` take at the configured rate limits (the tightest rule wins); 0 when unlimited. */
+export function estimateDurationMs(calls: number, rules: readonly RateLimitRule[]): number {
+  let longest = 0;
+  for (const rule of rules) {
+    const full = Math.floor(calls / rule.max);
+    const ms = full * rule.durationMs + (calls % rule.max === 0 ? 0 : 1);
+    longest = Math.max(longest, rule.durationMs >= 86_400_000 ? full * rule.durationMs : ms);
+  }
+  return longest;
+}
+
+/** `3 d 4 h`, `12 min`, `40 s`. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 90) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 90) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `${h} h ${min % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}

@@ -1,0 +1,125 @@
+import type { Kysely } from 'kysely';
+import type { RateLimitRule } from '../config/rate-limit.js';
+import type { Location } from '../locations/location.js';
+import type { Dataset } from '../types.js';
+import type { Database, RunKind } from '../warehouse/schema.js';
+import { countHours, countWindows, estimateDurationMs, rowsPerHour } from './estimate-plan.js';
+import { finishRunIfDone } from '../ledger/chunk-transitions.js';
+import { findGaps, type Gap } from './find-gaps.js';
+
+export interface RunRequest {
+  readonly kind: RunKind;
+  readonly datasets: readonly Dataset[];
+  readonly locations: readonly Location[];
+  readonly from: Date;
+  readonly to: Date;
+  readonly windowHours: number;
+  /** Higher runs are dispatched first (a nightly sync before a long backfill). */
+  readonly priority?: number;
+  readonly now?: Date;
+}
+
+export interface PlanEstimate {
+  readonly gaps: number;
+  readonly chunks: number;
+  /** One history request per chunk. */
+  readonly calls: number;
+  readonly expectedRows: number;
+  readonly durationMs: number;
+  readonly byDataset: Readonly<Partial<Record<Dataset, { chunks: number; expectedRows: number }>>>;
+}
+
+/** Counts what a set of gaps will cost, without materializing a single chunk. */
+export function estimateGaps(
+  gaps: readonly Gap[],
+  request: Pick<RunRequest, 'locations' | 'windowHours'>,
+  rateLimits: readonly RateLimitRule[],
+): PlanEstimate {
+  const regions = new Map(request.locations.map((l) => [l.locationId, l.pollenRegion]));
+  const byDataset: Partial<Record<Dataset, { chunks: number; expectedRows: number }>> = {};
+  let chunks = 0;
+  let expectedRows = 0;
+  for (const gap of gaps) {
+    const n = countWindows(gap.from, gap.to, request.windowHours);
+    const rows =
+      countHours(gap.from, gap.to) *
+      rowsPerHour(gap.dataset, regions.get(gap.locationId) ?? 'rest_of_world');
+    chunks += n;
+    expectedRows += rows;
+    const d = (byDataset[gap.dataset] ??= { chunks: 0, expectedRows: 0 });
+    d.chunks += n;
+    d.expectedRows += rows;
+  }
+  return {
+    gaps: gaps.length,
+    chunks,
+    calls: chunks,
+    expectedRows,
+    durationMs: estimateDurationMs(chunks, rateLimits),
+    byDataset,
+  };
+}
+
+/**
+ * Plans a run: the gaps of every dataset and location (requested range, clipped to coverage,
+ * minus what the ledger holds as done) are written to Postgres with a cursor each. Chunks are
+ * materialized from them later, in bounded batches (`materializeChunks`). With `dryRun`,
+ * nothing is written.
+ */
+export async function planRun(
+  db: Kysely<Database>,
+  request: RunRequest,
+  rateLimits: readonly RateLimitRule[],
+  options: { dryRun?: boolean } = {},
+): Promise<{ runId: number | undefined; estimate: PlanEstimate; gaps: readonly Gap[] }> {
+  const gaps = await findGaps(db, {
+    datasets: request.datasets,
+    locationIds: request.locations.map((l) => l.locationId),
+    from: request.from,
+    to: request.to,
+    ...(request.now && { now: request.now }),
+  });
+  const estimate = estimateGaps(gaps, request, rateLimits);
+  if (options.dryRun) return { runId: undefined, estimate, gaps };
+
+  const runId = await db.transaction().execute(async (trx) => {
+    const run = await trx
+      .insertInto('run')
+      .values({
+        kind: request.kind,
+        status: 'running',
+        priority: request.priority ?? 0,
+        request: JSON.stringify({
+          datasets: request.datasets,
+          from: request.from.toISOString(),
+          to: request.to.toISOString(),
+          locations: request.locations.map((l) => l.locationId),
+          windowHours: request.windowHours,
+          estimate,
+        }),
+      })
+      .returning('run_id')
+      .executeTakeFirstOrThrow();
+    for (let i = 0; i < gaps.length; i += 5_000) {
+      const batch = gaps.slice(i, i + 5_000);
+      await trx
+        .insertInto('run_gap')
+        .values(
+          batch.map((g) => ({
+            run_id: run.run_id,
+            dataset: g.dataset,
+            location_id: g.locationId,
+            gap_from: g.from,
+            gap_to: g.to,
+            next_from: g.from,
+            window_hours: request.windowHours,
+          })),
+        )
+        .execute();
+    }
+    return run.run_id;
+  });
+  // Nothing to fetch: the run is complete the moment it is planned.
+  if (gaps.length === 0) await finishRunIfDone(db, runId);
+  return { runId, estimate, gaps };
+}

@@ -1,0 +1,131 @@
+import { Worker, type Job, type Queue } from 'bullmq';
+import type { App } from '../app.js';
+import { CallBudget, splitRateLimits } from '../dispatch/call-budget.js';
+import type { IngestJobData } from '../dispatch/ingest-job.js';
+import { QueueFeeder } from '../dispatch/queue-feeder.js';
+import { EnvdataError } from '../errors/envdata-error.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { createServiceClient, type ServiceClient } from '../service/service-client.js';
+import { FactWriter } from '../warehouse/fact-writer.js';
+import { createIngestChunkProcessor, type IngestOutcome } from '../../jobs/ingest-chunk.js';
+
+export interface IngestWorkerOptions {
+  readonly concurrency: number;
+  /** How often the feeder tops the queue up, besides when the queue drains. Default 1 s. */
+  readonly feedIntervalMs?: number;
+}
+
+/**
+ * One worker process's share of the work: a BullMQ worker on the ingest queue under the shared
+ * rate limit, the feeder that keeps the queue supplied from the ledger, and the service client.
+ * Any number of these may run on any number of hosts against one Redis and one Postgres.
+ */
+export class IngestWorker {
+  readonly worker: Worker<IngestJobData, IngestOutcome>;
+  readonly feeder: QueueFeeder;
+  private readonly client: ServiceClient;
+  private readonly timer: NodeJS.Timeout;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly app: App,
+    options: IngestWorkerOptions,
+  ) {
+    const { config, logger } = app;
+    const apiKey = config.service.apiKey;
+    if (!apiKey) {
+      throw new EnvdataError(
+        'USAGE',
+        'ENVDATA_API_KEY is not set: workers call the service and need your API key',
+      );
+    }
+    this.client = createServiceClient({ ...config.service, apiKey, logger });
+    const queue: Queue<IngestJobData> = app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest);
+    this.feeder = new QueueFeeder(
+      app.db,
+      queue,
+      {
+        maxQueued: config.worker.maxQueuedJobs,
+        attempts: config.worker.maxAttempts,
+        retryBaseMs: config.worker.retryBaseMs,
+      },
+      logger.child({ component: 'feeder' }),
+    );
+    const { limiter, others } = splitRateLimits(config.rateLimits);
+    const budget = new CallBudget(app.queues.connection(), `${config.queuePrefix}:envdata`, others);
+    const writer = new FactWriter(app.db, { archiveRaw: config.ingest.archiveRaw });
+    const processor = createIngestChunkProcessor({
+      db: app.db,
+      client: this.client,
+      writer,
+      budget,
+      logger,
+      maxAttempts: config.worker.maxAttempts,
+      pauseAll: async (ms) => {
+        await this.worker.rateLimit(ms);
+        throw Worker.RateLimitError();
+      },
+      dispatch: (chunkIds) => this.feeder.add(chunkIds),
+    });
+    this.worker = app.queues.worker<IngestJobData, IngestOutcome>(
+      QUEUE_NAMES.ingest,
+      (job: Job<IngestJobData>) => processor(job),
+      {
+        concurrency: options.concurrency,
+        ...(limiter && { limiter: { max: limiter.max, duration: limiter.durationMs } }),
+        lockDuration: config.worker.jobLockMs,
+        stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),
+        maxStalledCount: 3,
+        autorun: false,
+      },
+    );
+    this.worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+    this.worker.on('drained', () => void this.feed());
+    this.timer = setInterval(() => void this.feed(), options.feedIntervalMs ?? 1_000);
+  }
+
+  /** Starts taking jobs (and feeding the queue) at once. */
+  static start(app: App, options: IngestWorkerOptions): IngestWorker {
+    const worker = new IngestWorker(app, options);
+    void worker.worker
+      .run()
+      .catch((error: unknown) => app.logger.error({ err: error }, 'worker stopped'));
+    void worker.feed();
+    return worker;
+  }
+
+  /** Tops the queue up; errors are logged, not thrown (the next tick tries again). */
+  async feed(): Promise<void> {
+    if (this.closing) return;
+    try {
+      await this.feeder.topUp();
+    } catch (error) {
+      this.app.logger.warn({ err: error }, 'could not feed the queue; will try again');
+    }
+  }
+
+  /**
+   * Stops taking jobs, lets in-flight chunks finish for up to `timeoutMs`, then abandons the
+   * rest (their jobs come back as stalled elsewhere; landing is idempotent) and closes.
+   */
+  close(timeoutMs = this.app.config.worker.shutdownTimeoutMs): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.timer);
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = this.worker.close();
+      const expired = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      if ((await Promise.race([graceful, expired])) === 'timeout') {
+        this.app.logger.warn(
+          { timeoutMs },
+          'in-flight chunks did not finish in time; forcing close',
+        );
+        await this.worker.close(true);
+      }
+      clearTimeout(timer);
+      await this.client.close();
+    })();
+    return this.closing;
+  }
+}
