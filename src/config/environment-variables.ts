@@ -73,7 +73,8 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_MAX_QUEUED_JOBS',
     default: '1000',
-    description: 'Most jobs waiting in Redis at once; the plan stays in Postgres and is fed in batches.',
+    description:
+      'Most jobs waiting in Redis at once; the plan stays in Postgres and is fed in batches.',
   },
   {
     name: 'ENVDATA_JOB_LOCK_MS',

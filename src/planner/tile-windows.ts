@@ -14,7 +14,7 @@ export function tileWindows(from: Date, to: Date, hours: number, max = Infinity)
   const start = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS;
   const end = Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS;
   const windows: Window[] = [];
-  for (let t = start; t < end;) {
+  for (let t = start; t < end && windows.length < max;) {
     const next = Math.min((Math.floor(t / size) + 1) * size, end);
     windows.push({ from: new Date(t), to: new Date(next) });
     t = next;

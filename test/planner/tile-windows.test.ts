@@ -31,3 +31,14 @@ describe('tileWindows', () => {
     expect(() => tileWindows(new Date(0), new Date(1), 0)).toThrow(RangeError);
   });
 });
+
+describe('tileWindows with a maximum', () => {
+  it('stops after max windows, the next one starting where the last ended', () => {
+    const from = new Date('2024-01-01T00:00:00Z');
+    const to = new Date('2024-02-01T00:00:00Z');
+    const first = tileWindows(from, to, 24, 3);
+    expect(first).toHaveLength(3);
+    const rest = tileWindows(first.at(-1)!.to, to, 24);
+    expect([...first, ...rest]).toEqual(tileWindows(from, to, 24));
+  });
+});
