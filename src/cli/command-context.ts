@@ -1,6 +1,10 @@
 import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load-config.js';
+import { EnvdataError } from '../errors/envdata-error.js';
+import { databaseNameOf } from '../warehouse/database-url.js';
+import { assertDatabaseAnswers } from '../warehouse/create-database.js';
+import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
 import type { CliIo } from './cli-io.js';
 
 /** What every command receives: its I/O, the config (loaded on demand) and an app to use. */
@@ -17,10 +21,19 @@ export class CommandContext {
     return this.loaded;
   }
 
-  /** Runs `body` with an app built from the config and always closes it. */
-  async withApp<T>(body: (app: App) => Promise<T>, config: Config = this.config): Promise<T> {
+  /**
+   * Runs `body` with an app built from the config and always closes it. Unless `migrated` is
+   * false, the database must be at the latest migration first: an old schema is a clear
+   * "run envdata migrate", never a crash halfway.
+   */
+  async withApp<T>(
+    body: (app: App) => Promise<T>,
+    config: Config = this.config,
+    options: { migrated?: boolean } = {},
+  ): Promise<T> {
     const app = createApp(config);
     try {
+      if (options.migrated !== false) await assertMigrated(app);
       return await body(app);
     } finally {
       await app.close();
@@ -29,5 +42,16 @@ export class CommandContext {
 
   print(line = ''): void {
     this.io.stdout.write(`${line}\n`);
+  }
+}
+
+async function assertMigrated(app: App): Promise<void> {
+  await assertDatabaseAnswers(app.config.databaseUrl);
+  const pending = await pendingMigrations(app.db);
+  if (pending.length > 0) {
+    throw new EnvdataError(
+      'MIGRATION_FAILED',
+      `database ${databaseNameOf(app.config.databaseUrl)} is ${pending.length} migration(s) behind this version of envdata: run \`envdata migrate\` first`,
+    );
   }
 }

@@ -3,12 +3,15 @@ import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
+import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
+import { registerResumeCommands } from './commands/resume-command.js';
 import { registerSimulateCommand } from './commands/simulate-command.js';
+import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { environmentHelp } from './environment-help.js';
 
@@ -37,11 +40,14 @@ export function buildProgram(context: CommandContext): Command {
     .addHelpText('after', environmentHelp())
     .exitOverride();
   registerMigrateCommand(program, context);
+  registerLocationsCommand(program, context);
+  registerBackfillCommand(program, context);
+  registerWorkerCommand(program, context);
+  registerResumeCommands(program, context);
   registerStatusCommand(program, context);
   registerDemoCommand(program, context);
   registerBiRoleCommand(program, context);
   registerRebuildCommand(program, context);
-  registerLocationsCommand(program, context);
   registerSimulateCommand(program, context);
   const withHelpHints = (parent: Command, path: string): void => {
     for (const command of parent.commands) {

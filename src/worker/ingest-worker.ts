@@ -1,8 +1,9 @@
-import { Worker, type Job, type Queue } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
 import { CallBudget, splitRateLimits } from '../dispatch/call-budget.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
-import { QueueFeeder } from '../dispatch/queue-feeder.js';
+import { createFeeder } from '../dispatch/create-feeder.js';
+import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { createServiceClient, type ServiceClient } from '../service/service-client.js';
@@ -40,17 +41,7 @@ export class IngestWorker {
       );
     }
     this.client = createServiceClient({ ...config.service, apiKey, logger });
-    const queue: Queue<IngestJobData> = app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest);
-    this.feeder = new QueueFeeder(
-      app.db,
-      queue,
-      {
-        maxQueued: config.worker.maxQueuedJobs,
-        attempts: config.worker.maxAttempts,
-        retryBaseMs: config.worker.retryBaseMs,
-      },
-      logger.child({ component: 'feeder' }),
-    );
+    this.feeder = createFeeder(app);
     const { limiter, others } = splitRateLimits(config.rateLimits);
     const budget = new CallBudget(app.queues.connection(), `${config.queuePrefix}:envdata`, others);
     const writer = new FactWriter(app.db, { archiveRaw: config.ingest.archiveRaw });

@@ -26,6 +26,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
           (app) =>
             runDemo(app, { pollenDays: 30, weatherDays: 90, print: (l) => context.print(l) }),
           config,
+          { migrated: false },
         );
         const stats = simulator.stats();
         context.print('');

@@ -11,13 +11,17 @@ export function registerMigrateCommand(program: Command, context: CommandContext
     )
     .action(async () => {
       const config = context.config;
-      await context.withApp(async (app) => {
-        const outcome = await prepareWarehouse(app);
-        const name = databaseNameOf(config.databaseUrl);
-        context.print(
-          `${outcome.createdDatabase ? 'created database' : 'database'} ${name}: ` +
-            `${outcome.applied.length} migration(s) applied, now at ${outcome.latest ?? '(none)'}`,
-        );
-      });
+      await context.withApp(
+        async (app) => {
+          const outcome = await prepareWarehouse(app);
+          const name = databaseNameOf(config.databaseUrl);
+          context.print(
+            `${outcome.createdDatabase ? 'created database' : 'database'} ${name}: ` +
+              `${outcome.applied.length} migration(s) applied, now at ${outcome.latest ?? '(none)'}`,
+          );
+        },
+        config,
+        { migrated: false },
+      );
     });
 }

@@ -8,7 +8,9 @@ export function registerStatusCommand(program: Command, context: CommandContext)
     .description('Show whether Postgres and Redis answer, pending migrations and queue depths')
     .option('--json', 'print the status as JSON')
     .action(async (options: { json?: boolean }) => {
-      const status = await context.withApp((app) => collectStatus(app));
+      const status = await context.withApp((app) => collectStatus(app), context.config, {
+        migrated: false,
+      });
       context.print(options.json ? JSON.stringify(status, null, 2) : formatStatus(status));
       if (!status.postgres.ok || !status.redis.ok) context.exitCode = 1;
     });

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { IngestWorker } from '../../worker/ingest-worker.js';
+import type { CommandContext } from '../command-context.js';
+import { shutdownSignal } from '../shutdown-signal.js';
+import { usageError } from '../usage-error.js';
+
+export function parseConcurrency(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw usageError(`--concurrency must be a whole number from 1 to 1000 (got "${value}")`);
+  }
+  return n;
+}
+
+export function requireApiKey(context: CommandContext): void {
+  if (!context.config.service.apiKey) {
+    throw usageError(
+      'ENVDATA_API_KEY is not set: this command calls the service and needs your API key (the simulator accepts envdata-demo-key)',
+    );
+  }
+}
+
+export function registerWorkerCommand(program: Command, context: CommandContext): void {
+  program
+    .command('worker')
+    .description(
+      'Work on the queue until SIGTERM/SIGINT: fetch, normalize and land chunks under the shared rate limit (run any number, on any host)',
+    )
+    .option(
+      '--concurrency <n>',
+      'chunks in flight in this process (default ENVDATA_WORKER_CONCURRENCY)',
+    )
+    .action(async (options: { concurrency?: string }) => {
+      const config = context.config;
+      const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
+      requireApiKey(context);
+      await context.withApp(async (app) => {
+        const worker = IngestWorker.start(app, { concurrency });
+        app.logger.info({ concurrency, prefix: config.queuePrefix }, 'worker started');
+        const signal = await shutdownSignal((s) =>
+          app.logger.info({ signal: s }, 'stopping: finishing in-flight chunks'),
+        );
+        await worker.close();
+        app.logger.info({ signal }, 'worker stopped');
+      });
+    });
+}

@@ -1,0 +1,18 @@
+import type { App } from '../app.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import type { IngestJobData } from './ingest-job.js';
+import { QueueFeeder } from './queue-feeder.js';
+
+/** The app's feeder of the ingest queue, configured from its config. */
+export function createFeeder(app: App): QueueFeeder {
+  return new QueueFeeder(
+    app.db,
+    app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest),
+    {
+      maxQueued: app.config.worker.maxQueuedJobs,
+      attempts: app.config.worker.maxAttempts,
+      retryBaseMs: app.config.worker.retryBaseMs,
+    },
+    app.logger.child({ component: 'feeder' }),
+  );
+}
