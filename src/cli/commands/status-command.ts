@@ -1,19 +1,79 @@
 import type { Command } from 'commander';
+import { runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import type { CommandContext } from '../command-context.js';
+import { usageError } from '../usage-error.js';
+import { formatRunSummary } from '../watch-run.js';
+
+const RECENT_RUNS = 10;
 
 export function registerStatusCommand(program: Command, context: CommandContext): void {
   program
-    .command('status')
-    .description('Show whether Postgres and Redis answer, pending migrations and queue depths')
-    .option('--json', 'print the status as JSON')
-    .action(async (options: { json?: boolean }) => {
-      const status = await context.withApp((app) => collectStatus(app), context.config, {
-        migrated: false,
-      });
-      context.print(options.json ? JSON.stringify(status, null, 2) : formatStatus(status));
+    .command('status [run]')
+    .description(
+      'Show whether Postgres and Redis answer, pending migrations, queue depths and recent runs; with RUN, that run with its failures by error code',
+    )
+    .option('--json', 'print JSON')
+    .action(async (run: string | undefined, options: { json?: boolean }) => {
+      if (run !== undefined && !/^\d+$/.test(run)) {
+        throw usageError(`RUN must be a run id such as 12 (got "${run}")`);
+      }
+      const { status, runs } = await context.withApp(
+        async (app) => {
+          const status = await collectStatus(app);
+          const runs: RunProgress[] = [];
+          if (status.postgres.ok && !status.postgres.pendingMigrations?.length) {
+            const ids =
+              run !== undefined
+                ? [Number(run)]
+                : (
+                    await app.db
+                      .selectFrom('run')
+                      .select('run_id')
+                      .orderBy('run_id', 'desc')
+                      .limit(RECENT_RUNS)
+                      .execute()
+                  ).map((r) => r.run_id);
+            for (const id of ids) {
+              const progress = await runProgress(app.db, id);
+              if (progress) runs.push(progress);
+            }
+            if (run !== undefined && runs.length === 0) {
+              throw usageError(`there is no run ${run}: see \`envdata status\``);
+            }
+          }
+          return { status, runs };
+        },
+        context.config,
+        { migrated: false },
+      );
+      if (options.json) {
+        context.print(JSON.stringify({ ...status, runs }, null, 2));
+      } else {
+        context.print(formatStatus(status));
+        if (run !== undefined) {
+          for (const p of runs) context.print(formatRunSummary(p));
+        } else if (runs.length > 0) {
+          context.print('');
+          context.print('recent runs:');
+          for (const p of runs) context.print(`  ${formatRunLine(p)}`);
+        }
+      }
       if (!status.postgres.ok || !status.redis.ok) context.exitCode = 1;
     });
+}
+
+function formatRunLine(p: RunProgress): string {
+  const pct = p.total === 0 ? 100 : Math.floor(((p.done + p.failed) / p.total) * 100);
+  const failures = Object.entries(p.failures)
+    .map(([code, n]) => `${code} ${n}`)
+    .join(', ');
+  return (
+    `${String(p.runId).padStart(4)}  ${p.kind.padEnd(8)} ${p.status.padEnd(8)} ${String(pct).padStart(3)}%  ` +
+    `${p.done}/${p.total} chunks, ${p.rows} rows, ${p.calls} calls` +
+    (p.failed ? `, failed: ${failures}` : '') +
+    `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
+  );
 }
 
 export function formatStatus(status: EnvdataStatus): string {
