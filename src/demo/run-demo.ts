@@ -1,19 +1,12 @@
 import { sql } from 'kysely';
-import pLimit from 'p-limit';
 import type { App } from '../app.js';
-import { coerceError } from '../errors/coerce-error.js';
-import { fetchChunk } from '../ingest/fetch-chunk.js';
-import { createRun } from '../ledger/create-run.js';
-import { insertChunks } from '../ledger/insert-chunks.js';
 import { insertLocation, toLocation } from '../locations/insert-location.js';
 import type { Location } from '../locations/location.js';
-import { findGaps } from '../planner/find-gaps.js';
-import { lastCompleteHourEnd, tileWindows } from '../planner/tile-windows.js';
-import { createServiceClient } from '../service/service-client.js';
-import type { Dataset } from '../types.js';
-import { FactWriter } from '../warehouse/fact-writer.js';
+import type { RunProgress } from '../ledger/run-progress.js';
+import { lastCompleteHourEnd } from '../planner/tile-windows.js';
+import { startBackfill } from '../runs/start-backfill.js';
+import { IngestWorker } from '../worker/ingest-worker.js';
 import { prepareWarehouse } from '../warehouse/prepare-warehouse.js';
-import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 
 /** Locations in four pollen regions of the interface's region table. */
 export const DEMO_LOCATIONS = [
@@ -27,6 +20,8 @@ export interface DemoOptions {
   readonly pollenDays: number;
   readonly weatherDays: number;
   readonly print: (line: string) => void;
+  /** Follows a run until it is finished (a progress bar, log lines, or just waiting). */
+  readonly watch: (runId: number) => Promise<RunProgress>;
 }
 
 export interface DemoOutcome {
@@ -37,9 +32,9 @@ export interface DemoOutcome {
 }
 
 /**
- * The demo: migrate, register a few locations, ingest recent pollen and weather history
- * through the ledger, the service client and the fact writer, refresh the rollups, and show
- * what a BI tool would query. `app.config.service` must point at a service (the simulator).
+ * The demo: migrate, register locations in four pollen regions, backfill months of pollen and
+ * years of weather through the real engine (ledger, queue, worker, landing), and show what a BI
+ * tool would query. `app.config.service` must point at a service (the simulator).
  */
 export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutcome> {
   const { print } = options;
@@ -64,91 +59,40 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
   );
 
   const end = lastCompleteHourEnd();
-  const windowHours = app.config.ingest.historyWindowHours;
-  const ranges: [Dataset, number][] = [
-    ['pollen', options.pollenDays],
-    ['weather', options.weatherDays],
-  ];
-  const runId = await createRun(app.db, 'backfill', { demo: true, ...Object.fromEntries(ranges) });
-  for (const [dataset, days] of ranges) {
-    const gaps = await findGaps(app.db, {
-      datasets: [dataset],
-      locationIds: locations.map((l) => l.locationId),
-      from: new Date(end.getTime() - days * 86_400_000),
-      to: end,
-    });
-    await insertChunks(
-      app.db,
-      runId,
-      gaps.flatMap((gap) =>
-        tileWindows(gap.from, gap.to, windowHours).map((w) => ({
-          dataset,
-          locationId: gap.locationId,
-          ...w,
-        })),
-      ),
-    );
-  }
-  const todo = await app.db
-    .selectFrom('chunk')
-    .select(['chunk_id', 'dataset', 'location_id', 'window_from', 'window_to', 'attempts'])
-    .where('run_id', '=', runId)
-    .where('status', '!=', 'done')
-    .execute();
-  print(`run ${runId}: ${todo.length} chunk(s) to fetch (the ledger already holds the rest)`);
-
-  const apiKey = app.config.service.apiKey;
-  const client = createServiceClient({
-    ...app.config.service,
-    apiKey: apiKey ?? '',
-    logger: app.logger,
-  });
-  const writer = new FactWriter(app.db, { archiveRaw: app.config.ingest.archiveRaw });
-  const byId = new Map(locations.map((l) => [l.locationId, l]));
-  const limit = pLimit(app.config.worker.concurrency);
-  let rows = 0;
+  let last: RunProgress | undefined;
   let failed = 0;
+  let rows = 0;
+  let chunks = 0;
+  // One backfill per dataset, as an operator would type them, through the real engine:
+  // ledger, bounded queue, worker under the shared limit, idempotent landing.
+  const worker = IngestWorker.start(app, { concurrency: app.config.worker.concurrency });
   try {
-    await Promise.all(
-      todo.map((chunk) =>
-        limit(async () => {
-          try {
-            const landing = await fetchChunk(client, {
-              chunkId: chunk.chunk_id,
-              dataset: chunk.dataset,
-              location: byId.get(chunk.location_id)!,
-              window: { from: chunk.window_from, to: chunk.window_to },
-              attempts: chunk.attempts + 1,
-            });
-            const summary = await writer.land([landing]);
-            rows += summary.results[0]?.rows ?? 0;
-          } catch (thrown) {
-            failed++;
-            const error = coerceError(thrown);
-            await app.db
-              .updateTable('chunk')
-              .set({
-                status: 'failed',
-                error_code: (error as { code?: string }).code ?? 'INTERNAL',
-                error_message: error.message,
-              })
-              .where('chunk_id', '=', chunk.chunk_id)
-              .execute();
-          }
-        }),
-      ),
-    );
+    for (const [dataset, days] of [
+      ['pollen', options.pollenDays],
+      ['weather', options.weatherDays],
+    ] as const) {
+      const start = await startBackfill(app, {
+        datasets: [dataset],
+        locations,
+        from: new Date(end.getTime() - days * 86_400_000),
+        to: end,
+        windowHours: app.config.ingest.historyWindowHours,
+      });
+      print(
+        `backfill ${dataset}, last ${days} days: run ${start.runId}, ${start.estimate.chunks} chunk(s) to fetch ` +
+          `(the ledger holds the rest)`,
+      );
+      last = await options.watch(start.runId!);
+      failed += last.failed;
+      rows += last.rows;
+      chunks += last.total;
+      print(
+        `  ${last.status}: ${last.done}/${last.total} chunks, ${last.rows} rows, ${last.calls} calls`,
+      );
+    }
   } finally {
-    await client.close();
+    await worker.close();
   }
-  await refreshDailyRollups(app.db);
-  await app.db
-    .updateTable('run')
-    .set({ status: failed ? 'failed' : 'done', finished_at: new Date() })
-    .where('run_id', '=', runId)
-    .execute();
-  print(`landed ${rows} fact rows from ${todo.length - failed} chunk(s); ${failed} failed`);
-
   const sample = await sql<{
     location_name: string;
     local_date: string;
@@ -164,7 +108,7 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
     from analytics.weather_daily w
     left join analytics.pollen_daily p
       on p.location_id = w.location_id and p.local_date = w.local_date and p.pollen_type = 'tree'
-    where w.hours >= 23
+    where w.hours >= 23 and w.location_id = any(${locations.map((l) => l.locationId)}::int[])
     order by w.location_name, w.local_date desc`.execute(app.db);
   print('');
   print('last complete local day per location (analytics.weather_daily ⨝ analytics.pollen_daily):');
@@ -174,5 +118,5 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
       `${r.location_name.padEnd(12)} ${r.local_date}  ${String(r.t_min).padStart(8)}  ${String(r.t_max).padStart(8)}  ${r.tree_risk ?? '—'}`,
     );
   }
-  return { runId, chunks: todo.length, failed, rows };
+  return { runId: last?.runId ?? 0, chunks, failed, rows };
 }

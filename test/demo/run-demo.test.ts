@@ -5,6 +5,7 @@ import { runDemo } from '../../src/demo/run-demo.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
+import { waitForRun } from '../harness/wait-for-run.js';
 
 const env = useTestEnvironment();
 let simulator: RunningSimulator;
@@ -12,7 +13,13 @@ let app: App;
 
 beforeAll(async () => {
   simulator = await startSimulator();
-  app = createApp(env.config({ ENVDATA_BASE_URL: simulator.url, ENVDATA_API_KEY: DEMO_API_KEY }));
+  app = createApp(
+    env.config({
+      ENVDATA_BASE_URL: simulator.url,
+      ENVDATA_API_KEY: DEMO_API_KEY,
+      ENVDATA_RATE_LIMIT: 'off',
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -27,6 +34,7 @@ describe('runDemo', () => {
       pollenDays: 4,
       weatherDays: 6,
       print: (l) => lines.push(l),
+      watch: (runId) => waitForRun(app.db, runId),
     });
     expect(first.failed).toBe(0);
     expect(first.chunks).toBeGreaterThanOrEqual(4 * (2 + 3));
@@ -37,7 +45,12 @@ describe('runDemo', () => {
     expect(lines.join('\n')).toMatch(/Berlin/);
 
     simulator.resetStats();
-    const second = await runDemo(app, { pollenDays: 4, weatherDays: 6, print: () => undefined });
+    const second = await runDemo(app, {
+      pollenDays: 4,
+      weatherDays: 6,
+      print: () => undefined,
+      watch: (runId) => waitForRun(app.db, runId),
+    });
     // Only a window that grew with the clock may be fetched again; a finished range costs nothing.
     expect(simulator.stats().total).toBe(second.chunks);
     expect(second.chunks).toBeLessThanOrEqual(8);
