@@ -28,6 +28,8 @@ export interface IngestChunkDeps {
   readonly budget: CallBudget;
   readonly logger: Logger;
   readonly maxAttempts: number;
+  /** Ask for per-species risk on pollen history (ENVDATA_SPECIES_RISK). */
+  readonly speciesRisk: boolean;
   /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
   readonly pauseAll: (ms: number) => Promise<never>;
   /** Dispatches chunks created while working (the halves of a split). */
@@ -54,9 +56,19 @@ const MAX_BACKOFF_MS = 60_000;
 export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const log = deps.logger.child({ component: 'ingest' });
   let throttled = 0;
+  let pausedUntil = 0;
 
-  const backoff = (base: number, cap: number) =>
-    Math.round(Math.min(cap, base * 2 ** Math.min(throttled++, 12)) * (0.5 + Math.random()));
+  // The 429s of the calls that were already in flight when the first one paused every worker
+  // belong to the same burst: they keep that pause rather than doubling it once per call.
+  const backoff = (base: number, cap: number) => {
+    const now = Date.now();
+    if (now < pausedUntil) return pausedUntil - now;
+    const ms = Math.round(
+      Math.min(cap, base * 2 ** Math.min(throttled++, 12)) * (0.5 + Math.random()),
+    );
+    pausedUntil = now + ms;
+    return ms;
+  };
 
   return async (job: Job<IngestJobData>): Promise<IngestOutcome> => {
     const chunk = await claimChunk(deps.db, job.data.chunkId);
@@ -77,7 +89,11 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     }
 
     try {
-      const landing = await fetchChunk(deps.client, { ...chunk, attempts });
+      const landing = await fetchChunk(
+        deps.client,
+        { ...chunk, attempts },
+        { speciesRisk: deps.speciesRisk },
+      );
       await deps.writer.land([landing]);
       throttled = 0;
       if (!landing.complete) throw Object.assign(new Error('partial'), { partialLanded: true });
@@ -124,12 +140,14 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         return 'failed';
       }
       const retryable = partial || !isServiceError(error) || error.retryable;
+      // A trimmed answer's call was counted when its rows landed.
+      const madeCall = !partial;
       if (retryable && attempts < deps.maxAttempts) {
-        await recordRetry(deps.db, chunk.chunkId, attempts, code, message);
+        await recordRetry(deps.db, chunk.chunkId, attempts, code, message, madeCall);
         log.warn({ chunkId: chunk.chunkId, code, attempts }, 'will retry');
         throw error;
       }
-      await recordFailure(deps.db, chunk.chunkId, attempts, code, message);
+      await recordFailure(deps.db, chunk.chunkId, attempts, code, message, madeCall);
       await settle();
       log.warn({ chunkId: chunk.chunkId, code, attempts }, 'chunk failed');
       return 'failed';

@@ -13,6 +13,7 @@ import { registerResumeCommands } from './commands/resume-command.js';
 import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
+import { registerSyncCommands } from './commands/sync-command.js';
 import { environmentHelp } from './environment-help.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -44,6 +45,7 @@ export function buildProgram(context: CommandContext): Command {
   registerBackfillCommand(program, context);
   registerWorkerCommand(program, context);
   registerResumeCommands(program, context);
+  registerSyncCommands(program, context);
   registerStatusCommand(program, context);
   registerDemoCommand(program, context);
   registerBiRoleCommand(program, context);

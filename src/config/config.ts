@@ -34,6 +34,16 @@ export interface Config {
     readonly historyWindowHours: number;
     /** Keep raw payloads (gzip) for `envdata rebuild`. */
     readonly archiveRaw: boolean;
+    /** Ask pollen endpoints for per-species risk (ENVDATA_SPECIES_RISK). */
+    readonly speciesRisk: boolean;
+  };
+  readonly sync: {
+    /** Cron pattern of the nightly sync, UTC (ENVDATA_SYNC_CRON). */
+    readonly cron: string;
+    /** Hours before the last complete hour a sync re-reads (ENVDATA_SYNC_LOOKBACK). */
+    readonly lookbackHours: number;
+    /** Lag beyond which `status --check` fails (ENVDATA_FRESHNESS_MAX_LAG). */
+    readonly maxLagHours: number;
   };
   readonly log: {
     readonly level: LogLevel;

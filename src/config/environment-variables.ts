@@ -94,6 +94,26 @@ export const ENVIRONMENT_VARIABLES = [
       "Keep each chunk's raw payload, compressed, so `envdata rebuild` can redo facts without calls.",
   },
   {
+    name: 'ENVDATA_SYNC_CRON',
+    default: '0 2 * * *',
+    description: 'When the scheduler runs the nightly sync (cron, UTC).',
+  },
+  {
+    name: 'ENVDATA_SYNC_LOOKBACK',
+    default: '48h',
+    description: 'How far before the last complete hour a sync re-reads, for late corrections.',
+  },
+  {
+    name: 'ENVDATA_SPECIES_RISK',
+    default: 'false',
+    description: 'Ask pollen endpoints for the per-species risk evaluation (speciesRisk=true).',
+  },
+  {
+    name: 'ENVDATA_FRESHNESS_MAX_LAG',
+    default: '36h',
+    description: '`envdata status --check` fails when a location lags more than this behind now.',
+  },
+  {
     name: 'ENVDATA_HTTP_CONNECTIONS',
     default: '16',
     description: 'Keep-alive connections to the service per process.',

@@ -40,6 +40,10 @@ const hoursSchema = z
       .max(24 * 366),
   );
 
+const booleanSchema = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
 const schema = z.object({
   DATABASE_URL: postgresUrl,
   DATABASE_POOL_MAX: positiveInt(1000),
@@ -57,9 +61,13 @@ const schema = z.object({
   ENVDATA_MAX_QUEUED_JOBS: positiveInt(1_000_000),
   ENVDATA_JOB_LOCK_MS: positiveInt(3_600_000),
   ENVDATA_HISTORY_WINDOW: hoursSchema,
-  ENVDATA_ARCHIVE_RAW: z
-    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-    .transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
+  ENVDATA_ARCHIVE_RAW: booleanSchema,
+  ENVDATA_SYNC_CRON: z
+    .string()
+    .regex(/^(\S+\s+){4,5}\S+$/, 'must be a cron pattern such as "0 2 * * *"'),
+  ENVDATA_SYNC_LOOKBACK: hoursSchema,
+  ENVDATA_SPECIES_RISK: booleanSchema,
+  ENVDATA_FRESHNESS_MAX_LAG: hoursSchema,
   ENVDATA_HTTP_CONNECTIONS: positiveInt(1024),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: positiveInt(600_000),
   ENVDATA_HTTP_TIMEOUT_MS: positiveInt(3_600_000),
@@ -123,7 +131,16 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxQueuedJobs: e.ENVDATA_MAX_QUEUED_JOBS,
       jobLockMs: e.ENVDATA_JOB_LOCK_MS,
     },
-    ingest: { historyWindowHours: e.ENVDATA_HISTORY_WINDOW, archiveRaw: e.ENVDATA_ARCHIVE_RAW },
+    ingest: {
+      historyWindowHours: e.ENVDATA_HISTORY_WINDOW,
+      archiveRaw: e.ENVDATA_ARCHIVE_RAW,
+      speciesRisk: e.ENVDATA_SPECIES_RISK,
+    },
+    sync: {
+      cron: e.ENVDATA_SYNC_CRON,
+      lookbackHours: e.ENVDATA_SYNC_LOOKBACK,
+      maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
+    },
     log: { level: e.LOG_LEVEL, format },
   });
 }

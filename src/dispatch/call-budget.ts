@@ -38,3 +38,25 @@ export function splitRateLimits(rules: readonly RateLimitRule[]): {
   const sorted = [...rules].sort((a, b) => a.durationMs - b.durationMs);
   return { limiter: sorted[0], others: sorted.slice(1) };
 }
+
+/**
+ * The worker's BullMQ limiter for the tightest rule, or a non-binding one when there is no rule.
+ *
+ * There is always a limiter because BullMQ honours a pause (`worker.rateLimit`, what a 429 does)
+ * only on workers that have one. Without it, the job a 429 puts back is taken again at once by
+ * the next free slot, while the first run of that job is still being wound up; BullMQ then stops
+ * renewing the second run's lock, the job stalls and runs a third time: one chunk, two calls.
+ *
+ * The rule's window gets a margin. BullMQ counts a call when its job starts and opens its window
+ * with the first one; the service counts the call when the request arrives, a few milliseconds
+ * later and not always the same few. At exactly the plan's rate, the first calls of the next
+ * window could then arrive while the service's window is still open: a 429, and every worker
+ * pauses for a whole `Retry-After` second. A tenth of the window (at most 250 ms) absorbs that.
+ */
+export function queueLimiter(rule: RateLimitRule | undefined): { max: number; duration: number } {
+  if (rule === undefined) return { max: 1_000_000_000, duration: 1_000 };
+  return {
+    max: rule.max,
+    duration: rule.durationMs + Math.min(250, Math.ceil(rule.durationMs / 10)),
+  };
+}

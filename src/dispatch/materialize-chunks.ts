@@ -23,8 +23,10 @@ export async function materializeChunks(db: Kysely<Database>, limit: number): Pr
       next_from: Date;
       gap_to: Date;
       window_hours: number;
+      refetch: boolean;
     }>`
-      select g.run_gap_id, g.run_id, g.dataset, g.location_id, g.next_from, g.gap_to, g.window_hours
+      select g.run_gap_id, g.run_id, g.dataset, g.location_id, g.next_from, g.gap_to, g.window_hours,
+        g.refetch
       from envdata.run_gap g join envdata.run r using (run_id)
       where r.status = 'running' and g.next_from < g.gap_to
         and not (g.dataset::text = any(r.blocked_datasets))
@@ -32,37 +34,58 @@ export async function materializeChunks(db: Kysely<Database>, limit: number): Pr
       limit 1000`.execute(trx);
 
     let remaining = limit;
-    const chunks: { runId: number; dataset: Dataset; locationId: number; from: Date; to: Date }[] =
-      [];
+    const chunks: {
+      runId: number;
+      dataset: Dataset;
+      locationId: number;
+      from: Date;
+      to: Date;
+      refetch: boolean;
+    }[] = [];
     const cursors: { id: number; next: Date }[] = [];
     for (const gap of gaps.rows) {
       if (remaining <= 0) break;
       const windows = tileWindows(gap.next_from, gap.gap_to, gap.window_hours, remaining);
       remaining -= windows.length;
       for (const w of windows) {
-        chunks.push({ runId: gap.run_id, dataset: gap.dataset, locationId: gap.location_id, ...w });
+        chunks.push({
+          runId: gap.run_id,
+          dataset: gap.dataset,
+          locationId: gap.location_id,
+          refetch: gap.refetch,
+          ...w,
+        });
       }
       cursors.push({ id: gap.run_gap_id, next: windows.at(-1)?.to ?? gap.gap_to });
     }
     if (chunks.length === 0) return [];
 
-    const { rows } = await sql<{ chunk_id: number; status: string }>`
-      insert into envdata.chunk as c (run_id, dataset, location_id, window_from, window_to, status)
-      select u.run_id, u.dataset, u.location_id, u.window_from, u.window_to, 'queued'
-      from unnest(${chunks.map((c) => c.runId)}::int[], ${chunks.map((c) => c.dataset)}::envdata.dataset[],
-        ${chunks.map((c) => c.locationId)}::int[], ${chunks.map((c) => c.from)}::timestamptz[],
-        ${chunks.map((c) => c.to)}::timestamptz[])
-        as u(run_id, dataset, location_id, window_from, window_to)
-      on conflict (dataset, location_id, window_from, window_to) do update
-        set run_id = excluded.run_id,
-            status = case when c.status in ('done', 'split') then c.status else 'queued' end
-      returning c.chunk_id, c.status`.execute(trx);
+    const ids: number[] = [];
+    for (const refetch of [false, true]) {
+      const batch = chunks.filter((c) => c.refetch === refetch);
+      if (batch.length === 0) continue;
+      // A sync's lookback (refetch) re-reads done chunks for late corrections; a backfill never
+      // touches what is done.
+      const keepDone = refetch ? sql`false` : sql`c.status in ('done', 'split')`;
+      const { rows } = await sql<{ chunk_id: number; status: string }>`
+        insert into envdata.chunk as c (run_id, dataset, location_id, window_from, window_to, status)
+        select u.run_id, u.dataset, u.location_id, u.window_from, u.window_to, 'queued'
+        from unnest(${batch.map((c) => c.runId)}::int[], ${batch.map((c) => c.dataset)}::envdata.dataset[],
+          ${batch.map((c) => c.locationId)}::int[], ${batch.map((c) => c.from)}::timestamptz[],
+          ${batch.map((c) => c.to)}::timestamptz[])
+          as u(run_id, dataset, location_id, window_from, window_to)
+        on conflict (dataset, location_id, window_from, window_to) do update
+          set run_id = excluded.run_id,
+              status = case when ${keepDone} then c.status else 'queued' end
+        returning c.chunk_id, c.status`.execute(trx);
+      ids.push(...rows.filter((r) => r.status === 'queued').map((r) => r.chunk_id));
+    }
     await sql`
       update envdata.run_gap g set next_from = u.next_from
       from unnest(${cursors.map((c) => c.id)}::bigint[], ${cursors.map((c) => c.next)}::timestamptz[])
         as u(run_gap_id, next_from)
       where g.run_gap_id = u.run_gap_id`.execute(trx);
-    return rows.filter((r) => r.status === 'queued').map((r) => r.chunk_id);
+    return ids;
   });
 }
 

@@ -23,6 +23,7 @@ export interface ChunkToFetch {
 export async function fetchChunk(
   client: ServiceClient,
   chunk: ChunkToFetch,
+  options: { readonly speciesRisk?: boolean } = {},
 ): Promise<ChunkLanding> {
   const startedAt = new Date();
   const base = {
@@ -41,7 +42,9 @@ export async function fetchChunk(
   };
   try {
     if (chunk.dataset === 'pollen') {
-      const payload: PollenPayload = await client.pollenHistoryByLatLng(query);
+      const payload: PollenPayload = await client.pollenHistoryByLatLng(
+        options.speciesRisk ? { ...query, speciesRisk: true } : query,
+      );
       return {
         ...base,
         dataset: 'pollen',

@@ -58,20 +58,24 @@ export async function claimChunk(
   };
 }
 
-/** A failed call that will be retried: the chunk waits again, the error is on record. */
+/**
+ * A failed call that will be retried: the chunk waits again, the error is on record. `madeCall`
+ * false: the call is already counted (a trimmed answer counts when its rows land).
+ */
 export async function recordRetry(
   db: Kysely<Database>,
   chunkId: number,
   attempts: number,
   code: string,
   message: string,
+  madeCall = true,
 ): Promise<void> {
   await db
     .updateTable('chunk')
     .set((eb) => ({
       status: 'queued',
       attempts,
-      calls: eb('calls', '+', 1),
+      calls: madeCall ? eb('calls', '+', 1) : eb.ref('calls'),
       error_code: code,
       error_message: message,
     }))

@@ -1,9 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { pollenRegionOf } from '../geo/pollen-region-of.js';
 import { timezoneOf } from '../geo/timezone-of.js';
 import type { Database, LocationTable } from '../warehouse/schema.js';
 import type { Location, NewLocation } from './location.js';
+
+/** Rows per INSERT statement of `insertLocations` (10 parameters a row, far below pg's 65,535). */
+const INSERT_BATCH = 500;
 
 /** Coordinates are kept to 4 decimals (about 11 m), as the service's clients send them. */
 export function roundCoordinate(value: number): number {
@@ -15,35 +18,74 @@ export function roundCoordinate(value: number): number {
  * interface's region table. A duplicate name or point is a `CONFLICT` and writes nothing.
  */
 export async function insertLocation(db: Kysely<Database>, input: NewLocation): Promise<Location> {
-  const lat = roundCoordinate(input.lat);
-  const lng = roundCoordinate(input.lng);
-  const countryCode = input.countryCode?.toUpperCase() ?? null;
+  const row = locationRowOf(input);
   try {
-    const row = await db
-      .insertInto('location')
-      .values({
-        name: input.name.trim(),
-        lat,
-        lng,
-        country_code: countryCode,
-        timezone: timezoneOf(lat, lng),
-        pollen_region: pollenRegionOf(lat, lng, countryCode ?? undefined),
-        place: input.place ?? null,
-        registered_by: input.registeredBy,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toLocation(row);
+    return toLocation(
+      await db.insertInto('location').values(row).returningAll().executeTakeFirstOrThrow(),
+    );
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') {
+    if (isUniqueViolation(error)) {
       throw new EnvdataError(
         'CONFLICT',
-        `a location named "${input.name}" or at ${lat}, ${lng} is already registered: see \`envdata locations list\``,
+        `a location named "${row.name}" or at ${row.lat}, ${row.lng} is already registered: see \`envdata locations list\``,
         { cause: error },
       );
     }
     throw error;
   }
+}
+
+/**
+ * Registers many locations with a few multi-row INSERTs, in input order. Pass a transaction to
+ * make it all or nothing; any duplicate name or point is a `CONFLICT` (the caller is expected to
+ * have checked, so this is the race with another writer).
+ */
+export async function insertLocations(
+  db: Kysely<Database>,
+  inputs: readonly NewLocation[],
+): Promise<Location[]> {
+  const out: Location[] = [];
+  for (let i = 0; i < inputs.length; i += INSERT_BATCH) {
+    const rows = inputs.slice(i, i + INSERT_BATCH).map(locationRowOf);
+    try {
+      const inserted = await db.insertInto('location').values(rows).returningAll().execute();
+      // Identities are drawn in VALUES order; RETURNING's order is not promised, so sort.
+      inserted.sort((a, b) => a.location_id - b.location_id);
+      out.push(...inserted.map(toLocation));
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new EnvdataError(
+          'CONFLICT',
+          `another location with one of these names or points was registered meanwhile (${(error as { detail?: string }).detail ?? 'unique violation'}): nothing was written; run the command again`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+  return out;
+}
+
+/** The row of a new location: rounded point, trimmed name, zone and pollen region computed. */
+function locationRowOf(input: NewLocation): Insertable<LocationTable> {
+  const lat = roundCoordinate(input.lat);
+  const lng = roundCoordinate(input.lng);
+  const countryCode = input.countryCode?.toUpperCase() ?? null;
+  return {
+    name: input.name.trim(),
+    lat,
+    lng,
+    country_code: countryCode,
+    timezone: timezoneOf(lat, lng),
+    pollen_region: pollenRegionOf(lat, lng, countryCode ?? undefined),
+    place: input.place ?? null,
+    registered_by: input.registeredBy,
+    ingest_by_place: input.ingestByPlace ?? false,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
 }
 
 export function toLocation(row: Selectable<LocationTable>): Location {
@@ -57,5 +99,7 @@ export function toLocation(row: Selectable<LocationTable>): Location {
     pollenRegion: row.pollen_region,
     place: row.place,
     registeredBy: row.registered_by,
+    ingestByPlace: row.ingest_by_place,
+    retiredAt: row.retired_at,
   };
 }

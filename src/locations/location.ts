@@ -10,8 +10,16 @@ export interface Location {
   readonly countryCode: string | null;
   readonly timezone: string;
   readonly pollenRegion: PollenRegion;
+  /** The place text the service resolves to this location; set when registered by place. */
   readonly place: string | null;
   readonly registeredBy: RegisteredBy;
+  /** Ingest pollen through the by-place endpoints with `place` instead of the coordinates. */
+  readonly ingestByPlace: boolean;
+  /**
+   * When `envdata locations remove` retired it: its facts stay queryable, but it is left out of
+   * new backfills and syncs. `null` while active.
+   */
+  readonly retiredAt: Date | null;
 }
 
 export interface NewLocation {
@@ -21,4 +29,6 @@ export interface NewLocation {
   readonly countryCode?: string | null;
   readonly place?: string | null;
   readonly registeredBy: RegisteredBy;
+  /** Default `false`; `true` needs `place`. */
+  readonly ingestByPlace?: boolean;
 }

@@ -5,17 +5,23 @@ import { toLocation } from './insert-location.js';
 import type { Location } from './location.js';
 
 /**
- * Locations by name (case-insensitive) or id; no references means every registered location.
- * An unknown reference is a `NOT_FOUND` naming all of them.
+ * Locations by name (case-insensitive) or id; no references means every active location (retired
+ * ones, see `retireLocations`, are left out of new backfills and syncs). A location named
+ * explicitly is returned even when retired, with its `retiredAt`, so the caller decides (a
+ * rebuild of its history is legitimate). An unknown reference is a `NOT_FOUND` naming all of them.
  */
 export async function resolveLocations(
   db: Kysely<Database>,
   refs: readonly string[],
 ): Promise<Location[]> {
   if (refs.length === 0) {
-    return (await db.selectFrom('location').selectAll().orderBy('location_id').execute()).map(
-      toLocation,
-    );
+    const rows = await db
+      .selectFrom('location')
+      .selectAll()
+      .where('retired_at', 'is', null)
+      .orderBy('location_id')
+      .execute();
+    return rows.map(toLocation);
   }
   const ids = refs.filter((r) => /^\d+$/.test(r)).map(Number);
   const names = refs.filter((r) => !/^\d+$/.test(r)).map((r) => r.trim().toLowerCase());

@@ -82,44 +82,66 @@ export async function planRun(
   const estimate = estimateGaps(gaps, request, rateLimits);
   if (options.dryRun) return { runId: undefined, estimate, gaps };
 
-  const runId = await db.transaction().execute(async (trx) => {
-    const run = await trx
+  const runId = await createRunWithGaps(db, {
+    kind: request.kind,
+    priority: request.priority ?? 0,
+    windowHours: request.windowHours,
+    gaps,
+    request: {
+      datasets: request.datasets,
+      from: request.from.toISOString(),
+      to: request.to.toISOString(),
+      locations: request.locations.map((l) => l.locationId),
+      windowHours: request.windowHours,
+      estimate,
+    },
+  });
+  // Nothing to fetch: the run is complete the moment it is planned.
+  if (gaps.length === 0) await finishRunIfDone(db, runId);
+  return { runId, estimate, gaps };
+}
+
+/** Writes a run and its gaps (each with its cursor at the start) in one transaction. */
+export async function createRunWithGaps(
+  db: Kysely<Database>,
+  run: {
+    readonly kind: RunKind;
+    readonly priority: number;
+    readonly windowHours: number;
+    readonly gaps: readonly Gap[];
+    readonly request: Record<string, unknown>;
+    /** Re-read done chunks inside the gaps (a sync's lookback). */
+    readonly refetch?: boolean;
+  },
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
       .insertInto('run')
       .values({
-        kind: request.kind,
+        kind: run.kind,
         status: 'running',
-        priority: request.priority ?? 0,
-        request: JSON.stringify({
-          datasets: request.datasets,
-          from: request.from.toISOString(),
-          to: request.to.toISOString(),
-          locations: request.locations.map((l) => l.locationId),
-          windowHours: request.windowHours,
-          estimate,
-        }),
+        priority: run.priority,
+        request: JSON.stringify(run.request),
       })
       .returning('run_id')
       .executeTakeFirstOrThrow();
-    for (let i = 0; i < gaps.length; i += 5_000) {
-      const batch = gaps.slice(i, i + 5_000);
+    for (let i = 0; i < run.gaps.length; i += 5_000) {
       await trx
         .insertInto('run_gap')
         .values(
-          batch.map((g) => ({
-            run_id: run.run_id,
+          run.gaps.slice(i, i + 5_000).map((g) => ({
+            run_id: row.run_id,
             dataset: g.dataset,
             location_id: g.locationId,
             gap_from: g.from,
             gap_to: g.to,
             next_from: g.from,
-            window_hours: request.windowHours,
+            window_hours: run.windowHours,
+            refetch: run.refetch ?? false,
           })),
         )
         .execute();
     }
-    return run.run_id;
+    return row.run_id;
   });
-  // Nothing to fetch: the run is complete the moment it is planned.
-  if (gaps.length === 0) await finishRunIfDone(db, runId);
-  return { runId, estimate, gaps };
 }

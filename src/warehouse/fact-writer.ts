@@ -1,6 +1,5 @@
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
-import { sql, type Kysely } from 'kysely';
+import { gzipSync } from 'node:zlib';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type {
   NormalizedPollen,
   NormalizedWeather,
@@ -12,14 +11,12 @@ import type {
 import { normalizePollen } from '../normalize/normalize-pollen.js';
 import { normalizeWeather } from '../normalize/normalize-weather.js';
 import type { PollenPayload, WeatherPayload } from '../service/models.js';
-import type { SpeciesCategory, Window } from '../types.js';
+import type { Window } from '../types.js';
 import type { ChunkOutcome, Database } from './schema.js';
 import { SpeciesIds } from './species-ids.js';
 import { upsertPollenHourly, upsertPollenSpeciesHourly } from './upsert-pollen-hourly.js';
 import { upsertWeatherHourly, type LocatedRows } from './upsert-weather-hourly.js';
 import { YearPartitions } from './year-partitions.js';
-
-const gzip = promisify(gzipCallback);
 
 interface LandingBase {
   readonly chunkId: number;
@@ -89,24 +86,13 @@ export class FactWriter {
     if (landings.length === 0) return { results: [], rowsWritten: 0 };
     const normalized = landings.map((l) => normalize(l));
     await this.prepare(normalized);
-    const archives = this.options.archiveRaw
-      ? await Promise.all(
-          landings.map(async (l) =>
-            l.payload ? { landing: l, body: await gzip(l.payload.rawBody) } : undefined,
-          ),
-        )
-      : [];
+    const archives = this.options.archiveRaw ? archivesOf(landings) : [];
 
     const weatherGroups: LocatedRows<WeatherRow>[] = [];
     const pollenGroups: LocatedRows<PollenTypeRow>[] = [];
     const speciesGroups: LocatedRows<PollenSpeciesRow>[] = [];
     const results: LandingResult[] = [];
-    const quarantine: {
-      chunkId: number;
-      locationId: number;
-      source: string;
-      q: QuarantinedRecord;
-    }[] = [];
+    const quarantine: QuarantineEntry[] = [];
     for (let i = 0; i < landings.length; i++) {
       const landing = landings[i]!;
       const n = normalized[i]!;
@@ -142,81 +128,7 @@ export class FactWriter {
       written += await upsertPollenHourly(trx, pollenGroups);
       written += await upsertPollenSpeciesHourly(trx, speciesGroups, this.species);
 
-      const chunkIds = landings.map((l) => l.chunkId);
-      await trx.deleteFrom('quarantine').where('chunk_id', 'in', chunkIds).execute();
-      if (quarantine.length > 0) {
-        await trx
-          .insertInto('quarantine')
-          .values(
-            quarantine.map(({ chunkId, locationId, source, q }) => ({
-              chunk_id: chunkId,
-              location_id: locationId,
-              source,
-              record_index: q.recordIndex,
-              raw: q.raw === undefined ? null : JSON.stringify(q.raw),
-              reason: q.reason,
-            })),
-          )
-          .execute();
-      }
-
-      for (const archive of archives) {
-        if (!archive) continue;
-        await trx
-          .insertInto('raw_payload')
-          .values({
-            chunk_id: archive.landing.chunkId,
-            fetched_at: archive.landing.startedAt,
-            http_status: archive.landing.httpStatus,
-            body: archive.body,
-            body_bytes: Buffer.byteLength(archive.landing.payload?.rawBody ?? ''),
-          })
-          .onConflict((oc) =>
-            oc.column('chunk_id').doUpdateSet((eb) => ({
-              fetched_at: eb.ref('excluded.fetched_at'),
-              http_status: eb.ref('excluded.http_status'),
-              body: eb.ref('excluded.body'),
-              body_bytes: eb.ref('excluded.body_bytes'),
-            })),
-          )
-          .execute();
-      }
-
-      const dirty = landings.filter((_, i) => results[i]!.rows > 0);
-      if (dirty.length > 0) {
-        await trx
-          .insertInto('rollup_dirty')
-          .values(
-            dirty.map((l) => ({
-              location_id: l.locationId,
-              dataset: l.dataset,
-              from_at: l.window.from,
-              to_at: l.window.to,
-            })),
-          )
-          .execute();
-      }
-
-      await sql`
-        update envdata.chunk c set
-          status = case when u.complete then 'done'::envdata.chunk_status else c.status end,
-          outcome = u.outcome,
-          rows_landed = u.rows,
-          rows_quarantined = u.quarantined,
-          calls = c.calls + u.calls,
-          attempts = greatest(c.attempts, u.attempts),
-          error_code = case when u.complete then null else 'PARTIAL' end,
-          error_message = case when u.complete then null
-            else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
-          started_at = coalesce(c.started_at, u.started_at),
-          finished_at = case when u.complete then now() else c.finished_at end
-        from unnest(${chunkIds}::bigint[], ${landings.map((l) => l.complete)}::bool[],
-          ${landings.map((l) => l.outcome)}::text[], ${results.map((r) => r.rows)}::int[],
-          ${results.map((r) => r.quarantined)}::int[], ${landings.map((l) => l.calls)}::int[],
-          ${landings.map((l) => l.attempts)}::int[], ${landings.map((l) => l.startedAt)}::timestamptz[])
-          as u(chunk_id, complete, outcome, rows, quarantined, calls, attempts, started_at)
-        where c.chunk_id = u.chunk_id
-      `.execute(trx);
+      await recordLandings(trx, landings, results, quarantine, archives);
       return written;
     });
     return { results, rowsWritten };
@@ -224,25 +136,131 @@ export class FactWriter {
 
   /** Partitions and species ids, outside the landing transaction (short locks, no rollback). */
   private async prepare(normalized: readonly Normalized[]): Promise<void> {
-    const weatherHours: Date[] = [];
-    const pollenHours: Date[] = [];
-    const species: { category: SpeciesCategory; species: string }[] = [];
+    // One instant per UTC year is all the partitions need; not one per row.
+    const weatherYears = new Map<number, Date>();
+    const pollenYears = new Map<number, Date>();
+    const species: (readonly PollenSpeciesRow[])[] = [];
     for (const n of normalized) {
       if (n.dataset === 'weather') {
-        for (const r of n.facts.rows) weatherHours.push(r.observedAt);
+        addYears(weatherYears, n.facts.rows);
       } else {
-        for (const r of n.facts.typeRows) pollenHours.push(r.observedAt);
-        for (const r of n.facts.speciesRows) {
-          pollenHours.push(r.observedAt);
-          species.push(r);
-        }
+        addYears(pollenYears, n.facts.typeRows);
+        addYears(pollenYears, n.facts.speciesRows);
+        species.push(n.facts.speciesRows);
       }
     }
-    await this.partitions.ensure(this.db, 'weather_hourly', weatherHours);
-    await this.partitions.ensure(this.db, 'pollen_hourly', pollenHours);
-    await this.partitions.ensure(this.db, 'pollen_species_hourly', pollenHours);
-    await this.species.resolve(this.db, species);
+    await this.partitions.ensure(this.db, 'weather_hourly', weatherYears.values());
+    await this.partitions.ensure(this.db, 'pollen_hourly', pollenYears.values());
+    await this.partitions.ensure(this.db, 'pollen_species_hourly', pollenYears.values());
+    await this.species.resolve(this.db, species.flat());
   }
+}
+
+interface QuarantineEntry {
+  readonly chunkId: number;
+  readonly locationId: number;
+  readonly source: string;
+  readonly q: QuarantinedRecord;
+}
+
+/**
+ * Everything but the facts, in ONE statement (one round trip per batch instead of five): the
+ * chunks' previous quarantine entries replaced by the new ones (the delete does not see rows
+ * inserted by the same statement), raw payloads, dirty rollup days, and the ledger mark.
+ */
+async function recordLandings(
+  trx: Transaction<Database>,
+  landings: readonly ChunkLanding[],
+  results: readonly LandingResult[],
+  quarantine: readonly QuarantineEntry[],
+  archives: readonly Archive[],
+): Promise<void> {
+  const chunkIds = landings.map((l) => l.chunkId);
+  const dirty = landings.filter((_, i) => results[i]!.rows > 0);
+  await sql`
+    with cleared as (
+      delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
+    ), quarantined as (
+      insert into envdata.quarantine (chunk_id, location_id, source, record_index, raw, reason)
+      select * from unnest(${quarantine.map((e) => e.chunkId)}::bigint[],
+        ${quarantine.map((e) => e.locationId)}::int[], ${quarantine.map((e) => e.source)}::text[],
+        ${quarantine.map((e) => e.q.recordIndex)}::int[],
+        ${quarantine.map((e) => (e.q.raw === undefined ? null : JSON.stringify(e.q.raw)))}::jsonb[],
+        ${quarantine.map((e) => e.q.reason)}::text[])
+    ), archived as (
+      insert into envdata.raw_payload (chunk_id, fetched_at, http_status, body, body_bytes)
+      select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
+        ${archives.map((a) => a.fetchedAt)}::timestamptz[],
+        ${archives.map((a) => a.httpStatus)}::smallint[], ${archives.map((a) => a.body)}::bytea[],
+        ${archives.map((a) => a.bodyBytes)}::int[])
+      on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
+        http_status = excluded.http_status, body = excluded.body, body_bytes = excluded.body_bytes
+    ), dirtied as (
+      insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
+      select * from unnest(${dirty.map((l) => l.locationId)}::int[],
+        ${dirty.map((l) => l.dataset)}::envdata.dataset[],
+        ${dirty.map((l) => l.window.from)}::timestamptz[],
+        ${dirty.map((l) => l.window.to)}::timestamptz[])
+    )
+    update envdata.chunk c set
+      status = case when u.complete then 'done'::envdata.chunk_status else c.status end,
+      outcome = u.outcome,
+      rows_landed = u.rows,
+      rows_quarantined = u.quarantined,
+      calls = c.calls + u.calls,
+      attempts = greatest(c.attempts, u.attempts),
+      error_code = case when u.complete then null else 'PARTIAL' end,
+      error_message = case when u.complete then null
+        else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
+      started_at = coalesce(c.started_at, u.started_at),
+      finished_at = case when u.complete then now() else c.finished_at end
+    from unnest(${chunkIds}::bigint[], ${landings.map((l) => l.complete)}::bool[],
+      ${landings.map((l) => l.outcome)}::text[], ${results.map((r) => r.rows)}::int[],
+      ${results.map((r) => r.quarantined)}::int[], ${landings.map((l) => l.calls)}::int[],
+      ${landings.map((l) => l.attempts)}::int[], ${landings.map((l) => l.startedAt)}::timestamptz[])
+      as u(chunk_id, complete, outcome, rows, quarantined, calls, attempts, started_at)
+    where c.chunk_id = u.chunk_id
+  `.execute(trx);
+}
+
+function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[]): void {
+  let last = Number.NaN;
+  for (const { observedAt } of rows) {
+    const year = observedAt.getUTCFullYear();
+    if (year === last) continue;
+    last = year;
+    if (!years.has(year)) years.set(year, observedAt);
+  }
+}
+
+interface Archive {
+  readonly chunkId: number;
+  readonly fetchedAt: Date;
+  readonly httpStatus: number;
+  readonly body: Buffer;
+  readonly bodyBytes: number;
+}
+
+/**
+ * The raw payloads, gzip-compressed, one per chunk (the last one if a chunk came twice).
+ * Synchronously: a 48 h body compresses in well under a millisecond, while the asynchronous
+ * `zlib.gzip` costs several times that per call in thread-pool handoffs and fresh deflate state,
+ * on the same cores Postgres needs for the insert (measured: 32 bodies 6–14 ms vs 2.5 ms).
+ */
+function archivesOf(landings: readonly ChunkLanding[]): Archive[] {
+  const byChunk = new Map<number, { landing: ChunkLanding; rawBody: string }>();
+  for (const landing of landings) {
+    if (landing.payload) {
+      byChunk.set(landing.chunkId, { landing, rawBody: landing.payload.rawBody });
+    }
+  }
+  return [...byChunk.values()].map(({ landing, rawBody }) => ({
+    chunkId: landing.chunkId,
+    fetchedAt: landing.startedAt,
+    httpStatus: landing.httpStatus,
+    body: gzipSync(rawBody),
+    bodyBytes: Buffer.byteLength(rawBody),
+  }));
 }
 
 function normalize(landing: ChunkLanding): Normalized {

@@ -34,6 +34,10 @@ export interface LocationTable {
   place: string | null;
   registered_by: RegisteredBy;
   created_at: ColumnType<Date, never, never>;
+  /** Set by `envdata locations remove` (without `--purge`): facts stay, planning skips it. */
+  retired_at: Timestamp | null;
+  /** Prefer the pollen by-place endpoints with `place` (only with a place). */
+  ingest_by_place: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface PollenSpeciesTable {
@@ -133,6 +137,7 @@ export interface RunGapTable {
   gap_to: Timestamp;
   next_from: Timestamp;
   window_hours: number;
+  refetch: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface ChunkTable {

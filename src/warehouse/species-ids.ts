@@ -7,21 +7,30 @@ import type { Database } from './schema.js';
  * carry a smallint. Ids never change, so the cache never goes stale.
  */
 export class SpeciesIds {
-  private readonly ids = new Map<string, number>();
+  /** category → name → id: two lookups per fact row, no key string built per row. */
+  private readonly ids = new Map<SpeciesCategory, Map<string, number>>();
 
   /** Makes sure every (category, name) has an id; new species are inserted (race-safe). */
   async resolve(
     db: Kysely<Database>,
     species: Iterable<{ category: SpeciesCategory; species: string }>,
   ): Promise<void> {
-    const missing = new Map<string, { category: SpeciesCategory; name: string }>();
+    const missing = new Map<SpeciesCategory, Set<string>>();
     for (const s of species) {
-      const key = keyOf(s.category, s.species);
-      if (!this.ids.has(key)) missing.set(key, { category: s.category, name: s.species });
+      if (this.ids.get(s.category)?.has(s.species)) continue;
+      let names = missing.get(s.category);
+      if (!names) missing.set(s.category, (names = new Set()));
+      names.add(s.species);
     }
     if (missing.size === 0) return;
-    const categories = [...missing.values()].map((m) => m.category);
-    const names = [...missing.values()].map((m) => m.name);
+    const categories: SpeciesCategory[] = [];
+    const names: string[] = [];
+    for (const [category, set] of missing) {
+      for (const name of set) {
+        categories.push(category);
+        names.push(name);
+      }
+    }
     await sql`
       insert into envdata.pollen_species (category, name)
       select * from unnest(${categories}::envdata.species_category[], ${names}::text[])
@@ -32,17 +41,17 @@ export class SpeciesIds {
       .select(['species_id', 'category', 'name'])
       .where('name', 'in', names)
       .execute();
-    for (const row of rows) this.ids.set(keyOf(row.category, row.name), row.species_id);
+    for (const row of rows) {
+      let byName = this.ids.get(row.category);
+      if (!byName) this.ids.set(row.category, (byName = new Map()));
+      byName.set(row.name, row.species_id);
+    }
   }
 
   /** The id of a species already resolved. */
   require(category: SpeciesCategory, name: string): number {
-    const id = this.ids.get(keyOf(category, name));
+    const id = this.ids.get(category)?.get(name);
     if (id === undefined) throw new Error(`species ${category}/${name} was not resolved first`);
     return id;
   }
-}
-
-function keyOf(category: SpeciesCategory, name: string): string {
-  return `${category}\u0000${name}`;
 }

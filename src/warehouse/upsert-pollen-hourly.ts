@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { PollenSpeciesRow, PollenTypeRow } from '../normalize/fact-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
-import type { LocatedRows } from './upsert-weather-hourly.js';
+import { ArrayLiteral, type LocatedRows } from './upsert-weather-hourly.js';
 
 /**
  * Upserts pollen by type in one set-based statement; identical rows write nothing.
@@ -12,28 +12,34 @@ export async function upsertPollenHourly(
   db: Kysely<Database> | Transaction<Database>,
   groups: readonly LocatedRows<PollenTypeRow>[],
 ): Promise<number> {
-  const n = groups.reduce((sum, g) => sum + g.rows.length, 0);
+  let n = 0;
+  for (const g of groups) n += g.rows.length;
   if (n === 0) return 0;
-  const locationIds = new Array<number>(n);
-  const observedAt = new Array<Date>(n);
-  const types = new Array<string>(n);
-  const counts = new Array<number | null>(n);
-  const risks = new Array<string | null>(n);
-  let i = 0;
+  const locationIds = new ArrayLiteral();
+  const observedAt = new ArrayLiteral();
+  const types = new ArrayLiteral();
+  const counts = new ArrayLiteral();
+  const risks = new ArrayLiteral();
   for (const { locationId, rows } of groups) {
     for (const r of rows) {
-      locationIds[i] = locationId;
-      observedAt[i] = r.observedAt;
-      types[i] = r.pollenType;
-      counts[i] = r.count;
-      risks[i] = r.riskLevel;
-      i++;
+      locationIds.number(locationId);
+      observedAt.instant(r.observedAt);
+      types.string(r.pollenType);
+      counts.number(r.count);
+      risks.string(r.riskLevel);
     }
   }
+  // unnest() in the select list: see upsertWeatherHourly.
   const result = await sql`
     insert into envdata.pollen_hourly as t (location_id, observed_at, pollen_type, count, risk_level)
-    select * from unnest(${locationIds}::int[], ${observedAt}::timestamptz[],
-      ${types}::envdata.pollen_type[], ${counts}::int[], ${risks}::envdata.risk_level[])
+    select location_id, to_timestamp(observed_at), pollen_type, count, risk_level
+    from (
+      select unnest(${locationIds.build()}::int[]) as location_id,
+        unnest(${observedAt.build()}::float8[]) as observed_at,
+        unnest(${types.build()}::envdata.pollen_type[]) as pollen_type,
+        unnest(${counts.build()}::int[]) as count,
+        unnest(${risks.build()}::envdata.risk_level[]) as risk_level
+    ) u
     on conflict (location_id, observed_at, pollen_type) do update
       set count = excluded.count, risk_level = excluded.risk_level
     where (t.count, t.risk_level) is distinct from (excluded.count, excluded.risk_level)
@@ -50,28 +56,33 @@ export async function upsertPollenSpeciesHourly(
   groups: readonly LocatedRows<PollenSpeciesRow>[],
   speciesIds: SpeciesIds,
 ): Promise<number> {
-  const n = groups.reduce((sum, g) => sum + g.rows.length, 0);
+  let n = 0;
+  for (const g of groups) n += g.rows.length;
   if (n === 0) return 0;
-  const locationIds = new Array<number>(n);
-  const observedAt = new Array<Date>(n);
-  const species = new Array<number>(n);
-  const counts = new Array<number>(n);
-  const risks = new Array<string | null>(n);
-  let i = 0;
+  const locationIds = new ArrayLiteral();
+  const observedAt = new ArrayLiteral();
+  const species = new ArrayLiteral();
+  const counts = new ArrayLiteral();
+  const risks = new ArrayLiteral();
   for (const { locationId, rows } of groups) {
     for (const r of rows) {
-      locationIds[i] = locationId;
-      observedAt[i] = r.observedAt;
-      species[i] = speciesIds.require(r.category, r.species);
-      counts[i] = r.count;
-      risks[i] = r.riskLevel;
-      i++;
+      locationIds.number(locationId);
+      observedAt.instant(r.observedAt);
+      species.number(speciesIds.require(r.category, r.species));
+      counts.number(r.count);
+      risks.string(r.riskLevel);
     }
   }
   const result = await sql`
     insert into envdata.pollen_species_hourly as t (location_id, observed_at, species_id, count, risk_level)
-    select * from unnest(${locationIds}::int[], ${observedAt}::timestamptz[],
-      ${species}::smallint[], ${counts}::int[], ${risks}::envdata.risk_level[])
+    select location_id, to_timestamp(observed_at), species_id, count, risk_level
+    from (
+      select unnest(${locationIds.build()}::int[]) as location_id,
+        unnest(${observedAt.build()}::float8[]) as observed_at,
+        unnest(${species.build()}::smallint[]) as species_id,
+        unnest(${counts.build()}::int[]) as count,
+        unnest(${risks.build()}::envdata.risk_level[]) as risk_level
+    ) u
     on conflict (location_id, observed_at, species_id) do update
       set count = excluded.count, risk_level = excluded.risk_level
     where (t.count, t.risk_level) is distinct from (excluded.count, excluded.risk_level)

@@ -1,6 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
-import { CallBudget, splitRateLimits } from '../dispatch/call-budget.js';
+import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
@@ -8,7 +8,10 @@ import { EnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { createServiceClient, type ServiceClient } from '../service/service-client.js';
 import { FactWriter } from '../warehouse/fact-writer.js';
+import { createFetchSnapshotProcessor } from '../../jobs/fetch-snapshot.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../../jobs/ingest-chunk.js';
+import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
+import { SpeciesIds } from '../warehouse/species-ids.js';
 
 export interface IngestWorkerOptions {
   readonly concurrency: number;
@@ -22,7 +25,7 @@ export interface IngestWorkerOptions {
  * Any number of these may run on any number of hosts against one Redis and one Postgres.
  */
 export class IngestWorker {
-  readonly worker: Worker<IngestJobData, IngestOutcome>;
+  readonly worker: Worker<IngestJobData | SnapshotJobData, IngestOutcome | number>;
   readonly feeder: QueueFeeder;
   private readonly client: ServiceClient;
   private readonly timer: NodeJS.Timeout;
@@ -52,18 +55,31 @@ export class IngestWorker {
       budget,
       logger,
       maxAttempts: config.worker.maxAttempts,
-      pauseAll: async (ms) => {
-        await this.worker.rateLimit(ms);
-        throw Worker.RateLimitError();
-      },
+      speciesRisk: config.ingest.speciesRisk,
+      pauseAll: (ms) => pauseAll(ms),
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
     });
-    this.worker = app.queues.worker<IngestJobData, IngestOutcome>(
+    const pauseAll = async (ms: number): Promise<never> => {
+      await this.worker.rateLimit(ms);
+      throw Worker.RateLimitError();
+    };
+    const snapshots = createFetchSnapshotProcessor({
+      db: app.db,
+      client: this.client,
+      species: new SpeciesIds(),
+      logger,
+      speciesRisk: config.ingest.speciesRisk,
+      pauseAll,
+    });
+    this.worker = app.queues.worker<IngestJobData | SnapshotJobData, IngestOutcome | number>(
       QUEUE_NAMES.ingest,
-      (job: Job<IngestJobData>) => processor(job),
+      (job: Job<IngestJobData | SnapshotJobData>) =>
+        job.name === SNAPSHOT_JOB_NAME
+          ? snapshots(job as Job<SnapshotJobData>)
+          : processor(job as Job<IngestJobData>),
       {
         concurrency: options.concurrency,
-        ...(limiter && { limiter: { max: limiter.max, duration: limiter.durationMs } }),
+        limiter: queueLimiter(limiter),
         lockDuration: config.worker.jobLockMs,
         stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),
         maxStalledCount: 3,

@@ -1,73 +1,185 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { nearestPlace } from '../../geo/nearest-place.js';
-import { insertLocation, toLocation } from '../../locations/insert-location.js';
+import type { App } from '../../app.js';
+import { coerceError } from '../../errors/coerce-error.js';
+import { isEnvdataError } from '../../errors/envdata-error.js';
+import { addLocationByPlace, addLocationByPoint } from '../../locations/add-location.js';
+import { importLocations } from '../../locations/import-locations.js';
+import { toLocation } from '../../locations/insert-location.js';
+import type { Location } from '../../locations/location.js';
+import {
+  LOCATION_FILE_FIELDS,
+  locationFileFormat,
+  parseLocationFile,
+} from '../../locations/parse-location-file.js';
+import {
+  purgeLocations,
+  restoreLocations,
+  retireLocations,
+} from '../../locations/remove-locations.js';
+import { resolveLocations } from '../../locations/resolve-locations.js';
+import { createServiceClient, type ServiceClient } from '../../service/service-client.js';
 import type { CommandContext } from '../command-context.js';
 import { usageError } from '../usage-error.js';
+import { requireApiKey } from './worker-command.js';
 
 interface AddOptions {
+  place?: string;
+  lat?: string;
+  lng?: string;
   name?: string;
-  lat: string;
-  lng: string;
   country?: string;
+  ingestByPlace?: boolean;
 }
 
-function parseCoordinate(flag: string, value: string, limit: number): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || Math.abs(n) > limit) {
-    throw usageError(`${flag} must be a number in [-${limit}, ${limit}] (got "${value}")`);
-  }
-  return n;
-}
+/** Longest `--name`/`--place` accepted, as in import files. */
+const MAX_TEXT = 200;
+
+const IMPORT_HELP = `
+File formats (all rows are validated before anything is written; one bad row writes nothing):
+  CSV   a header row naming the columns, then one location per row:
+          name,lat,lng[,country]       a point: name, latitude, longitude (decimal degrees)
+          place[,country][,name]       a place geocoded through the service (best match);
+                                       country (two letters) picks among namesakes, name
+                                       overrides the geocoded name
+        Both kinds may share one file: header name,lat,lng,country,place, empty cells skipped.
+        Fields with commas or quotes are "quoted" (RFC 4180). Problems are reported by line.
+  JSON  an array of objects with the same keys (${LOCATION_FILE_FIELDS.join(', ')}):
+          [{"name": "Berlin", "lat": 52.52, "lng": 13.405}, {"place": "Valencia", "country": "ES"}]
+        Problems are reported by index (0-based).
+  The format follows the extension (.csv, .json), else the first character ("[" is JSON).
+  Names must be unique (case-insensitive) and points unique (4 decimals), within the file and
+  against registered locations. Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
+
+Example:
+  name,lat,lng,country,place
+  Munich,48.1351,11.582,DE,
+  ,,,,Berlin
+  ,,,ES,Valencia
+`;
 
 export function registerLocationsCommand(program: Command, context: CommandContext): void {
-  const locations = program.command('locations').description('Register and list locations');
+  const locations = program
+    .command('locations')
+    .description('Register, import, list and remove locations');
 
   locations
     .command('add')
     .description(
-      'Register a location by coordinates; country, time zone and pollen region are computed locally',
+      'Register a location by place (geocoded through the service) or by coordinates; time zone and pollen region are computed locally',
     )
-    .requiredOption('--lat <lat>', 'latitude in [-90, 90]')
-    .requiredOption('--lng <lng>', 'longitude in [-180, 180]')
-    .option('--name <name>', 'a unique name (default: the nearest place in the gazetteer)')
-    .option('--country <code>', 'ISO 3166-1 alpha-2 country code (default: from the gazetteer)')
+    .option('--place <text>', 'a place name or address the service geocodes: "Berlin"')
+    .option('--lat <lat>', 'latitude in [-90, 90] (with --lng)')
+    .option('--lng <lng>', 'longitude in [-180, 180] (with --lat)')
+    .option(
+      '--name <name>',
+      'a unique name (default: the service names the place or point; without ENVDATA_API_KEY a point is named from the local gazetteer)',
+    )
+    .option(
+      '--country <code>',
+      'ISO 3166-1 alpha-2 code: with --place, only matches in this country (disambiguates); with --lat/--lng, the country to record',
+    )
+    .option(
+      '--ingest-by-place',
+      'with --place: ingest pollen through the by-place endpoints (default: by coordinates)',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  envdata locations add --place Berlin
+  envdata locations add --place Valencia --country ES --ingest-by-place
+  envdata locations add --lat 41.3874 --lng 2.1686              # named by reverse geocoding
+  envdata locations add --lat 41.3874 --lng 2.1686 --name Barcelona-Centre
+
+A place with no match, an ambiguous place (namesakes of similar size, listed), coordinates out of
+range or a duplicate name or point exit 2 and write nothing; a service failure exits 1.`,
+    )
     .action(async (options: AddOptions) => {
+      const name = checkedText('--name', options.name);
+      const country = checkedCountry(options.country);
+      if (options.place !== undefined) {
+        if (options.lat !== undefined || options.lng !== undefined) {
+          throw usageError('give either --place or --lat/--lng, not both');
+        }
+        const place = checkedText('--place', options.place)!;
+        requireApiKey(context);
+        const location = await context.withApp((app) =>
+          withServiceClient(app, (client) =>
+            addLocationByPlace(app.db, client, {
+              place,
+              country,
+              name,
+              ingestByPlace: options.ingestByPlace ?? false,
+            }),
+          ),
+        );
+        context.print(describeLocation(location));
+        return;
+      }
+      if (options.ingestByPlace) {
+        throw usageError('--ingest-by-place needs --place: a point has no place to ingest by');
+      }
+      if (options.lat === undefined || options.lng === undefined) {
+        throw usageError('give --place, or both --lat and --lng');
+      }
       const lat = parseCoordinate('--lat', options.lat, 90);
       const lng = parseCoordinate('--lng', options.lng, 180);
-      if (options.country !== undefined && !/^[A-Za-z]{2}$/.test(options.country)) {
-        throw usageError(
-          `--country must be a two-letter code such as DE (got "${options.country}")`,
+      const byService = name === undefined && Boolean(context.config.service.apiKey);
+      const location = await context.withApp((app) =>
+        byService
+          ? withServiceClient(app, (client) =>
+              addLocationByPoint(app.db, client, { lat, lng, name, country }),
+            )
+          : addLocationByPoint(app.db, undefined, { lat, lng, name, country }),
+      );
+      context.print(describeLocation(location));
+      if (name === undefined && !byService) {
+        context.io.stderr.write(
+          'envdata: named from the local gazetteer because ENVDATA_API_KEY is not set; set it to have the service name points\n',
         );
       }
-      if (options.name !== undefined && options.name.trim() === '') {
-        throw usageError('--name must not be empty');
+    });
+
+  locations
+    .command('import')
+    .description(
+      'Register every location of a CSV or JSON file, all or nothing (places are geocoded first)',
+    )
+    .argument('<file>', 'a .csv or .json file (formats below)')
+    .addHelpText('after', IMPORT_HELP)
+    .action(async (fileName: string) => {
+      let text: string;
+      try {
+        text = await readFile(fileName, 'utf8');
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? coerceError(error).message;
+        throw usageError(`cannot read ${fileName} (${code}): check the path`);
       }
-      const near = nearestPlace(lat, lng);
-      const name = options.name ?? near?.name;
-      if (name === undefined) {
-        throw usageError(`no place is known near ${lat}, ${lng}: give it a --name`);
+      const file = parseLocationFile(text, locationFileFormat(fileName, text));
+      const needsService = file.entries.some((e) => e.kind === 'place');
+      if (needsService) requireApiKey(context);
+      try {
+        const outcome = await context.withApp((app) =>
+          needsService
+            ? withServiceClient(app, (client) => importLocations(app.db, file, client))
+            : importLocations(app.db, file, undefined),
+        );
+        for (const location of outcome.locations) context.print(describeLocation(location));
+        context.print(
+          `imported ${outcome.locations.length} location(s) from ${fileName} ` +
+            `(${outcome.geocodeCalls} geocoding call(s))`,
+        );
+      } catch (error) {
+        if (!isEnvdataError(error) || error.code !== 'VALIDATION_FAILED') throw error;
+        context.io.stderr.write(`envdata: ${fileName}: ${error.message}\n`);
+        context.exitCode = 2; // a usage error: the file is wrong, nothing was written
       }
-      const config = context.config;
-      const location = await context.withApp(
-        (app) =>
-          insertLocation(app.db, {
-            name,
-            lat,
-            lng,
-            countryCode: options.country ?? near?.countryCode ?? null,
-            registeredBy: 'coordinates',
-          }),
-        config,
-      );
-      context.print(
-        `location ${location.locationId} ${location.name}: ${location.lat}, ${location.lng} ` +
-          `${location.countryCode ?? '??'} ${location.timezone} (pollen region ${location.pollenRegion})`,
-      );
     });
 
   locations
     .command('list')
-    .description('List registered locations')
+    .description('List registered locations (retired ones marked)')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const rows = await context.withApp((app) =>
@@ -79,11 +191,106 @@ export function registerLocationsCommand(program: Command, context: CommandConte
         return;
       }
       if (list.length === 0)
-        context.print('no locations yet: `envdata locations add --lat … --lng …`');
+        context.print('no locations yet: `envdata locations add --place …` or `--lat … --lng …`');
       for (const l of list) {
+        const flags = [
+          l.ingestByPlace ? `by place "${l.place ?? ''}"` : undefined,
+          l.retiredAt ? `retired ${l.retiredAt.toISOString().slice(0, 10)}` : undefined,
+        ].filter((f) => f !== undefined);
         context.print(
-          `${String(l.locationId).padStart(5)}  ${l.name.padEnd(24)} ${String(l.lat).padStart(9)} ${String(l.lng).padStart(10)}  ${l.countryCode ?? '--'}  ${l.timezone.padEnd(22)} ${l.pollenRegion}`,
+          `${String(l.locationId).padStart(5)}  ${l.name.padEnd(24)} ${String(l.lat).padStart(9)} ${String(l.lng).padStart(10)}  ${l.countryCode ?? '--'}  ${l.timezone.padEnd(22)} ${l.pollenRegion}${flags.length > 0 ? `  (${flags.join(', ')})` : ''}`,
         );
       }
     });
+
+  locations
+    .command('remove')
+    .description(
+      'Retire locations: their facts stay queryable, new backfills and syncs skip them (--purge deletes them with all their data)',
+    )
+    .argument('<location...>', 'names or ids')
+    .option('--purge', 'delete the locations and every fact, snapshot and ledger row of theirs')
+    .action(async (refs: string[], options: { purge?: boolean }) => {
+      await context.withApp(async (app) => {
+        const found = await resolveLocations(app.db, refs);
+        if (options.purge) {
+          for (const r of await purgeLocations(app.db, found)) {
+            context.print(
+              `purged location ${r.location.locationId} ${r.location.name} and its ${r.facts} fact row(s)`,
+            );
+          }
+          return;
+        }
+        for (const r of await retireLocations(app.db, found)) {
+          const id = r.location.locationId;
+          context.print(
+            r.alreadyRetired
+              ? `location ${id} ${r.location.name} was already retired; its ${r.facts} fact row(s) stay`
+              : `retired location ${id} ${r.location.name}: its ${r.facts} fact row(s) stay queryable, ` +
+                  `new backfills and syncs skip it (undo: \`envdata locations restore ${id}\`)`,
+          );
+        }
+      });
+    });
+
+  locations
+    .command('restore')
+    .description('Make retired locations active again')
+    .argument('<location...>', 'names or ids')
+    .action(async (refs: string[]) => {
+      await context.withApp(async (app) => {
+        const restored = await restoreLocations(app.db, await resolveLocations(app.db, refs));
+        for (const l of restored) context.print(`active again: ${describeLocation(l)}`);
+      });
+    });
+}
+
+/** Runs `body` with a service client on the app's config; the key was checked by the caller. */
+async function withServiceClient<T>(
+  app: App,
+  body: (client: ServiceClient) => Promise<T>,
+): Promise<T> {
+  const client = createServiceClient({
+    ...app.config.service,
+    apiKey: app.config.service.apiKey ?? '',
+    logger: app.logger,
+  });
+  try {
+    return await body(client);
+  } finally {
+    await client.close();
+  }
+}
+
+function describeLocation(l: Location): string {
+  const place =
+    l.place === null ? '' : ` — place "${l.place}"${l.ingestByPlace ? ', pollen by place' : ''}`;
+  return (
+    `location ${l.locationId} ${l.name}: ${l.lat}, ${l.lng} ` +
+    `${l.countryCode ?? '??'} ${l.timezone} (pollen region ${l.pollenRegion})${place}`
+  );
+}
+
+function parseCoordinate(flag: string, value: string, limit: number): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || Math.abs(n) > limit) {
+    throw usageError(`${flag} must be a number in [-${limit}, ${limit}] (got "${value}")`);
+  }
+  return n;
+}
+
+function checkedText(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') throw usageError(`${flag} must not be empty`);
+  if (trimmed.length > MAX_TEXT) throw usageError(`${flag} is longer than ${MAX_TEXT} characters`);
+  return trimmed;
+}
+
+function checkedCountry(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[A-Za-z]{2}$/.test(value)) {
+    throw usageError(`--country must be a two-letter code such as DE (got "${value}")`);
+  }
+  return value.toUpperCase();
 }

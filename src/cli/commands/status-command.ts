@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runProgress, type RunProgress } from '../../ledger/run-progress.js';
+import { collectFreshness, type Freshness } from '../../status/collect-freshness.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import type { CommandContext } from '../command-context.js';
 import { usageError } from '../usage-error.js';
@@ -14,14 +15,20 @@ export function registerStatusCommand(program: Command, context: CommandContext)
       'Show whether Postgres and Redis answer, pending migrations, queue depths and recent runs; with RUN, that run with its failures by error code',
     )
     .option('--json', 'print JSON')
-    .action(async (run: string | undefined, options: { json?: boolean }) => {
+    .option(
+      '--check',
+      'exit 1 when Postgres or Redis is down or a location lags more than ENVDATA_FRESHNESS_MAX_LAG (for cron and alerting)',
+    )
+    .action(async (run: string | undefined, options: { json?: boolean; check?: boolean }) => {
       if (run !== undefined && !/^\d+$/.test(run)) {
         throw usageError(`RUN must be a run id such as 12 (got "${run}")`);
       }
-      const { status, runs } = await context.withApp(
+      const maxLag = context.config.sync.maxLagHours;
+      const { status, runs, freshness } = await context.withApp(
         async (app) => {
           const status = await collectStatus(app);
           const runs: RunProgress[] = [];
+          let freshness: Freshness[] = [];
           if (status.postgres.ok && !status.postgres.pendingMigrations?.length) {
             const ids =
               run !== undefined
@@ -41,14 +48,15 @@ export function registerStatusCommand(program: Command, context: CommandContext)
             if (run !== undefined && runs.length === 0) {
               throw usageError(`there is no run ${run}: see \`envdata status\``);
             }
+            freshness = await collectFreshness(app.db, maxLag);
           }
-          return { status, runs };
+          return { status, runs, freshness };
         },
         context.config,
         { migrated: false },
       );
       if (options.json) {
-        context.print(JSON.stringify({ ...status, runs }, null, 2));
+        context.print(JSON.stringify({ ...status, runs, freshness }, null, 2));
       } else {
         context.print(formatStatus(status));
         if (run !== undefined) {
@@ -58,9 +66,33 @@ export function registerStatusCommand(program: Command, context: CommandContext)
           context.print('recent runs:');
           for (const p of runs) context.print(`  ${formatRunLine(p)}`);
         }
+        if (run === undefined && freshness.length > 0) {
+          context.print('');
+          context.print(`freshness (stale beyond ${maxLag} h):`);
+          for (const f of freshness) context.print(`  ${formatFreshness(f)}`);
+        }
       }
-      if (!status.postgres.ok || !status.redis.ok) context.exitCode = 1;
+      const down = !status.postgres.ok || !status.redis.ok;
+      const stale = freshness.filter((f) => f.stale);
+      if (down) context.exitCode = 1;
+      if (options.check && stale.length > 0) {
+        context.io.stderr.write(
+          `envdata: ${stale.length} location/dataset pair(s) lag more than ${maxLag} h: ${stale
+            .slice(0, 5)
+            .map((f) => `${f.name} ${f.dataset}`)
+            .join(', ')}${stale.length > 5 ? ', …' : ''}\n`,
+        );
+        context.exitCode = 1;
+      }
     });
+}
+
+function formatFreshness(f: Freshness): string {
+  const last = f.lastHour
+    ? f.lastHour.toISOString().slice(0, 13).replace('T', ' ') + ':00'
+    : 'never';
+  const lag = f.lagHours === null ? '' : `, lag ${Math.round(f.lagHours)} h`;
+  return `${f.name.padEnd(20)} ${f.dataset.padEnd(8)} last hour ${last}${lag}${f.stale ? '  STALE' : ''}`;
 }
 
 function formatRunLine(p: RunProgress): string {

@@ -1,0 +1,352 @@
+/**
+ * `npm run bench:backfill` — the backfill engine end to end, with baselines measured in the same
+ * run:
+ *
+ * 1. rows/s of a backfill against the simulator (a separate process, no rate limit), as a ratio of
+ *    the server-side ceiling: the same number of rows inserted by `INSERT … SELECT … FROM
+ *    generate_series` into tables identical to the fact tables (target ≥ 50 %);
+ * 2. with the simulator limited to R calls/s and envdata's ENVDATA_RATE_LIMIT set to R: the call
+ *    rate achieved (target ≥ 95 % of R) and the 429s provoked (target 0);
+ * 3. a plan of 1,000 locations × 30 years of weather: planning time, ledger size, and the Redis
+ *    memory of a full queue (target ≤ 50 MB).
+ *
+ * Flags: --locations N (default 8), --days N (default 60), --rate R (default 20),
+ * --rate-seconds S (default 10), --concurrency N (default 16). Uses its own database and queue
+ * prefix and removes both.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { createApp, type App } from '../src/app.js';
+import { configFromDefaults } from '../src/config/load-config.js';
+import { createFeeder } from '../src/dispatch/create-feeder.js';
+import { insertLocation, toLocation } from '../src/locations/insert-location.js';
+import type { Location } from '../src/locations/location.js';
+import { runProgress, type RunProgress } from '../src/ledger/run-progress.js';
+import { planRun } from '../src/planner/plan-run.js';
+import { lastCompleteHourEnd } from '../src/planner/tile-windows.js';
+import { DEMO_API_KEY } from '../src/simulator/simulator-options.js';
+import { withDatabase } from '../src/warehouse/database-url.js';
+import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';
+import type { Database } from '../src/warehouse/schema.js';
+import { IngestWorker } from '../src/worker/ingest-worker.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) {
+  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+}
+const num = (name: string, fallback: number) => {
+  const v = Number(args.get(name) ?? fallback);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  return v;
+};
+const LOCATIONS = num('locations', 8);
+const DAYS = num('days', 60);
+const RATE = num('rate', 20);
+const RATE_SECONDS = num('rate-seconds', 10);
+const CONCURRENCY = num('concurrency', 16);
+
+const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BIN = fileURLToPath(new URL('../bin/envdata.js', import.meta.url));
+const CITIES: readonly [string, number, number, string][] = [
+  ['Berlin', 52.52, 13.405, 'DE'],
+  ['Chicago', 41.8781, -87.6298, 'US'],
+  ['Brisbane', -27.4698, 153.0251, 'AU'],
+  ['Melbourne', -37.8136, 144.9631, 'AU'],
+  ['Madrid', 40.4168, -3.7038, 'ES'],
+  ['Toronto', 43.6532, -79.3832, 'CA'],
+  ['Auckland', -36.8485, 174.7633, 'NZ'],
+  ['Nairobi', -1.2921, 36.8219, 'KE'],
+  ['Warsaw', 52.2297, 21.0122, 'PL'],
+  ['Denver', 39.7392, -104.9903, 'US'],
+];
+
+async function startSimulatorProcess(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, 'simulate', '--port', '0'], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const url = /listening at (http:\/\/\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`simulator did not start: ${line}`);
+  return { url, child };
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function waitForRun(db: Kysely<Database>, runId: number): Promise<RunProgress> {
+  for (;;) {
+    const p = (await runProgress(db, runId))!;
+    if (p.status !== 'running') return p;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function appFor(databaseUrl: string, prefix: string, env: Record<string, string>): App {
+  return createApp(
+    configFromDefaults({
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: REDIS,
+      ENVDATA_QUEUE_PREFIX: prefix,
+      ENVDATA_API_KEY: DEMO_API_KEY,
+      LOG_LEVEL: 'warn',
+      ENVDATA_ARCHIVE_RAW: 'true',
+      ...env,
+    }),
+  );
+}
+
+/** The same rows the backfill landed, inserted server-side into identical tables: seconds. */
+async function ceilingSeconds(
+  db: Kysely<Database>,
+  from: Date,
+  to: Date,
+): Promise<{ rows: number; seconds: number }> {
+  await sql`drop schema if exists bench_ceiling cascade; create schema bench_ceiling`.execute(db);
+  const years: number[] = [];
+  for (let y = from.getUTCFullYear(); y <= to.getUTCFullYear(); y++) years.push(y);
+  for (const table of ['weather_hourly', 'pollen_hourly', 'pollen_species_hourly']) {
+    await sql`create table ${sql.table(`bench_ceiling.${table}`)} (like ${sql.table(`envdata.${table}`)} including all) partition by range (observed_at)`.execute(
+      db,
+    );
+    await sql`alter table ${sql.table(`bench_ceiling.${table}`)} add foreign key (location_id) references envdata.location`.execute(
+      db,
+    );
+    for (const y of years) {
+      await sql`select envdata.ensure_year_partitions(${`bench_ceiling.${table}`}::regclass, ${y}::int, ${y}::int)`.execute(
+        db,
+      );
+    }
+  }
+  await sql`checkpoint`.execute(db);
+  const t0 = performance.now();
+  let rows = 0;
+  // Exactly the (location, hour[, type | species]) keys the backfill landed, values computed.
+  for (const statement of [
+    sql`insert into bench_ceiling.weather_hourly
+      select location_id, observed_at, (10 + 8 * sin(x))::real, (9 + 8 * sin(x))::real, (4 + 3 * sin(x))::real,
+        (0.6 + 0.3 * sin(x))::real, (1013 + 10 * sin(x))::real, (3 + 2 * sin(x))::real, (5 + 3 * sin(x))::real,
+        (180 + 170 * sin(x))::real, (0.5 + 0.4 * sin(x))::real, 10::real, (2 + 2 * sin(x))::real,
+        (300 + 20 * sin(x))::real, (0.5 + 0.5 * sin(x))::real, (0.5 + 0.4 * sin(x))::real,
+        case when sin(x) > 0 then 'rain' end, 'Partly Cloudy', 'partly-cloudy'::envdata.weather_icon, 'partly-cloudy-day'
+      from (select w.location_id, h as observed_at, extract(epoch from h) / 3600 + w.location_id as x
+        from (select distinct location_id from envdata.weather_hourly) w
+        cross join generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour', interval '1 hour') h) k
+      where exists (select 1 from envdata.weather_hourly o where o.location_id = k.location_id and o.observed_at = k.observed_at)`,
+    sql`insert into bench_ceiling.pollen_hourly
+      select location_id, observed_at, pollen_type, (100 + 100 * sin(extract(epoch from observed_at) / 3600))::int, 'Low'
+      from (select p.location_id, h as observed_at, t.pollen_type
+        from (select distinct location_id from envdata.pollen_hourly) p
+        cross join generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour', interval '1 hour') h
+        cross join unnest(enum_range(null::envdata.pollen_type)) t(pollen_type)) k
+      where exists (select 1 from envdata.pollen_hourly o where o.location_id = k.location_id and o.observed_at = k.observed_at and o.pollen_type = k.pollen_type)`,
+    sql`insert into bench_ceiling.pollen_species_hourly
+      select location_id, observed_at, species_id, (50 + 50 * sin(extract(epoch from observed_at) / 3600))::int, null
+      from (select p.location_id, h as observed_at, p.species_id
+        from (select distinct location_id, species_id from envdata.pollen_species_hourly) p
+        cross join generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour', interval '1 hour') h) k
+      where exists (select 1 from envdata.pollen_species_hourly o where o.location_id = k.location_id and o.observed_at = k.observed_at and o.species_id = k.species_id)`,
+  ]) {
+    const result = await statement.execute(db);
+    rows += Number(result.numAffectedRows ?? 0n);
+  }
+  return { rows, seconds: (performance.now() - t0) / 1000 };
+}
+
+async function main(): Promise<void> {
+  const name = `envdata_bench_${randomBytes(4).toString('hex')}`;
+  const prefix = `envdata-bench-${randomBytes(3).toString('hex')}`;
+  const databaseUrl = withDatabase(SERVER, name);
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  await admin.query(`create database ${pg.escapeIdentifier(name)}`);
+  const redis = new Redis(REDIS);
+  const children: ChildProcess[] = [];
+  const apps: App[] = [];
+  const out: string[] = [];
+  try {
+    const setup = appFor(databaseUrl, prefix, {});
+    apps.push(setup);
+    await migrateToLatest(setup.db, setup.logger);
+    const locations: Location[] = [];
+    for (let i = 0; i < LOCATIONS; i++) {
+      const [city, lat, lng, cc] = CITIES[i % CITIES.length]!;
+      locations.push(
+        await insertLocation(setup.db, {
+          name: `${city} ${i}`,
+          lat: lat + Math.floor(i / CITIES.length) * 0.01,
+          lng,
+          countryCode: cc,
+          registeredBy: 'coordinates',
+        }),
+      );
+    }
+
+    // 1. End to end, no rate limit.
+    const sim = await startSimulatorProcess({});
+    children.push(sim.child);
+    const e2e = appFor(databaseUrl, prefix, {
+      ENVDATA_BASE_URL: sim.url,
+      ENVDATA_RATE_LIMIT: 'off',
+    });
+    apps.push(e2e);
+    const end = new Date(Date.UTC(2024, 6, 1));
+    const from = new Date(end.getTime() - DAYS * 86_400_000);
+    const worker = IngestWorker.start(e2e, { concurrency: CONCURRENCY });
+    const t0 = performance.now();
+    const { runId, estimate } = await planRun(
+      e2e.db,
+      {
+        kind: 'backfill',
+        datasets: ['pollen', 'weather'],
+        locations,
+        from,
+        to: end,
+        windowHours: 48,
+        now: lastCompleteHourEnd(),
+      },
+      [],
+    );
+    await createFeeder(e2e).topUp();
+    const done = await waitForRun(e2e.db, runId!);
+    const e2eSeconds = (performance.now() - t0) / 1000;
+    await worker.close();
+    await stopProcess(sim.child);
+    const ceiling = await ceilingSeconds(e2e.db, from, end);
+    const e2eRate = done.rows / e2eSeconds;
+    const ceilingRate = ceiling.rows / ceiling.seconds;
+    const { rows: chunkSize } = await sql<{ bytes: number; n: number }>`
+      select pg_total_relation_size('envdata.chunk')::float8 as bytes, (select count(*) from envdata.chunk)::int as n`.execute(
+      e2e.db,
+    );
+    const bytesPerChunk = chunkSize[0]!.bytes / chunkSize[0]!.n;
+
+    // 2. Rate limited at R calls/s on both sides.
+    const limited = await startSimulatorProcess({
+      ENVDATA_SIM_RATE_LIMIT: `${RATE}/s`,
+      ENVDATA_SIM_RETRY_AFTER: 'sometimes',
+    });
+    children.push(limited.child);
+    const rateApp = appFor(databaseUrl, `${prefix}-r`, {
+      ENVDATA_BASE_URL: limited.url,
+      ENVDATA_RATE_LIMIT: `${RATE}/s`,
+    });
+    apps.push(rateApp);
+    const rateEnd = new Date(Date.UTC(2012, 0, 1));
+    const rateFrom = new Date(
+      rateEnd.getTime() - Math.ceil((RATE * RATE_SECONDS) / (2 * LOCATIONS)) * 2 * 86_400_000,
+    );
+    const rateWorker = IngestWorker.start(rateApp, { concurrency: CONCURRENCY });
+    const r0 = performance.now();
+    const rated = await planRun(
+      rateApp.db,
+      {
+        kind: 'backfill',
+        datasets: ['weather'],
+        locations,
+        from: rateFrom,
+        to: rateEnd,
+        windowHours: 48,
+      },
+      [],
+    );
+    await createFeeder(rateApp).topUp();
+    const rateDone = await waitForRun(rateApp.db, rated.runId!);
+    const rateSeconds = (performance.now() - r0) / 1000;
+    await rateWorker.close();
+    const stats = (await (await fetch(`${limited.url}/__admin/stats`)).json()) as {
+      byStatus: Record<string, number>;
+      total: number;
+    };
+    await stopProcess(limited.child);
+    const achieved = stats.total / rateSeconds;
+
+    // 3. A 1,000-location × 30-year plan.
+    const planApp = appFor(databaseUrl, `${prefix}-p`, {});
+    apps.push(planApp);
+    await sql`
+      insert into envdata.location (name, lat, lng, country_code, timezone, pollen_region, registered_by)
+      select 'plan ' || g, -60 + (g % 120) + g * 0.0001, -170 + (g % 340) + g * 0.0001, 'DE', 'Europe/Berlin', 'europe', 'coordinates'
+      from generate_series(1, 1000) g`.execute(planApp.db);
+    const many = await planApp.db
+      .selectFrom('location')
+      .selectAll()
+      .where('name', 'like', 'plan %')
+      .execute();
+    const p0 = performance.now();
+    const big = await planRun(
+      planApp.db,
+      {
+        kind: 'backfill',
+        datasets: ['weather'],
+        locations: many.map(toLocation),
+        from: new Date('1995-01-01T00:00:00Z'),
+        to: new Date('2025-01-01T00:00:00Z'),
+        windowHours: 48,
+      },
+      [],
+    );
+    const planSeconds = (performance.now() - p0) / 1000;
+    const { rows: ledger } = await sql<{ bytes: number }>`
+      select (pg_total_relation_size('envdata.run_gap') + pg_total_relation_size('envdata.run'))::float8 as bytes`.execute(
+      planApp.db,
+    );
+    const memBefore = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    await createFeeder(planApp).topUp();
+    const memAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    const queued = await planApp.queues.queue('ingest').getJobCounts('waiting');
+    await planApp.db
+      .updateTable('run')
+      .set({ status: 'stopped' })
+      .where('run_id', '=', big.runId!)
+      .execute();
+
+    const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+    const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    out.push(
+      '',
+      `envdata bench:backfill — ${LOCATIONS} locations, ${DAYS} days of pollen and weather, concurrency ${CONCURRENCY}`,
+      '',
+      `1. end to end (simulator in its own process, no rate limit)`,
+      `   ${estimate.chunks} chunks, ${done.calls} calls, ${done.rows} rows in ${e2eSeconds.toFixed(1)} s = ${Math.round(e2eRate)} rows/s (${(done.calls / e2eSeconds).toFixed(0)} calls/s)`,
+      `   ceiling (same rows, server-side INSERT … SELECT generate_series, identical tables): ${ceiling.rows} rows in ${ceiling.seconds.toFixed(2)} s = ${Math.round(ceilingRate)} rows/s`,
+      `   ratio ${pct(e2eRate / ceilingRate)} of the ceiling (target ≥ 50 %): ${verdict(e2eRate / ceilingRate >= 0.5)}`,
+      '',
+      `2. rate limited: simulator ${RATE} calls/s per key, ENVDATA_RATE_LIMIT=${RATE}/s`,
+      `   ${stats.total} calls in ${rateSeconds.toFixed(1)} s = ${achieved.toFixed(1)} calls/s = ${pct(achieved / RATE)} of R (target ≥ 95 %): ${verdict(achieved / RATE >= 0.95)}`,
+      `   429s provoked: ${stats.byStatus['429'] ?? 0} (target 0): ${verdict((stats.byStatus['429'] ?? 0) === 0)}; run ${rateDone.status}, ${rateDone.done}/${rateDone.total} chunks`,
+      '',
+      `3. plan of 1,000 locations × 30 years of weather (48 h windows)`,
+      `   ${big.estimate.chunks} chunks planned in ${planSeconds.toFixed(2)} s; ledger after planning ${(ledger[0]!.bytes / 1e6).toFixed(2)} MB`,
+      `   ledger when done ≈ ${((bytesPerChunk * big.estimate.chunks) / 1e9).toFixed(2)} GB (${Math.round(bytesPerChunk)} B per chunk row, measured in 1.)`,
+      `   Redis with a full queue (${queued.waiting} jobs, ENVDATA_MAX_QUEUED_JOBS): +${((memAfter - memBefore) / 1e6).toFixed(2)} MB (target ≤ 50 MB): ${verdict(memAfter - memBefore <= 50e6)}`,
+    );
+  } finally {
+    for (const app of apps) await app.close();
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `envdata-bench-*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+    await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+    await admin.end();
+  }
+  console.log(out.join('\n'));
+}
+
+await main();

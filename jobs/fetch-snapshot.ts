@@ -1,0 +1,74 @@
+import type { Job } from 'bullmq';
+import type { Kysely } from 'kysely';
+import type { SnapshotJobData } from '../src/dispatch/snapshot-job.js';
+import type { Logger } from '../src/logging/create-logger.js';
+import type { ServiceClient } from '../src/service/service-client.js';
+import { isServiceError } from '../src/service/service-error.js';
+import type { Database } from '../src/warehouse/schema.js';
+import type { SpeciesIds } from '../src/warehouse/species-ids.js';
+import { writeSnapshot, type Snapshot } from '../src/warehouse/write-snapshot.js';
+
+export interface FetchSnapshotDeps {
+  readonly db: Kysely<Database>;
+  readonly client: ServiceClient;
+  readonly species: SpeciesIds;
+  readonly logger: Logger;
+  readonly speciesRisk: boolean;
+  readonly pauseAll: (ms: number) => Promise<never>;
+}
+
+/**
+ * The snapshot job of a sync: one latest reading or forecast for one location, stored with the
+ * sync's instant. Rate limits pause every worker like for history; "no data" stores nothing;
+ * other errors retry through BullMQ's attempts and backoff.
+ */
+export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
+  const log = deps.logger.child({ component: 'snapshot' });
+  return async (job: Job<SnapshotJobData>): Promise<number> => {
+    const { locationId, product, dataset } = job.data;
+    const location = await deps.db
+      .selectFrom('location')
+      .select(['lat', 'lng'])
+      .where('location_id', '=', locationId)
+      .executeTakeFirst();
+    if (!location) return 0;
+    const at = { lat: location.lat, lng: location.lng };
+    const pollen = deps.speciesRisk ? { ...at, speciesRisk: true } : at;
+    let snapshot: Snapshot;
+    try {
+      if (dataset === 'weather') {
+        const payload =
+          product === 'latest'
+            ? await deps.client.weatherLatest(at)
+            : await deps.client.weatherForecast(at);
+        snapshot = { dataset, payload };
+      } else {
+        const payload =
+          product === 'latest'
+            ? await deps.client.pollenLatestByLatLng(pollen)
+            : product === 'forecast_120h'
+              ? await deps.client.pollenForecast120hByLatLng(pollen)
+              : await deps.client.pollenForecastByLatLng(pollen);
+        snapshot = { dataset, payload };
+      }
+    } catch (error) {
+      if (isServiceError(error, 'NO_DATA') || isServiceError(error, 'NOT_COVERED')) return 0;
+      if (isServiceError(error, 'RATE_LIMITED') || isServiceError(error, 'QUOTA_EXCEEDED')) {
+        return deps.pauseAll(
+          error.retryAfterMs && error.retryAfterMs > 0 ? error.retryAfterMs : 2_000,
+        );
+      }
+      log.warn(
+        { locationId, product, dataset, code: (error as { code?: string }).code },
+        'snapshot failed',
+      );
+      throw error;
+    }
+    return writeSnapshot(
+      deps.db,
+      deps.species,
+      { locationId, product, fetchedAt: new Date(job.data.fetchedAt) },
+      snapshot,
+    );
+  };
+}

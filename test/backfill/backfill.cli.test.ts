@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { planRun } from '../../src/planner/plan-run.js';
+import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { runEnvdata } from '../harness/run-envdata.js';
+import { queueKeys } from './queue-keys.js';
+
+const fx = useBackfillFixture();
+// 2024-06-02 is on the 48-hour grid: 2 datasets × 2 locations × 5 windows = 20 chunks.
+const RANGE = ['--dataset', 'all', '--from', '2024-06-02', '--to', '2024-06-12'];
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: fx.env.databaseUrl,
+    REDIS_URL: fx.env.redisUrl,
+    ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
+    ENVDATA_BASE_URL: fx.simulator.url,
+    ENVDATA_API_KEY: DEMO_API_KEY,
+    ENVDATA_RATE_LIMIT: 'off',
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    ...extra,
+  };
+}
+
+/** Rows in the ledger's run, gap and chunk tables together. */
+async function ledgerRows(): Promise<number> {
+  let n = 0;
+  for (const table of ['run', 'run_gap', 'chunk'] as const) {
+    const row = await fx.app.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    n += Number(row.n);
+  }
+  return n;
+}
+
+// Each invocation starts a process (~2 s of start-up): the refusals run side by side.
+describe.concurrent('envdata backfill refuses bad input with exit 2', () => {
+  it.each([
+    ['an impossible date', ['--from', '2024-02-30'], /--from "2024-02-30" is not a real date/],
+    ['reversed dates', ['--from', '2024-06-12', '--to', '2024-06-02'], /must be before --to/],
+    ['an unknown dataset', ['--dataset', 'humidity'], /--dataset must be pollen, weather or all/],
+    ['an unknown location', ['--location', 'Atlantis'], /unknown location\(s\): "Atlantis"/],
+    ['a zero window', ['--window', '0h'], /--window must be whole hours, at least 1h/],
+    ['a window in minutes', ['--window', '30m'], /--window must be whole hours/],
+  ])('%s: nothing planned or written', async (_what, args, message) => {
+    // Later flags win over the defaults in RANGE.
+    const result = await runEnvdata(['backfill', ...RANGE, ...args, '--wait'], env());
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(await ledgerRows()).toBe(0);
+    expect(await queueKeys(fx.env.redisUrl, fx.env.queuePrefix)).toEqual([]);
+    expect(fx.simulator.stats().total).toBe(0);
+  });
+
+  it('no ENVDATA_API_KEY (without --dry-run): nothing planned or written', async () => {
+    const result = await runEnvdata(['backfill', ...RANGE], env({ ENVDATA_API_KEY: '' }));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/ENVDATA_API_KEY is not set/);
+    expect(await ledgerRows()).toBe(0);
+    expect(await queueKeys(fx.env.redisUrl, fx.env.queuePrefix)).toEqual([]);
+  });
+});
+
+describe('envdata backfill on the command line', () => {
+  it('--dry-run prints chunks, calls, rows and duration and writes nothing (no key needed)', async () => {
+    const { estimate } = await planRun(
+      fx.app.db,
+      {
+        kind: 'backfill',
+        datasets: ['pollen', 'weather'],
+        locations: fx.locations,
+        from: new Date('2024-06-02T00:00:00Z'),
+        to: new Date('2024-06-12T00:00:00Z'),
+        windowHours: 48,
+      },
+      [],
+      { dryRun: true },
+    );
+    const result = await runEnvdata(
+      ['backfill', ...RANGE, '--dry-run'],
+      env({ ENVDATA_API_KEY: '', ENVDATA_RATE_LIMIT: '10/s' }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `would plan 20 chunk(s) = 20 API call(s) for 2 location(s), ~${estimate.expectedRows} rows, ~2 s at 10/s`,
+    );
+    expect(result.stdout).toContain(
+      `pollen: 10 chunk(s), ~${estimate.byDataset.pollen!.expectedRows} rows`,
+    );
+    expect(result.stdout).toContain('weather: 10 chunk(s), ~480 rows');
+    expect(await ledgerRows()).toBe(0);
+    expect(await queueKeys(fx.env.redisUrl, fx.env.queuePrefix)).toEqual([]);
+    expect(fx.simulator.stats().total).toBe(0);
+  });
+
+  it('--wait runs the backfill end to end, exit 0 with a summary; the same again calls nothing', async () => {
+    const first = await runEnvdata(['backfill', ...RANGE, '--wait'], env());
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^run 1: 20 chunk\(s\) = 20 API call\(s\)/m);
+    expect(first.stdout).toMatch(
+      /^run 1 \(backfill\) done: 20\/20 chunks done, 0 failed, \d+ rows, 20 calls$/m,
+    );
+    expect(fx.simulator.stats()).toMatchObject({ total: 20, byStatus: { '200': 20 } });
+
+    fx.simulator.resetStats();
+    const second = await runEnvdata(['backfill', ...RANGE, '--wait'], env());
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^run 2: 0 chunk\(s\) = 0 API call\(s\)/m);
+    expect(second.stdout).toMatch(/^run 2 \(backfill\) done: 0\/0 chunks done, 0 failed/m);
+    expect(fx.simulator.stats().total).toBe(0);
+  });
+});

@@ -1,0 +1,95 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
+import type { RateLimitOption } from '../../src/simulator/simulator-options.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import type { App } from '../../src/app.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+import { deleteQueueKeys } from './queue-keys.js';
+import { runChunks } from './run-chunks.js';
+import { factRows, warehouseDigest } from './warehouse-digest.js';
+
+// The simulator's rate-limit windows follow its clock: a frozen `now` would never open a new
+// window, and every call after the first `max` would be refused for ever. History coverage does
+// not need a frozen clock (every requested hour is long past).
+const fx = useBackfillFixture({ now: null });
+
+/** 2 datasets × 2 locations × `windows` 48-hour windows, starting on `day` (a 48-hour grid day). */
+function request(day: string, windows: number): BackfillRequest {
+  const from = new Date(`${day}T00:00:00Z`);
+  return {
+    datasets: ['pollen', 'weather'],
+    locations: fx.locations,
+    from,
+    to: new Date(from.getTime() + windows * 48 * 3_600_000),
+    windowHours: 48,
+  };
+}
+
+/** Fact rows the runs of this file were planned to land. */
+let landedRows = 0;
+
+/** Backfills `req` with one worker of `app` and returns the finished run's ledger. */
+async function backfill(app: App, req: BackfillRequest) {
+  fx.simulator.resetStats();
+  fx.simulator.resetLimits();
+  const start = await startBackfill(app, req);
+  const worker = IngestWorker.start(app, { concurrency: 4 });
+  try {
+    const progress = await waitForRun(app.db, start.runId!, { timeoutMs: 50_000 });
+    landedRows += start.estimate.expectedRows;
+    return { start, progress, chunks: await runChunks(app.db, start.runId!) };
+  } finally {
+    await worker.close();
+  }
+}
+
+function limitSimulator(rateLimit: RateLimitOption): void {
+  fx.simulator.setOptions({ rateLimit });
+}
+
+// Each test starts from an empty queue: no pause or limiter window left over from the last one.
+beforeEach(async () => {
+  await deleteQueueKeys(fx.env.redisUrl, fx.env.queuePrefix);
+});
+
+describe('a service that answers 429', () => {
+  it('pauses every worker instead of failing: no attempt used, no chunk failed', async () => {
+    limitSimulator({ max: 5, durationMs: 1_000, retryAfter: 'sometimes' });
+    const { start, progress, chunks } = await backfill(fx.app, request('2024-06-02', 3));
+    expect(start.estimate.chunks).toBe(12);
+    expect(progress).toMatchObject({ status: 'done', done: 12, failed: 0 });
+    expect(progress.rows).toBe(start.estimate.expectedRows);
+
+    const stats = fx.simulator.stats();
+    const refused = stats.byStatus['429'] ?? 0;
+    expect(refused).toBeGreaterThan(0);
+    expect(stats.byStatus['200']).toBe(12);
+    expect(stats.total).toBe(12 + refused);
+    expect(stats.total).toBeLessThan(5 * 12);
+    expect(chunks.map((c) => [c.status, c.attempts])).toEqual(chunks.map(() => ['done', 1]));
+  });
+
+  it('without Retry-After, backs off instead of hot-looping', async () => {
+    limitSimulator({ max: 5, durationMs: 1_000, retryAfter: 'never' });
+    const { progress, chunks } = await backfill(fx.app, request('2024-06-08', 3));
+    expect(progress).toMatchObject({ status: 'done', done: 12, failed: 0 });
+
+    const stats = fx.simulator.stats();
+    expect(stats.byStatus['429']).toBeGreaterThan(0);
+    expect(stats.total).toBeLessThan(5 * 12);
+    expect(chunks.every((c) => c.attempts === 1)).toBe(true);
+  });
+
+  it('with ENVDATA_RATE_LIMIT at the service limit, provokes no 429 at all', async () => {
+    limitSimulator({ max: 5, durationMs: 1_000, retryAfter: 'always' });
+    const app = fx.newApp({ ENVDATA_RATE_LIMIT: '5/s' });
+    const req = request('2024-06-14', 5);
+    const { start, progress } = await backfill(app, req);
+    expect(start.estimate.chunks).toBe(20);
+    expect(progress).toMatchObject({ status: 'done', done: 20, failed: 0 });
+    expect(fx.simulator.stats().byStatus).toEqual({ '200': 20 });
+    expect(progress.rows).toBe(start.estimate.expectedRows);
+    expect(factRows(await warehouseDigest(app.db))).toBe(landedRows);
+  });
+});

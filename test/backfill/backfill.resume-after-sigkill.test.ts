@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startBackfill } from '../../src/runs/start-backfill.js';
+import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { ENVDATA_BIN } from '../harness/run-envdata.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+import { useCleanReference } from './clean-reference.js';
+import { runChunks } from './run-chunks.js';
+import { factRows, warehouseDigest } from './warehouse-digest.js';
+
+const fx = useBackfillFixture();
+const reference = useCleanReference();
+const KILLED_CONCURRENCY = 2;
+// 2024-06-02 is on the 48-hour grid: 2 datasets × 2 locations × 5 windows = 20 chunks.
+const window = {
+  datasets: ['pollen', 'weather'] as const,
+  from: new Date('2024-06-02T00:00:00Z'),
+  to: new Date('2024-06-12T00:00:00Z'),
+  windowHours: 48,
+};
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** `envdata worker` as its own process, on this file's database, queue and simulator. */
+function spawnWorker(): { child: ChildProcess; exited: Promise<NodeJS.Signals | null> } {
+  const child = spawn(process.execPath, [ENVDATA_BIN, 'worker'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      DATABASE_URL: fx.env.databaseUrl,
+      REDIS_URL: fx.env.redisUrl,
+      ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
+      ENVDATA_BASE_URL: fx.simulator.url,
+      ENVDATA_API_KEY: DEMO_API_KEY,
+      // Slow enough that the run is still going when the process is killed.
+      ENVDATA_RATE_LIMIT: '5/s',
+      ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
+      ENVDATA_JOB_LOCK_MS: '2000',
+      ENVDATA_ARCHIVE_RAW: 'false',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  children.push(child);
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
+  return { child, exited };
+}
+
+describe('a worker process killed with SIGKILL mid-run', () => {
+  it('loses no chunk, duplicates no row, and another worker re-fetches at most what was in flight', async () => {
+    const start = await startBackfill(fx.app, { ...window, locations: fx.locations });
+    const runId = start.runId!;
+    expect(start.estimate.chunks).toBe(20);
+
+    const killed = spawnWorker();
+    await waitForRun(fx.app.db, runId, { until: (p) => p.done >= 4, timeoutMs: 30_000 });
+    killed.child.kill('SIGKILL');
+    expect(await killed.exited).toBe('SIGKILL');
+
+    // The dead process can no longer touch the ledger: what it left claimed was in flight.
+    const atKill = await runChunks(fx.app.db, runId);
+    const doneAtKill = atKill.filter((c) => c.status === 'done').length;
+    const inFlightAtKill = atKill.filter((c) => c.status === 'running').length;
+    expect(doneAtKill).toBeGreaterThanOrEqual(4);
+    expect(doneAtKill).toBeLessThan(20);
+    expect(inFlightAtKill).toBeLessThanOrEqual(KILLED_CONCURRENCY);
+
+    // The killed process's jobs are still "active" in Redis until their locks lapse.
+    const worker = IngestWorker.start(fx.app, { concurrency: 4 });
+    try {
+      const progress = await waitForRun(fx.app.db, runId, { timeoutMs: 30_000 });
+      expect(progress).toMatchObject({ status: 'done', done: 20, failed: 0, inFlight: 0 });
+    } finally {
+      await worker.close();
+    }
+
+    const calls = fx.simulator.stats().total;
+    expect(calls).toBeGreaterThanOrEqual(20);
+    expect(calls).toBeLessThanOrEqual(20 + inFlightAtKill);
+    const chunks = await runChunks(fx.app.db, runId);
+    expect(chunks.every((c) => c.status === 'done' && c.attempts === 1)).toBe(true);
+
+    const digest = await warehouseDigest(fx.app.db);
+    expect(factRows(digest)).toBe(start.estimate.expectedRows);
+    expect(digest).toEqual(await reference.digestAfter(window));
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { resumeRuns } from '../../src/runs/resume-runs.js';
+import { startBackfill } from '../../src/runs/start-backfill.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { runEnvdata } from '../harness/run-envdata.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+import { runChunks } from './run-chunks.js';
+
+const WRONG_KEY = 'not-the-key-4711';
+const fx = useBackfillFixture();
+
+/** Resolves once the app's ingest queue holds no job in any state a worker would still take. */
+async function waitForQueueEmpty(app: App, timeoutMs = 30_000): Promise<void> {
+  const queue = app.queues.queue(QUEUE_NAMES.ingest);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+    if (Object.values(counts).every((n) => n === 0)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the ingest queue did not drain in time');
+}
+
+describe('a refused API key (401)', () => {
+  it('`envdata backfill --wait` stops at once, exits 1 and names ENVDATA_API_KEY', async () => {
+    const result = await runEnvdata(
+      [
+        'backfill',
+        ...['--dataset', 'all', '--from', '2024-06-12', '--to', '2024-06-16'],
+        ...['--wait', '--concurrency', '2'],
+      ],
+      {
+        DATABASE_URL: fx.env.databaseUrl,
+        REDIS_URL: fx.env.redisUrl,
+        ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
+        ENVDATA_BASE_URL: fx.simulator.url,
+        ENVDATA_API_KEY: WRONG_KEY,
+        ENVDATA_RATE_LIMIT: 'off',
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+      },
+    );
+    const output = result.stdout + result.stderr;
+    expect(result.code, output).toBe(1);
+    expect(output).toMatch(/stopped/);
+    expect(output).toContain('ENVDATA_API_KEY');
+    expect(output).not.toContain(WRONG_KEY);
+    // Only the calls already in flight when the first 401 came back.
+    expect(fx.simulator.stats().total).toBeGreaterThan(0);
+    expect(fx.simulator.stats().total).toBeLessThanOrEqual(2);
+    expect(fx.simulator.stats().byStatus).toEqual({ '401': fx.simulator.stats().total });
+    const runs = await fx.app.db.selectFrom('run').selectAll().execute();
+    expect(runs).toEqual([
+      expect.objectContaining({ status: 'stopped', error_code: 'UNAUTHORIZED' }),
+    ]);
+  });
+
+  it('stops the run without using attempts; after the key is fixed, resume finishes it', async () => {
+    fx.simulator.resetStats();
+    const bad = fx.newApp({ ENVDATA_API_KEY: WRONG_KEY });
+    const start = await startBackfill(bad, {
+      datasets: ['pollen', 'weather'],
+      locations: fx.locations,
+      from: new Date('2024-06-02T00:00:00Z'),
+      to: new Date('2024-06-06T00:00:00Z'),
+      windowHours: 48,
+    });
+    const runId = start.runId!;
+    expect(start.estimate.chunks).toBe(8);
+
+    const refused = IngestWorker.start(bad, { concurrency: 4 });
+    try {
+      const stopped = await waitForRun(bad.db, runId);
+      expect(stopped).toMatchObject({ status: 'stopped', errorCode: 'UNAUTHORIZED', done: 0 });
+      expect(stopped.errorMessage).toContain('ENVDATA_API_KEY');
+      // Every job left is taken and dropped without a call.
+      await waitForQueueEmpty(bad);
+    } finally {
+      await refused.close();
+    }
+    expect(fx.simulator.stats().total).toBeGreaterThan(0);
+    expect(fx.simulator.stats().total).toBeLessThanOrEqual(4);
+    const chunks = await runChunks(fx.app.db, runId);
+    expect(chunks).toHaveLength(8);
+    expect(chunks.every((c) => c.status === 'queued' && c.attempts === 0)).toBe(true);
+
+    fx.simulator.resetStats();
+    const resumed = await resumeRuns(fx.app, runId);
+    expect(resumed).toEqual({ runs: [runId], dispatched: 8 });
+    const worker = IngestWorker.start(fx.app, { concurrency: 4 });
+    try {
+      const progress = await waitForRun(fx.app.db, runId);
+      expect(progress).toMatchObject({ status: 'done', done: 8, failed: 0, errorCode: null });
+      expect(progress.rows).toBe(start.estimate.expectedRows);
+    } finally {
+      await worker.close();
+    }
+    expect(fx.simulator.stats().byStatus).toEqual({ '200': 8 });
+  });
+});

@@ -1,0 +1,101 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isEnvdataError } from '../../src/errors/envdata-error.js';
+import { createRun } from '../../src/ledger/create-run.js';
+import { insertChunks } from '../../src/ledger/insert-chunks.js';
+import { insertLocation } from '../../src/locations/insert-location.js';
+import type { Location } from '../../src/locations/location.js';
+import {
+  purgeLocations,
+  restoreLocations,
+  retireLocations,
+} from '../../src/locations/remove-locations.js';
+import { resolveLocations } from '../../src/locations/resolve-locations.js';
+import { useTestWarehouse } from '../harness/test-warehouse.js';
+
+const wh = useTestWarehouse();
+let berlin: Location;
+let rome: Location;
+
+beforeEach(async () => {
+  await wh.app.db.deleteFrom('location').execute();
+  berlin = await wh.addLocation({ name: 'Berlin', lat: 52.52, lng: 13.405, countryCode: 'DE' });
+  rome = await wh.addLocation({ name: 'Rome', lat: 41.9028, lng: 12.4964, countryCode: 'IT' });
+  await wh.app.db
+    .insertInto('weather_hourly')
+    .values(
+      [0, 1, 2].map((h) => ({
+        location_id: berlin.locationId,
+        observed_at: new Date(Date.UTC(2024, 0, 1, h)),
+        temperature_c: 1 + h,
+      })),
+    )
+    .execute();
+});
+
+const factsOf = async (locationId: number) =>
+  (
+    await wh.app.db
+      .selectFrom('weather_hourly')
+      .select('observed_at')
+      .where('location_id', '=', locationId)
+      .execute()
+  ).length;
+
+describe('retireLocations', () => {
+  it('keeps the row and its facts, and leaves it out of resolveLocations([])', async () => {
+    const [retired] = await retireLocations(wh.app.db, [berlin]);
+    expect(retired).toMatchObject({ facts: 3, alreadyRetired: false });
+    expect(retired?.location.retiredAt).toBeInstanceOf(Date);
+    expect(await factsOf(berlin.locationId)).toBe(3);
+    expect((await resolveLocations(wh.app.db, [])).map((l) => l.name)).toEqual(['Rome']);
+    // Named explicitly (a rebuild of its history, say), it is still found, marked retired.
+    const [named] = await resolveLocations(wh.app.db, ['berlin']);
+    expect(named?.retiredAt).toBeInstanceOf(Date);
+  });
+
+  it('is idempotent, and restoreLocations makes the location active again', async () => {
+    await retireLocations(wh.app.db, [berlin]);
+    const [again] = await retireLocations(wh.app.db, [berlin]);
+    expect(again?.alreadyRetired).toBe(true);
+    const [restored] = await restoreLocations(wh.app.db, [berlin]);
+    expect(restored?.retiredAt).toBeNull();
+    expect((await resolveLocations(wh.app.db, [])).map((l) => l.name)).toEqual(['Berlin', 'Rome']);
+  });
+
+  it("keeps the retired location's name and point taken", async () => {
+    await retireLocations(wh.app.db, [berlin]);
+    const error = await insertLocation(wh.app.db, {
+      name: 'BERLIN',
+      lat: 1,
+      lng: 1,
+      registeredBy: 'coordinates',
+    }).catch((e: unknown) => e);
+    expect(isEnvdataError(error) && error.code).toBe('CONFLICT');
+  });
+});
+
+describe('purgeLocations', () => {
+  it('deletes the location with its facts and leaves the others alone', async () => {
+    const [purged] = await purgeLocations(wh.app.db, [berlin]);
+    expect(purged?.facts).toBe(3);
+    expect(await factsOf(berlin.locationId)).toBe(0);
+    expect((await resolveLocations(wh.app.db, [])).map((l) => l.name)).toEqual(['Rome']);
+  });
+
+  it('refuses while a running run has open chunks for it, deleting nothing', async () => {
+    const runId = await createRun(wh.app.db, 'backfill', { test: true });
+    await insertChunks(wh.app.db, runId, [
+      {
+        dataset: 'weather',
+        locationId: berlin.locationId,
+        from: new Date('2024-02-01T00:00:00Z'),
+        to: new Date('2024-02-03T00:00:00Z'),
+      },
+    ]);
+    const error = await purgeLocations(wh.app.db, [berlin, rome]).catch((e: unknown) => e);
+    expect(isEnvdataError(error) && error.code).toBe('CONFLICT');
+    expect((error as Error).message).toContain(`run(s) ${runId} (1 open chunk(s))`);
+    expect(await factsOf(berlin.locationId)).toBe(3);
+    expect(await resolveLocations(wh.app.db, [])).toHaveLength(2);
+  });
+});

@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { SNAPSHOT_PRODUCTS } from '../../src/dispatch/snapshot-job.js';
+import { countWindows } from '../../src/planner/estimate-plan.js';
+import { planRun } from '../../src/planner/plan-run.js';
+import { startSync } from '../../src/sync/start-sync.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+
+const fx = useBackfillFixture({}, { ENVDATA_SYNC_LOOKBACK: '48h' });
+const H = 3_600_000;
+
+async function runToEnd(runId: number): Promise<void> {
+  const worker = IngestWorker.start(fx.app, { concurrency: 4 });
+  try {
+    const progress = await waitForRun(fx.app.db, runId);
+    expect(progress.status).toBe('done');
+    // Snapshot jobs ride the same queue; wait until it is empty of them too.
+    const queue = fx.app.queues.queue('ingest');
+    for (let i = 0; i < 400; i++) {
+      const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if (Object.values(c).every((n) => n === 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  } finally {
+    await worker.close();
+  }
+}
+
+describe('the sync', () => {
+  const t0 = new Date('2024-06-10T02:00:00Z');
+
+  it('after a backfill up to T0, a sync three days later makes exactly the calls the gap needs', async () => {
+    fx.simulator.setOptions({ now: t0.toISOString() });
+    const { runId } = await planRun(
+      fx.app.db,
+      {
+        kind: 'backfill',
+        datasets: ['pollen', 'weather'],
+        locations: fx.locations,
+        from: new Date('2024-06-02T00:00:00Z'),
+        to: t0,
+        windowHours: 48,
+        now: t0,
+      },
+      [],
+    );
+    await runToEnd(runId!);
+
+    const t3 = new Date(t0.getTime() + 72 * H);
+    fx.simulator.setOptions({ now: t3.toISOString() });
+    fx.simulator.resetStats();
+    const sync = await startSync(fx.app, t3);
+    await runToEnd(sync.runId);
+    // History: from T0 minus the 48 h lookback up to T3, per location and dataset.
+    const windows = countWindows(new Date(t0.getTime() - 48 * H), t3, 48);
+    const history = fx.locations.length * 2 * windows;
+    const snapshots = fx.locations.length * SNAPSHOT_PRODUCTS.length;
+    expect(fx.simulator.stats().total).toBe(history + snapshots);
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from envdata.weather_hourly
+      where observed_at >= ${t0} and observed_at < ${t3}`.execute(fx.app.db);
+    expect(rows[0]!.n).toBe(fx.locations.length * 72);
+  });
+
+  it('a second sync within the same hour makes only the lookback calls', async () => {
+    const t3 = new Date(t0.getTime() + 72 * H + 20 * 60_000);
+    fx.simulator.resetStats();
+    const sync = await startSync(fx.app, t3);
+    await runToEnd(sync.runId);
+    const end = new Date(Math.floor(t3.getTime() / H) * H);
+    const windows = countWindows(new Date(end.getTime() - 48 * H), end, 48);
+    expect(fx.simulator.stats().total).toBe(
+      fx.locations.length * (2 * windows + SNAPSHOT_PRODUCTS.length),
+    );
+  });
+
+  it('stores latest readings and forecasts, and the accuracy view pairs them with observations', async () => {
+    const { rows: stored } = await sql<{ product: string; n: number }>`
+      select product::text, count(distinct location_id)::int as n from envdata.weather_snapshot
+      group by 1 order by 1`.execute(fx.app.db);
+    expect(stored).toEqual([
+      { product: 'forecast_72h', n: 2 },
+      { product: 'latest', n: 2 },
+    ]);
+    // Observations of the hours the first sync forecast arrive with a later sync.
+    const t6 = new Date(t0.getTime() + 6 * 24 * H);
+    fx.simulator.setOptions({ now: t6.toISOString() });
+    const sync = await startSync(fx.app, t6);
+    await runToEnd(sync.runId);
+    const { rows } = await sql<{ dataset: string; n: number }>`
+      select dataset, count(*)::int as n from analytics.forecast_accuracy group by 1 order by 1`.execute(
+      fx.app.db,
+    );
+    expect(rows.map((r) => r.dataset)).toEqual(['pollen', 'weather']);
+    for (const r of rows) expect(r.n).toBeGreaterThan(0);
+  });
+});
