@@ -5,7 +5,10 @@ import { finishRunIfDone } from '../ledger/chunk-transitions.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
 import { INGEST_JOB_NAME, ingestJobId, type IngestJobData } from './ingest-job.js';
-import { materializeChunks, undispatchedChunks } from './materialize-chunks.js';
+import { materializeChunks, undispatchedChunks, type DispatchChunk } from './materialize-chunks.js';
+
+/** BullMQ priority of backfill jobs: behind the sync's unprioritized ones. */
+const BACKFILL_JOB_PRIORITY = 100;
 
 export interface QueueFeederOptions {
   /** At most this many jobs wait in Redis, whatever the size of the plan. */
@@ -43,10 +46,10 @@ export class QueueFeeder {
     let added = 0;
     let after = 0;
     for (;;) {
-      const ids = await undispatchedChunks(this.db, 1_000, after);
-      if (ids.length === 0) return added;
-      after = ids.at(-1)!;
-      added += await this.add(ids);
+      const chunks = await undispatchedChunks(this.db, 1_000, after);
+      if (chunks.length === 0) return added;
+      after = chunks.at(-1)!.chunkId;
+      added += await this.add(chunks);
     }
   }
 
@@ -54,7 +57,13 @@ export class QueueFeeder {
     const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
     const queued = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
     const room = this.options.maxQueued - queued;
-    if (room < this.options.maxQueued / 2) return 0;
+    if (room < this.options.maxQueued / 2) {
+      // A full queue of backfill jobs must not hold a sync back: urgent chunks may overfill the
+      // queue by a quarter, and jump ahead of the backfill's prioritized jobs.
+      const reserve =
+        Math.ceil(this.options.maxQueued / 4) - Math.max(0, queued - this.options.maxQueued);
+      return this.add(await materializeChunks(this.db, reserve, { urgentOnly: true }));
+    }
     let added = 0;
     const idle = queued + (counts.active ?? 0) === 0;
     if (idle) {
@@ -83,9 +92,12 @@ export class QueueFeeder {
     }
   }
 
-  /** Adds one job per chunk (a no-op for a chunk whose job is already in Redis). */
-  async add(chunkIds: readonly number[]): Promise<number> {
-    if (chunkIds.length === 0) return 0;
+  /**
+   * Adds one job per chunk (a no-op for a chunk whose job is already in Redis). Urgent chunks
+   * (a sync) get no priority, which BullMQ serves before every prioritized (backfill) job.
+   */
+  async add(chunks: readonly (number | DispatchChunk)[]): Promise<number> {
+    if (chunks.length === 0) return 0;
     const opts: JobsOptions = {
       attempts: this.options.attempts,
       backoff: { type: 'exponential', delay: this.options.retryBaseMs, jitter: 0.5 },
@@ -93,12 +105,20 @@ export class QueueFeeder {
       removeOnFail: true,
     };
     await this.queue.addBulk(
-      chunkIds.map((chunkId) => ({
-        name: INGEST_JOB_NAME,
-        data: { chunkId },
-        opts: { ...opts, jobId: ingestJobId(chunkId) },
-      })),
+      chunks.map((chunk) => {
+        const { chunkId, urgent } =
+          typeof chunk === 'number' ? { chunkId: chunk, urgent: false } : chunk;
+        return {
+          name: INGEST_JOB_NAME,
+          data: { chunkId },
+          opts: {
+            ...opts,
+            jobId: ingestJobId(chunkId),
+            ...(urgent ? {} : { priority: BACKFILL_JOB_PRIORITY }),
+          },
+        };
+      }),
     );
-    return chunkIds.length;
+    return chunks.length;
   }
 }
