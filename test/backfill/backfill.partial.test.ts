@@ -9,14 +9,14 @@ import { runChunks, waitForChunk, type ChunkRow } from './run-chunks.js';
 import { warehouseDigest } from './warehouse-digest.js';
 
 // The first two history answers are trimmed (206, body cut mid-way). A retry waits at least
-// half a second: time to look at the warehouse between the trimmed landing and the re-fetch.
+// a second: time to look at the warehouse between the trimmed landing and the re-fetch.
 const fx = useBackfillFixture(
   { faults: 'history:truncated x2' },
-  { ENVDATA_RETRY_BASE_MS: '1000' },
+  { ENVDATA_RETRY_BASE_MS: '2000' },
 );
 const reference = useCleanReference();
 // 2 datasets × 2 locations × 2 windows of 48 h.
-const window = {
+const range = {
   datasets: ['pollen', 'weather'] as const,
   from: new Date('2024-06-02T00:00:00Z'),
   to: new Date('2024-06-06T00:00:00Z'),
@@ -42,7 +42,7 @@ async function rowsInWindow(chunk: ChunkRow): Promise<number> {
 
 describe('a service that trims its answer (206)', () => {
   it('keeps the trimmed rows, fetches the chunk again and ends equal to a clean run', async () => {
-    const start = await startBackfill(fx.app, { ...window, locations: fx.locations });
+    const start = await startBackfill(fx.app, { ...range, locations: fx.locations });
     expect(start.estimate.chunks).toBe(8);
     const worker = IngestWorker.start(fx.app, { concurrency: 4 });
     try {
@@ -72,10 +72,12 @@ describe('a service that trims its answer (206)', () => {
     const stats = fx.simulator.stats();
     expect(stats.byStatus).toEqual({ '206': 2, '200': 8 });
     const chunks = await runChunks(fx.app.db, start.runId!);
-    expect(chunks.every((c) => c.status === 'done' && c.error_code === null)).toBe(true);
+    expect(new Set(chunks.map((c) => `${c.status} ${c.error_code}`))).toEqual(
+      new Set(['done null']),
+    );
     expect(chunks.reduce((n, c) => n + c.attempts - 1, 0)).toBe(2);
     // The ledger counts each call once, trimmed ones included.
     expect(chunks.reduce((n, c) => n + c.calls, 0)).toBe(stats.total);
-    expect(await warehouseDigest(fx.app.db)).toEqual(await reference.digestAfter(window));
+    expect(await warehouseDigest(fx.app.db)).toEqual(await reference.digestAfter(range));
   });
 });

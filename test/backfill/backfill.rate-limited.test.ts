@@ -78,12 +78,15 @@ describe('a service that answers 429', () => {
     const stats = fx.simulator.stats();
     expect(stats.byStatus['429']).toBeGreaterThan(0);
     expect(stats.total).toBeLessThan(5 * 12);
-    expect(chunks.every((c) => c.attempts === 1)).toBe(true);
+    expect(new Set(chunks.map((c) => c.attempts))).toEqual(new Set([1]));
   });
 
   it('with ENVDATA_RATE_LIMIT at the service limit, provokes no 429 at all', async () => {
-    limitSimulator({ max: 5, durationMs: 1_000, retryAfter: 'always' });
-    const app = fx.newApp({ ENVDATA_RATE_LIMIT: '5/s' });
+    // Both sides count in fixed windows that open with their first call; the worker's limiter
+    // keeps a margin of a tenth of the window (200 ms here) for the time between a job starting
+    // and its request arriving, which a heavily loaded test machine stretches.
+    limitSimulator({ max: 10, durationMs: 2_000, retryAfter: 'always' });
+    const app = fx.newApp({ ENVDATA_RATE_LIMIT: '10/2s' });
     const req = request('2024-06-14', 5);
     const { start, progress } = await backfill(app, req);
     expect(start.estimate.chunks).toBe(20);

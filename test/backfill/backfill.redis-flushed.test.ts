@@ -22,9 +22,9 @@ const first = {
 };
 const second = { ...first, from: first.to, to: new Date('2024-06-22T00:00:00Z') };
 
-/** A worker slow enough (5 calls/s) that a run is still going when Redis loses its keys. */
+/** A worker slow enough (10 calls/s) that a run is still going when Redis loses its keys. */
 function slowWorker(): IngestWorker {
-  return IngestWorker.start(fx.newApp({ ENVDATA_RATE_LIMIT: '5/s' }), {
+  return IngestWorker.start(fx.newApp({ ENVDATA_RATE_LIMIT: '10/s' }), {
     concurrency: CONCURRENCY,
   });
 }
