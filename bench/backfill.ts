@@ -306,7 +306,8 @@ async function main(): Promise<void> {
     const memBefore = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
     await createFeeder(planApp).topUp();
     const memAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
-    const queued = await planApp.queues.queue('ingest').getJobCounts('waiting');
+    const queuedCounts = await planApp.queues.queue('ingest').getJobCounts('waiting', 'prioritized');
+    const queued = { waiting: (queuedCounts.waiting ?? 0) + (queuedCounts.prioritized ?? 0) };
     await planApp.db
       .updateTable('run')
       .set({ status: 'stopped' })

@@ -17,14 +17,15 @@ import {
 import type { Logger } from '../src/logging/create-logger.js';
 import type { ServiceClient } from '../src/service/service-client.js';
 import { isServiceError } from '../src/service/service-error.js';
-import type { FactWriter } from '../src/warehouse/fact-writer.js';
+import type { ChunkLanding } from '../src/warehouse/fact-writer.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../src/warehouse/schema.js';
 
 export interface IngestChunkDeps {
   readonly db: Kysely<Database>;
   readonly client: ServiceClient;
-  readonly writer: FactWriter;
+  /** Lands one chunk (facts, quarantine, archive and done mark in one transaction). */
+  readonly land: (landing: ChunkLanding) => Promise<void>;
   readonly budget: CallBudget;
   readonly logger: Logger;
   readonly maxAttempts: number;
@@ -70,17 +71,36 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     return ms;
   };
 
-  return async (job: Job<IngestJobData>): Promise<IngestOutcome> => {
+  /** Closes the run if nothing is left of it (and refreshes its rollups). */
+  const closeRun = async (runId: number): Promise<void> => {
+    const status = await finishRunIfDone(deps.db, runId);
+    if (status) {
+      await refreshDailyRollups(deps.db);
+      log.info({ runId, status }, 'run finished');
+    }
+  };
+  // After a landing, one check per run every 100 ms at most, off the job's path: checking after
+  // every chunk of a busy run costs a query per chunk for nothing.
+  const settling = new Map<number, NodeJS.Timeout>();
+  const settleSoon = (runId: number): void => {
+    if (settling.has(runId)) return;
+    settling.set(
+      runId,
+      setTimeout(() => {
+        settling.delete(runId);
+        closeRun(runId).catch((error: unknown) =>
+          log.warn({ err: error, runId }, 'could not close the run; the feeder will'),
+        );
+      }, 100).unref(),
+    );
+  };
+
+  const process = async (job: Job<IngestJobData>): Promise<IngestOutcome> => {
+    const t0 = performance.now();
     const chunk = await claimChunk(deps.db, job.data.chunkId);
     if (!chunk) return 'skipped';
     const attempts = job.attemptsMade + 1;
-    const settle = async () => {
-      const status = await finishRunIfDone(deps.db, chunk.runId);
-      if (status) {
-        await refreshDailyRollups(deps.db);
-        log.info({ runId: chunk.runId, status }, 'run finished');
-      }
-    };
+    const settle = () => closeRun(chunk.runId);
 
     const wait = await deps.budget.take();
     if (wait > 0) {
@@ -89,15 +109,27 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     }
 
     try {
+      const t1 = performance.now();
       const landing = await fetchChunk(
         deps.client,
         { ...chunk, attempts },
         { speciesRisk: deps.speciesRisk },
       );
-      await deps.writer.land([landing]);
+      const t2 = performance.now();
+      await deps.land(landing);
       throttled = 0;
       if (!landing.complete) throw Object.assign(new Error('partial'), { partialLanded: true });
-      await settle();
+      const t3 = performance.now();
+      settleSoon(chunk.runId);
+      log.debug(
+        {
+          chunkId: chunk.chunkId,
+          claimMs: Math.round(t1 - t0),
+          fetchMs: Math.round(t2 - t1),
+          landMs: Math.round(t3 - t2),
+        },
+        'chunk landed',
+      );
       return 'landed';
     } catch (thrown) {
       const error = coerceError(thrown);
@@ -153,4 +185,14 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       return 'failed';
     }
   };
+
+  /** Closes the runs whose check is pending; call before closing the database. */
+  const close = async (): Promise<void> => {
+    const runs = [...settling.keys()];
+    for (const timer of settling.values()) clearTimeout(timer);
+    settling.clear();
+    for (const runId of runs) await closeRun(runId);
+  };
+
+  return { process, close };
 }

@@ -12,6 +12,7 @@ import { createFetchSnapshotProcessor } from '../../jobs/fetch-snapshot.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../../jobs/ingest-chunk.js';
 import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
+import { LandingBatcher } from './landing-batcher.js';
 
 export interface IngestWorkerOptions {
   readonly concurrency: number;
@@ -28,6 +29,8 @@ export class IngestWorker {
   readonly worker: Worker<IngestJobData | SnapshotJobData, IngestOutcome | number>;
   readonly feeder: QueueFeeder;
   private readonly client: ServiceClient;
+  private readonly batcher: LandingBatcher;
+  private readonly processor: ReturnType<typeof createIngestChunkProcessor>;
   private readonly timer: NodeJS.Timeout;
   private closing: Promise<void> | undefined;
 
@@ -48,10 +51,14 @@ export class IngestWorker {
     const { limiter, others } = splitRateLimits(config.rateLimits);
     const budget = new CallBudget(app.queues.connection(), `${config.queuePrefix}:envdata`, others);
     const writer = new FactWriter(app.db, { archiveRaw: config.ingest.archiveRaw });
-    const processor = createIngestChunkProcessor({
+    this.batcher = new LandingBatcher(writer, {
+      maxBatch: Math.max(1, Math.min(32, options.concurrency)),
+      maxWaitMs: 15,
+    });
+    this.processor = createIngestChunkProcessor({
       db: app.db,
       client: this.client,
-      writer,
+      land: (landing) => this.batcher.land(landing),
       budget,
       logger,
       maxAttempts: config.worker.maxAttempts,
@@ -76,7 +83,7 @@ export class IngestWorker {
       (job: Job<IngestJobData | SnapshotJobData>) =>
         job.name === SNAPSHOT_JOB_NAME
           ? snapshots(job as Job<SnapshotJobData>)
-          : processor(job as Job<IngestJobData>),
+          : this.processor.process(job as Job<IngestJobData>),
       {
         concurrency: options.concurrency,
         limiter: queueLimiter(limiter),
@@ -131,6 +138,8 @@ export class IngestWorker {
         await this.worker.close(true);
       }
       clearTimeout(timer);
+      await this.batcher.drain();
+      await this.processor.close();
       await this.client.close();
     })();
     return this.closing;

@@ -1,0 +1,65 @@
+import type { ChunkLanding, FactWriter } from '../warehouse/fact-writer.js';
+
+/**
+ * Group commit for landings: chunks fetched at about the same time by one worker process land
+ * together, in one transaction with one statement per table, instead of one transaction each.
+ * Each chunk stays all-or-nothing (a failed batch lands none of its chunks); a failed batch is
+ * retried chunk by chunk, so one bad chunk cannot fail its neighbours.
+ */
+export class LandingBatcher {
+  private pending: { landing: ChunkLanding; resolve: () => void; reject: (e: unknown) => void }[] =
+    [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly writer: FactWriter,
+    private readonly options: { readonly maxBatch: number; readonly maxWaitMs: number },
+  ) {}
+
+  /** Resolves once the chunk's facts and done mark are committed. */
+  land(landing: ChunkLanding): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ landing, resolve, reject });
+      if (this.pending.length >= this.options.maxBatch) this.flushSoon(0);
+      else this.flushSoon(this.options.maxWaitMs);
+    });
+  }
+
+  private flushSoon(ms: number): void {
+    if (this.timer && ms > 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const batch = this.pending.splice(0);
+      if (batch.length === 0) return;
+      // Batches of different chunks touch disjoint rows, so they may commit side by side.
+      const flushing = this.flush(batch).finally(() => this.inFlight.delete(flushing));
+      this.inFlight.add(flushing);
+    }, ms);
+  }
+
+  private async flush(
+    batch: { landing: ChunkLanding; resolve: () => void; reject: (e: unknown) => void }[],
+  ): Promise<void> {
+    try {
+      await this.writer.land(batch.map((b) => b.landing));
+      for (const b of batch) b.resolve();
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      for (const b of batch) {
+        await this.writer.land([b.landing]).then(b.resolve, b.reject);
+      }
+    }
+  }
+
+  /** Lands what is waiting now. */
+  async drain(): Promise<void> {
+    if (this.pending.length > 0) this.flushSoon(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all(this.inFlight);
+  }
+}
