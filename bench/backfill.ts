@@ -271,7 +271,11 @@ async function main(): Promise<void> {
       total: number;
     };
     await stopProcess(limited.child);
-    const achieved = stats.total / rateSeconds;
+    // Steady state: from the first call to the last landing, as the ledger saw them.
+    const { rows: span } = await sql<{ seconds: number }>`
+      select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds
+      from envdata.chunk where run_id = ${rated.runId!}`.execute(rateApp.db);
+    const achieved = (stats.total - 1) / span[0]!.seconds;
 
     // 3. A 1,000-location × 30-year plan.
     const planApp = appFor(databaseUrl, `${prefix}-p`, {});
@@ -306,7 +310,9 @@ async function main(): Promise<void> {
     const memBefore = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
     await createFeeder(planApp).topUp();
     const memAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
-    const queuedCounts = await planApp.queues.queue('ingest').getJobCounts('waiting', 'prioritized');
+    const queuedCounts = await planApp.queues
+      .queue('ingest')
+      .getJobCounts('waiting', 'prioritized');
     const queued = { waiting: (queuedCounts.waiting ?? 0) + (queuedCounts.prioritized ?? 0) };
     await planApp.db
       .updateTable('run')
@@ -326,12 +332,12 @@ async function main(): Promise<void> {
       `   ratio ${pct(e2eRate / ceilingRate)} of the ceiling (target ≥ 50 %): ${verdict(e2eRate / ceilingRate >= 0.5)}`,
       '',
       `2. rate limited: simulator ${RATE} calls/s per key, ENVDATA_RATE_LIMIT=${RATE}/s`,
-      `   ${stats.total} calls in ${rateSeconds.toFixed(1)} s = ${achieved.toFixed(1)} calls/s = ${pct(achieved / RATE)} of R (target ≥ 95 %): ${verdict(achieved / RATE >= 0.95)}`,
+      `   ${stats.total} calls; ${achieved.toFixed(1)} calls/s from first call to last landing (${rateSeconds.toFixed(1)} s with start-up) = ${pct(achieved / RATE)} of R (target ≥ 95 %): ${verdict(achieved / RATE >= 0.95)}`,
       `   429s provoked: ${stats.byStatus['429'] ?? 0} (target 0): ${verdict((stats.byStatus['429'] ?? 0) === 0)}; run ${rateDone.status}, ${rateDone.done}/${rateDone.total} chunks`,
       '',
       `3. plan of 1,000 locations × 30 years of weather (48 h windows)`,
       `   ${big.estimate.chunks} chunks planned in ${planSeconds.toFixed(2)} s; ledger after planning ${(ledger[0]!.bytes / 1e6).toFixed(2)} MB`,
-      `   ledger when done ≈ ${((bytesPerChunk * big.estimate.chunks) / 1e9).toFixed(2)} GB (${Math.round(bytesPerChunk)} B per chunk row, measured in 1.)`,
+      `   ledger when done ≈ ${((bytesPerChunk * big.estimate.chunks) / 1e9).toFixed(2)} GB (${Math.round(bytesPerChunk)} B per done chunk row with its indexes, measured on 200,000 rows)`,
       `   Redis with a full queue (${queued.waiting} jobs, ENVDATA_MAX_QUEUED_JOBS): +${((memAfter - memBefore) / 1e6).toFixed(2)} MB (target ≤ 50 MB): ${verdict(memAfter - memBefore <= 50e6)}`,
     );
   } finally {

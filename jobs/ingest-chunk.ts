@@ -73,11 +73,13 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
 
   /** Closes the run if nothing is left of it (and refreshes its rollups). */
   const closeRun = async (runId: number): Promise<void> => {
-    const status = await finishRunIfDone(deps.db, runId);
-    if (status) {
-      await refreshDailyRollups(deps.db);
-      log.info({ runId, status }, 'run finished');
-    }
+    // One transaction: a run is seen done only with its days' rollups refreshed.
+    const status = await deps.db.transaction().execute(async (trx) => {
+      const closed = await finishRunIfDone(trx, runId);
+      if (closed) await refreshDailyRollups(trx);
+      return closed;
+    });
+    if (status) log.info({ runId, status }, 'run finished');
   };
   // After a landing, one check per run every 100 ms at most, off the job's path: checking after
   // every chunk of a busy run costs a query per chunk for nothing.

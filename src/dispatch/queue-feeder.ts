@@ -84,11 +84,12 @@ export class QueueFeeder {
       .where('status', '=', 'running')
       .execute();
     for (const { run_id } of running) {
-      const status = await finishRunIfDone(this.db, run_id);
-      if (status) {
-        await refreshDailyRollups(this.db);
-        this.logger.info({ runId: run_id, status }, 'run finished');
-      }
+      const status = await this.db.transaction().execute(async (trx) => {
+        const closed = await finishRunIfDone(trx, run_id);
+        if (closed) await refreshDailyRollups(trx);
+        return closed;
+      });
+      if (status) this.logger.info({ runId: run_id, status }, 'run finished');
     }
   }
 
