@@ -69,9 +69,10 @@ type Normalized =
 
 /**
  * Lands chunks: normalizes their payloads and commits facts, quarantine, raw payload, dirty
- * rollup days and the ledger mark in ONE transaction, with one set-based statement per table
- * for the whole batch. A chunk is either fully landed and marked done, or not at all; landing
- * the same chunk again changes no fact row.
+ * rollup days and the ledger mark in ONE transaction, with set-based statements for the whole
+ * batch (per fact table a probe and one insert or upsert, then one statement for the rest). A
+ * chunk is either fully landed and marked done, or not at all; landing the same chunk again
+ * changes no fact row.
  */
 export class FactWriter {
   private readonly species = new SpeciesIds();
@@ -188,13 +189,15 @@ async function recordLandings(
         ${quarantine.map((e) => (e.q.raw === undefined ? null : JSON.stringify(e.q.raw)))}::jsonb[],
         ${quarantine.map((e) => e.q.reason)}::text[])
     ), archived as (
-      insert into envdata.raw_payload (chunk_id, fetched_at, http_status, body, body_bytes)
+      insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes)
       select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
         ${archives.map((a) => a.fetchedAt)}::timestamptz[],
         ${archives.map((a) => a.httpStatus)}::smallint[], ${archives.map((a) => a.body)}::bytea[],
         ${archives.map((a) => a.bodyBytes)}::int[])
+      -- An identical body keeps the stored (TOASTed) value: a re-landing does not write it again.
       on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
-        http_status = excluded.http_status, body = excluded.body, body_bytes = excluded.body_bytes
+        http_status = excluded.http_status, body_bytes = excluded.body_bytes,
+        body = case when p.body = excluded.body then p.body else excluded.body end
     ), dirtied as (
       insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
       select * from unnest(${dirty.map((l) => l.locationId)}::int[],
