@@ -15,7 +15,8 @@ export interface ChunkToFetch {
 }
 
 /**
- * Makes the one history request of a chunk and turns the answer into a landing. "No data"
+ * Makes the one history request of a chunk (pollen by place for a location that asked for it)
+ * and turns the answer into a landing. "No data"
  * and "not covered" become done chunks with zero rows; a trimmed (206) answer becomes an
  * incomplete landing that keeps its rows. Every other error is thrown for the caller's retry
  * policy to decide on (by `code` and `retryable`).
@@ -42,9 +43,19 @@ export async function fetchChunk(
   };
   try {
     if (chunk.dataset === 'pollen') {
-      const payload: PollenPayload = await client.pollenHistoryByLatLng(
-        options.speciesRisk ? { ...query, speciesRisk: true } : query,
-      );
+      const risk = options.speciesRisk ? { speciesRisk: true } : {};
+      const { place, ingestByPlace } = chunk.location;
+      // A location registered by place may be ingested by place (an option); coordinates
+      // remain the default. Weather has coordinate endpoints only.
+      const payload: PollenPayload =
+        ingestByPlace && place
+          ? await client.pollenHistoryByPlace({
+              place,
+              from: chunk.window.from,
+              to: chunk.window.to,
+              ...risk,
+            })
+          : await client.pollenHistoryByLatLng({ ...query, ...risk });
       return {
         ...base,
         dataset: 'pollen',
