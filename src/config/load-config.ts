@@ -85,7 +85,7 @@ export interface LoadConfigOptions {
  * Reads the environment once, validates every variable and returns a frozen `Config`.
  * Throws one `EnvdataError('CONFIG_INVALID')` that lists every problem.
  *
- * @example const config = loadConfig(process.env, { isTty: process.stdout.isTTY });
+ * @example const config = loadConfig(io.env, { isTty: io.stderr.isTTY }); // io: see src/cli/cli-io.ts
  */
 export function loadConfig(env: Environment, options: LoadConfigOptions = {}): Config {
   const input: Record<string, string | undefined> = {};

@@ -99,11 +99,11 @@ export type SimulatorEnvironmentVariableName =
   (typeof SIMULATOR_ENVIRONMENT_VARIABLES)[number]['name'];
 
 /**
- * Parses the `ENVDATA_SIM_*` variables of `env` (passed in; `process.env` is never read here)
+ * Parses the `ENVDATA_SIM_*` variables of `env` (passed in; the process environment is never read here)
  * into simulator options, defaults applied. Throws one `EnvdataError('CONFIG_INVALID')` listing
  * every problem; key values never appear in messages.
  *
- * @example const sim = await startSimulator(parseSimulatorConfig(process.env));
+ * @example const sim = await startSimulator(parseSimulatorConfig(io.env));
  */
 export function parseSimulatorConfig(env: Environment): SimulatorOptions {
   const value = (name: SimulatorEnvironmentVariableName): string => {

@@ -23,7 +23,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
       void context.config;
       // The simulator gets a process (a core) of its own, as the real service would be elsewhere.
       const simulator = spawn(process.execPath, [BIN, 'simulate', '--port', '0'], {
-        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+        env: { PATH: context.io.env.PATH ?? '', LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       try {
