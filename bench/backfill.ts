@@ -10,8 +10,8 @@
  * 3. a plan of 1,000 locations × 30 years of weather: planning time, ledger size, and the Redis
  *    memory of a full queue (target ≤ 50 MB).
  *
- * Flags: --locations N (default 8), --days N (default 60), --rate R (default 20),
- * --rate-seconds S (default 10), --concurrency N (default 16). Uses its own database and queue
+ * Flags: --locations N (default 8), --days N (default 240), --rate R (default 20),
+ * --rate-seconds S (default 20), --concurrency N (default 32). Uses its own database and queue
  * prefix and removes both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -46,10 +46,10 @@ const num = (name: string, fallback: number) => {
   return v;
 };
 const LOCATIONS = num('locations', 8);
-const DAYS = num('days', 60);
+const DAYS = num('days', 240);
 const RATE = num('rate', 20);
-const RATE_SECONDS = num('rate-seconds', 10);
-const CONCURRENCY = num('concurrency', 16);
+const RATE_SECONDS = num('rate-seconds', 20);
+const CONCURRENCY = num('concurrency', 32);
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';

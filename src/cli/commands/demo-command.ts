@@ -34,7 +34,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
         if (!url) throw new EnvdataError('INTERNAL', `the simulator did not start: ${line}`);
         const config = loadConfig(
           {
-            ENVDATA_WORKER_CONCURRENCY: '24',
+            ENVDATA_WORKER_CONCURRENCY: '32',
             ...context.io.env,
             ENVDATA_BASE_URL: url,
             ENVDATA_API_KEY: DEMO_API_KEY,
