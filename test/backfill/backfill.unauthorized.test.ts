@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { waitForQueueEmpty } from '../harness/poll-until.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
@@ -11,18 +10,6 @@ import { runChunks } from './run-chunks.js';
 
 const WRONG_KEY = 'not-the-key-4711';
 const fx = useBackfillFixture();
-
-/** Resolves once the app's ingest queue holds no job in any state a worker would still take. */
-async function waitForQueueEmpty(app: App, timeoutMs = 30_000): Promise<void> {
-  const queue = app.queues.queue(QUEUE_NAMES.ingest);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-    if (Object.values(counts).every((n) => n === 0)) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the ingest queue did not drain in time');
-}
 
 describe('a refused API key (401)', () => {
   it('`envdata backfill --wait` stops at once, exits 1 and names ENVDATA_API_KEY', async () => {

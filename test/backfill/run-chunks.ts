@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { pollUntil } from '../harness/poll-until.js';
 import type { ChunkTable, Database } from '../../src/warehouse/schema.js';
 
 export type ChunkRow = Selectable<ChunkTable>;
@@ -17,19 +18,23 @@ export function runChunks(db: Kysely<Database>, runId: number): Promise<ChunkRow
  * Resolves with the first chunk of the run for which `match` holds, polling the ledger; rejects
  * after `timeoutMs` with the chunks last seen.
  */
-export async function waitForChunk(
+export function waitForChunk(
   db: Kysely<Database>,
   runId: number,
   match: (chunk: ChunkRow) => boolean,
   timeoutMs = 30_000,
 ): Promise<ChunkRow> {
-  const deadline = Date.now() + timeoutMs;
-  let last: ChunkRow[] = [];
-  while (Date.now() < deadline) {
-    last = await runChunks(db, runId);
-    const found = last.find(match);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no chunk of run ${runId} matched in time; last seen: ${JSON.stringify(last)}`);
+  return pollUntil<ChunkRow, ChunkRow[]>(
+    async () => {
+      const chunks = await runChunks(db, runId);
+      const found = chunks.find(match);
+      return found ? { done: found } : { last: chunks };
+    },
+    {
+      timeoutMs,
+      everyMs: 20,
+      describe: (last) =>
+        `no chunk of run ${runId} matched in time; last seen: ${JSON.stringify(last)}`,
+    },
+  );
 }

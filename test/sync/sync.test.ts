@@ -6,6 +6,7 @@ import { planRun } from '../../src/planner/plan-run.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { waitForQueueEmpty } from '../harness/poll-until.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 const fx = useBackfillFixture({}, { ENVDATA_SYNC_LOOKBACK: '48h' });
@@ -17,12 +18,7 @@ async function runToEnd(runId: number): Promise<void> {
     const progress = await waitForRun(fx.app.db, runId);
     expect(progress.status).toBe('done');
     // Snapshot jobs ride the same queue; wait until it is empty of them too.
-    const queue = fx.app.queues.queue('ingest');
-    for (let i = 0; i < 400; i++) {
-      const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      if (Object.values(c).every((n) => n === 0)) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitForQueueEmpty(fx.app);
   } finally {
     await worker.close();
   }
