@@ -1,6 +1,6 @@
 import { EnvdataError } from '../errors/envdata-error.js';
 import { readFaultSettings } from '../simulator/faults/read-fault-settings.js';
-import type { FaultSettings } from '../simulator/faults/fault-settings.js';
+import { FAULT_KINDS, type FaultSettings } from '../simulator/faults/fault-settings.js';
 import { SHAPE_VARIANT_NAMES, type ShapeVariants } from '../simulator/render/shape-variants.js';
 import { API_PRODUCTS, type ApiProduct } from '../simulator/simulator-endpoints.js';
 import {
@@ -63,8 +63,7 @@ export const SIMULATOR_ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_SIM_FAULTS',
     default: '',
-    description:
-      'Injected faults, SELECTOR:KIND[=N]@RATE or SELECTOR:KIND[=N]xCOUNT separated by ";": all:error=503@5%; history:hang x2. Kinds: error, text, hang, reset, malformed, truncated, latency.',
+    description: `Injected faults, SELECTOR:KIND[=N]@RATE or SELECTOR:KIND[=N]xCOUNT separated by ";": all:error=503@5%; history:hang x2; history:short=6x1. Kinds: ${FAULT_KINDS.join(', ')} (short, empty, conflict, duplicate: 200 answers with hours missing, none, or repeated; history endpoints only, N = hours).`,
   },
   {
     name: 'ENVDATA_SIM_FAULT_SEED',

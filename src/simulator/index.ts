@@ -22,7 +22,9 @@ export {
 } from './simulator-endpoints.js';
 export {
   FAULT_KINDS,
+  RECORD_FAULT_KINDS,
   type FaultKind,
+  type RecordFaultKind,
   type FaultRule,
   type FaultScript,
   type FaultSettings,

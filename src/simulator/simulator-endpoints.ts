@@ -163,3 +163,8 @@ export function endpointMatches(endpoint: SimulatorEndpoint, selector: string): 
     endpoint.tags.includes(selector)
   );
 }
+
+/** Whether an endpoint answers hourly history (pollen history by coordinates or place, weather history). */
+export function isHistoryEndpoint(endpoint: SimulatorEndpoint): boolean {
+  return endpoint.operation === 'pollen-history' || endpoint.operation === 'weather-history';
+}

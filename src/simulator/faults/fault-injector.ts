@@ -1,8 +1,14 @@
-import { endpointMatches, type SimulatorEndpoint } from '../simulator-endpoints.js';
+import {
+  endpointMatches,
+  isHistoryEndpoint,
+  type SimulatorEndpoint,
+} from '../simulator-endpoints.js';
 import { unit3 } from '../data/deterministic-hash.js';
 import {
+  DEFAULT_FAULT_HOURS,
   DEFAULT_FAULT_STATUS,
   DEFAULT_LATENCY_MS,
+  isRecordFaultKind,
   type FaultKind,
   type FaultRule,
   type FaultScript,
@@ -12,9 +18,11 @@ import {
 /** The fault to inject into one request (none when `kind` is undefined), plus added latency. */
 export interface FaultDecision {
   readonly kind: Exclude<FaultKind, 'latency'> | undefined;
-  /** Status for status-bearing kinds. */
+  /** Status for status-bearing kinds; 200 for record faults. */
   readonly status: number;
   readonly latencyMs: number;
+  /** Hours for record faults (`short`, `conflict`, `duplicate`); 0 for other kinds. */
+  readonly hours: number;
 }
 
 /** The faults in force, scripts with how many requests each still has to fail. */
@@ -24,14 +32,21 @@ export interface FaultState {
   readonly seed: number;
 }
 
-const NO_FAULT: FaultDecision = Object.freeze({ kind: undefined, status: 0, latencyMs: 0 });
+const NO_FAULT: FaultDecision = Object.freeze({
+  kind: undefined,
+  status: 0,
+  latencyMs: 0,
+  hours: 0,
+});
 
 /**
  * Decides, request by request, which fault to inject. Scripts come first, in the order they were
  * added: the first unspent one that matches the endpoint is used once. Then every matching rule
  * draws from its own seeded sequence (`seed`, rule position, how many requests it has seen), so
  * the same requests in the same order meet the same faults in every run. Latency adds up; of
- * the other kinds the first one drawn wins.
+ * the other kinds the first one drawn wins. Record faults (`short`, `empty`, `conflict`,
+ * `duplicate`) match only the history endpoints among those their selector names: other requests
+ * neither spend their scripts nor draw from their rules.
  */
 export class FaultInjector {
   #rules: readonly FaultRule[] = [];
@@ -67,27 +82,27 @@ export class FaultInjector {
     let kind: FaultDecision['kind'];
     let status = 0;
     let latencyMs = 0;
+    let hours = 0;
     const take = (fault: FaultRule | FaultScript) => {
       if (fault.kind === 'latency') latencyMs += fault.latencyMs ?? DEFAULT_LATENCY_MS;
       else if (kind === undefined) {
         kind = fault.kind;
         status = fault.status ?? DEFAULT_FAULT_STATUS[fault.kind];
+        if (isRecordFaultKind(fault.kind)) hours = fault.hours ?? DEFAULT_FAULT_HOURS;
       }
     };
-    const pending = this.#scripts.find(
-      (s) => s.remaining > 0 && endpointMatches(endpoint, s.script.endpoint),
-    );
+    const pending = this.#scripts.find((s) => s.remaining > 0 && faultMatches(endpoint, s.script));
     if (pending !== undefined) {
       pending.remaining -= 1;
       take(pending.script);
       if (pending.remaining === 0) this.#scripts = this.#scripts.filter((s) => s.remaining > 0);
     }
     this.#rules.forEach((rule, i) => {
-      if (!endpointMatches(endpoint, rule.endpoint)) return;
+      if (!faultMatches(endpoint, rule)) return;
       const draw = (this.#ruleDraws[i] = (this.#ruleDraws[i] ?? 0) + 1);
       if (unit3(this.#seed, i, draw) < rule.rate) take(rule);
     });
-    return kind === undefined && latencyMs === 0 ? NO_FAULT : { kind, status, latencyMs };
+    return kind === undefined && latencyMs === 0 ? NO_FAULT : { kind, status, latencyMs, hours };
   }
 
   state(): FaultState {
@@ -97,4 +112,12 @@ export class FaultInjector {
       seed: this.#seed,
     };
   }
+}
+
+/** Whether a fault applies to an endpoint: its selector names it, and record faults need history. */
+function faultMatches(endpoint: SimulatorEndpoint, fault: FaultRule | FaultScript): boolean {
+  return (
+    endpointMatches(endpoint, fault.endpoint) &&
+    (!isRecordFaultKind(fault.kind) || isHistoryEndpoint(endpoint))
+  );
 }

@@ -1,4 +1,11 @@
 /**
+ * The fault kinds that change which records a 200 success answer carries (see `FAULT_KINDS`).
+ * They apply to history endpoints only.
+ */
+export const RECORD_FAULT_KINDS = ['short', 'empty', 'conflict', 'duplicate'] as const;
+export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
+
+/**
  * The failures the simulator can inject, per endpoint:
  *
  * - `error`: a JSON error `{"message": …}` with a 5xx status (default 500).
@@ -9,6 +16,30 @@
  * - `malformed`: the normal status with a body that is not valid JSON.
  * - `truncated`: status 206 and the normal body cut in the middle (a quota trim).
  * - `latency`: the normal answer, `latencyMs` later (default 200 ms); adds to other faults.
+ *
+ * Record faults model an upstream that answers 200 "success" but incompletely or inconsistently.
+ * They change the list of hourly records before it is rendered, so every response shape variant
+ * carries them, and the answer stays an ordinary 200 (counted as such in the stats, and under its
+ * kind in `faults`). `hours` (the `=N` of the spec, a whole number 1–10000, default 1) counts
+ * hours:
+ *
+ * - `short`: the last `hours` hours of the answer's records are left out
+ *   (`history:short=6x1` on a 48-hour window answers its first 42 hours). With `hours` at least
+ *   the window's length, the answer is a success with no records.
+ * - `empty`: the success envelope with zero records (pollen `data: []`, weather
+ *   `data.history: []`); not the "Data not available!" answer. Takes no `hours`.
+ * - `conflict`: each of the first `hours` records is repeated at the end of the answer with
+ *   different values: pollen every `Count` +7, every species count and `Others` +1 (risks follow
+ *   the counts); weather `temperature` +3.5 °C (+6.3 °F in imperial units) and `humidity` moved
+ *   by 0.2 (20 points as a percentage) towards the middle of its range. Stamps and every other
+ *   field are those of the original hour, so each copy is a valid record.
+ * - `duplicate`: each of the first `hours` records is repeated, identical, at the end.
+ *
+ * Record faults apply to the history endpoints only (`pollen-history-by-lat-lng`,
+ * `pollen-history-by-place`, `weather-history`): a selector that names none of them is refused
+ * when the faults are set, and a broader selector (`all`, `pollen`) matches only its history
+ * endpoints, so a script is not spent on other requests. They leave answers that are not a
+ * success with records as they are ("Data not available!", 4xx).
  */
 export const FAULT_KINDS = [
   'error',
@@ -18,8 +49,14 @@ export const FAULT_KINDS = [
   'malformed',
   'truncated',
   'latency',
+  ...RECORD_FAULT_KINDS,
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Whether a kind is one of `RECORD_FAULT_KINDS`. */
+export function isRecordFaultKind(kind: string): kind is RecordFaultKind {
+  return (RECORD_FAULT_KINDS as readonly string[]).includes(kind);
+}
 
 interface FaultShape {
   /** Endpoint selector: `all`, an endpoint id or path, or a group (`pollen`, `history`, `pollen-history`). */
@@ -29,6 +66,8 @@ interface FaultShape {
   readonly status?: number;
   /** Delay for `latency`. */
   readonly latencyMs?: number;
+  /** Hours for `short`, `conflict`, `duplicate` (1–10000, default 1). */
+  readonly hours?: number;
 }
 
 /** A fault injected with a probability on every matching request. */
@@ -50,7 +89,7 @@ export interface FaultSettings {
   readonly seed?: number;
 }
 
-/** Default status of each status-bearing fault kind. */
+/** Default status of each status-bearing fault kind (record faults answer 200). */
 export const DEFAULT_FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   error: 500,
   text: 502,
@@ -59,7 +98,17 @@ export const DEFAULT_FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   malformed: 200,
   truncated: 206,
   latency: 0,
+  short: 200,
+  empty: 200,
+  conflict: 200,
+  duplicate: 200,
 };
 
 /** Default delay of a `latency` fault. */
 export const DEFAULT_LATENCY_MS = 200;
+
+/** Default hours of `short`, `conflict` and `duplicate`. */
+export const DEFAULT_FAULT_HOURS = 1;
+
+/** Most hours a record fault may name. */
+export const MAX_FAULT_HOURS = 10_000;

@@ -1,6 +1,8 @@
-import { endpointMatches, SIMULATOR_ENDPOINTS } from '../simulator-endpoints.js';
+import { endpointMatches, isHistoryEndpoint, SIMULATOR_ENDPOINTS } from '../simulator-endpoints.js';
 import {
   FAULT_KINDS,
+  isRecordFaultKind,
+  MAX_FAULT_HOURS,
   type FaultKind,
   type FaultRule,
   type FaultScript,
@@ -25,12 +27,15 @@ const ENTRY =
  * selector  = all | endpoint id | endpoint path | pollen | weather | geocode | latest | history
  *           | forecast | pollen-history | … (see SIMULATOR_ENDPOINTS tags)
  * kind      = error | text | hang | reset | malformed | truncated | latency
- * N         = HTTP status (error, text, malformed, truncated) or milliseconds (latency)
+ *           | short | empty | conflict | duplicate     (record faults: history endpoints only)
+ * N         = HTTP status (error, text, malformed, truncated), milliseconds (latency) or
+ *             hours 1–10000 (short, conflict, duplicate; default 1); hang, reset, empty take none
  * rate      = a probability 0–1, or a percentage with "%"   → a rule, every matching request
  * count     = a whole number                                 → a script, the next N requests
  * ```
  *
  * @example parseFaultSpec('history:error=503x3; all:latency=50@10%; weather:reset@0.01; seed=7')
+ * @example parseFaultSpec('history:short=6@100%; weather-history:conflict x2; pollen-history:empty x1')
  */
 export function parseFaultSpec(text: string): ParsedFaultSpec {
   const rules: FaultRule[] = [];
@@ -76,15 +81,25 @@ export function parseFaultSpec(text: string): ParsedFaultSpec {
   return { settings: seed === undefined ? { rules, scripts } : { rules, scripts, seed }, problems };
 }
 
+/** A fault's selector, kind and parameter, checked. */
+export interface CheckedFaultShape {
+  readonly endpoint: string;
+  readonly kind: FaultKind;
+  readonly status?: number;
+  readonly latencyMs?: number;
+  readonly hours?: number;
+}
+
 /**
  * Checks a fault's selector, kind and parameter; returns the fault's shape or what is wrong.
- * Shared by the text format and the admin endpoint's JSON.
+ * Shared by the text format and the admin endpoint's JSON. `param` is the status, the latency
+ * or the hours, as the kind takes.
  */
 export function checkFaultShape(
   endpoint: string,
   kind: string,
   param: number | undefined,
-): { endpoint: string; kind: FaultKind; status?: number; latencyMs?: number } | string {
+): CheckedFaultShape | string {
   if (!SIMULATOR_ENDPOINTS.some((e) => endpointMatches(e, endpoint))) {
     return `selector "${endpoint}" names no endpoint (use all, an endpoint id or path, pollen, weather, geocode, latest, history, forecast, pollen-history, …)`;
   }
@@ -92,6 +107,17 @@ export function checkFaultShape(
     return `unknown fault kind "${kind}" (one of ${FAULT_KINDS.join(', ')})`;
   }
   const faultKind = kind as FaultKind;
+  if (isRecordFaultKind(faultKind)) {
+    if (!SIMULATOR_ENDPOINTS.some((e) => endpointMatches(e, endpoint) && isHistoryEndpoint(e))) {
+      return `${kind} applies to history endpoints only, and selector "${endpoint}" names none (use history, pollen-history, weather-history, an endpoint id or path)`;
+    }
+    if (param === undefined) return { endpoint, kind: faultKind };
+    if (faultKind === 'empty') return 'empty takes no parameter (e.g. history:empty x1)';
+    if (!(Number.isInteger(param) && param >= 1 && param <= MAX_FAULT_HOURS)) {
+      return `${kind}=N counts hours: a whole number 1–${MAX_FAULT_HOURS} (e.g. history:${kind}=6x1)`;
+    }
+    return { endpoint, kind: faultKind, hours: param };
+  }
   if (param === undefined) return { endpoint, kind: faultKind };
   if (faultKind === 'latency') {
     if (!(param >= 0 && param <= 600_000)) return 'latency must be 0–600000 ms';

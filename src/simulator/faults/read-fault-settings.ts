@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import {
   FAULT_KINDS,
+  isRecordFaultKind,
+  RECORD_FAULT_KINDS,
   type FaultRule,
   type FaultScript,
   type FaultSettings,
@@ -13,6 +15,8 @@ const shape = {
   kind: z.enum(FAULT_KINDS),
   status: z.number().int().optional(),
   latencyMs: z.number().int().optional(),
+  // Not `.int()`: checkFaultShape says what hours may be, in the words of the text format.
+  hours: z.number().optional(),
 };
 
 const schema = z
@@ -40,8 +44,8 @@ export function readFaultSettings(input: unknown): FaultSettings {
   const fromText = spec === undefined ? {} : fromSpec(spec);
   const problems: string[] = [];
   const check = <T extends FaultRule | FaultScript>(fault: T): T | undefined => {
-    const param = fault.kind === 'latency' ? fault.latencyMs : fault.status;
-    const result = checkFaultShape(fault.endpoint, fault.kind, param);
+    const result =
+      misplacedField(fault) ?? checkFaultShape(fault.endpoint, fault.kind, paramOf(fault));
     if (typeof result === 'string') problems.push(`${fault.endpoint}:${fault.kind}: ${result}`);
     return typeof result === 'string' ? undefined : fault;
   };
@@ -53,6 +57,24 @@ export function readFaultSettings(input: unknown): FaultSettings {
     scripts: [...(fromText.scripts ?? []), ...checkedScripts],
     seed: seed ?? fromText.seed ?? 1,
   };
+}
+
+/** The one parameter field the fault's kind reads. */
+function paramOf(fault: FaultRule | FaultScript): number | undefined {
+  if (fault.kind === 'latency') return fault.latencyMs;
+  return isRecordFaultKind(fault.kind) ? fault.hours : fault.status;
+}
+
+/** What is wrong when a fault carries a parameter field its kind does not read. */
+function misplacedField(fault: FaultRule | FaultScript): string | undefined {
+  if (isRecordFaultKind(fault.kind)) {
+    return fault.status === undefined && fault.latencyMs === undefined
+      ? undefined
+      : `${fault.kind} takes hours, not status or latencyMs`;
+  }
+  return fault.hours === undefined
+    ? undefined
+    : `${fault.kind} takes no hours (hours are for ${RECORD_FAULT_KINDS.join(', ')})`;
 }
 
 function fromSpec(spec: string): FaultSettings {

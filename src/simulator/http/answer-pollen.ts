@@ -8,6 +8,8 @@ import {
   POLLEN_HISTORY_START_S,
 } from '../data/coverage.js';
 import { generatePollenHour } from '../data/generate-pollen-hour.js';
+import { applyRecordFault } from '../faults/apply-record-fault.js';
+import { conflictingPollenHour } from '../faults/conflicting-pollen-hour.js';
 import { pollenSiteOf } from '../data/pollen-site.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { unit3 } from '../data/deterministic-hash.js';
@@ -63,17 +65,17 @@ export function answerPollen(ctx: RequestContext): Answer {
       stamp = 'latest';
   }
   const forecast = stamp === 'forecast' || stamp === 'forecast-120hr';
-  const records = hours.map((hour) => {
+  let generated = hours.map((hour) => {
     // Forecasts miss by more the further ahead they look.
     const scale = forecast && hour > nowHour ? forecastScale(site.seed, nowHour, hour) : 1;
-    return renderPollenRecord(
-      site,
-      generatePollenHour(site, hour, scale),
-      stamp,
-      shapes,
-      speciesRisk,
-    );
+    return generatePollenHour(site, hour, scale);
   });
+  if (stamp === 'history' && ctx.recordFault !== undefined) {
+    generated = applyRecordFault(generated, ctx.recordFault, conflictingPollenHour);
+  }
+  const records = generated.map((hour) =>
+    renderPollenRecord(site, hour, stamp, shapes, speciesRisk),
+  );
   return { status: 200, body: renderPollenBody(site.lat, site.lng, records, shapes) };
 }
 

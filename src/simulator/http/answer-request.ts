@@ -1,4 +1,5 @@
 import { isEnvdataError } from '../../errors/envdata-error.js';
+import type { RecordFault } from '../faults/apply-record-fault.js';
 import { errorBody } from '../render/response-text.js';
 import type { SimulatorEndpoint } from '../simulator-endpoints.js';
 import type { SimulatorState } from '../simulator-state.js';
@@ -9,13 +10,15 @@ import { answerWeather } from './answer-weather.js';
 
 /**
  * The answer the service gives one request, faults aside: key, entitlement, rate limit and
- * quota first (401, 403, 429/422), then the query (400, 404), then the data.
+ * quota first (401, 403, 429/422), then the query (400, 404), then the data. A `recordFault`
+ * changes the records of a history answer before they are rendered.
  */
 export function answerRequest(
   state: SimulatorState,
   endpoint: SimulatorEndpoint,
   key: string | undefined,
   query: string,
+  recordFault?: RecordFault,
 ): Answer {
   const nowMs = state.nowMs();
   const verdict = state.gate.check(key, endpoint.product, nowMs);
@@ -35,6 +38,7 @@ export function answerRequest(
     shapes: state.shapes,
     nowMs,
     maxRangeHours: state.options.maxRangeHours,
+    recordFault,
   };
   try {
     switch (endpoint.product) {

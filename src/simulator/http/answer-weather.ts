@@ -1,5 +1,7 @@
 import { historyHours, WEATHER_FORECAST_HOURS, WEATHER_HISTORY_START_S } from '../data/coverage.js';
-import { generateWeatherHour } from '../data/generate-weather-hour.js';
+import { generateWeatherHour, type WeatherHour } from '../data/generate-weather-hour.js';
+import { applyRecordFault } from '../faults/apply-record-fault.js';
+import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { weatherClimateOf } from '../data/weather-climate.js';
 import { DATA_NOT_AVAILABLE_BODY, RANGE_TOO_LONG_MESSAGE } from '../render/response-text.js';
@@ -50,9 +52,13 @@ export function answerWeather(ctx: RequestContext): Answer {
   }
   const span = historyHours(range!.fromS, range!.toS, WEATHER_HISTORY_START_S, ctx.nowMs);
   if (span === undefined) return { status: 200, body: DATA_NOT_AVAILABLE_BODY };
-  const records: string[] = [];
+  let hours: WeatherHour[] = [];
   for (let hour = span.first; hour <= span.last; hour++) {
-    records.push(renderWeatherRecord(generateWeatherHour(climate, hour), units, shapes));
+    hours.push(generateWeatherHour(climate, hour));
   }
+  if (ctx.recordFault !== undefined) {
+    hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour);
+  }
+  const records = hours.map((hour) => renderWeatherRecord(hour, units, shapes));
   return { status: 200, body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes) };
 }

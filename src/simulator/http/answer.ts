@@ -1,3 +1,4 @@
+import type { RecordFault } from '../faults/apply-record-fault.js';
 import type { ShapeVariants } from '../render/shape-variants.js';
 import type { SimulatorEndpoint } from '../simulator-endpoints.js';
 
@@ -17,4 +18,6 @@ export interface RequestContext {
   readonly shapes: ShapeVariants;
   readonly nowMs: number;
   readonly maxRangeHours: number;
+  /** A record fault to apply to the hourly records of a history answer, if one was drawn. */
+  readonly recordFault?: RecordFault | undefined;
 }

@@ -4,7 +4,9 @@ import {
   type RequestListener,
   type ServerResponse,
 } from 'node:http';
+import type { RecordFault } from '../faults/apply-record-fault.js';
 import type { FaultDecision } from '../faults/fault-injector.js';
+import { isRecordFaultKind } from '../faults/fault-settings.js';
 import { errorBody } from '../render/response-text.js';
 import { ENDPOINT_BY_PATH, type SimulatorEndpoint } from '../simulator-endpoints.js';
 import type { SimulatorState } from '../simulator-state.js';
@@ -96,7 +98,12 @@ function serve(
     default:
       break;
   }
-  const answer = answerRequest(state, endpoint, key, query);
+  // Record faults change the records before rendering; the answer is then an ordinary one.
+  const recordFault: RecordFault | undefined =
+    fault.kind !== undefined && isRecordFaultKind(fault.kind)
+      ? { kind: fault.kind, hours: fault.hours }
+      : undefined;
+  const answer = answerRequest(state, endpoint, key, query, recordFault);
   if (fault.kind === 'malformed') {
     // Drop the first quote: the body still looks like JSON but no parser accepts it.
     const body = answer.body.replace('"', '');
