@@ -29,7 +29,7 @@ import { insertLocation, toLocation } from '../src/locations/insert-location.js'
 import type { Location } from '../src/locations/location.js';
 import { runProgress, type RunProgress } from '../src/ledger/run-progress.js';
 import { planRun } from '../src/planner/plan-run.js';
-import { lastCompleteHourEnd } from '../src/planner/tile-windows.js';
+import { lastCompleteHourEnd } from '../src/windows/tile-windows.js';
 import { DEMO_API_KEY } from '../src/simulator/simulator-options.js';
 import { withDatabase } from '../src/warehouse/database-url.js';
 import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';

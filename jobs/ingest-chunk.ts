@@ -1,34 +1,37 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { CallBudget } from '../src/dispatch/call-budget.js';
 import type { IngestJobData } from '../src/dispatch/ingest-job.js';
 import { coerceError } from '../src/errors/coerce-error.js';
 import { fetchChunk } from '../src/ingest/fetch-chunk.js';
-import {
-  blockDataset,
-  claimChunk,
-  finishRunIfDone,
-  recordFailure,
-  recordRetry,
-  releaseChunk,
-  splitChunk,
-  stopRun,
-} from '../src/ledger/chunk-transitions.js';
+import { blockDataset } from '../src/ledger/block-dataset.js';
+import { claimChunk } from '../src/ledger/claim-chunk.js';
+import { closeRunIfDone } from '../src/ledger/close-run-if-done.js';
+import { recordChunkError } from '../src/ledger/record-chunk-error.js';
+import { releaseChunk } from '../src/ledger/release-chunk.js';
+import { splitChunk } from '../src/ledger/split-chunk.js';
+import { stopRun } from '../src/ledger/stop-run.js';
 import type { Logger } from '../src/logging/create-logger.js';
 import type { ServiceClient } from '../src/service/service-client.js';
 import { isServiceError } from '../src/service/service-error.js';
-import type { ChunkLanding } from '../src/warehouse/fact-writer.js';
-import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
+import type { ChunkLanding, LandingResult } from '../src/warehouse/fact-writer.js';
 import type { Database } from '../src/warehouse/schema.js';
+import { WrongAddressGuard } from '../src/ingest/wrong-address-guard.js';
 
 export interface IngestChunkDeps {
   readonly db: Kysely<Database>;
   readonly client: ServiceClient;
-  /** Lands one chunk (facts, quarantine, archive and done mark in one transaction). */
-  readonly land: (landing: ChunkLanding) => Promise<void>;
+  /** Lands one chunk (facts, quarantine, archive, coverage and chunk state in one transaction). */
+  readonly land: (landing: ChunkLanding) => Promise<LandingResult>;
   readonly budget: CallBudget;
   readonly logger: Logger;
   readonly maxAttempts: number;
+  /** Re-fetches of a chunk whose answer lacked hours (ENVDATA_REFETCH_ATTEMPTS). */
+  readonly refetchAttempts: number;
+  /** First delay before such a re-fetch, doubled each time (ENVDATA_REFETCH_DELAY_MS). */
+  readonly refetchDelayMs: number;
+  /** The service's base address, for the message when most answers look like a wrong one. */
+  readonly baseUrl: string;
   /** Ask for per-species risk on pollen history (ENVDATA_SPECIES_RISK). */
   readonly speciesRisk: boolean;
   /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
@@ -37,25 +40,31 @@ export interface IngestChunkDeps {
   readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
 }
 
-export type IngestOutcome = 'landed' | 'partial' | 'skipped' | 'split' | 'failed';
+export type IngestOutcome = 'landed' | 'skipped' | 'split' | 'failed';
 
 const MAX_BACKOFF_MS = 60_000;
 
 /**
- * The ingest job: claim the chunk in the ledger, make its one history request, land the rows and
- * the done mark in one transaction. What happens on each error code:
+ * The ingest job: claim the chunk in the ledger, make its one history request, land the rows,
+ * the coverage and the chunk's state in one transaction. What happens on each outcome:
  *
+ * - an answer lacking hours (or with hours quarantined): what arrived lands; the chunk is fetched
+ *   again after a growing delay, up to `refetchAttempts` times, then the hours still absent are
+ *   recorded as missing upstream (or quarantined) and the chunk is done.
+ * - PARTIAL (206): the trimmed rows land and the chunk is fetched again (an attempt).
  * - RATE_LIMITED / QUOTA_EXCEEDED: every worker pauses (Retry-After, else a growing backoff with
  *   jitter, never 0); the job goes back without using an attempt.
  * - UNAUTHORIZED: the run stops at once; no retry can fix a refused key.
  * - FORBIDDEN: the chunk fails and the run stops fetching that dataset.
  * - RANGE_TOO_LONG: the chunk is split into halves (down to one hour), which are dispatched.
- * - PARTIAL: the trimmed rows are kept and the chunk is fetched again.
+ * - NOT_COVERED (404) and answers that are not the service's: when they are most of what a run
+ *   gets, the base address is wrong: the run stops, and nothing it was told counts as coverage.
  * - other retryable codes: exponential backoff with jitter up to `maxAttempts`, then failed.
  * - other codes: the chunk fails with code and message; the run goes on.
  */
 export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const log = deps.logger.child({ component: 'ingest' });
+  const guard = new WrongAddressGuard();
   let throttled = 0;
   let pausedUntil = 0;
 
@@ -71,14 +80,8 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     return ms;
   };
 
-  /** Closes the run if nothing is left of it (and refreshes its rollups). */
   const closeRun = async (runId: number): Promise<void> => {
-    // One transaction: a run is seen done only with its days' rollups refreshed.
-    const status = await deps.db.transaction().execute(async (trx) => {
-      const closed = await finishRunIfDone(trx, runId);
-      if (closed) await refreshDailyRollups(trx);
-      return closed;
-    });
+    const status = await closeRunIfDone(deps.db, runId);
     if (status) log.info({ runId, status }, 'run finished');
   };
   // After a landing, one check per run every 100 ms at most, off the job's path: checking after
@@ -97,8 +100,22 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     );
   };
 
-  const process = async (job: Job<IngestJobData>): Promise<IngestOutcome> => {
-    const t0 = performance.now();
+  /** Stops the run when most of its answers look like a wrong base address. */
+  const checkAddress = async (runId: number, suspicious: boolean): Promise<boolean> => {
+    const verdict = guard.observe(runId, suspicious);
+    if (!verdict) return false;
+    const message =
+      `${verdict.suspicious} of the last ${verdict.answers} answers for run ${runId} were 404 or ` +
+      `not the service's: check ENVDATA_BASE_URL (${deps.baseUrl}); nothing they said counts as ` +
+      `coverage. Then \`envdata resume ${runId}\` (a location truly outside the service's ` +
+      'coverage answers 404 too: remove it with `envdata locations remove`)';
+    if (await stopRun(deps.db, runId, 'WRONG_ADDRESS', message, { forgetNotCovered: true })) {
+      log.error({ runId }, message);
+    }
+    return true;
+  };
+
+  const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
     const chunk = await claimChunk(deps.db, job.data.chunkId);
     if (!chunk) return 'skipped';
     const attempts = job.attemptsMade + 1;
@@ -110,81 +127,130 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       return deps.pauseAll(wait);
     }
 
+    let result: LandingResult;
     try {
-      const t1 = performance.now();
       const landing = await fetchChunk(
         deps.client,
-        { ...chunk, attempts },
+        { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
         { speciesRisk: deps.speciesRisk },
       );
-      const t2 = performance.now();
-      await deps.land(landing);
+      const notCovered = landing.outcome === 'not_covered';
+      if ((await checkAddress(chunk.runId, notCovered)) && notCovered) {
+        await releaseChunk(deps.db, chunk.chunkId);
+        return 'skipped';
+      }
+      result = await deps.land(landing);
       throttled = 0;
-      if (!landing.complete) throw Object.assign(new Error('partial'), { partialLanded: true });
-      const t3 = performance.now();
-      settleSoon(chunk.runId);
-      log.debug(
+    } catch (thrown) {
+      return handleError(coerceError(thrown));
+    }
+
+    if (result.state === 'refetch') {
+      const delay = Math.round(
+        deps.refetchDelayMs * 2 ** Math.min(chunk.refetches, 12) * (0.5 + Math.random()),
+      );
+      log.warn(
         {
           chunkId: chunk.chunkId,
-          claimMs: Math.round(t1 - t0),
-          fetchMs: Math.round(t2 - t1),
-          landMs: Math.round(t3 - t2),
+          missingHours: result.missingHours,
+          quarantinedHours: result.quarantinedHours,
+          refetch: chunk.refetches + 1,
+          delayMs: delay,
         },
-        'chunk landed',
+        'answer lacked hours: fetching the chunk again',
       );
-      return 'landed';
-    } catch (thrown) {
-      const error = coerceError(thrown);
-      const partial = (thrown as { partialLanded?: boolean }).partialLanded === true;
-      const code = partial ? 'PARTIAL' : isServiceError(error) ? error.code : 'INTERNAL';
-      const message = partial
-        ? 'the service trimmed the payload (206); rows kept, the chunk will be fetched again'
-        : error.message;
+      await job.moveToDelayed(Date.now() + delay, token);
+      throw new DelayedError();
+    }
+    if (result.state === 'partial') {
+      const message =
+        'the service trimmed the payload (206); rows kept, the chunk will be fetched again';
+      return retryOrFail('PARTIAL', message, true, false);
+    }
+    if (result.missingHours > 0 || result.quarantinedHours > 0 || result.conflictHours > 0) {
+      log.warn(
+        {
+          chunkId: chunk.chunkId,
+          missingHours: result.missingHours,
+          quarantinedHours: result.quarantinedHours,
+          conflictHours: result.conflictHours,
+        },
+        'chunk done with hours missing upstream or quarantined',
+      );
+    }
+    settleSoon(chunk.runId);
+    return 'landed';
 
+    async function retryOrFail(
+      code: string,
+      message: string,
+      retryable: boolean,
+      madeCall: boolean,
+      error?: Error,
+    ): Promise<IngestOutcome> {
+      if (retryable && attempts < deps.maxAttempts) {
+        await recordChunkError(deps.db, chunk!.chunkId, 'retry', {
+          attempts,
+          code,
+          message,
+          madeCall,
+        });
+        log.warn({ chunkId: chunk!.chunkId, code, attempts }, 'will retry');
+        throw error ?? new Error(message);
+      }
+      await recordChunkError(deps.db, chunk!.chunkId, 'fail', {
+        attempts,
+        code,
+        message,
+        madeCall,
+      });
+      await settle();
+      log.warn({ chunkId: chunk!.chunkId, code, attempts }, 'chunk failed');
+      return 'failed';
+    }
+
+    async function handleError(error: Error): Promise<IngestOutcome> {
+      const code = isServiceError(error) ? error.code : 'INTERNAL';
       if (isServiceError(error, 'RATE_LIMITED') || isServiceError(error, 'QUOTA_EXCEEDED')) {
-        await releaseChunk(deps.db, chunk.chunkId);
+        await releaseChunk(deps.db, chunk!.chunkId);
         const quota = error.code === 'QUOTA_EXCEEDED';
         const ms =
           error.retryAfterMs && error.retryAfterMs > 0
             ? error.retryAfterMs
             : backoff(quota ? 60_000 : 1_000, quota ? 3_600_000 : MAX_BACKOFF_MS);
-        log.warn({ chunkId: chunk.chunkId, code, pauseMs: ms }, 'throttled: pausing all workers');
+        log.warn({ chunkId: chunk!.chunkId, code, pauseMs: ms }, 'throttled: pausing all workers');
         return deps.pauseAll(ms);
       }
       if (isServiceError(error, 'UNAUTHORIZED')) {
-        await releaseChunk(deps.db, chunk.chunkId);
-        await stopRun(deps.db, chunk.runId, code, error.message);
-        log.error({ runId: chunk.runId }, error.message);
+        await releaseChunk(deps.db, chunk!.chunkId);
+        await stopRun(deps.db, chunk!.runId, code, error.message);
+        log.error({ runId: chunk!.runId }, error.message);
         throw new UnrecoverableError(error.message);
       }
       if (isServiceError(error, 'FORBIDDEN')) {
-        await recordFailure(deps.db, chunk.chunkId, attempts, code, error.message);
-        await blockDataset(deps.db, chunk.runId, chunk.dataset, error.message);
+        await recordChunkError(deps.db, chunk!.chunkId, 'fail', {
+          attempts,
+          code,
+          message: error.message,
+        });
+        await blockDataset(deps.db, chunk!.runId, chunk!.dataset, error.message);
         await settle();
         throw new UnrecoverableError(error.message);
       }
       if (isServiceError(error, 'RANGE_TOO_LONG')) {
-        const halves = await splitChunk(deps.db, chunk, attempts);
+        const halves = await splitChunk(deps.db, chunk!, attempts);
         if (halves.length > 0) {
           await deps.dispatch(halves);
           return 'split';
         }
-        await recordFailure(deps.db, chunk.chunkId, attempts, code, error.message);
-        await settle();
-        return 'failed';
+        return retryOrFail(code, error.message, false, true);
       }
-      const retryable = partial || !isServiceError(error) || error.retryable;
-      // A trimmed answer's call was counted when its rows landed.
-      const madeCall = !partial;
-      if (retryable && attempts < deps.maxAttempts) {
-        await recordRetry(deps.db, chunk.chunkId, attempts, code, message, madeCall);
-        log.warn({ chunkId: chunk.chunkId, code, attempts }, 'will retry');
-        throw error;
+      if (isServiceError(error, 'MALFORMED_RESPONSE') && (await checkAddress(chunk!.runId, true))) {
+        await releaseChunk(deps.db, chunk!.chunkId);
+        return 'skipped';
       }
-      await recordFailure(deps.db, chunk.chunkId, attempts, code, message, madeCall);
-      await settle();
-      log.warn({ chunkId: chunk.chunkId, code, attempts }, 'chunk failed');
-      return 'failed';
+      const retryable = !isServiceError(error) || error.retryable;
+      return retryOrFail(code, error.message, retryable, true, error);
     }
   };
 

@@ -34,6 +34,24 @@ export function parseUtcDateOption(flag: string, value: string): Date {
   return date;
 }
 
+/**
+ * A UTC instant on a whole hour: envdata plans, fetches and records whole UTC hours, so a bound
+ * inside an hour is refused (never silently widened or narrowed), with the two hours around it.
+ */
+export function parseUtcHourOption(flag: string, value: string): Date {
+  const date = parseUtcDateOption(flag, value);
+  const hour = 3_600_000;
+  if (date.getTime() % hour !== 0) {
+    const floor = new Date(Math.floor(date.getTime() / hour) * hour);
+    const ceil = new Date(floor.getTime() + hour);
+    const show = (d: Date) => `"${d.toISOString().slice(0, 19).replace('T', ' ')}"`;
+    throw usageError(
+      `${flag} "${value}" is not a whole UTC hour: envdata works in whole hours; use ${show(floor)} or ${show(ceil)}`,
+    );
+  }
+  return date;
+}
+
 /** Checks `from` < `to` for a pair of date flags. */
 export function assertOrdered(from: Date | undefined, to: Date | undefined): void {
   if (from && to && from.getTime() >= to.getTime()) {

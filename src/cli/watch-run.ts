@@ -81,17 +81,46 @@ export async function watchRun(
   return progress;
 }
 
-/** The end-of-run summary: counts and failures grouped by error code. */
+/**
+ * Whether a finished run may exit 0: it is done, and every planned hour landed, was answered
+ * "no data" or "not covered", or is recorded missing upstream because the service never sent it.
+ * Hours whose records were quarantined (conflicting duplicates included) are not a success.
+ */
+export function runSucceeded(p: RunProgress): boolean {
+  return p.status === 'done' && p.quarantinedHours === 0;
+}
+
+/** The end-of-run summary: counts, hours that did not land by cause, failures by error code. */
 export function formatRunSummary(p: RunProgress): string {
   const lines = [
     `run ${p.runId} (${p.kind}) ${p.status}: ${p.done}/${p.total} chunks done, ${p.failed} failed, ${p.rows} rows, ${p.calls} calls`,
   ];
+  if (p.quarantinedHours > 0 || p.recordsQuarantined > 0) {
+    lines.push(
+      `  quarantined: ${p.recordsQuarantined} record(s), ${p.quarantinedHours} hour(s) without rows ` +
+        '(invalid or conflicting records; reasons in envdata.quarantine, hours in analytics.coverage)',
+    );
+  }
+  if (p.missingHours > 0) {
+    lines.push(
+      `  missing upstream: ${p.missingHours} hour(s) the service never sent, even when asked again ` +
+        '(analytics.coverage.missing_upstream_ranges; a later backfill asks once more)',
+    );
+  }
+  if (p.refetching > 0) lines.push(`  ${p.refetching} chunk(s) waiting to be fetched again`);
+  if (p.notCoveredHours > 0) {
+    lines.push(`  not covered by the service (404): ${p.notCoveredHours} hour(s)`);
+  }
+  if (p.noDataHours > 0) lines.push(`  no data ("Data not available!"): ${p.noDataHours} hour(s)`);
   for (const [code, n] of Object.entries(p.failures).sort((a, b) => b[1] - a[1])) {
     lines.push(`  ${code}: ${n} chunk(s) failed`);
   }
   if (p.blockedDatasets.length) lines.push(`  stopped fetching: ${p.blockedDatasets.join(', ')}`);
   if (p.errorMessage) lines.push(`  ${p.errorCode ?? 'error'}: ${p.errorMessage}`);
   if (p.failed > 0) lines.push(`  re-queue the failed chunks with \`envdata retry ${p.runId}\``);
+  if (p.status === 'done' && !runSucceeded(p)) {
+    lines.push('  exit 1: hours of the plan are quarantined, not in the warehouse');
+  }
   if (p.status === 'stopped') lines.push(`  after fixing the cause: \`envdata resume ${p.runId}\``);
   return lines.join('\n');
 }

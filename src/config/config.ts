@@ -29,6 +29,8 @@ export interface Config {
     readonly maxQueuedJobs: number;
     /** Job lock; a worker silent for this long is presumed dead (ENVDATA_JOB_LOCK_MS). */
     readonly jobLockMs: number;
+    /** Done chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
+    readonly chunkRetentionMs: number;
   };
   readonly ingest: {
     readonly historyWindowHours: number;
@@ -36,6 +38,12 @@ export interface Config {
     readonly archiveRaw: boolean;
     /** Ask pollen endpoints for per-species risk (ENVDATA_SPECIES_RISK). */
     readonly speciesRisk: boolean;
+    /** Re-fetches of a chunk whose answer lacked hours (ENVDATA_REFETCH_ATTEMPTS). */
+    readonly refetchAttempts: number;
+    /** First delay before such a re-fetch; doubles each time (ENVDATA_REFETCH_DELAY_MS). */
+    readonly refetchDelayMs: number;
+    /** Holes are asked for again after this long (ENVDATA_MISSING_RECHECK). */
+    readonly recheckMs: number;
   };
   readonly sync: {
     /** Cron pattern of the nightly sync, UTC (ENVDATA_SYNC_CRON). */
@@ -44,6 +52,8 @@ export interface Config {
     readonly lookbackHours: number;
     /** Lag beyond which `status --check` fails (ENVDATA_FRESHNESS_MAX_LAG). */
     readonly maxLagHours: number;
+    /** Most a sync catches up per location and dataset; older is left to backfill (ENVDATA_SYNC_HORIZON). */
+    readonly horizonHours: number;
   };
   readonly log: {
     readonly level: LogLevel;

@@ -88,6 +88,29 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'Length of one history request (chunk), in whole hours: 48h, 24h, 7d.',
   },
   {
+    name: 'ENVDATA_REFETCH_ATTEMPTS',
+    default: '2',
+    description:
+      'Re-fetches of a chunk whose successful answer lacked hours (or had them quarantined) before those hours are recorded as missing upstream; 0 records them at once.',
+  },
+  {
+    name: 'ENVDATA_REFETCH_DELAY_MS',
+    default: '2000',
+    description: 'Delay before the first such re-fetch; doubles each time, with jitter.',
+  },
+  {
+    name: 'ENVDATA_MISSING_RECHECK',
+    default: '24h',
+    description:
+      'Hours missing upstream, quarantined or not covered are asked for again by a later backfill or sync at most this often.',
+  },
+  {
+    name: 'ENVDATA_CHUNK_RETENTION',
+    default: '1h',
+    description:
+      "How long finished chunks stay in the ledger before they are folded into their run's totals (0h: at once); failed chunks stay.",
+  },
+  {
     name: 'ENVDATA_ARCHIVE_RAW',
     default: 'true',
     description:
@@ -102,6 +125,12 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_SYNC_LOOKBACK',
     default: '48h',
     description: 'How far before the last complete hour a sync re-reads, for late corrections.',
+  },
+  {
+    name: 'ENVDATA_SYNC_HORIZON',
+    default: '30d',
+    description:
+      'Most a sync catches up per location and dataset; anything older is left to `envdata backfill`.',
   },
   {
     name: 'ENVDATA_SPECIES_RISK',

@@ -4,6 +4,8 @@ import { LOG_LEVELS, type Config } from './config.js';
 import { ENVIRONMENT_VARIABLES, type EnvironmentVariableName } from './environment-variables.js';
 import { rateLimitSchema } from './rate-limit.js';
 
+const HOUR_MS = 3_600_000;
+
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 const positiveInt = (max = 1_000_000) =>
@@ -40,6 +42,29 @@ const hoursSchema = z
       .max(24 * 366),
   );
 
+/** Like `hoursSchema`, but 0 is allowed (`0h`: at once). */
+const hoursOrZeroSchema = z
+  .string()
+  .regex(/^\d+\s*[hd]?$/i, 'must be whole hours such as 1h, 0h or 7d')
+  .transform((v) => {
+    const n = Number.parseInt(v, 10);
+    return /d$/i.test(v.trim()) ? n * 24 : n;
+  })
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 366),
+  );
+
+const wholeNumber = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(max));
+
 const booleanSchema = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
@@ -61,11 +86,16 @@ const schema = z.object({
   ENVDATA_MAX_QUEUED_JOBS: positiveInt(1_000_000),
   ENVDATA_JOB_LOCK_MS: positiveInt(3_600_000),
   ENVDATA_HISTORY_WINDOW: hoursSchema,
+  ENVDATA_REFETCH_ATTEMPTS: wholeNumber(20),
+  ENVDATA_REFETCH_DELAY_MS: positiveInt(3_600_000),
+  ENVDATA_MISSING_RECHECK: hoursOrZeroSchema,
+  ENVDATA_CHUNK_RETENTION: hoursOrZeroSchema,
   ENVDATA_ARCHIVE_RAW: booleanSchema,
   ENVDATA_SYNC_CRON: z
     .string()
     .regex(/^(\S+\s+){4,5}\S+$/, 'must be a cron pattern such as "0 2 * * *"'),
   ENVDATA_SYNC_LOOKBACK: hoursSchema,
+  ENVDATA_SYNC_HORIZON: hoursSchema,
   ENVDATA_SPECIES_RISK: booleanSchema,
   ENVDATA_FRESHNESS_MAX_LAG: hoursSchema,
   ENVDATA_HTTP_CONNECTIONS: positiveInt(1024),
@@ -130,16 +160,21 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       shutdownTimeoutMs: e.ENVDATA_SHUTDOWN_TIMEOUT_MS,
       maxQueuedJobs: e.ENVDATA_MAX_QUEUED_JOBS,
       jobLockMs: e.ENVDATA_JOB_LOCK_MS,
+      chunkRetentionMs: e.ENVDATA_CHUNK_RETENTION * HOUR_MS,
     },
     ingest: {
       historyWindowHours: e.ENVDATA_HISTORY_WINDOW,
       archiveRaw: e.ENVDATA_ARCHIVE_RAW,
       speciesRisk: e.ENVDATA_SPECIES_RISK,
+      refetchAttempts: e.ENVDATA_REFETCH_ATTEMPTS,
+      refetchDelayMs: e.ENVDATA_REFETCH_DELAY_MS,
+      recheckMs: e.ENVDATA_MISSING_RECHECK * HOUR_MS,
     },
     sync: {
       cron: e.ENVDATA_SYNC_CRON,
       lookbackHours: e.ENVDATA_SYNC_LOOKBACK,
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
+      horizonHours: e.ENVDATA_SYNC_HORIZON,
     },
     log: { level: e.LOG_LEVEL, format },
   });

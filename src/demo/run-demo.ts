@@ -3,7 +3,7 @@ import type { App } from '../app.js';
 import { insertLocation, toLocation } from '../locations/insert-location.js';
 import type { Location } from '../locations/location.js';
 import type { RunProgress } from '../ledger/run-progress.js';
-import { lastCompleteHourEnd } from '../planner/tile-windows.js';
+import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 import { startBackfill } from '../runs/start-backfill.js';
 import { IngestWorker } from '../worker/ingest-worker.js';
 import { prepareWarehouse } from '../warehouse/prepare-warehouse.js';

@@ -12,6 +12,8 @@ export function createFeeder(app: App): QueueFeeder {
       maxQueued: app.config.worker.maxQueuedJobs,
       attempts: app.config.worker.maxAttempts,
       retryBaseMs: app.config.worker.retryBaseMs,
+      recheckMs: app.config.ingest.recheckMs,
+      chunkRetentionMs: app.config.worker.chunkRetentionMs,
     },
     app.logger.child({ component: 'feeder' }),
   );

@@ -1,11 +1,17 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logging/create-logger.js';
-import { finishRunIfDone } from '../ledger/chunk-transitions.js';
-import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
+import { closeRunIfDone } from '../ledger/close-run-if-done.js';
+import { foldDoneChunks } from '../ledger/fold-done-chunks.js';
+import {
+  materializeChunks,
+  undispatchedChunks,
+  type DispatchChunk,
+  type UnfedRun,
+} from '../ledger/materialize-chunks.js';
+import { runningRunIds } from '../ledger/reopen-runs.js';
 import type { Database } from '../warehouse/schema.js';
 import { INGEST_JOB_NAME, ingestJobId, type IngestJobData } from './ingest-job.js';
-import { materializeChunks, undispatchedChunks, type DispatchChunk } from './materialize-chunks.js';
 
 /** BullMQ priority of backfill jobs: behind the sync's unprioritized ones. */
 const BACKFILL_JOB_PRIORITY = 100;
@@ -15,7 +21,14 @@ export interface QueueFeederOptions {
   readonly maxQueued: number;
   readonly attempts: number;
   readonly retryBaseMs: number;
+  /** Holes asked about less than this long ago are not fetched again (ENVDATA_MISSING_RECHECK). */
+  readonly recheckMs: number;
+  /** Finished chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
+  readonly chunkRetentionMs: number;
 }
+
+/** How often a feeder folds finished chunks into their runs. */
+const FOLD_EVERY_MS = 30_000;
 
 /**
  * Feeds the ingest queue from the ledger in bounded batches: Postgres holds the plan, Redis only
@@ -25,6 +38,7 @@ export interface QueueFeederOptions {
  */
 export class QueueFeeder {
   private running: Promise<number> | undefined;
+  private lastFold = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -62,7 +76,7 @@ export class QueueFeeder {
       // queue by a quarter, and jump ahead of the backfill's prioritized jobs.
       const reserve =
         Math.ceil(this.options.maxQueued / 4) - Math.max(0, queued - this.options.maxQueued);
-      return this.add(await materializeChunks(this.db, reserve, { urgentOnly: true }));
+      return this.add(await this.materialize(reserve, true));
     }
     let added = 0;
     const idle = queued + (counts.active ?? 0) === 0;
@@ -70,26 +84,31 @@ export class QueueFeeder {
       // Nothing in Redis at all: whatever the ledger has in flight was lost with it.
       added += await this.add(await undispatchedChunks(this.db, room));
     }
-    added += await this.add(await materializeChunks(this.db, room - added));
+    added += await this.add(await this.materialize(room - added, false));
     if (idle && added === 0) await this.finishIdleRuns();
     if (added > 0) this.logger.debug({ added, queued }, 'queue topped up');
+    if (Date.now() - this.lastFold >= FOLD_EVERY_MS) {
+      this.lastFold = Date.now();
+      const folded = await foldDoneChunks(this.db, this.options.chunkRetentionMs);
+      if (folded > 0) this.logger.debug({ folded }, 'finished chunks folded into their runs');
+    }
     return added;
+  }
+
+  private materialize(limit: number, urgentOnly: boolean): Promise<DispatchChunk[]> {
+    return materializeChunks(this.db, limit, {
+      urgentOnly,
+      recheckMs: this.options.recheckMs,
+      onUnfed: (run: UnfedRun) =>
+        this.logger.error({ runId: run.runId }, `run ${run.runId} failed: ${run.reason}`),
+    });
   }
 
   /** Closes running runs with nothing left to do (their last worker died before closing them). */
   private async finishIdleRuns(): Promise<void> {
-    const running = await this.db
-      .selectFrom('run')
-      .select('run_id')
-      .where('status', '=', 'running')
-      .execute();
-    for (const { run_id } of running) {
-      const status = await this.db.transaction().execute(async (trx) => {
-        const closed = await finishRunIfDone(trx, run_id);
-        if (closed) await refreshDailyRollups(trx);
-        return closed;
-      });
-      if (status) this.logger.info({ runId: run_id, status }, 'run finished');
+    for (const runId of await runningRunIds(this.db)) {
+      const status = await closeRunIfDone(this.db, runId);
+      if (status) this.logger.info({ runId, status }, 'run finished');
     }
   }
 

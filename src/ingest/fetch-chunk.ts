@@ -4,14 +4,20 @@ import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import type { Dataset, Window } from '../types.js';
 import type { ChunkLanding } from '../warehouse/fact-writer.js';
+import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
+import { clipWindow } from '../windows/hour-ranges.js';
+import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
 export interface ChunkToFetch {
   readonly chunkId: number;
+  readonly runId: number;
   readonly dataset: Dataset;
   readonly location: Location;
   readonly window: Window;
   /** Attempts made so far, this one included. */
   readonly attempts: number;
+  /** The re-fetch policy allows another call if hours are missing from this answer. */
+  readonly refetchAllowed: boolean;
 }
 
 /**
@@ -29,6 +35,14 @@ export async function fetchChunk(
   const startedAt = new Date();
   const base = {
     chunkId: chunk.chunkId,
+    runId: chunk.runId,
+    // The hours the answer should hold: within the dataset's history, before the current hour.
+    expected: clipWindow(
+      chunk.window,
+      HISTORY_STARTS[chunk.dataset],
+      lastCompleteHourEnd(startedAt),
+    ),
+    refetchAllowed: chunk.refetchAllowed,
     locationId: chunk.location.locationId,
     window: chunk.window,
     calls: 1,

@@ -11,9 +11,9 @@ export interface PlannedChunk {
 }
 
 /**
- * Writes planned chunks in one statement. A chunk already in the ledger for the same dataset,
- * location and window is adopted by `runId` unless it is done. Returns the number of chunks
- * the run now owns from this batch.
+ * Writes chunks of `runId` in one statement (test fixtures and benchmarks; runs are fed from
+ * their gaps by `materializeChunks`). A window the run already has is left as it is. Returns the
+ * number of chunks written.
  */
 export async function insertChunks(
   db: Kysely<Database> | Transaction<Database>,
@@ -29,9 +29,7 @@ export async function insertChunks(
       ${chunks.map((c) => c.from)}::timestamptz[],
       ${chunks.map((c) => c.to)}::timestamptz[],
       ${chunks.map((c) => c.parentChunkId ?? null)}::bigint[])
-    on conflict (dataset, location_id, window_from, window_to) do update
-      set run_id = excluded.run_id
-      where c.status not in ('done', 'split') and c.run_id is distinct from excluded.run_id
+    on conflict (run_id, dataset, location_id, window_from, window_to) do nothing
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }

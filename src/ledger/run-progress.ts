@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { countWindows } from '../planner/estimate-plan.js';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
+import { countWindows } from '../windows/tile-windows.js';
 
 export interface RunProgress {
   readonly runId: number;
@@ -20,28 +20,81 @@ export interface RunProgress {
   readonly notYetDispatched: number;
   readonly rows: number;
   readonly calls: number;
+  /** Records set aside (invalid, conflicting duplicates). */
+  readonly recordsQuarantined: number;
+  /** Hours by cause that did not land, as the run's finished chunks recorded them. */
+  readonly quarantinedHours: number;
+  readonly missingHours: number;
+  readonly notCoveredHours: number;
+  readonly noDataHours: number;
+  /** Chunks waiting to be fetched again because hours were missing from their answer. */
+  readonly refetching: number;
   /** Failed chunks by error code. */
   readonly failures: Readonly<Record<string, number>>;
 }
 
-/** Where a run stands, from the ledger alone (`envdata status`, `--wait`). */
+/**
+ * Where a run stands, from the ledger alone (`envdata status`, `--wait`): the totals of chunks
+ * already folded into the run plus its chunk rows, read in one snapshot.
+ */
 export async function runProgress(
   db: Kysely<Database>,
   runId: number,
 ): Promise<RunProgress | undefined> {
-  const run = await db.selectFrom('run').selectAll().where('run_id', '=', runId).executeTakeFirst();
-  if (!run) return undefined;
-  const { rows: counts } = await sql<{
-    status: string;
+  const { rows } = await sql<{
+    kind: RunKind;
+    status: RunStatus;
+    created_at: Date;
+    finished_at: Date | null;
     error_code: string | null;
-    n: number;
-    rows: number;
-    calls: number;
+    error_message: string | null;
+    blocked_datasets: string[];
+    done: number;
+    failed: number;
+    in_flight: number;
+    refetching: number;
+    rows: string;
+    calls: string;
+    quarantined: string;
+    missing: string;
+    quarantined_hours: string;
+    not_covered: string;
+    no_data: string;
+    failures: Record<string, number> | null;
   }>`
-    select status::text, case when status = 'failed' then error_code end as error_code,
-      count(*)::int as n, coalesce(sum(rows_landed), 0)::int as rows, coalesce(sum(calls), 0)::int as calls
-    from envdata.chunk where run_id = ${runId}
-    group by 1, 2`.execute(db);
+    select r.kind, r.status, r.created_at, r.finished_at, r.error_code, r.error_message,
+      r.blocked_datasets,
+      r.folded_chunks + c.done as done, c.failed, c.in_flight, c.refetching,
+      (r.folded_rows + c.rows)::text as rows, (r.folded_calls + c.calls)::text as calls,
+      (r.folded_records_quarantined + c.quarantined)::text as quarantined,
+      (r.folded_missing_hours + c.missing)::text as missing,
+      (r.folded_quarantined_hours + c.quarantined_hours)::text as quarantined_hours,
+      (r.folded_not_covered_hours + c.not_covered)::text as not_covered,
+      (r.folded_no_data_hours + c.no_data)::text as no_data,
+      c.failures
+    from envdata.run r
+    cross join lateral (
+      select
+        (count(*) filter (where status = 'done'))::int as done,
+        (count(*) filter (where status = 'failed'))::int as failed,
+        (count(*) filter (where status in ('pending', 'queued', 'running')))::int as in_flight,
+        (count(*) filter (where status in ('pending', 'queued', 'running')
+          and error_code = 'MISSING_HOURS'))::int as refetching,
+        coalesce(sum(rows_landed), 0) as rows, coalesce(sum(calls), 0) as calls,
+        coalesce(sum(rows_quarantined), 0) as quarantined,
+        coalesce(sum(missing_hours), 0) as missing,
+        coalesce(sum(quarantined_hours), 0) as quarantined_hours,
+        coalesce(sum(not_covered_hours), 0) as not_covered,
+        coalesce(sum(no_data_hours), 0) as no_data,
+        (select json_object_agg(code, n) from (
+          select coalesce(error_code, 'UNKNOWN') as code, count(*)::int as n
+          from envdata.chunk where run_id = r.run_id and status = 'failed' group by 1) f
+        ) as failures
+      from envdata.chunk where run_id = r.run_id
+    ) c
+    where r.run_id = ${runId}`.execute(db);
+  const run = rows[0];
+  if (!run) return undefined;
   const gaps = await db
     .selectFrom('run_gap')
     .select(['next_from', 'gap_to', 'window_hours'])
@@ -52,21 +105,6 @@ export async function runProgress(
     (n, g) => n + countWindows(g.next_from, g.gap_to, g.window_hours),
     0,
   );
-  let done = 0;
-  let failed = 0;
-  let inFlight = 0;
-  let rows = 0;
-  let calls = 0;
-  const failures: Record<string, number> = {};
-  for (const c of counts) {
-    rows += c.rows;
-    calls += c.calls;
-    if (c.status === 'done') done += c.n;
-    else if (c.status === 'failed') {
-      failed += c.n;
-      failures[c.error_code ?? 'UNKNOWN'] = (failures[c.error_code ?? 'UNKNOWN'] ?? 0) + c.n;
-    } else if (c.status !== 'split') inFlight += c.n;
-  }
   return {
     runId,
     kind: run.kind,
@@ -76,13 +114,30 @@ export async function runProgress(
     errorCode: run.error_code,
     errorMessage: run.error_message,
     blockedDatasets: run.blocked_datasets,
-    total: done + failed + inFlight + notYetDispatched,
-    done,
-    failed,
-    inFlight,
+    total: run.done + run.failed + run.in_flight + notYetDispatched,
+    done: run.done,
+    failed: run.failed,
+    inFlight: run.in_flight,
     notYetDispatched,
-    rows,
-    calls,
-    failures,
+    rows: Number(run.rows),
+    calls: Number(run.calls),
+    recordsQuarantined: Number(run.quarantined),
+    quarantinedHours: Number(run.quarantined_hours),
+    missingHours: Number(run.missing),
+    notCoveredHours: Number(run.not_covered),
+    noDataHours: Number(run.no_data),
+    refetching: run.refetching,
+    failures: run.failures ?? {},
   };
+}
+
+/** The ids of the most recent runs, newest first (`envdata status`). */
+export async function recentRunIds(db: Kysely<Database>, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('run')
+    .select('run_id')
+    .orderBy('run_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.run_id);
 }

@@ -1,7 +1,7 @@
 import type { PollenPayload, PollenRecord } from '../service/models.js';
 import { POLLEN_TYPES, type Window } from '../types.js';
 import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from './fact-rows.js';
-import { keepHourlyRecords } from './keep-hourly-records.js';
+import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
 
 /** The name the bare `Species.Others` count is stored under (category `other`). */
 export const OTHERS_SPECIES = 'Others';
@@ -9,15 +9,12 @@ export const OTHERS_SPECIES = 'Others';
 /**
  * Pollen payload → fact rows. Counts and species are kept exactly as sent (the type count is
  * never derived from the species); an absent species writes no row; records outside `window`
- * are dropped; a repeated hour keeps the later record; invalid records go to quarantine with
+ * are dropped; repeated hours collapse when
+ * identical and are quarantined when they disagree; invalid records go to quarantine with
  * the reason while the rest land.
  */
 export function normalizePollen(payload: PollenPayload, window?: Window): NormalizedPollen {
-  const { byHour, quarantined, outsideWindow, duplicateHours } = keepHourlyRecords(
-    payload,
-    window,
-    validate,
-  );
+  const { byHour, ...stats } = keepHourlyRecords(payload, window, validate, valuesOf);
   const typeRows: PollenTypeRow[] = [];
   const speciesRows: PollenSpeciesRow[] = [];
   for (const [hour, record] of byHour) {
@@ -47,7 +44,22 @@ export function normalizePollen(payload: PollenPayload, window?: Window): Normal
       });
     }
   }
-  return { typeRows, speciesRows, quarantined, outsideWindow, duplicateHours };
+  return { typeRows, speciesRows, ...stats };
+}
+
+/** The values a pollen record lands as: two copies of an hour must agree on all of them. */
+function valuesOf(record: PollenRecord): RecordValues {
+  const values: Record<string, string | number | null | undefined> = {};
+  for (const pollenType of POLLEN_TYPES) {
+    values[`Count.${pollenType}_pollen`] = record.counts[pollenType];
+    values[`Risk.${pollenType}_pollen`] = record.risks[pollenType];
+  }
+  for (const s of record.species ?? []) {
+    values[`Species.${s.category}.${s.name}`] = s.count;
+    values[`SpeciesRisk.${s.name}`] = record.speciesRisk?.[s.name];
+  }
+  values['Species.Others'] = record.othersCount;
+  return values;
 }
 
 function validate(record: PollenRecord): string | undefined {

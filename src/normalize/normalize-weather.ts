@@ -2,7 +2,7 @@ import type { WeatherPayload, WeatherRecord } from '../service/models.js';
 import type { Window } from '../types.js';
 import type { NormalizedWeather, WeatherRow } from './fact-rows.js';
 import { fractionOf } from './fraction-of.js';
-import { keepHourlyRecords } from './keep-hourly-records.js';
+import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
 import { mapWeatherIcon } from './map-weather-icon.js';
 
 /** Plausible SI ranges; a value outside them quarantines the record rather than land nonsense. */
@@ -25,17 +25,19 @@ const SHARES: readonly (keyof WeatherRecord)[] = ['humidity', 'cloudCover', 'pre
 /**
  * Weather payload (requested with `units=si`) → fact rows: fractions for humidity, cloud cover
  * and precipitation probability (a value above 1 read as percent); the icon mapped to the six
- * interface values with the raw value kept; records outside `window` dropped; a repeated hour
- * keeps the later record; implausible records quarantined with the reason.
+ * interface values with the raw value kept; records outside `window` dropped; repeated hours
+ * collapse when identical and are quarantined when they disagree; implausible records quarantined with the reason.
  */
 export function normalizeWeather(payload: WeatherPayload, window?: Window): NormalizedWeather {
-  const { byHour, quarantined, outsideWindow, duplicateHours } = keepHourlyRecords(
-    payload,
-    window,
-    validate,
-  );
+  const { byHour, ...stats } = keepHourlyRecords(payload, window, validate, valuesOf);
   const rows = [...byHour].map(([hour, record]) => toRow(record, new Date(hour)));
-  return { rows, quarantined, outsideWindow, duplicateHours };
+  return { rows, ...stats };
+}
+
+/** The values a weather record lands as: two copies of an hour must agree on all of them. */
+function valuesOf(record: WeatherRecord): RecordValues {
+  const { observedAt: _, ...values } = toRow(record, record.at);
+  return values;
 }
 
 function validate(record: WeatherRecord): string | undefined {

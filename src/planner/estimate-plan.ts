@@ -1,8 +1,6 @@
 import type { RateLimitRule } from '../config/rate-limit.js';
 import type { Dataset, PollenRegion } from '../types.js';
 
-const HOUR_MS = 3_600_000;
-
 /** Species rows per hour by region (the interface's region table, `Others` included). */
 const SPECIES_ROWS_PER_HOUR: Readonly<Record<PollenRegion, number>> = {
   europe: 15,
@@ -18,19 +16,6 @@ export function rowsPerHour(dataset: Dataset, region: PollenRegion): number {
   if (dataset === 'weather') return 1;
   if (region === 'south_america_oceania') return 0;
   return 3 + SPECIES_ROWS_PER_HOUR[region];
-}
-
-/** How many windows of `hours` on the fixed UTC grid `[from, to)` is cut into (`tileWindows`). */
-export function countWindows(from: Date, to: Date, hours: number): number {
-  const start = Math.floor(from.getTime() / HOUR_MS);
-  const end = Math.ceil(to.getTime() / HOUR_MS);
-  if (end <= start) return 0;
-  return Math.floor((end - 1) / hours) - Math.floor(start / hours) + 1;
-}
-
-/** Hours in `[from, to)`. */
-export function countHours(from: Date, to: Date): number {
-  return Math.max(0, Math.ceil(to.getTime() / HOUR_MS) - Math.floor(from.getTime() / HOUR_MS));
 }
 
 /** How long `calls` take at the configured rate limits (the tightest rule wins); 0 when unlimited. */

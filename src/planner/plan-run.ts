@@ -3,9 +3,13 @@ import type { RateLimitRule } from '../config/rate-limit.js';
 import type { Location } from '../locations/location.js';
 import type { Dataset } from '../types.js';
 import type { Database, RunKind } from '../warehouse/schema.js';
-import { countHours, countWindows, estimateDurationMs, rowsPerHour } from './estimate-plan.js';
-import { finishRunIfDone } from '../ledger/chunk-transitions.js';
-import { findGaps, type Gap } from './find-gaps.js';
+import { countHours, countWindows } from '../windows/tile-windows.js';
+import { estimateDurationMs, rowsPerHour } from './estimate-plan.js';
+import { closeRunIfDone } from '../ledger/close-run-if-done.js';
+import { createRunWithGaps } from '../ledger/create-run-with-gaps.js';
+import { findGaps, type Gap } from '../ledger/find-gaps.js';
+
+const DEFAULT_RECHECK_MS = 24 * 3_600_000;
 
 export interface RunRequest {
   readonly kind: RunKind;
@@ -16,6 +20,8 @@ export interface RunRequest {
   readonly windowHours: number;
   /** Higher runs are dispatched first (a nightly sync before a long backfill). */
   readonly priority?: number;
+  /** Holes asked about less than this long ago are not planned again (ENVDATA_MISSING_RECHECK). */
+  readonly recheckMs?: number;
   readonly now?: Date;
 }
 
@@ -72,11 +78,20 @@ export async function planRun(
   rateLimits: readonly RateLimitRule[],
   options: { dryRun?: boolean } = {},
 ): Promise<{ runId: number | undefined; estimate: PlanEstimate; gaps: readonly Gap[] }> {
+  for (const [name, date] of [
+    ['from', request.from],
+    ['to', request.to],
+  ] as const) {
+    if (date.getTime() % 3_600_000 !== 0) {
+      throw new RangeError(`a run's ${name} must be a whole UTC hour (got ${date.toISOString()})`);
+    }
+  }
   const gaps = await findGaps(db, {
     datasets: request.datasets,
     locationIds: request.locations.map((l) => l.locationId),
     from: request.from,
     to: request.to,
+    recheckMs: request.recheckMs ?? DEFAULT_RECHECK_MS,
     ...(request.now && { now: request.now }),
   });
   const estimate = estimateGaps(gaps, request, rateLimits);
@@ -97,51 +112,6 @@ export async function planRun(
     },
   });
   // Nothing to fetch: the run is complete the moment it is planned.
-  if (gaps.length === 0) await finishRunIfDone(db, runId);
+  if (gaps.length === 0) await closeRunIfDone(db, runId);
   return { runId, estimate, gaps };
-}
-
-/** Writes a run and its gaps (each with its cursor at the start) in one transaction. */
-export async function createRunWithGaps(
-  db: Kysely<Database>,
-  run: {
-    readonly kind: RunKind;
-    readonly priority: number;
-    readonly windowHours: number;
-    readonly gaps: readonly Gap[];
-    readonly request: Record<string, unknown>;
-    /** Re-read done chunks inside the gaps (a sync's lookback). */
-    readonly refetch?: boolean;
-  },
-): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('run')
-      .values({
-        kind: run.kind,
-        status: 'running',
-        priority: run.priority,
-        request: JSON.stringify(run.request),
-      })
-      .returning('run_id')
-      .executeTakeFirstOrThrow();
-    for (let i = 0; i < run.gaps.length; i += 5_000) {
-      await trx
-        .insertInto('run_gap')
-        .values(
-          run.gaps.slice(i, i + 5_000).map((g) => ({
-            run_id: row.run_id,
-            dataset: g.dataset,
-            location_id: g.locationId,
-            gap_from: g.from,
-            gap_to: g.to,
-            next_from: g.from,
-            window_hours: run.windowHours,
-            refetch: run.refetch ?? false,
-          })),
-        )
-        .execute();
-    }
-    return row.run_id;
-  });
 }

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { App } from '../app.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
+import { findRunningBackfill, tagRunRequest } from '../ledger/find-running-backfill.js';
 import type { Location } from '../locations/location.js';
 import { planRun, type PlanEstimate } from '../planner/plan-run.js';
 import type { Dataset } from '../types.js';
@@ -37,40 +37,30 @@ export async function startBackfill(
     locations: request.locations.map((l) => l.locationId).sort((a, b) => a - b),
     windowHours: request.windowHours,
   };
+  const recheckMs = app.config.ingest.recheckMs;
   if (!options.dryRun) {
-    const same = await app.db
-      .selectFrom('run')
-      .select('run_id')
-      .where('kind', '=', 'backfill')
-      .where('status', '=', 'running')
-      .where(sql<boolean>`request @> ${JSON.stringify(signature)}::jsonb`)
-      .orderBy('run_id', 'desc')
-      .executeTakeFirst();
-    if (same) {
+    const same = await findRunningBackfill(app.db, signature);
+    if (same !== undefined) {
       const feeder = createFeeder(app);
       await feeder.redispatchAll();
       await feeder.topUp();
       const estimate = await planRun(
         app.db,
-        { kind: 'backfill', ...request },
+        { kind: 'backfill', ...request, recheckMs },
         app.config.rateLimits,
         { dryRun: true },
       );
-      return { runId: same.run_id, estimate: estimate.estimate, resumed: true };
+      return { runId: same, estimate: estimate.estimate, resumed: true };
     }
   }
   const { runId, estimate } = await planRun(
     app.db,
-    { kind: 'backfill', ...request, locations: request.locations },
+    { kind: 'backfill', ...request, recheckMs },
     app.config.rateLimits,
     options,
   );
   if (runId !== undefined) {
-    await app.db
-      .updateTable('run')
-      .set({ request: sql`request || ${JSON.stringify(signature)}::jsonb` })
-      .where('run_id', '=', runId)
-      .execute();
+    await tagRunRequest(app.db, runId, signature);
     await createFeeder(app).topUp();
   }
   return { runId, estimate, resumed: false };

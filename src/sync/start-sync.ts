@@ -6,17 +6,67 @@ import {
   snapshotJobId,
   type SnapshotJobData,
 } from '../dispatch/snapshot-job.js';
-import { finishRunIfDone } from '../ledger/chunk-transitions.js';
+import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { resolveLocations } from '../locations/resolve-locations.js';
+import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { DATASETS } from '../types.js';
-import { planSync } from './plan-sync.js';
+import { planSync, planSyncGaps, type LeftToBackfill, type SyncRequest } from './plan-sync.js';
 
 export interface SyncStart {
   readonly runId: number;
   readonly locations: number;
   readonly gaps: number;
   readonly snapshots: number;
+  /** History older than the horizon that nothing covers: run `envdata backfill` for it. */
+  readonly leftToBackfill: readonly LeftToBackfill[];
+}
+
+export interface SyncEstimate {
+  readonly locations: number;
+  readonly estimate: PlanEstimate;
+  /** Snapshot calls (latest readings and forecasts), besides the history calls. */
+  readonly snapshots: number;
+  readonly leftToBackfill: readonly LeftToBackfill[];
+}
+
+function syncRequest(app: App, locations: SyncRequest['locations'], now: Date): SyncRequest {
+  return {
+    locations,
+    datasets: DATASETS,
+    lookbackHours: app.config.sync.lookbackHours,
+    horizonHours: app.config.sync.horizonHours,
+    windowHours: app.config.ingest.historyWindowHours,
+    now,
+  };
+}
+
+/** `envdata sync --dry-run`: the calls a sync would make now, writing nothing. */
+export async function estimateSync(app: App, now: Date = new Date()): Promise<SyncEstimate> {
+  const locations = await resolveLocations(app.db, []);
+  const plan = await planSyncGaps(app.db, syncRequest(app, locations, now));
+  return {
+    locations: locations.length,
+    estimate: estimateGaps(
+      plan.gaps,
+      { locations, windowHours: app.config.ingest.historyWindowHours },
+      app.config.rateLimits,
+    ),
+    snapshots: locations.length * SNAPSHOT_PRODUCTS.length,
+    leftToBackfill: plan.leftToBackfill,
+  };
+}
+
+/** "Berlin weather: 36 years uncovered before 2026-10-23 — run `envdata backfill …`". */
+export function formatLeftToBackfill(left: LeftToBackfill): string {
+  const days = (left.to.getTime() - left.from.getTime()) / 86_400_000;
+  const span = days >= 730 ? `${Math.floor(days / 365.25)} years` : `${Math.round(days)} days`;
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  return (
+    `${left.location.name} ${left.dataset}: ${span} uncovered before ${day(left.to)}, older than ` +
+    `the sync horizon — run \`envdata backfill --dataset ${left.dataset} --location ` +
+    `${left.location.locationId} --from ${day(left.from)} --to ${day(left.to)}\``
+  );
 }
 
 /**
@@ -27,13 +77,7 @@ export interface SyncStart {
  */
 export async function startSync(app: App, now: Date = new Date()): Promise<SyncStart> {
   const locations = await resolveLocations(app.db, []);
-  const { runId, gaps } = await planSync(app.db, {
-    locations,
-    datasets: DATASETS,
-    lookbackHours: app.config.sync.lookbackHours,
-    windowHours: app.config.ingest.historyWindowHours,
-    now,
-  });
+  const { runId, gaps, leftToBackfill } = await planSync(app.db, syncRequest(app, locations, now));
   const fetchedAt = now.toISOString();
   const jobs = locations.flatMap((l) =>
     SNAPSHOT_PRODUCTS.map(({ product, dataset }) => {
@@ -59,8 +103,18 @@ export async function startSync(app: App, now: Date = new Date()): Promise<SyncS
   );
   const queue = app.queues.queue<SnapshotJobData>(QUEUE_NAMES.ingest);
   for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
-  if (gaps.length === 0) await finishRunIfDone(app.db, runId);
+  if (gaps.length === 0) await closeRunIfDone(app.db, runId);
   else await createFeeder(app).topUp();
   app.logger.info({ runId, locations: locations.length, gaps: gaps.length }, 'sync planned');
-  return { runId, locations: locations.length, gaps: gaps.length, snapshots: jobs.length };
+  for (const left of leftToBackfill.slice(0, 20)) app.logger.info(formatLeftToBackfill(left));
+  if (leftToBackfill.length > 20) {
+    app.logger.info(`… and ${leftToBackfill.length - 20} more location/dataset pairs`);
+  }
+  return {
+    runId,
+    locations: locations.length,
+    gaps: gaps.length,
+    snapshots: jobs.length,
+    leftToBackfill,
+  };
 }

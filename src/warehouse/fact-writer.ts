@@ -5,13 +5,19 @@ import type {
   NormalizedWeather,
   PollenSpeciesRow,
   PollenTypeRow,
-  QuarantinedRecord,
   WeatherRow,
 } from '../normalize/fact-rows.js';
 import { normalizePollen } from '../normalize/normalize-pollen.js';
 import { normalizeWeather } from '../normalize/normalize-weather.js';
 import type { PollenPayload, WeatherPayload } from '../service/models.js';
 import type { Window } from '../types.js';
+import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
+import {
+  recordLandings,
+  type ArchivedPayload,
+  type LandingRecord,
+  type LandingState,
+} from '../ledger/record-landings.js';
 import type { ChunkOutcome, Database } from './schema.js';
 import { SpeciesIds } from './species-ids.js';
 import { upsertPollenHourly, upsertPollenSpeciesHourly } from './upsert-pollen-hourly.js';
@@ -20,6 +26,8 @@ import { YearPartitions } from './year-partitions.js';
 
 interface LandingBase {
   readonly chunkId: number;
+  /** The run the chunk belongs to (`null` for a rebuild from the archive). */
+  readonly runId: number | null;
   readonly locationId: number;
   readonly window: Window;
   /** `no_data` / `not_covered` land zero rows and still mark the chunk done. */
@@ -29,6 +37,19 @@ interface LandingBase {
    * done and will be fetched again.
    */
   readonly complete: boolean;
+  /**
+   * The hours the answer should hold: the window clipped to the dataset's history and to the
+   * last complete hour when it was fetched. Hours of it that neither landed nor were
+   * quarantined are missing.
+   */
+  readonly expected: Window | undefined;
+  /**
+   * The re-fetch policy still allows another call for this chunk: missing or quarantined hours
+   * then make it wait again instead of being recorded as holes.
+   */
+  readonly refetchAllowed: boolean;
+  /** A re-landing from the archive: adds what landed, changes no chunk and no hole. */
+  readonly rebuild?: boolean;
   /** API calls made for this landing (0 for a rebuild from the archive). */
   readonly calls: number;
   readonly attempts: number;
@@ -45,11 +66,18 @@ export type ChunkLanding = LandingBase &
 
 export interface LandingResult {
   readonly chunkId: number;
+  /** What the ledger made of it (`done`, `refetch`, `partial`, `rebuild`). */
+  readonly state: LandingState;
   /** Fact rows the payload normalized to. */
   readonly rows: number;
   readonly quarantined: number;
   readonly outsideWindow: number;
   readonly duplicateHours: number;
+  readonly conflictHours: number;
+  /** Hours expected but not sent (before the re-fetch policy decides). */
+  readonly missingHours: number;
+  /** Hours whose records were quarantined. */
+  readonly quarantinedHours: number;
 }
 
 export interface LandingSummary {
@@ -87,40 +115,32 @@ export class FactWriter {
     if (landings.length === 0) return { results: [], rowsWritten: 0 };
     const normalized = landings.map((l) => normalize(l));
     await this.prepare(normalized);
-    const archives = this.options.archiveRaw ? archivesOf(landings) : [];
+    const archives = this.options.archiveRaw ? archivesOf(landings) : new Map<number, never>();
 
     const weatherGroups: LocatedRows<WeatherRow>[] = [];
     const pollenGroups: LocatedRows<PollenTypeRow>[] = [];
     const speciesGroups: LocatedRows<PollenSpeciesRow>[] = [];
     const results: LandingResult[] = [];
-    const quarantine: QuarantineEntry[] = [];
+    const records: LandingRecord[] = [];
     for (let i = 0; i < landings.length; i++) {
       const landing = landings[i]!;
       const n = normalized[i]!;
       let rows: number;
+      const landedHours = new Set<number>();
       if (n.dataset === 'weather') {
         weatherGroups.push({ locationId: landing.locationId, rows: n.facts.rows });
         rows = n.facts.rows.length;
+        for (const r of n.facts.rows) landedHours.add(r.observedAt.getTime());
       } else {
         pollenGroups.push({ locationId: landing.locationId, rows: n.facts.typeRows });
         speciesGroups.push({ locationId: landing.locationId, rows: n.facts.speciesRows });
         rows = n.facts.typeRows.length + n.facts.speciesRows.length;
+        for (const r of n.facts.typeRows) landedHours.add(r.observedAt.getTime());
+        for (const r of n.facts.speciesRows) landedHours.add(r.observedAt.getTime());
       }
-      for (const q of n.facts.quarantined) {
-        quarantine.push({
-          chunkId: landing.chunkId,
-          locationId: landing.locationId,
-          source: `${landing.dataset}_history`,
-          q,
-        });
-      }
-      results.push({
-        chunkId: landing.chunkId,
-        rows,
-        quarantined: n.facts.quarantined.length,
-        outsideWindow: n.facts.outsideWindow,
-        duplicateHours: n.facts.duplicateHours,
-      });
+      const { record, result } = toLedger(landing, n.facts, rows, landedHours, archives.get(i));
+      records.push(record);
+      results.push(result);
     }
 
     const rowsWritten = await this.db.transaction().execute(async (trx) => {
@@ -129,7 +149,7 @@ export class FactWriter {
       written += await upsertPollenHourly(trx, pollenGroups);
       written += await upsertPollenSpeciesHourly(trx, speciesGroups, this.species);
 
-      await recordLandings(trx, landings, results, quarantine, archives);
+      await recordLandings(trx, records);
       return written;
     });
     return { results, rowsWritten };
@@ -157,75 +177,6 @@ export class FactWriter {
   }
 }
 
-interface QuarantineEntry {
-  readonly chunkId: number;
-  readonly locationId: number;
-  readonly source: string;
-  readonly q: QuarantinedRecord;
-}
-
-/**
- * Everything but the facts, in ONE statement (one round trip per batch instead of five): the
- * chunks' previous quarantine entries replaced by the new ones (the delete does not see rows
- * inserted by the same statement), raw payloads, dirty rollup days, and the ledger mark.
- */
-async function recordLandings(
-  trx: Transaction<Database>,
-  landings: readonly ChunkLanding[],
-  results: readonly LandingResult[],
-  quarantine: readonly QuarantineEntry[],
-  archives: readonly Archive[],
-): Promise<void> {
-  const chunkIds = landings.map((l) => l.chunkId);
-  const dirty = landings.filter((_, i) => results[i]!.rows > 0);
-  await sql`
-    with cleared as (
-      delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
-    ), quarantined as (
-      insert into envdata.quarantine (chunk_id, location_id, source, record_index, raw, reason)
-      select * from unnest(${quarantine.map((e) => e.chunkId)}::bigint[],
-        ${quarantine.map((e) => e.locationId)}::int[], ${quarantine.map((e) => e.source)}::text[],
-        ${quarantine.map((e) => e.q.recordIndex)}::int[],
-        ${quarantine.map((e) => (e.q.raw === undefined ? null : JSON.stringify(e.q.raw)))}::jsonb[],
-        ${quarantine.map((e) => e.q.reason)}::text[])
-    ), archived as (
-      insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes)
-      select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
-        ${archives.map((a) => a.fetchedAt)}::timestamptz[],
-        ${archives.map((a) => a.httpStatus)}::smallint[], ${archives.map((a) => a.body)}::bytea[],
-        ${archives.map((a) => a.bodyBytes)}::int[])
-      -- An identical body keeps the stored (TOASTed) value: a re-landing does not write it again.
-      on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
-        http_status = excluded.http_status, body_bytes = excluded.body_bytes,
-        body = case when p.body = excluded.body then p.body else excluded.body end
-    ), dirtied as (
-      insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
-      select * from unnest(${dirty.map((l) => l.locationId)}::int[],
-        ${dirty.map((l) => l.dataset)}::envdata.dataset[],
-        ${dirty.map((l) => l.window.from)}::timestamptz[],
-        ${dirty.map((l) => l.window.to)}::timestamptz[])
-    )
-    update envdata.chunk c set
-      status = case when u.complete then 'done'::envdata.chunk_status else c.status end,
-      outcome = u.outcome,
-      rows_landed = u.rows,
-      rows_quarantined = u.quarantined,
-      calls = c.calls + u.calls,
-      attempts = greatest(c.attempts, u.attempts),
-      error_code = case when u.complete then null else 'PARTIAL' end,
-      error_message = case when u.complete then null
-        else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
-      started_at = coalesce(c.started_at, u.started_at),
-      finished_at = case when u.complete then now() else c.finished_at end
-    from unnest(${chunkIds}::bigint[], ${landings.map((l) => l.complete)}::bool[],
-      ${landings.map((l) => l.outcome)}::text[], ${results.map((r) => r.rows)}::int[],
-      ${results.map((r) => r.quarantined)}::int[], ${landings.map((l) => l.calls)}::int[],
-      ${landings.map((l) => l.attempts)}::int[], ${landings.map((l) => l.startedAt)}::timestamptz[])
-      as u(chunk_id, complete, outcome, rows, quarantined, calls, attempts, started_at)
-    where c.chunk_id = u.chunk_id
-  `.execute(trx);
-}
-
 function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[]): void {
   let last = Number.NaN;
   for (const { observedAt } of rows) {
@@ -236,45 +187,128 @@ function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[
   }
 }
 
-interface Archive {
-  readonly chunkId: number;
-  readonly fetchedAt: Date;
-  readonly httpStatus: number;
-  readonly body: Buffer;
-  readonly bodyBytes: number;
-}
-
 /**
- * The raw payloads, gzip-compressed, one per chunk (the last one if a chunk came twice).
+ * The raw payloads, gzip-compressed, by landing index.
  * Synchronously: a 48 h body compresses in well under a millisecond, while the asynchronous
  * `zlib.gzip` costs several times that per call in thread-pool handoffs and fresh deflate state,
  * on the same cores Postgres needs for the insert (measured: 32 bodies 6–14 ms vs 2.5 ms).
  */
-function archivesOf(landings: readonly ChunkLanding[]): Archive[] {
-  const byChunk = new Map<number, { landing: ChunkLanding; rawBody: string }>();
-  for (const landing of landings) {
-    if (landing.payload) {
-      byChunk.set(landing.chunkId, { landing, rawBody: landing.payload.rawBody });
-    }
+function archivesOf(landings: readonly ChunkLanding[]): Map<number, ArchivedPayload> {
+  const byChunk = new Map<number, number>();
+  landings.forEach((landing, i) => {
+    // One per chunk: the last one if a chunk came twice in a batch.
+    if (landing.payload && !landing.rebuild) byChunk.set(landing.chunkId, i);
+  });
+  const archives = new Map<number, ArchivedPayload>();
+  for (const i of byChunk.values()) {
+    const landing = landings[i]!;
+    const rawBody = landing.payload!.rawBody;
+    archives.set(i, {
+      fetchedAt: landing.startedAt,
+      httpStatus: landing.httpStatus,
+      body: gzipSync(rawBody),
+      bodyBytes: Buffer.byteLength(rawBody),
+    });
   }
-  return [...byChunk.values()].map(({ landing, rawBody }) => ({
-    chunkId: landing.chunkId,
-    fetchedAt: landing.startedAt,
-    httpStatus: landing.httpStatus,
-    body: gzipSync(rawBody),
-    bodyBytes: Buffer.byteLength(rawBody),
-  }));
+  return archives;
 }
+
+/**
+ * What the ledger records of one landing: hours landed, quarantined and missing, and the state
+ * the chunk moves to. Missing hours are the expected ones that neither landed nor were
+ * quarantined; while the re-fetch policy allows it, missing or quarantined hours make the chunk
+ * wait for another call rather than become holes.
+ */
+function toLedger(
+  landing: ChunkLanding,
+  facts: NormalizedPollen | NormalizedWeather,
+  rows: number,
+  landedHours: ReadonlySet<number>,
+  archive: ArchivedPayload | undefined,
+): { record: LandingRecord; result: LandingResult } {
+  const expected = landing.outcome === 'rows' && landing.expected ? hoursOf(landing.expected) : [];
+  const missing = expected.filter((h) => !landedHours.has(h) && !facts.quarantinedHours.has(h));
+  const quarantinedHours = [...facts.quarantinedHours].filter((h) => !landedHours.has(h));
+  const incomplete = missing.length + quarantinedHours.length > 0;
+  const state: LandingState = landing.rebuild
+    ? 'rebuild'
+    : !landing.complete
+      ? 'partial'
+      : incomplete && landing.refetchAllowed
+        ? 'refetch'
+        : 'done';
+  const done = state === 'done';
+  const clean = landing.expected && landing.outcome !== 'rows' ? [landing.expected] : [];
+  const missingRanges = hourRanges(missing);
+  const record: LandingRecord = {
+    chunkId: landing.chunkId,
+    runId: landing.runId,
+    locationId: landing.locationId,
+    dataset: landing.dataset,
+    window: landing.window,
+    outcome: landing.outcome,
+    state,
+    calls: landing.calls,
+    attempts: landing.attempts,
+    startedAt: landing.startedAt,
+    rows,
+    recordsQuarantined: facts.quarantined.length,
+    landed: hourRanges(landedHours),
+    holes: {
+      missing_upstream: done ? missingRanges : [],
+      quarantined: done ? hourRanges(quarantinedHours) : [],
+      not_covered: done && landing.outcome === 'not_covered' ? clean : [],
+    },
+    noData: done && landing.outcome === 'no_data' ? clean : [],
+    ...(state === 'refetch' && {
+      message:
+        `the answer lacked ${missing.length} hour(s)` +
+        (missingRanges.length ? ` (${formatHourRanges(missingRanges)})` : '') +
+        (quarantinedHours.length
+          ? ` and ${quarantinedHours.length} hour(s) were quarantined`
+          : '') +
+        '; the chunk is fetched again',
+    }),
+    quarantine: facts.quarantined.map((q) => ({
+      source: `${landing.dataset}_history`,
+      recordIndex: q.recordIndex,
+      raw: q.raw,
+      reason: q.reason,
+      hour: q.hour,
+    })),
+    ...(archive && { archive }),
+  };
+  const result: LandingResult = {
+    chunkId: landing.chunkId,
+    state,
+    rows,
+    quarantined: facts.quarantined.length,
+    outsideWindow: facts.outsideWindow,
+    duplicateHours: facts.duplicateHours,
+    conflictHours: facts.conflictHours,
+    missingHours: missing.length,
+    quarantinedHours: quarantinedHours.length,
+  };
+  return { record, result };
+}
+
+const NOTHING = {
+  quarantined: [],
+  quarantinedHours: new Set<number>(),
+  outsideWindow: 0,
+  duplicateHours: 0,
+  conflictHours: 0,
+} as const;
 
 function normalize(landing: ChunkLanding): Normalized {
   if (landing.dataset === 'weather') {
     const facts = landing.payload
       ? normalizeWeather(landing.payload, landing.window)
-      : { rows: [], quarantined: [], outsideWindow: 0, duplicateHours: 0 };
+      : { rows: [], ...NOTHING };
     return { dataset: 'weather', facts };
   }
   const facts = landing.payload
     ? normalizePollen(landing.payload, landing.window)
-    : { typeRows: [], speciesRows: [], quarantined: [], outsideWindow: 0, duplicateHours: 0 };
+    : { typeRows: [], speciesRows: [], ...NOTHING };
   return { dataset: 'pollen', facts };
 }

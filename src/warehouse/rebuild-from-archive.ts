@@ -28,9 +28,9 @@ export interface RebuildOutcome {
 }
 
 /**
- * Rebuilds fact rows from the raw payload archive, without calling the service: every done chunk
- * in the filter is parsed again from its archived body and landed again (idempotently), then the
- * daily rollups of the touched days are refreshed. Use it after a normalization fix.
+ * Rebuilds fact rows from the raw payload archive, without calling the service: every archived
+ * answer in the filter is parsed again and landed again (idempotently; coverage only grows), then
+ * the daily rollups of the touched days are refreshed. Use it after a normalization fix.
  */
 export async function rebuildFromArchive(
   db: Kysely<Database>,
@@ -46,28 +46,27 @@ export async function rebuildFromArchive(
   let rowsWritten = 0;
   let after = 0;
   for (;;) {
+    // Archived answers carry their own location, dataset and window (their chunks may be
+    // folded away); in id order, so a later answer for the same hours lands last.
     let query = db
-      .selectFrom('chunk as c')
-      .innerJoin('raw_payload as r', 'r.chunk_id', 'c.chunk_id')
+      .selectFrom('raw_payload as r')
       .select([
-        'c.chunk_id',
-        'c.dataset',
-        'c.location_id',
-        'c.window_from',
-        'c.window_to',
-        'c.attempts',
+        'r.chunk_id',
+        'r.dataset',
+        'r.location_id',
+        'r.window_from',
+        'r.window_to',
         'r.body',
         'r.fetched_at',
         'r.http_status',
       ])
-      .where('c.status', '=', 'done')
-      .where('c.dataset', 'in', filter.datasets)
-      .where('c.chunk_id', '>', after)
-      .orderBy('c.chunk_id')
+      .where('r.dataset', 'in', filter.datasets)
+      .where('r.chunk_id', '>', after)
+      .orderBy('r.chunk_id')
       .limit(batchSize);
-    if (filter.locationIds?.length) query = query.where('c.location_id', 'in', filter.locationIds);
-    if (filter.from) query = query.where('c.window_to', '>', filter.from);
-    if (filter.to) query = query.where('c.window_from', '<', filter.to);
+    if (filter.locationIds?.length) query = query.where('r.location_id', 'in', filter.locationIds);
+    if (filter.from) query = query.where('r.window_to', '>', filter.from);
+    if (filter.to) query = query.where('r.window_from', '<', filter.to);
     const batch = await query.execute();
     if (batch.length === 0) break;
     after = batch.at(-1)!.chunk_id;
@@ -78,12 +77,16 @@ export async function rebuildFromArchive(
         const body = (await gunzip(row.body)).toString('utf8');
         const base = {
           chunkId: row.chunk_id,
+          runId: null,
           locationId: row.location_id,
           window: { from: row.window_from, to: row.window_to },
           outcome: 'rows' as const,
           complete: true,
+          rebuild: true,
+          expected: undefined,
+          refetchAllowed: false,
           calls: 0,
-          attempts: row.attempts,
+          attempts: 0,
           startedAt: row.fetched_at,
           httpStatus: row.http_status,
         };

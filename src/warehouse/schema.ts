@@ -126,6 +126,15 @@ export interface RunTable {
   error_message: string | null;
   blocked_datasets: ColumnType<string[], string[] | undefined, string[]>;
   priority: ColumnType<number, number | undefined, number>;
+  /** Totals of the run's done chunks that were folded into the run and deleted. */
+  folded_chunks: ColumnType<number, number | undefined, number>;
+  folded_rows: ColumnType<string, number | undefined, number>;
+  folded_calls: ColumnType<string, number | undefined, number>;
+  folded_records_quarantined: ColumnType<string, number | undefined, number>;
+  folded_missing_hours: ColumnType<string, number | undefined, number>;
+  folded_quarantined_hours: ColumnType<string, number | undefined, number>;
+  folded_not_covered_hours: ColumnType<string, number | undefined, number>;
+  folded_no_data_hours: ColumnType<string, number | undefined, number>;
 }
 
 export interface RunGapTable {
@@ -153,6 +162,13 @@ export interface ChunkTable {
   calls: ColumnType<number, number | undefined, number>;
   rows_landed: ColumnType<number, number | undefined, number>;
   rows_quarantined: ColumnType<number, number | undefined, number>;
+  /** Re-fetches made because hours were missing from a successful answer. */
+  refetches: ColumnType<number, number | undefined, number>;
+  /** Hours of the window by cause, as recorded by the chunk's final landing. */
+  missing_hours: ColumnType<number, number | undefined, number>;
+  quarantined_hours: ColumnType<number, number | undefined, number>;
+  not_covered_hours: ColumnType<number, number | undefined, number>;
+  no_data_hours: ColumnType<number, number | undefined, number>;
   error_code: string | null;
   error_message: string | null;
   parent_chunk_id: number | null;
@@ -170,6 +186,9 @@ export interface QuarantineTable {
   raw: ColumnType<unknown, string | null, string | null>;
   reason: string;
   created_at: ColumnType<Date, never, never>;
+  run_id: number | null;
+  /** The hour the record was for, when it had one. */
+  observed_at: Timestamp | null;
 }
 
 export interface RawPayloadTable {
@@ -179,6 +198,33 @@ export interface RawPayloadTable {
   encoding: ColumnType<'gzip', 'gzip' | undefined, 'gzip'>;
   body: Buffer;
   body_bytes: number;
+  run_id: number | null;
+  location_id: number;
+  dataset: Dataset;
+  window_from: Timestamp;
+  window_to: Timestamp;
+}
+
+/** Per location and dataset: the hours that landed and the hours answered "no data". */
+export interface CoverageTable {
+  location_id: number;
+  dataset: Dataset;
+  /** Multirange literal, e.g. `{["2024-01-01 00:00:00+00","2024-01-03 00:00:00+00")}`. */
+  landed: ColumnType<string, string | undefined, string>;
+  no_data: ColumnType<string, string | undefined, string>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export type HoleCause = 'missing_upstream' | 'quarantined' | 'not_covered';
+
+/** Hours that did not land, by cause, with when the service was last asked for them. */
+export interface CoverageHoleTable {
+  location_id: number;
+  dataset: Dataset;
+  hours: string;
+  cause: HoleCause;
+  run_id: number | null;
+  checked_at: Timestamp;
 }
 
 export interface RollupDirtyTable {
@@ -203,4 +249,6 @@ export interface Database {
   quarantine: QuarantineTable;
   raw_payload: RawPayloadTable;
   rollup_dirty: RollupDirtyTable;
+  coverage: CoverageTable;
+  coverage_hole: CoverageHoleTable;
 }

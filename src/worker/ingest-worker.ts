@@ -62,6 +62,9 @@ export class IngestWorker {
       budget,
       logger,
       maxAttempts: config.worker.maxAttempts,
+      refetchAttempts: config.ingest.refetchAttempts,
+      refetchDelayMs: config.ingest.refetchDelayMs,
+      baseUrl: config.service.baseUrl,
       speciesRisk: config.ingest.speciesRisk,
       pauseAll: (ms) => pauseAll(ms),
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
@@ -80,10 +83,10 @@ export class IngestWorker {
     });
     this.worker = app.queues.worker<IngestJobData | SnapshotJobData, IngestOutcome | number>(
       QUEUE_NAMES.ingest,
-      (job: Job<IngestJobData | SnapshotJobData>) =>
+      (job: Job<IngestJobData | SnapshotJobData>, token?: string) =>
         job.name === SNAPSHOT_JOB_NAME
           ? snapshots(job as Job<SnapshotJobData>)
-          : this.processor.process(job as Job<IngestJobData>),
+          : this.processor.process(job as Job<IngestJobData>, token),
       {
         concurrency: options.concurrency,
         limiter: queueLimiter(limiter),

@@ -1,4 +1,10 @@
-import type { ChunkLanding, FactWriter } from '../warehouse/fact-writer.js';
+import type { ChunkLanding, FactWriter, LandingResult } from '../warehouse/fact-writer.js';
+
+interface Pending {
+  readonly landing: ChunkLanding;
+  readonly resolve: (result: LandingResult) => void;
+  readonly reject: (e: unknown) => void;
+}
 
 /**
  * Group commit for landings: chunks fetched at about the same time by one worker process land
@@ -7,8 +13,7 @@ import type { ChunkLanding, FactWriter } from '../warehouse/fact-writer.js';
  * retried chunk by chunk, so one bad chunk cannot fail its neighbours.
  */
 export class LandingBatcher {
-  private pending: { landing: ChunkLanding; resolve: () => void; reject: (e: unknown) => void }[] =
-    [];
+  private pending: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -17,8 +22,8 @@ export class LandingBatcher {
     private readonly options: { readonly maxBatch: number; readonly maxWaitMs: number },
   ) {}
 
-  /** Resolves once the chunk's facts and done mark are committed. */
-  land(landing: ChunkLanding): Promise<void> {
+  /** Resolves with what the ledger made of the chunk once its landing is committed. */
+  land(landing: ChunkLanding): Promise<LandingResult> {
     return new Promise((resolve, reject) => {
       this.pending.push({ landing, resolve, reject });
       if (this.pending.length >= this.options.maxBatch) this.flushSoon(0);
@@ -39,19 +44,17 @@ export class LandingBatcher {
     }, ms);
   }
 
-  private async flush(
-    batch: { landing: ChunkLanding; resolve: () => void; reject: (e: unknown) => void }[],
-  ): Promise<void> {
+  private async flush(batch: Pending[]): Promise<void> {
     try {
-      await this.writer.land(batch.map((b) => b.landing));
-      for (const b of batch) b.resolve();
+      const { results } = await this.writer.land(batch.map((b) => b.landing));
+      batch.forEach((b, i) => b.resolve(results[i]!));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);
         return;
       }
       for (const b of batch) {
-        await this.writer.land([b.landing]).then(b.resolve, b.reject);
+        await this.writer.land([b.landing]).then((s) => b.resolve(s.results[0]!), b.reject);
       }
     }
   }

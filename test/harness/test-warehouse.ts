@@ -42,6 +42,7 @@ export function useTestWarehouse(): TestWarehouse {
       const row = await db
         .selectFrom('chunk')
         .select('chunk_id')
+        .where('run_id', '=', runId)
         .where('dataset', '=', dataset)
         .where('location_id', '=', locationId)
         .where('window_from', '=', from)

@@ -91,23 +91,47 @@ describe('normalizePollen', () => {
     expect(out.speciesRows.find((r) => r.species === 'Nettle')?.riskLevel).toBeNull();
   });
 
-  it('drops records outside the window and collapses repeated hours (the later wins)', () => {
+  it('drops records outside the window and collapses identical repeats of an hour', () => {
     const body = JSON.stringify({
       message: 'success',
       data: [
         record({ time: epoch('2024-03-31T23:00:00Z') }),
         record({ time: epoch('2024-04-01T00:00:00Z') }),
-        record(
-          { time: epoch('2024-04-01T00:00:00Z') },
-          { Count: { grass_pollen: 9, tree_pollen: 9, weed_pollen: 9 } },
-        ),
+        // The same values, stamped differently: a boundary record sent twice.
+        record({ time: epoch('2024-04-01T00:00:00Z'), createdAt: '2024-04-01T00:05:00Z' }),
         record({ time: epoch('2024-04-03T00:00:00Z') }),
       ],
     });
     const out = normalizePollen(parsePollenBody(body), window);
     expect(out.outsideWindow).toBe(2);
     expect(out.duplicateHours).toBe(1);
-    expect(out.typeRows.map((r) => r.count)).toEqual([9, 9, 9]);
+    expect(out.conflictHours).toBe(0);
+    expect(out.quarantined).toEqual([]);
+    expect(out.typeRows).toHaveLength(3);
+  });
+
+  it('quarantines every copy of an hour sent twice with different values, naming both', () => {
+    const body = JSON.stringify({
+      message: 'success',
+      data: [
+        record({ time: epoch('2024-04-01T00:00:00Z') }),
+        record(
+          { time: epoch('2024-04-01T00:00:00Z') },
+          { Count: { grass_pollen: 9, tree_pollen: 9, weed_pollen: 9 } },
+        ),
+        record({ time: epoch('2024-04-01T01:00:00Z') }),
+      ],
+    });
+    const out = normalizePollen(parsePollenBody(body), window);
+    expect(out.conflictHours).toBe(1);
+    expect([...out.quarantinedHours]).toEqual([Date.parse('2024-04-01T00:00:00Z')]);
+    expect(out.quarantined.map((q) => q.recordIndex)).toEqual([0, 1]);
+    expect(out.quarantined[0]!.reason).toMatch(/conflicting duplicates/);
+    expect(out.quarantined[0]!.reason).toMatch(/Count\.grass_pollen \d+ vs 9/);
+    // Only the clean hour lands; no row for the conflicting one.
+    expect(new Set(out.typeRows.map((r) => r.observedAt.toISOString()))).toEqual(
+      new Set(['2024-04-01T01:00:00.000Z']),
+    );
   });
 
   it('quarantines a bad record with its reason while the rest land', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tileWindows } from '../../src/planner/tile-windows.js';
+import { tileWindows } from '../../src/windows/tile-windows.js';
 
 const iso = (w: { from: Date; to: Date }) => [w.from.toISOString(), w.to.toISOString()];
 

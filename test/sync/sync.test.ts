@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_PRODUCTS } from '../../src/dispatch/snapshot-job.js';
-import { countWindows } from '../../src/planner/estimate-plan.js';
+import { countWindows } from '../../src/windows/tile-windows.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';

@@ -17,6 +17,9 @@ const landed = {
   httpStatus: 200,
   outcome: 'rows',
   complete: true,
+  runId: null,
+  expected: undefined,
+  refetchAllowed: false,
 } as const;
 
 beforeAll(async () => {

@@ -8,12 +8,12 @@ import {
   assertOrdered,
   collect,
   parseDatasetOption,
-  parseUtcDateOption,
+  parseUtcHourOption,
 } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 import { usageError } from '../usage-error.js';
-import { formatRunSummary, watchRun } from '../watch-run.js';
+import { formatRunSummary, runSucceeded, watchRun } from '../watch-run.js';
 import { parseConcurrency, requireApiKey } from './worker-command.js';
 
 interface BackfillOptions {
@@ -35,7 +35,10 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       'Plan history for a date range into chunks and dispatch them to the workers; the ledger makes it resumable and never fetches a done chunk twice',
     )
     .requiredOption('--dataset <dataset>', 'pollen, weather or all')
-    .requiredOption('--from <date>', 'start, UTC: YYYY-MM-DD or "YYYY-MM-DD hh:mm:ss" (inclusive)')
+    .requiredOption(
+      '--from <date>',
+      'start, UTC: YYYY-MM-DD or "YYYY-MM-DD hh:00:00" (inclusive; whole hours only)',
+    )
     .requiredOption('--to <date>', 'end, UTC (exclusive); clipped to the last complete hour')
     .option('--location <name|id>', 'a registered location (repeatable; default: all)', collect)
     .option('--window <hours>', 'hours per request, e.g. 48h (default ENVDATA_HISTORY_WINDOW)')
@@ -46,8 +49,8 @@ export function registerBackfillCommand(program: Command, context: CommandContex
     .action(async (options: BackfillOptions) => {
       // Everything is validated before anything is planned or written.
       const datasets = parseDatasetOption(options.dataset ?? '');
-      const from = parseUtcDateOption('--from', options.from ?? '');
-      const to = parseUtcDateOption('--to', options.to ?? '');
+      const from = parseUtcHourOption('--from', options.from ?? '');
+      const to = parseUtcHourOption('--to', options.to ?? '');
       assertOrdered(from, to);
       const config = context.config;
       const windowHours =
@@ -99,7 +102,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
             stop: stop.then(() => undefined),
           });
           context.print(formatRunSummary(progress));
-          if (progress.status !== 'done') context.exitCode = 1;
+          if (!runSucceeded(progress)) context.exitCode = 1;
         } finally {
           await worker?.close();
         }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { runProgress, type RunProgress } from '../../ledger/run-progress.js';
-import { collectFreshness, type Freshness } from '../../status/collect-freshness.js';
+import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
+import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import type { CommandContext } from '../command-context.js';
 import { usageError } from '../usage-error.js';
@@ -30,17 +30,7 @@ export function registerStatusCommand(program: Command, context: CommandContext)
           const runs: RunProgress[] = [];
           let freshness: Freshness[] = [];
           if (status.postgres.ok && !status.postgres.pendingMigrations?.length) {
-            const ids =
-              run !== undefined
-                ? [Number(run)]
-                : (
-                    await app.db
-                      .selectFrom('run')
-                      .select('run_id')
-                      .orderBy('run_id', 'desc')
-                      .limit(RECENT_RUNS)
-                      .execute()
-                  ).map((r) => r.run_id);
+            const ids = run !== undefined ? [Number(run)] : await recentRunIds(app.db, RECENT_RUNS);
             for (const id of ids) {
               const progress = await runProgress(app.db, id);
               if (progress) runs.push(progress);
@@ -48,7 +38,7 @@ export function registerStatusCommand(program: Command, context: CommandContext)
             if (run !== undefined && runs.length === 0) {
               throw usageError(`there is no run ${run}: see \`envdata status\``);
             }
-            freshness = await collectFreshness(app.db, maxLag);
+            freshness = await readFreshness(app.db, maxLag);
           }
           return { status, runs, freshness };
         },
@@ -104,6 +94,8 @@ function formatRunLine(p: RunProgress): string {
     `${String(p.runId).padStart(4)}  ${p.kind.padEnd(8)} ${p.status.padEnd(8)} ${String(pct).padStart(3)}%  ` +
     `${p.done}/${p.total} chunks, ${p.rows} rows, ${p.calls} calls` +
     (p.failed ? `, failed: ${failures}` : '') +
+    (p.quarantinedHours ? `, ${p.quarantinedHours} h quarantined` : '') +
+    (p.missingHours ? `, ${p.missingHours} h missing upstream` : '') +
     `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
   );
 }

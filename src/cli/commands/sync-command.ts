@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { startSync } from '../../sync/start-sync.js';
+import { estimateDurationMs, formatDuration } from '../../planner/estimate-plan.js';
+import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
 import { SyncScheduler } from '../../sync/sync-scheduler.js';
 import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 import { usageError } from '../usage-error.js';
-import { formatRunSummary, watchRun } from '../watch-run.js';
+import { formatRunSummary, runSucceeded, watchRun } from '../watch-run.js';
 import { parseConcurrency, requireApiKey } from './worker-command.js';
 
 export function registerSyncCommands(program: Command, context: CommandContext): void {
@@ -15,38 +16,65 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       'Bring every location up to the last complete hour now (re-reading the lookback), and fetch latest readings and forecasts; the scheduler does this nightly',
     )
     .option('--now', 'run the sync at once (required: the nightly one is `envdata scheduler`)')
+    .option('--dry-run', 'print the calls a sync would make now; write nothing')
     .option('--wait', 'block until the sync run is finished, with a local worker')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
-    .action(async (options: { now?: boolean; wait?: boolean; concurrency?: string }) => {
-      if (!options.now) {
-        throw usageError(
-          '`envdata sync` needs --now; the nightly sync is run by `envdata scheduler`',
-        );
-      }
-      const config = context.config;
-      const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
-      requireApiKey(context);
-      await context.withApp(async (app) => {
-        const start = await startSync(app);
-        context.print(
-          `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
-        );
-        if (!options.wait) return;
-        const worker = IngestWorker.start(app, { concurrency });
-        try {
-          const progress = await watchRun(app.db, start.runId, {
-            interactive: Boolean(context.io.stderr.isTTY),
-            stream: context.io.stderr,
-            logger: app.logger,
-            stop: shutdownSignal().then(() => undefined),
-          });
-          context.print(formatRunSummary(progress));
-          if (progress.status !== 'done') context.exitCode = 1;
-        } finally {
-          await worker.close();
+    .action(
+      async (options: {
+        now?: boolean;
+        dryRun?: boolean;
+        wait?: boolean;
+        concurrency?: string;
+      }) => {
+        if (!options.now && !options.dryRun) {
+          throw usageError(
+            '`envdata sync` needs --now (or --dry-run); the nightly sync is run by `envdata scheduler`',
+          );
         }
-      });
-    });
+        if (options.dryRun && options.wait)
+          throw usageError('--wait makes no sense with --dry-run');
+        const config = context.config;
+        const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
+        if (options.dryRun) {
+          await context.withApp(async (app) => {
+            const { estimate: e, locations, snapshots, leftToBackfill } = await estimateSync(app);
+            const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
+            context.print(
+              `would sync ${locations} location(s): ${e.calls + snapshots} API call(s) — ${e.calls} history ` +
+                `(${e.chunks} chunk(s), ~${e.expectedRows} rows) + ${snapshots} latest/forecast — ` +
+                `~${formatDuration(estimateDurationMs(e.calls + snapshots, config.rateLimits))} at ${limits}`,
+            );
+            for (const [dataset, d] of Object.entries(e.byDataset)) {
+              context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
+            }
+            for (const left of leftToBackfill) context.print(`  ${formatLeftToBackfill(left)}`);
+          });
+          return;
+        }
+        requireApiKey(context);
+        await context.withApp(async (app) => {
+          const start = await startSync(app);
+          context.print(
+            `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
+          );
+          for (const left of start.leftToBackfill) context.print(`  ${formatLeftToBackfill(left)}`);
+          if (!options.wait) return;
+          const worker = IngestWorker.start(app, { concurrency });
+          try {
+            const progress = await watchRun(app.db, start.runId, {
+              interactive: Boolean(context.io.stderr.isTTY),
+              stream: context.io.stderr,
+              logger: app.logger,
+              stop: shutdownSignal().then(() => undefined),
+            });
+            context.print(formatRunSummary(progress));
+            if (!runSucceeded(progress)) context.exitCode = 1;
+          } finally {
+            await worker.close();
+          }
+        });
+      },
+    );
 
   program
     .command('scheduler')

@@ -6,15 +6,18 @@ export interface Freshness {
   readonly locationId: number;
   readonly name: string;
   readonly dataset: Dataset;
-  /** The last hour the ledger holds as done; `null` when nothing was ingested. */
+  /** The last hour whose rows landed; `null` when nothing was ingested. */
   readonly lastHour: Date | null;
   /** Hours from the end of that hour to `now`; `null` when nothing was ingested. */
   readonly lagHours: number | null;
   readonly stale: boolean;
 }
 
-/** Per location and dataset: the last complete hour ingested, the lag and whether it is stale. */
-export async function collectFreshness(
+/**
+ * Per active location and dataset: the last hour that landed (from the coverage), the lag and
+ * whether it is stale. Retired locations are left out: nobody keeps them fresh.
+ */
+export async function readFreshness(
   db: Kysely<Database>,
   maxLagHours: number,
   now: Date = new Date(),
@@ -25,12 +28,11 @@ export async function collectFreshness(
     dataset: Dataset;
     last_to: Date | null;
   }>`
-    select l.location_id, l.name, d.dataset, max(c.window_to) as last_to
+    select l.location_id, l.name, d.dataset, upper(c.landed) as last_to
     from envdata.location l
     cross join unnest(enum_range(null::envdata.dataset)) as d(dataset)
-    left join envdata.chunk c
-      on c.location_id = l.location_id and c.dataset = d.dataset and c.status = 'done'
-    group by l.location_id, l.name, d.dataset
+    left join envdata.coverage c on c.location_id = l.location_id and c.dataset = d.dataset
+    where l.retired_at is null
     order by l.location_id, d.dataset`.execute(db);
   return rows.map((r) => {
     const lagHours =

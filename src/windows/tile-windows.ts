@@ -26,3 +26,16 @@ export function tileWindows(from: Date, to: Date, hours: number, max = Infinity)
 export function lastCompleteHourEnd(now: Date = new Date()): Date {
   return new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
 }
+
+/** How many windows of `hours` on the fixed UTC grid `[from, to)` is cut into (`tileWindows`). */
+export function countWindows(from: Date, to: Date, hours: number): number {
+  const start = Math.floor(from.getTime() / HOUR_MS);
+  const end = Math.ceil(to.getTime() / HOUR_MS);
+  if (end <= start) return 0;
+  return Math.floor((end - 1) / hours) - Math.floor(start / hours) + 1;
+}
+
+/** Hours in `[from, to)`. */
+export function countHours(from: Date, to: Date): number {
+  return Math.max(0, Math.ceil(to.getTime() / HOUR_MS) - Math.floor(from.getTime() / HOUR_MS));
+}

@@ -1,0 +1,85 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../warehouse/schema.js';
+import { formatHourRanges } from '../windows/hour-ranges.js';
+
+export type ClosedStatus = 'done' | 'failed';
+
+/**
+ * Closes the run when nothing is left to do, and proves it complete while doing so: every hour
+ * of its plan must be in the warehouse (`coverage.landed`), answered "no data", recorded as a
+ * hole (missing upstream, quarantined, not covered) or inside a failed chunk. Hours that are none
+ * of these fail the run with `UNACCOUNTED_HOURS` — a run never reads "done" over a silent hole.
+ * The run ends `done`, or `failed` when chunks failed, a dataset was blocked or hours are
+ * unaccounted for; its days' rollups are refreshed in the same transaction, so a run is seen
+ * finished only with its rollups current. Returns the new status to the one caller that closed
+ * it, else `undefined`.
+ */
+export async function closeRunIfDone(
+  db: Kysely<Database>,
+  runId: number,
+): Promise<ClosedStatus | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const { rows: open } = await sql<{ open: boolean }>`
+      select exists (
+          select 1 from envdata.run_gap g
+          where g.run_id = r.run_id and g.next_from < g.gap_to
+            and not (g.dataset::text = any(r.blocked_datasets)))
+        or exists (
+          select 1 from envdata.chunk c
+          where c.run_id = r.run_id and c.status in ('pending', 'queued', 'running')
+            and not (c.dataset::text = any(r.blocked_datasets))) as open
+      from envdata.run r where r.run_id = ${runId} and r.status = 'running'
+      for update of r`.execute(trx);
+    if (open[0]?.open !== false) return undefined;
+
+    const { rows: unaccounted } = await sql<{
+      location_id: number;
+      dataset: string;
+      ranges: { from: Date; to: Date }[];
+    }>`
+      select g.location_id, g.dataset::text,
+        json_agg(json_build_object('from', lower(u.part), 'to', upper(u.part))) as ranges
+      from envdata.run_gap g
+      join envdata.run r using (run_id)
+      left join envdata.coverage c using (location_id, dataset)
+      cross join lateral unnest(
+        tstzmultirange(tstzrange(g.gap_from, g.gap_to))
+        - coalesce(c.landed, '{}') - coalesce(c.no_data, '{}')
+        - coalesce((select range_agg(h.hours) from envdata.coverage_hole h
+            where h.location_id = g.location_id and h.dataset = g.dataset), '{}')
+        - coalesce((select range_agg(tstzrange(x.window_from, x.window_to)) from envdata.chunk x
+            where x.run_id = g.run_id and x.location_id = g.location_id
+              and x.dataset = g.dataset and x.status = 'failed'), '{}')
+      ) as u(part)
+      where g.run_id = ${runId} and not (g.dataset::text = any(r.blocked_datasets))
+      group by g.location_id, g.dataset`.execute(trx);
+
+    const problem =
+      unaccounted.length === 0
+        ? null
+        : `hours of the plan are neither in the warehouse nor recorded as missing: ${unaccounted
+            .slice(0, 3)
+            .map(
+              (u) =>
+                `location ${u.location_id} ${u.dataset} ${formatHourRanges(
+                  u.ranges.map((r) => ({ from: new Date(r.from), to: new Date(r.to) })),
+                )}`,
+            )
+            .join('; ')}. Run the same backfill again to fetch them.`;
+    const { rows } = await sql<{ status: ClosedStatus }>`
+      update envdata.run r set
+        status = case
+          when ${problem}::text is not null then 'failed'
+          when cardinality(r.blocked_datasets) > 0 then 'failed'
+          when exists (select 1 from envdata.chunk c where c.run_id = r.run_id and c.status = 'failed')
+            then 'failed'
+          else 'done' end,
+        error_code = case when ${problem}::text is not null then 'UNACCOUNTED_HOURS' else r.error_code end,
+        error_message = coalesce(${problem}::text, r.error_message),
+        finished_at = now()
+      where r.run_id = ${runId}
+      returning r.status`.execute(trx);
+    await sql`select envdata.refresh_daily_rollups()`.execute(trx);
+    return rows[0]?.status;
+  });
+}

@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { Database, RunKind } from '../warehouse/schema.js';
+import type { Gap } from './find-gaps.js';
+
+/** Writes a run and its gaps (each with its cursor at the start) in one transaction. */
+export async function createRunWithGaps(
+  db: Kysely<Database>,
+  run: {
+    readonly kind: RunKind;
+    readonly priority: number;
+    readonly windowHours: number;
+    readonly gaps: readonly Gap[];
+    readonly request: Record<string, unknown>;
+    /** Re-read what is covered inside the gaps (a sync's lookback). */
+    readonly refetch?: boolean;
+  },
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('run')
+      .values({
+        kind: run.kind,
+        status: 'running',
+        priority: run.priority,
+        request: JSON.stringify(run.request),
+      })
+      .returning('run_id')
+      .executeTakeFirstOrThrow();
+    for (let i = 0; i < run.gaps.length; i += 5_000) {
+      await trx
+        .insertInto('run_gap')
+        .values(
+          run.gaps.slice(i, i + 5_000).map((g) => ({
+            run_id: row.run_id,
+            dataset: g.dataset,
+            location_id: g.locationId,
+            gap_from: g.from,
+            gap_to: g.to,
+            next_from: g.from,
+            window_hours: run.windowHours,
+            refetch: run.refetch ?? false,
+          })),
+        )
+        .execute();
+    }
+    return row.run_id;
+  });
+}

@@ -1,0 +1,60 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dataset } from '../types.js';
+import type { Database } from '../warehouse/schema.js';
+import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
+import { lastCompleteHourEnd } from '../windows/tile-windows.js';
+
+export interface Gap {
+  readonly dataset: Dataset;
+  readonly locationId: number;
+  readonly from: Date;
+  readonly to: Date;
+}
+
+export interface GapRequest {
+  readonly datasets: readonly Dataset[];
+  readonly locationIds: readonly number[];
+  readonly from: Date;
+  readonly to: Date;
+  /** Hours missing upstream, quarantined or not covered are asked again after this long. */
+  readonly recheckMs: number;
+  readonly now?: Date;
+}
+
+/**
+ * The hours of a location and dataset that planning leaves alone: those that landed, those the
+ * service answered "no data", and holes asked about less than `recheck` ago.
+ */
+export function settledHours(recheckMs: number) {
+  return sql`(coalesce(c.landed, '{}') + coalesce(c.no_data, '{}') + coalesce((
+      select range_agg(h.hours) from envdata.coverage_hole h
+      where h.location_id = c.location_id and h.dataset = c.dataset
+        and h.checked_at > now() - ${recheckMs} * interval '1 millisecond'), '{}'))`;
+}
+
+/**
+ * What is still to ingest: for each dataset and location, `[from, to)` clipped to the dataset's
+ * history coverage and to the last complete hour, minus what is settled in the ledger's coverage
+ * (`settledHours`). One query per dataset for all locations.
+ */
+export async function findGaps(db: Kysely<Database>, request: GapRequest): Promise<Gap[]> {
+  const end = new Date(Math.min(request.to.getTime(), lastCompleteHourEnd(request.now).getTime()));
+  const gaps: Gap[] = [];
+  for (const dataset of request.datasets) {
+    const start = new Date(Math.max(request.from.getTime(), HISTORY_STARTS[dataset].getTime()));
+    if (start >= end || request.locationIds.length === 0) continue;
+    const { rows } = await sql<{ location_id: number; gap_from: Date; gap_to: Date }>`
+      select w.location_id, lower(g) as gap_from, upper(g) as gap_to
+      from unnest(${[...request.locationIds]}::int[]) as w(location_id)
+      left join envdata.coverage c
+        on c.location_id = w.location_id and c.dataset = ${dataset}::envdata.dataset
+      cross join lateral unnest(
+        tstzmultirange(tstzrange(${start}, ${end})) - ${settledHours(request.recheckMs)}
+      ) as g
+      order by w.location_id, gap_from`.execute(db);
+    for (const row of rows) {
+      gaps.push({ dataset, locationId: row.location_id, from: row.gap_from, to: row.gap_to });
+    }
+  }
+  return gaps;
+}

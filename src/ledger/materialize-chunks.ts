@@ -1,0 +1,180 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { coerceError } from '../errors/coerce-error.js';
+import type { Dataset } from '../types.js';
+import type { Database } from '../warehouse/schema.js';
+import { tileWindows } from '../windows/tile-windows.js';
+import { settledHours } from './find-gaps.js';
+
+/** A chunk to put on the queue; urgent ones (a sync) go before everything else. */
+export interface DispatchChunk {
+  readonly chunkId: number;
+  readonly urgent: boolean;
+}
+
+/** A run that could not be fed: it was marked failed with this reason; the others went on. */
+export interface UnfedRun {
+  readonly runId: number;
+  readonly reason: string;
+}
+
+export interface MaterializeOptions {
+  readonly urgentOnly?: boolean;
+  /** Holes asked about less than this long ago are not asked again (see `settledHours`). */
+  readonly recheckMs: number;
+  /** Told about each run that could not be fed. */
+  readonly onUnfed?: (run: UnfedRun) => void;
+}
+
+interface OpenGap {
+  run_gap_id: number;
+  run_id: number;
+  dataset: Dataset;
+  location_id: number;
+  next_from: Date;
+  gap_to: Date;
+  window_hours: number;
+  priority: number;
+  refetch: boolean;
+}
+
+/**
+ * Turns up to `limit` windows of the open gaps of running runs into `queued` chunks, highest
+ * priority run first, and advances the gaps' cursors, in one transaction. One feeder at a time
+ * across all hosts (a transaction-scoped advisory lock); the others return nothing. A window
+ * whose hours are all settled in the coverage (landed meanwhile, by another run say) is skipped
+ * unless the gap re-reads (a sync's lookback). Each run is fed inside a savepoint: a run whose
+ * chunks cannot be written is marked failed with the reason and never blocks the others.
+ * Returns the ids to dispatch.
+ */
+export async function materializeChunks(
+  db: Kysely<Database>,
+  limit: number,
+  options: MaterializeOptions,
+): Promise<DispatchChunk[]> {
+  if (limit <= 0) return [];
+  return db.transaction().execute(async (trx) => {
+    const { rows: lock } = await sql<{ ok: boolean }>`
+      select pg_try_advisory_xact_lock(hashtext('envdata.feeder')) as ok`.execute(trx);
+    if (!lock[0]?.ok) return [];
+    const { rows: gaps } = await sql<OpenGap>`
+      select g.run_gap_id, g.run_id, g.dataset, g.location_id, g.next_from, g.gap_to, g.window_hours,
+        r.priority, g.refetch
+      from envdata.run_gap g join envdata.run r using (run_id)
+      where r.status = 'running' and g.next_from < g.gap_to
+        and (${options.urgentOnly ?? false} = false or r.priority > 0)
+        and not (g.dataset::text = any(r.blocked_datasets))
+      order by r.priority desc, g.run_id, g.run_gap_id
+      limit 1000`.execute(trx);
+
+    const dispatch: DispatchChunk[] = [];
+    let remaining = limit;
+    for (const runGaps of groupByRun(gaps)) {
+      if (remaining <= 0) break;
+      const runId = runGaps[0]!.run_id;
+      await sql`savepoint feed_run`.execute(trx);
+      try {
+        const fed = await feedRun(trx, runGaps, remaining, options.recheckMs);
+        remaining -= fed.windows;
+        dispatch.push(...fed.chunks);
+        await sql`release savepoint feed_run`.execute(trx);
+      } catch (thrown) {
+        await sql`rollback to savepoint feed_run`.execute(trx);
+        const reason = `its plan could not be turned into chunks: ${coerceError(thrown).message}`;
+        await trx
+          .updateTable('run')
+          .set({
+            status: 'failed',
+            error_code: 'PLAN_INVALID',
+            error_message: reason,
+            finished_at: new Date(),
+          })
+          .where('run_id', '=', runId)
+          .execute();
+        options.onUnfed?.({ runId, reason });
+      }
+    }
+    return dispatch;
+  });
+}
+
+function groupByRun(gaps: readonly OpenGap[]): OpenGap[][] {
+  const runs = new Map<number, OpenGap[]>();
+  for (const gap of gaps) {
+    const list = runs.get(gap.run_id);
+    if (list) list.push(gap);
+    else runs.set(gap.run_id, [gap]);
+  }
+  return [...runs.values()];
+}
+
+/** One run's next windows as chunks, and its cursors advanced. */
+async function feedRun(
+  trx: Transaction<Database>,
+  gaps: readonly OpenGap[],
+  limit: number,
+  recheckMs: number,
+): Promise<{ windows: number; chunks: DispatchChunk[] }> {
+  const windows: {
+    dataset: Dataset;
+    locationId: number;
+    from: Date;
+    to: Date;
+    refetch: boolean;
+  }[] = [];
+  const cursors: { id: number; next: Date }[] = [];
+  for (const gap of gaps) {
+    if (windows.length >= limit) break;
+    const tiles = tileWindows(gap.next_from, gap.gap_to, gap.window_hours, limit - windows.length);
+    for (const w of tiles) {
+      windows.push({
+        dataset: gap.dataset,
+        locationId: gap.location_id,
+        refetch: gap.refetch,
+        ...w,
+      });
+    }
+    const last = tiles.at(-1)?.to ?? gap.gap_to;
+    cursors.push({ id: gap.run_gap_id, next: last > gap.gap_to ? gap.gap_to : last });
+  }
+  const runId = gaps[0]!.run_id;
+  const urgent = gaps[0]!.priority > 0;
+  const { rows } = await sql<{ chunk_id: number }>`
+    insert into envdata.chunk as x (run_id, dataset, location_id, window_from, window_to, status)
+    select ${runId}::int, u.dataset, u.location_id, u.window_from, u.window_to, 'queued'
+    from unnest(${windows.map((w) => w.dataset)}::envdata.dataset[],
+      ${windows.map((w) => w.locationId)}::int[], ${windows.map((w) => w.from)}::timestamptz[],
+      ${windows.map((w) => w.to)}::timestamptz[], ${windows.map((w) => w.refetch)}::bool[])
+      as u(dataset, location_id, window_from, window_to, refetch)
+    left join envdata.coverage c on c.location_id = u.location_id and c.dataset = u.dataset
+    where u.refetch or not (${settledHours(recheckMs)} @> tstzrange(u.window_from, u.window_to))
+    on conflict (run_id, dataset, location_id, window_from, window_to) do nothing
+    returning x.chunk_id`.execute(trx);
+  await sql`
+    update envdata.run_gap g set next_from = u.next_from
+    from unnest(${cursors.map((c) => c.id)}::bigint[], ${cursors.map((c) => c.next)}::timestamptz[])
+      as u(run_gap_id, next_from)
+    where g.run_gap_id = u.run_gap_id`.execute(trx);
+  return { windows: windows.length, chunks: rows.map((r) => ({ chunkId: r.chunk_id, urgent })) };
+}
+
+/**
+ * Chunks of running runs that the ledger says are waiting or in flight, oldest first: what to
+ * dispatch again when Redis lost its jobs (a restart, a flush) or a worker died.
+ */
+export async function undispatchedChunks(
+  db: Kysely<Database>,
+  limit: number,
+  afterChunkId = 0,
+): Promise<DispatchChunk[]> {
+  const rows = await db
+    .selectFrom('chunk as c')
+    .innerJoin('run as r', 'r.run_id', 'c.run_id')
+    .select(['c.chunk_id', 'r.priority'])
+    .where('r.status', '=', 'running')
+    .where('c.status', 'in', ['pending', 'queued', 'running'])
+    .where('c.chunk_id', '>', afterChunkId)
+    .orderBy('c.chunk_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ chunkId: r.chunk_id, urgent: r.priority > 0 }));
+}

@@ -1,0 +1,235 @@
+import { sql, type Transaction } from 'kysely';
+import type { Dataset, Window } from '../types.js';
+import type { ChunkOutcome, Database, HoleCause } from '../warehouse/schema.js';
+
+/**
+ * What a landing means for the ledger:
+ * - `done`: the chunk is finished; its window's holes are rewritten from this answer.
+ * - `refetch`: hours are missing or quarantined and the re-fetch policy allows another call;
+ *   the chunk waits again (`MISSING_HOURS`), what arrived is covered.
+ * - `partial`: a trimmed (206) answer; what arrived is covered, the chunk is fetched again.
+ * - `rebuild`: re-landed from the archive; only adds what landed, touches no chunk.
+ */
+export type LandingState = 'done' | 'refetch' | 'partial' | 'rebuild';
+
+/** One chunk's landing as the ledger records it, in the landing's own transaction. */
+export interface LandingRecord {
+  readonly chunkId: number;
+  readonly runId: number | null;
+  readonly locationId: number;
+  readonly dataset: Dataset;
+  readonly window: Window;
+  readonly outcome: ChunkOutcome;
+  readonly state: LandingState;
+  readonly calls: number;
+  readonly attempts: number;
+  readonly startedAt: Date;
+  /** Fact rows the answer normalized to. */
+  readonly rows: number;
+  readonly recordsQuarantined: number;
+  /** Hours whose rows are now in the facts. */
+  readonly landed: readonly Window[];
+  /** Hours by cause that did not land (recorded as holes when `state` is `done`). */
+  readonly holes: Readonly<Record<HoleCause, readonly Window[]>>;
+  /** Hours answered "Data not available!": a clean zero. */
+  readonly noData: readonly Window[];
+  /** Why the chunk waits again (state `refetch`). */
+  readonly message?: string;
+  readonly quarantine: readonly QuarantineEntry[];
+  readonly archive?: ArchivedPayload;
+}
+
+export interface QuarantineEntry {
+  readonly source: string;
+  readonly recordIndex: number;
+  readonly raw: unknown;
+  readonly reason: string;
+  readonly hour: Date | undefined;
+}
+
+export interface ArchivedPayload {
+  readonly fetchedAt: Date;
+  readonly httpStatus: number;
+  readonly body: Buffer;
+  readonly bodyBytes: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+function hoursIn(ranges: readonly Window[]): number {
+  return ranges.reduce((n, r) => n + (r.to.getTime() - r.from.getTime()) / HOUR_MS, 0);
+}
+
+/**
+ * Everything the ledger keeps of a batch of landings, inside the landing's transaction (after
+ * the facts): the quarantine log, raw payloads, dirty rollup days, coverage (what landed, what
+ * was answered "no data"), holes, and each chunk's state. Coverage rows are locked in key order,
+ * so concurrent batches never deadlock; coverage only grows here — a re-read that fails never
+ * reaches this function, and one that succeeds adds what it brought.
+ */
+export async function recordLandings(
+  trx: Transaction<Database>,
+  landings: readonly LandingRecord[],
+): Promise<void> {
+  if (landings.length === 0) return;
+  await recordLog(trx, landings);
+  await recordCoverage(trx, landings);
+  await recordChunkStates(
+    trx,
+    landings.filter((l) => l.state !== 'rebuild'),
+  );
+}
+
+/** Quarantine entries (replacing the chunk's earlier ones), raw payloads and dirty days. */
+async function recordLog(trx: Transaction<Database>, landings: readonly LandingRecord[]) {
+  const chunkIds = landings.map((l) => l.chunkId);
+  const q = landings.flatMap((l) => l.quarantine.map((e) => ({ l, e })));
+  const archives = landings.filter((l) => l.archive !== undefined);
+  const dirty = landings.filter((l) => l.rows > 0);
+  await sql`
+    with cleared as (
+      delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
+    ), quarantined as (
+      insert into envdata.quarantine
+        (chunk_id, run_id, location_id, source, record_index, raw, reason, observed_at)
+      select * from unnest(${q.map(({ l }) => l.chunkId)}::bigint[],
+        ${q.map(({ l }) => l.runId)}::int[], ${q.map(({ l }) => l.locationId)}::int[],
+        ${q.map(({ e }) => e.source)}::text[], ${q.map(({ e }) => e.recordIndex)}::int[],
+        ${q.map(({ e }) => (e.raw === undefined ? null : JSON.stringify(e.raw)))}::jsonb[],
+        ${q.map(({ e }) => e.reason)}::text[], ${q.map(({ e }) => e.hour ?? null)}::timestamptz[])
+    ), archived as (
+      insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes,
+        run_id, location_id, dataset, window_from, window_to)
+      select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
+        ${archives.map((a) => a.archive!.fetchedAt)}::timestamptz[],
+        ${archives.map((a) => a.archive!.httpStatus)}::smallint[],
+        ${archives.map((a) => a.archive!.body)}::bytea[],
+        ${archives.map((a) => a.archive!.bodyBytes)}::int[], ${archives.map((a) => a.runId)}::int[],
+        ${archives.map((a) => a.locationId)}::int[],
+        ${archives.map((a) => a.dataset)}::envdata.dataset[],
+        ${archives.map((a) => a.window.from)}::timestamptz[],
+        ${archives.map((a) => a.window.to)}::timestamptz[])
+      -- An identical body keeps the stored (TOASTed) value: a re-landing does not write it again.
+      on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
+        http_status = excluded.http_status, body_bytes = excluded.body_bytes,
+        body = case when p.body = excluded.body then p.body else excluded.body end
+    )
+    insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
+    select * from unnest(${dirty.map((l) => l.locationId)}::int[],
+      ${dirty.map((l) => l.dataset)}::envdata.dataset[],
+      ${dirty.map((l) => l.window.from)}::timestamptz[],
+      ${dirty.map((l) => l.window.to)}::timestamptz[])
+  `.execute(trx);
+}
+
+/**
+ * Coverage and holes. Hours that landed are added to `landed` and taken out of every hole; a
+ * finished chunk's window has its holes rewritten from this answer (missing upstream,
+ * quarantined, not covered), never over hours that landed.
+ */
+async function recordCoverage(trx: Transaction<Database>, landings: readonly LandingRecord[]) {
+  const parts: {
+    locationId: number;
+    dataset: Dataset;
+    kind: string;
+    from: Date;
+    to: Date;
+    runId: number | null;
+  }[] = [];
+  const add = (l: LandingRecord, kind: string, ranges: readonly Window[]) => {
+    for (const r of ranges) {
+      parts.push({ locationId: l.locationId, dataset: l.dataset, kind, runId: l.runId, ...r });
+    }
+  };
+  for (const l of landings) {
+    add(l, 'touch', [{ from: l.window.from, to: l.window.from }]);
+    add(l, 'landed', l.landed);
+    if (l.state !== 'done') continue;
+    add(l, 'rewrite', [l.window]);
+    add(l, 'no_data', l.noData);
+    for (const cause of ['missing_upstream', 'quarantined', 'not_covered'] as const) {
+      add(l, cause, l.holes[cause]);
+    }
+  }
+  parts.sort((a, b) => a.locationId - b.locationId || a.dataset.localeCompare(b.dataset));
+  const input = sql`unnest(${parts.map((p) => p.locationId)}::int[],
+    ${parts.map((p) => p.dataset)}::envdata.dataset[], ${parts.map((p) => p.kind)}::text[],
+    ${parts.map((p) => p.from)}::timestamptz[], ${parts.map((p) => p.to)}::timestamptz[],
+    ${parts.map((p) => p.runId)}::int[]) as k(location_id, dataset, kind, f, t, run_id)`;
+  await sql`
+    insert into envdata.coverage as c (location_id, dataset, landed, no_data)
+    select k.location_id, k.dataset,
+      coalesce(range_agg(tstzrange(k.f, k.t)) filter (where k.kind = 'landed'), '{}'),
+      coalesce(range_agg(tstzrange(k.f, k.t)) filter (where k.kind = 'no_data'), '{}')
+    from ${input}
+    group by k.location_id, k.dataset
+    order by k.location_id, k.dataset
+    on conflict (location_id, dataset) do update set
+      landed = c.landed + excluded.landed, no_data = c.no_data + excluded.no_data,
+      updated_at = now()
+  `.execute(trx);
+  await sql`
+    with input as (select * from ${input}), touched as (
+      select location_id, dataset,
+        coalesce(range_agg(tstzrange(f, t)) filter (where kind = 'rewrite'), '{}') as rewrite,
+        coalesce(range_agg(tstzrange(f, t)) filter (where kind = 'landed'), '{}') as landed
+      from input group by location_id, dataset
+    ), old as (
+      delete from envdata.coverage_hole h using touched t
+      where h.location_id = t.location_id and h.dataset = t.dataset
+        and (t.rewrite && h.hours or t.landed && h.hours)
+      returning h.location_id, h.dataset, h.hours, h.cause, h.run_id, h.checked_at, t.rewrite,
+        t.landed
+    )
+    insert into envdata.coverage_hole (location_id, dataset, hours, cause, run_id, checked_at)
+    select o.location_id, o.dataset, part, o.cause, o.run_id, o.checked_at
+    from old o cross join lateral unnest(tstzmultirange(o.hours) - o.rewrite - o.landed) as part
+    union all
+    select i.location_id, i.dataset, part, i.kind, i.run_id, now()
+    from input i join envdata.coverage c using (location_id, dataset)
+    cross join lateral unnest(tstzmultirange(tstzrange(i.f, i.t)) - c.landed) as part
+    where i.kind in ('missing_upstream', 'quarantined')
+      -- A 404 counts as "not covered" only while its run runs: a run stopped for a wrong
+      -- address has forgotten what it was told.
+      or i.kind = 'not_covered' and exists (
+        select 1 from envdata.run r where r.run_id = i.run_id and r.status = 'running')
+  `.execute(trx);
+}
+
+/** Each chunk's state, figures and hours by cause. A chunk already done stays as it was. */
+async function recordChunkStates(trx: Transaction<Database>, landings: readonly LandingRecord[]) {
+  if (landings.length === 0) return;
+  const col = <T>(f: (l: LandingRecord) => T) => landings.map(f);
+  await sql`
+    update envdata.chunk c set
+      status = case u.state when 'done' then 'done'::envdata.chunk_status
+        when 'refetch' then 'queued'::envdata.chunk_status else c.status end,
+      outcome = u.outcome,
+      rows_landed = u.rows,
+      rows_quarantined = u.quarantined,
+      calls = c.calls + u.calls,
+      attempts = greatest(c.attempts, u.attempts),
+      refetches = c.refetches + (u.state = 'refetch')::int,
+      missing_hours = u.missing_hours,
+      quarantined_hours = u.quarantined_hours,
+      not_covered_hours = u.not_covered_hours,
+      no_data_hours = u.no_data_hours,
+      error_code = case u.state when 'done' then null when 'refetch' then 'MISSING_HOURS'
+        else 'PARTIAL' end,
+      error_message = case u.state when 'done' then null when 'refetch' then u.message
+        else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
+      started_at = coalesce(c.started_at, u.started_at),
+      finished_at = case when u.state = 'done' then now() else c.finished_at end
+    from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
+      ${col((l) => l.outcome)}::text[], ${col((l) => l.rows)}::int[],
+      ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
+      ${col((l) => l.attempts)}::int[], ${col((l) => l.startedAt)}::timestamptz[],
+      ${col((l) => hoursIn(l.holes.missing_upstream))}::int[],
+      ${col((l) => hoursIn(l.holes.quarantined))}::int[],
+      ${col((l) => hoursIn(l.holes.not_covered))}::int[], ${col((l) => hoursIn(l.noData))}::int[],
+      ${col((l) => l.message ?? null)}::text[])
+      as u(chunk_id, state, outcome, rows, quarantined, calls, attempts, started_at, missing_hours,
+        quarantined_hours, not_covered_hours, no_data_hours, message)
+    where c.chunk_id = u.chunk_id and c.status not in ('done', 'split')
+  `.execute(trx);
+}

@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../warehouse/schema.js';
+import type { ClaimedChunk } from './claim-chunk.js';
+
+/**
+ * The service said the window is too long (or its answer too large): the chunk is split into
+ * two halves on whole hours (queued, same run), and marked `split`. Returns the halves' ids, or
+ * `[]` for a one-hour chunk, which cannot be split (the caller fails it).
+ */
+export async function splitChunk(
+  db: Kysely<Database>,
+  chunk: ClaimedChunk,
+  attempts: number,
+  code = 'RANGE_TOO_LONG',
+): Promise<number[]> {
+  const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
+  if (hours <= 1) return [];
+  const middle = new Date(chunk.window.from.getTime() + Math.floor(hours / 2) * 3_600_000);
+  return db.transaction().execute(async (trx) => {
+    const halves = [
+      { from: chunk.window.from, to: middle },
+      { from: middle, to: chunk.window.to },
+    ];
+    const ids: number[] = [];
+    for (const half of halves) {
+      const row = await trx
+        .insertInto('chunk')
+        .values({
+          run_id: chunk.runId,
+          dataset: chunk.dataset,
+          location_id: chunk.location.locationId,
+          window_from: half.from,
+          window_to: half.to,
+          status: 'queued',
+          parent_chunk_id: chunk.chunkId,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['run_id', 'dataset', 'location_id', 'window_from', 'window_to'])
+            .doUpdateSet({ parent_chunk_id: chunk.chunkId }),
+        )
+        .returning(['chunk_id', 'status'])
+        .executeTakeFirstOrThrow();
+      if (row.status !== 'done' && row.status !== 'split') ids.push(row.chunk_id);
+    }
+    await trx
+      .updateTable('chunk')
+      .set((eb) => ({
+        status: 'split',
+        attempts,
+        calls: eb('calls', '+', 1),
+        error_code: code,
+        error_message: `split into ${halves.length} windows of at most ${Math.ceil(hours / 2)} h`,
+        finished_at: new Date(),
+      }))
+      .where('chunk_id', '=', chunk.chunkId)
+      .execute();
+    return ids;
+  });
+}

@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../warehouse/schema.js';
+
+/**
+ * Stops a run at once (the key was refused, the base URL looks wrong): no worker calls the
+ * service for it any more; `envdata resume RUN` runs it again. With `forgetNotCovered`, the
+ * "not covered" (404) hours the run recorded are forgotten: answers from a wrong address say
+ * nothing about the service's coverage.
+ */
+export async function stopRun(
+  db: Kysely<Database>,
+  runId: number,
+  code: string,
+  message: string,
+  options: { readonly forgetNotCovered?: boolean } = {},
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const stopped = await trx
+      .updateTable('run')
+      .set({ status: 'stopped', error_code: code, error_message: message, finished_at: new Date() })
+      .where('run_id', '=', runId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (options.forgetNotCovered) {
+      await trx
+        .deleteFrom('coverage_hole')
+        .where('run_id', '=', runId)
+        .where('cause', '=', 'not_covered')
+        .execute();
+      // Their chunks are not done either: a resumed run asks again.
+      await trx
+        .updateTable('chunk')
+        .set({ status: 'queued', outcome: null, not_covered_hours: 0, finished_at: null })
+        .where('run_id', '=', runId)
+        .where('outcome', '=', 'not_covered')
+        .execute();
+    }
+    return Number(stopped.numUpdatedRows) > 0;
+  });
+}

@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findGaps } from '../../src/ledger/find-gaps.js';
+import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import { FactWriter, type ChunkLanding } from '../../src/warehouse/fact-writer.js';
+import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
+import { useTestWarehouse } from '../harness/test-warehouse.js';
+
+const wh = useTestWarehouse();
+let oslo: number;
+let lima: number;
+const d = (day: string) => new Date(`${day}T00:00:00Z`);
+const DAY = 86_400_000;
+
+/** Lands a weather window for Oslo through the production write path. */
+async function land(
+  from: string,
+  to: string,
+  options: { sentTo?: string; outcome?: 'rows' | 'no_data' } = {},
+): Promise<void> {
+  const window = { from: d(from), to: d(to) };
+  const chunkId = await wh.planChunk('weather', oslo, window.from, window.to);
+  const outcome = options.outcome ?? 'rows';
+  const landing: ChunkLanding = {
+    chunkId,
+    runId: null,
+    locationId: oslo,
+    window,
+    dataset: 'weather',
+    payload:
+      outcome === 'rows'
+        ? parseWeatherBody(
+            weatherHistoryBody(hoursBetween(window.from.toISOString(), options.sentTo ?? to)),
+          )
+        : undefined,
+    outcome,
+    complete: true,
+    expected: window,
+    refetchAllowed: false,
+    calls: 1,
+    attempts: 1,
+    startedAt: new Date(),
+    httpStatus: 200,
+  };
+  await new FactWriter(wh.app.db, { archiveRaw: false }).land([landing]);
+}
+
+beforeAll(async () => {
+  oslo = (await wh.addLocation({ name: 'Oslo', lat: 59.9139, lng: 10.7522, countryCode: 'NO' }))
+    .locationId;
+  lima = (await wh.addLocation({ name: 'Lima', lat: -12.0464, lng: -77.0428, countryCode: 'PE' }))
+    .locationId;
+  await land('2020-01-02', '2020-01-04');
+  await land('2020-01-06', '2020-01-07');
+  // The service's "Data not available!": a clean zero, settled for good.
+  await land('2020-01-08', '2020-01-09', { outcome: 'no_data' });
+  // An answer that stops at noon: the afternoon is missing upstream.
+  await land('2020-01-09', '2020-01-10', { sentTo: '2020-01-09T12:00:00Z' });
+});
+
+const span = (g: { from: Date; to: Date }) => [g.from.toISOString(), g.to.toISOString()];
+
+describe('findGaps', () => {
+  it('subtracts the hours that landed or were answered "no data", whatever windows they came in', async () => {
+    const gaps = await findGaps(wh.app.db, {
+      datasets: ['weather'],
+      locationIds: [oslo, lima],
+      from: d('2020-01-01'),
+      to: d('2020-01-11'),
+      recheckMs: DAY,
+    });
+    expect(gaps.filter((g) => g.locationId === oslo).map(span)).toEqual([
+      [d('2020-01-01').toISOString(), d('2020-01-02').toISOString()],
+      [d('2020-01-04').toISOString(), d('2020-01-06').toISOString()],
+      [d('2020-01-07').toISOString(), d('2020-01-08').toISOString()],
+      [d('2020-01-10').toISOString(), d('2020-01-11').toISOString()],
+    ]);
+    expect(gaps.filter((g) => g.locationId === lima).map(span)).toEqual([
+      [d('2020-01-01').toISOString(), d('2020-01-11').toISOString()],
+    ]);
+  });
+
+  it('asks again for hours missing upstream once the recheck interval has passed', async () => {
+    // Recorded two days ago: older than a one-day recheck interval.
+    await sql`update envdata.coverage_hole set checked_at = now() - interval '2 days'
+      where location_id = ${oslo}`.execute(wh.app.db);
+    const gaps = await findGaps(wh.app.db, {
+      datasets: ['weather'],
+      locationIds: [oslo],
+      from: d('2020-01-09'),
+      to: d('2020-01-10'),
+      recheckMs: DAY,
+    });
+    expect(gaps.map(span)).toEqual([['2020-01-09T12:00:00.000Z', '2020-01-10T00:00:00.000Z']]);
+  });
+
+  it("clips to the dataset's coverage and to the last complete hour", async () => {
+    const now = new Date('2016-01-03T10:30:00Z');
+    const gaps = await findGaps(wh.app.db, {
+      datasets: ['pollen'],
+      locationIds: [lima],
+      from: d('2015-06-01'),
+      to: d('2030-01-01'),
+      recheckMs: DAY,
+      now,
+    });
+    expect(gaps.map(span)).toEqual([['2016-01-01T00:00:00.000Z', '2016-01-03T10:00:00.000Z']]);
+  });
+
+  it('finds nothing for a range entirely before coverage', async () => {
+    const gaps = await findGaps(wh.app.db, {
+      datasets: ['weather'],
+      locationIds: [oslo],
+      from: d('1980-01-01'),
+      to: d('1989-12-31'),
+      recheckMs: DAY,
+    });
+    expect(gaps).toEqual([]);
+  });
+});
