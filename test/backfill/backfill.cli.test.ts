@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata, type EnvdataResult } from '../harness/run-envdata.js';
 import { queueKeys } from './queue-keys.js';
 
@@ -25,26 +24,7 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-/**
- * `envdata ARGS…` in this process: the same parsing, validation and exit code as `bin/envdata.js`
- * (which exits with what `runCli` returns), without two seconds of process start-up per case.
- */
-async function runInProcess(args: readonly string[], vars: Record<string, string>) {
-  const capture = () => {
-    let text = '';
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        text += chunk.toString('utf8');
-        callback();
-      },
-    });
-    return { stream, text: () => text };
-  };
-  const stdout = capture();
-  const stderr = capture();
-  const code = await runCli(args, { env: vars, stdout: stdout.stream, stderr: stderr.stream });
-  return { code, stdout: stdout.text(), stderr: stderr.text() } satisfies EnvdataResult;
-}
+const runInProcess = runCliInProcess;
 
 /** What RANGE costs, as the planner counts it (a dry run: nothing written). */
 async function plannedEstimate() {

@@ -1,0 +1,27 @@
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/cli/run-cli.js';
+import type { EnvdataResult } from './run-envdata.js';
+
+/**
+ * `envdata ARGS…` in this process: the same parsing, validation and exit code as `bin/envdata.js`
+ * (which exits with what `runCli` returns), without two seconds of process start-up per case.
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  vars: Record<string, string>,
+): Promise<EnvdataResult> {
+  const capture = () => {
+    let text = '';
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        text += chunk.toString('utf8');
+        callback();
+      },
+    });
+    return { stream, text: () => text };
+  };
+  const stdout = capture();
+  const stderr = capture();
+  const code = await runCli(args, { env: vars, stdout: stdout.stream, stderr: stderr.stream });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
