@@ -103,41 +103,40 @@ export async function up(db: Kysely<any>): Promise<void> {
 
     -- Recomputes the local days touched by envdata.rollup_dirty and consumes those entries.
     -- A local day is [day 00:00, next day 00:00) in the location's time zone, so days across a
-    -- daylight-saving change have 23 or 25 hours. Per location and dataset the dirty entries
-    -- are merged into one span of whole local days, read with one index range scan and grouped
-    -- by local day: a decade of days costs one scan, not one probe per day.
+    -- daylight-saving change have 23 or 25 hours.
     create function envdata.refresh_daily_rollups() returns integer language plpgsql as $fn$
     declare
       refreshed integer := 0;
       n integer;
     begin
-      create temporary table if not exists pg_temp.rollup_spans (
-        location_id integer, dataset envdata.dataset, timezone text, span_from timestamptz,
-        span_to timestamptz) on commit drop;
-      truncate pg_temp.rollup_spans;
+      create temporary table if not exists pg_temp.rollup_days (
+        location_id integer, dataset envdata.dataset, local_date date, day_from timestamptz,
+        day_to timestamptz) on commit drop;
+      truncate pg_temp.rollup_days;
 
       with dirty as (
         delete from envdata.rollup_dirty returning location_id, dataset, from_at, to_at
-      ), merged as (
-        select location_id, dataset, min(from_at) as from_at, max(to_at) as to_at
-        from dirty group by location_id, dataset
       )
-      insert into pg_temp.rollup_spans
-      select m.location_id, m.dataset, l.timezone,
-        ((m.from_at at time zone l.timezone)::date)::timestamp at time zone l.timezone,
-        (((m.to_at - interval '1 microsecond') at time zone l.timezone)::date + 1)::timestamp
-          at time zone l.timezone
-      from merged m join envdata.location l using (location_id);
+      insert into pg_temp.rollup_days
+      select distinct d.location_id, d.dataset, day::date,
+        (day::date)::timestamp at time zone l.timezone,
+        (day::date + 1)::timestamp at time zone l.timezone
+      from dirty d
+      join envdata.location l using (location_id)
+      cross join lateral generate_series(
+        (d.from_at at time zone l.timezone)::date,
+        ((d.to_at - interval '1 microsecond') at time zone l.timezone)::date,
+        interval '1 day') as day;
 
       insert into envdata.pollen_daily_rollup as r
         (location_id, local_date, pollen_type, hours, count_min, count_max, count_mean, max_risk_level)
-      select p.location_id, (p.observed_at at time zone s.timezone)::date, p.pollen_type, count(*),
-        min(p.count), max(p.count), avg(p.count), max(p.risk_level)
-      from pg_temp.rollup_spans s
+      select d.location_id, d.local_date, p.pollen_type, count(*), min(p.count), max(p.count),
+        avg(p.count), max(p.risk_level)
+      from pg_temp.rollup_days d
       join envdata.pollen_hourly p
-        on p.location_id = s.location_id and p.observed_at >= s.span_from and p.observed_at < s.span_to
-      where s.dataset = 'pollen'
-      group by p.location_id, 2, p.pollen_type
+        on p.location_id = d.location_id and p.observed_at >= d.day_from and p.observed_at < d.day_to
+      where d.dataset = 'pollen'
+      group by d.location_id, d.local_date, p.pollen_type
       on conflict (location_id, local_date, pollen_type) do update set
         hours = excluded.hours, count_min = excluded.count_min, count_max = excluded.count_max,
         count_mean = excluded.count_mean, max_risk_level = excluded.max_risk_level;
@@ -146,14 +145,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 
       insert into envdata.weather_daily_rollup as r
         (location_id, local_date, hours, ${rollupNames}, precip_total_mm)
-      select w.location_id, (w.observed_at at time zone s.timezone)::date, count(*),
+      select d.location_id, d.local_date, count(*),
           ${rollupExprs},
           sum(w.precip_intensity_mm_h)
-      from pg_temp.rollup_spans s
+      from pg_temp.rollup_days d
       join envdata.weather_hourly w
-        on w.location_id = s.location_id and w.observed_at >= s.span_from and w.observed_at < s.span_to
-      where s.dataset = 'weather'
-      group by w.location_id, 2
+        on w.location_id = d.location_id and w.observed_at >= d.day_from and w.observed_at < d.day_to
+      where d.dataset = 'weather'
+      group by d.location_id, d.local_date
       on conflict (location_id, local_date) do update set
         hours = excluded.hours, ${rollupUpdates}, precip_total_mm = excluded.precip_total_mm;
       get diagnostics n = row_count;

@@ -1,0 +1,644 @@
+-- Schema snapshot of a freshly migrated envdata warehouse (schemas analytics and envdata),
+-- described from the PostgreSQL catalogs. Generated: do not edit. After adding a migration,
+-- regenerate it with `npm run schema:snapshot` and commit it with the migration;
+-- test/warehouse/schema-snapshot.test.ts fails while it differs. For review, not for running.
+
+-- Migrations
+--   2026_11_22_0001_create_schemas
+--   2026_11_22_0002_create_warehouse
+--   2026_11_22_0003_create_ledger
+--   2026_11_22_0004_create_snapshots_and_rollups
+--   2026_11_22_0005_create_analytics
+--   2026_11_22_0006_create_run_gaps
+--   2026_11_22_0007_location_retired
+--   2026_11_22_0008_create_sync
+--   2026_11_22_0009_deterministic_rollups
+
+create schema analytics;
+grant USAGE on schema analytics to envdata_bi;
+create schema envdata;
+
+create type envdata.chunk_status as enum ('pending', 'queued', 'running', 'done', 'failed', 'split');
+
+create type envdata.dataset as enum ('pollen', 'weather');
+
+create type envdata.pollen_region as enum ('europe', 'north_america', 'australia_qld_nt', 'australia_nz_rest', 'south_america_oceania', 'rest_of_world');
+
+create type envdata.pollen_type as enum ('tree', 'grass', 'weed');
+
+create type envdata.risk_level as enum ('Low', 'Moderate', 'High', 'Very High');
+
+create type envdata.snapshot_product as enum ('latest', 'forecast_48h', 'forecast_120h', 'forecast_72h');
+
+create type envdata.species_category as enum ('tree', 'grass', 'weed', 'other');
+
+create type envdata.weather_icon as enum ('cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog');
+
+create table envdata.chunk (
+  chunk_id bigint not null generated always as identity,
+  run_id integer,
+  dataset envdata.dataset not null,
+  location_id integer not null,
+  window_from timestamp with time zone not null,
+  window_to timestamp with time zone not null,
+  status envdata.chunk_status not null default 'pending'::envdata.chunk_status,
+  outcome text,
+  attempts integer not null default 0,
+  calls integer not null default 0,
+  rows_landed integer not null default 0,
+  rows_quarantined integer not null default 0,
+  error_code text,
+  error_message text,
+  parent_chunk_id bigint,
+  created_at timestamp with time zone not null default now(),
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone
+);
+alter table envdata.chunk add constraint chunk_check CHECK (window_from < window_to);
+alter table envdata.chunk add constraint chunk_dataset_location_id_window_from_window_to_key UNIQUE (dataset, location_id, window_from, window_to);
+alter table envdata.chunk add constraint chunk_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.chunk add constraint chunk_outcome_check CHECK (outcome = ANY (ARRAY['rows'::text, 'no_data'::text, 'not_covered'::text]));
+alter table envdata.chunk add constraint chunk_parent_chunk_id_fkey FOREIGN KEY (parent_chunk_id) REFERENCES envdata.chunk(chunk_id) ON DELETE CASCADE;
+alter table envdata.chunk add constraint chunk_pkey PRIMARY KEY (chunk_id);
+alter table envdata.chunk add constraint chunk_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
+CREATE INDEX chunk_done_coverage ON envdata.chunk USING btree (location_id, dataset, window_to) WHERE (status = 'done'::envdata.chunk_status);
+CREATE INDEX chunk_open ON envdata.chunk USING btree (dataset, location_id, window_from) WHERE ((status <> 'done'::envdata.chunk_status) AND (status <> 'split'::envdata.chunk_status));
+CREATE INDEX chunk_run_status ON envdata.chunk USING btree (run_id, status);
+CREATE INDEX chunk_undispatched ON envdata.chunk USING btree (run_id, chunk_id) WHERE (status = ANY (ARRAY['pending'::envdata.chunk_status, 'queued'::envdata.chunk_status, 'running'::envdata.chunk_status]));
+
+create table envdata.location (
+  location_id integer not null generated always as identity,
+  name text not null,
+  lat double precision not null,
+  lng double precision not null,
+  country_code character(2),
+  timezone text not null,
+  pollen_region envdata.pollen_region not null,
+  place text,
+  registered_by text not null,
+  created_at timestamp with time zone not null default now(),
+  retired_at timestamp with time zone,
+  ingest_by_place boolean not null default false
+);
+alter table envdata.location add constraint location_ingest_by_place_needs_place CHECK (NOT ingest_by_place OR place IS NOT NULL);
+alter table envdata.location add constraint location_lat_check CHECK (lat >= '-90'::integer::double precision AND lat <= 90::double precision);
+alter table envdata.location add constraint location_lng_check CHECK (lng >= '-180'::integer::double precision AND lng <= 180::double precision);
+alter table envdata.location add constraint location_name_check CHECK (length(TRIM(BOTH FROM name)) > 0);
+alter table envdata.location add constraint location_pkey PRIMARY KEY (location_id);
+alter table envdata.location add constraint location_registered_by_check CHECK (registered_by = ANY (ARRAY['coordinates'::text, 'place'::text, 'import'::text]));
+CREATE INDEX location_active ON envdata.location USING btree (location_id) WHERE (retired_at IS NULL);
+CREATE UNIQUE INDEX location_name_key ON envdata.location USING btree (lower(name));
+CREATE UNIQUE INDEX location_point_key ON envdata.location USING btree (round((lat)::numeric, 4), round((lng)::numeric, 4));
+
+create table envdata.pollen_daily_rollup (
+  location_id integer not null,
+  local_date date not null,
+  pollen_type envdata.pollen_type not null,
+  hours integer not null,
+  count_min integer,
+  count_max integer,
+  count_mean real,
+  max_risk_level envdata.risk_level
+);
+alter table envdata.pollen_daily_rollup add constraint pollen_daily_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_daily_rollup add constraint pollen_daily_rollup_pkey PRIMARY KEY (location_id, local_date, pollen_type);
+
+create table envdata.pollen_hourly (
+  location_id integer not null,
+  observed_at timestamp with time zone not null,
+  pollen_type envdata.pollen_type not null,
+  count integer,
+  risk_level envdata.risk_level
+) partition by RANGE (observed_at);
+alter table envdata.pollen_hourly add constraint pollen_hourly_count_check CHECK (count >= 0);
+alter table envdata.pollen_hourly add constraint pollen_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_hourly add constraint pollen_hourly_pkey PRIMARY KEY (location_id, observed_at, pollen_type);
+-- 15 partition(s) of envdata.pollen_hourly:
+--   envdata.pollen_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
+--   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
+
+create table envdata.pollen_snapshot (
+  location_id integer not null,
+  product envdata.snapshot_product not null,
+  fetched_at timestamp with time zone not null,
+  valid_at timestamp with time zone not null,
+  pollen_type envdata.pollen_type not null,
+  count integer,
+  risk_level envdata.risk_level
+);
+alter table envdata.pollen_snapshot add constraint pollen_snapshot_count_check CHECK (count >= 0);
+alter table envdata.pollen_snapshot add constraint pollen_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_snapshot add constraint pollen_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at, pollen_type);
+CREATE INDEX pollen_snapshot_valid ON envdata.pollen_snapshot USING btree (location_id, valid_at);
+
+create table envdata.pollen_species (
+  species_id smallint not null generated always as identity,
+  category envdata.species_category not null,
+  name text not null
+);
+alter table envdata.pollen_species add constraint pollen_species_category_name_key UNIQUE (category, name);
+alter table envdata.pollen_species add constraint pollen_species_pkey PRIMARY KEY (species_id);
+
+create table envdata.pollen_species_hourly (
+  location_id integer not null,
+  observed_at timestamp with time zone not null,
+  species_id smallint not null,
+  count integer not null,
+  risk_level envdata.risk_level
+) partition by RANGE (observed_at);
+alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_count_check CHECK (count >= 0);
+alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_pkey PRIMARY KEY (location_id, observed_at, species_id);
+alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_species_id_fkey FOREIGN KEY (species_id) REFERENCES envdata.pollen_species(species_id);
+-- 15 partition(s) of envdata.pollen_species_hourly:
+--   envdata.pollen_species_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
+--   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
+
+create table envdata.pollen_species_snapshot (
+  location_id integer not null,
+  product envdata.snapshot_product not null,
+  fetched_at timestamp with time zone not null,
+  valid_at timestamp with time zone not null,
+  species_id smallint not null,
+  count integer not null,
+  risk_level envdata.risk_level
+);
+alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_count_check CHECK (count >= 0);
+alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at, species_id);
+alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_species_id_fkey FOREIGN KEY (species_id) REFERENCES envdata.pollen_species(species_id);
+
+create table envdata.quarantine (
+  quarantine_id bigint not null generated always as identity,
+  chunk_id bigint,
+  source text not null,
+  location_id integer,
+  record_index integer not null,
+  raw jsonb,
+  reason text not null,
+  created_at timestamp with time zone not null default now()
+);
+alter table envdata.quarantine add constraint quarantine_chunk_id_fkey FOREIGN KEY (chunk_id) REFERENCES envdata.chunk(chunk_id) ON DELETE CASCADE;
+alter table envdata.quarantine add constraint quarantine_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.quarantine add constraint quarantine_pkey PRIMARY KEY (quarantine_id);
+CREATE INDEX quarantine_chunk ON envdata.quarantine USING btree (chunk_id);
+
+create table envdata.raw_payload (
+  chunk_id bigint not null,
+  fetched_at timestamp with time zone not null,
+  http_status smallint not null,
+  encoding text not null default 'gzip'::text,
+  body bytea not null,
+  body_bytes integer not null
+);
+alter table envdata.raw_payload add constraint raw_payload_chunk_id_fkey FOREIGN KEY (chunk_id) REFERENCES envdata.chunk(chunk_id) ON DELETE CASCADE;
+alter table envdata.raw_payload add constraint raw_payload_encoding_check CHECK (encoding = 'gzip'::text);
+alter table envdata.raw_payload add constraint raw_payload_pkey PRIMARY KEY (chunk_id);
+
+create table envdata.rollup_dirty (
+  location_id integer not null,
+  dataset envdata.dataset not null,
+  from_at timestamp with time zone not null,
+  to_at timestamp with time zone not null
+);
+alter table envdata.rollup_dirty add constraint rollup_dirty_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+
+create table envdata.run (
+  run_id integer not null generated always as identity,
+  kind text not null,
+  status text not null default 'running'::text,
+  request jsonb not null default '{}'::jsonb,
+  created_at timestamp with time zone not null default now(),
+  finished_at timestamp with time zone,
+  error_code text,
+  error_message text,
+  blocked_datasets text[] not null default '{}'::text[],
+  priority integer not null default 0
+);
+alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
+alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
+alter table envdata.run add constraint run_status_check CHECK (status = ANY (ARRAY['planning'::text, 'running'::text, 'done'::text, 'failed'::text, 'stopped'::text]));
+CREATE INDEX run_running ON envdata.run USING btree (status) WHERE (status = 'running'::text);
+
+create table envdata.run_gap (
+  run_gap_id bigint not null generated always as identity,
+  run_id integer not null,
+  dataset envdata.dataset not null,
+  location_id integer not null,
+  gap_from timestamp with time zone not null,
+  gap_to timestamp with time zone not null,
+  next_from timestamp with time zone not null,
+  window_hours integer not null,
+  refetch boolean not null default false
+);
+alter table envdata.run_gap add constraint run_gap_check CHECK (gap_from < gap_to AND next_from >= gap_from AND next_from <= gap_to);
+alter table envdata.run_gap add constraint run_gap_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.run_gap add constraint run_gap_pkey PRIMARY KEY (run_gap_id);
+alter table envdata.run_gap add constraint run_gap_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE CASCADE;
+alter table envdata.run_gap add constraint run_gap_window_hours_check CHECK (window_hours >= 1);
+CREATE INDEX run_gap_open ON envdata.run_gap USING btree (run_id, run_gap_id) WHERE (next_from < gap_to);
+
+create table envdata.weather_daily_rollup (
+  location_id integer not null,
+  local_date date not null,
+  hours integer not null,
+  temperature_c_min real,
+  temperature_c_max real,
+  temperature_c_mean real,
+  apparent_temperature_c_min real,
+  apparent_temperature_c_max real,
+  apparent_temperature_c_mean real,
+  dew_point_c_min real,
+  dew_point_c_max real,
+  dew_point_c_mean real,
+  humidity_pct_min real,
+  humidity_pct_max real,
+  humidity_pct_mean real,
+  pressure_hpa_min real,
+  pressure_hpa_max real,
+  pressure_hpa_mean real,
+  wind_speed_ms_min real,
+  wind_speed_ms_max real,
+  wind_speed_ms_mean real,
+  wind_gust_ms_min real,
+  wind_gust_ms_max real,
+  wind_gust_ms_mean real,
+  cloud_cover_pct_min real,
+  cloud_cover_pct_max real,
+  cloud_cover_pct_mean real,
+  visibility_km_min real,
+  visibility_km_max real,
+  visibility_km_mean real,
+  uv_index_min real,
+  uv_index_max real,
+  uv_index_mean real,
+  ozone_du_min real,
+  ozone_du_max real,
+  ozone_du_mean real,
+  precip_intensity_mm_h_min real,
+  precip_intensity_mm_h_max real,
+  precip_intensity_mm_h_mean real,
+  precip_probability_pct_min real,
+  precip_probability_pct_max real,
+  precip_probability_pct_mean real,
+  precip_total_mm real
+);
+alter table envdata.weather_daily_rollup add constraint weather_daily_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.weather_daily_rollup add constraint weather_daily_rollup_pkey PRIMARY KEY (location_id, local_date);
+
+create table envdata.weather_hourly (
+  location_id integer not null,
+  observed_at timestamp with time zone not null,
+  temperature_c real,
+  apparent_temperature_c real,
+  dew_point_c real,
+  humidity_fraction real,
+  pressure_hpa real,
+  wind_speed_ms real,
+  wind_gust_ms real,
+  wind_bearing_deg real,
+  cloud_cover_fraction real,
+  visibility_km real,
+  uv_index real,
+  ozone_du real,
+  precip_intensity_mm_h real,
+  precip_probability_fraction real,
+  precip_type text,
+  summary text,
+  icon envdata.weather_icon,
+  icon_raw text
+) partition by RANGE (observed_at);
+alter table envdata.weather_hourly add constraint weather_hourly_cloud_cover_fraction_check CHECK (cloud_cover_fraction >= 0::double precision AND cloud_cover_fraction <= 1::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_humidity_fraction_check CHECK (humidity_fraction >= 0::double precision AND humidity_fraction <= 1::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.weather_hourly add constraint weather_hourly_pkey PRIMARY KEY (location_id, observed_at);
+alter table envdata.weather_hourly add constraint weather_hourly_precip_intensity_mm_h_check CHECK (precip_intensity_mm_h >= 0::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_precip_probability_fraction_check CHECK (precip_probability_fraction >= 0::double precision AND precip_probability_fraction <= 1::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_uv_index_check CHECK (uv_index >= 0::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_visibility_km_check CHECK (visibility_km >= 0::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_wind_bearing_deg_check CHECK (wind_bearing_deg >= 0::double precision AND wind_bearing_deg <= 360::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_wind_gust_ms_check CHECK (wind_gust_ms >= 0::double precision);
+alter table envdata.weather_hourly add constraint weather_hourly_wind_speed_ms_check CHECK (wind_speed_ms >= 0::double precision);
+-- 41 partition(s) of envdata.weather_hourly:
+--   envdata.weather_hourly_y{1990..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
+--   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
+
+create table envdata.weather_snapshot (
+  location_id integer not null,
+  product envdata.snapshot_product not null,
+  fetched_at timestamp with time zone not null,
+  valid_at timestamp with time zone not null,
+  temperature_c real,
+  apparent_temperature_c real,
+  dew_point_c real,
+  humidity_fraction real,
+  pressure_hpa real,
+  wind_speed_ms real,
+  wind_gust_ms real,
+  wind_bearing_deg real,
+  cloud_cover_fraction real,
+  visibility_km real,
+  uv_index real,
+  ozone_du real,
+  precip_intensity_mm_h real,
+  precip_probability_fraction real,
+  precip_type text,
+  summary text,
+  icon envdata.weather_icon,
+  icon_raw text
+);
+alter table envdata.weather_snapshot add constraint weather_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.weather_snapshot add constraint weather_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at);
+CREATE INDEX weather_snapshot_valid ON envdata.weather_snapshot USING btree (location_id, valid_at);
+
+create view analytics.coverage as
+ WITH covered AS (
+         SELECT chunk.location_id,
+            chunk.dataset,
+            range_agg(tstzrange(chunk.window_from, chunk.window_to)) AS ranges
+           FROM envdata.chunk
+          WHERE chunk.status = 'done'::envdata.chunk_status
+          GROUP BY chunk.location_id, chunk.dataset
+        )
+ SELECT c.location_id,
+    l.name AS location_name,
+    c.dataset::text AS dataset,
+    lower(c.ranges) AS first_hour,
+    upper(c.ranges) - '01:00:00'::interval AS last_ingested_hour,
+    c.ranges AS covered_ranges,
+    tstzmultirange(tstzrange(lower(c.ranges), upper(c.ranges))) - c.ranges AS gaps
+   FROM covered c
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.coverage to envdata_bi;
+
+create view analytics.forecast_accuracy as
+ SELECT f.location_id,
+    l.name AS location_name,
+    'pollen'::text AS dataset,
+    f.product::text AS product,
+    f.fetched_at,
+    f.valid_at AS forecast_for,
+    EXTRACT(epoch FROM f.valid_at - f.fetched_at) / 3600::numeric AS lead_hours,
+    f.pollen_type::text AS measure,
+    f.count::double precision AS forecast_value,
+    o.count::double precision AS observed_value,
+    f.risk_level::text AS forecast_risk_level,
+    o.risk_level::text AS observed_risk_level
+   FROM envdata.pollen_snapshot f
+     JOIN envdata.location l USING (location_id)
+     JOIN envdata.pollen_hourly o ON o.location_id = f.location_id AND o.observed_at = f.valid_at AND o.pollen_type = f.pollen_type
+  WHERE f.product <> 'latest'::envdata.snapshot_product
+UNION ALL
+ SELECT f.location_id,
+    l.name AS location_name,
+    'weather'::text AS dataset,
+    f.product::text AS product,
+    f.fetched_at,
+    f.valid_at AS forecast_for,
+    EXTRACT(epoch FROM f.valid_at - f.fetched_at) / 3600::numeric AS lead_hours,
+    m.measure,
+    m.forecast_value,
+    m.observed_value,
+    NULL::text AS forecast_risk_level,
+    NULL::text AS observed_risk_level
+   FROM envdata.weather_snapshot f
+     JOIN envdata.location l USING (location_id)
+     JOIN envdata.weather_hourly o ON o.location_id = f.location_id AND o.observed_at = f.valid_at
+     CROSS JOIN LATERAL ( VALUES ('temperature_c'::text,f.temperature_c::double precision,o.temperature_c::double precision), ('apparent_temperature_c'::text,f.apparent_temperature_c,o.apparent_temperature_c), ('humidity_pct'::text,f.humidity_fraction * 100::double precision,o.humidity_fraction * 100::double precision), ('pressure_hpa'::text,f.pressure_hpa,o.pressure_hpa), ('wind_speed_ms'::text,f.wind_speed_ms,o.wind_speed_ms), ('cloud_cover_pct'::text,f.cloud_cover_fraction * 100::double precision,o.cloud_cover_fraction * 100::double precision), ('precip_intensity_mm_h'::text,f.precip_intensity_mm_h,o.precip_intensity_mm_h), ('precip_probability_pct'::text,f.precip_probability_fraction * 100::double precision,o.precip_probability_fraction * 100::double precision)) m(measure, forecast_value, observed_value)
+  WHERE f.product <> 'latest'::envdata.snapshot_product;
+grant SELECT on table analytics.forecast_accuracy to envdata_bi;
+
+create view analytics.locations as
+ SELECT location.location_id,
+    location.name,
+    location.lat,
+    location.lng,
+    location.country_code::text AS country_code,
+    location.timezone,
+    location.pollen_region::text AS pollen_region
+   FROM envdata.location;
+grant SELECT on table analytics.locations to envdata_bi;
+
+create view analytics.pollen_daily as
+ SELECT r.location_id,
+    l.name AS location_name,
+    r.local_date,
+    r.pollen_type::text AS pollen_type,
+    r.hours,
+    r.count_min,
+    r.count_max,
+    r.count_mean,
+    r.max_risk_level::text AS max_risk_level
+   FROM envdata.pollen_daily_rollup r
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.pollen_daily to envdata_bi;
+
+create view analytics.pollen_hourly as
+ SELECT p.location_id,
+    l.name AS location_name,
+    p.observed_at,
+    p.pollen_type::text AS pollen_type,
+    p.count,
+    p.risk_level::text AS risk_level
+   FROM envdata.pollen_hourly p
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.pollen_hourly to envdata_bi;
+
+create view analytics.pollen_species_hourly as
+ SELECT p.location_id,
+    l.name AS location_name,
+    p.observed_at,
+    s.category::text AS category,
+    s.name AS species,
+    p.count,
+    p.risk_level::text AS risk_level
+   FROM envdata.pollen_species_hourly p
+     JOIN envdata.location l USING (location_id)
+     JOIN envdata.pollen_species s USING (species_id);
+grant SELECT on table analytics.pollen_species_hourly to envdata_bi;
+
+create view analytics.weather_daily as
+ SELECT r.location_id,
+    l.name AS location_name,
+    r.local_date,
+    r.hours,
+    r.temperature_c_min,
+    r.temperature_c_max,
+    r.temperature_c_mean,
+    r.apparent_temperature_c_min,
+    r.apparent_temperature_c_max,
+    r.apparent_temperature_c_mean,
+    r.dew_point_c_min,
+    r.dew_point_c_max,
+    r.dew_point_c_mean,
+    r.humidity_pct_min,
+    r.humidity_pct_max,
+    r.humidity_pct_mean,
+    r.pressure_hpa_min,
+    r.pressure_hpa_max,
+    r.pressure_hpa_mean,
+    r.wind_speed_ms_min,
+    r.wind_speed_ms_max,
+    r.wind_speed_ms_mean,
+    r.wind_gust_ms_min,
+    r.wind_gust_ms_max,
+    r.wind_gust_ms_mean,
+    r.cloud_cover_pct_min,
+    r.cloud_cover_pct_max,
+    r.cloud_cover_pct_mean,
+    r.visibility_km_min,
+    r.visibility_km_max,
+    r.visibility_km_mean,
+    r.uv_index_min,
+    r.uv_index_max,
+    r.uv_index_mean,
+    r.ozone_du_min,
+    r.ozone_du_max,
+    r.ozone_du_mean,
+    r.precip_intensity_mm_h_min,
+    r.precip_intensity_mm_h_max,
+    r.precip_intensity_mm_h_mean,
+    r.precip_probability_pct_min,
+    r.precip_probability_pct_max,
+    r.precip_probability_pct_mean,
+    r.precip_total_mm
+   FROM envdata.weather_daily_rollup r
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.weather_daily to envdata_bi;
+
+create view analytics.weather_hourly as
+ SELECT w.location_id,
+    l.name AS location_name,
+    w.observed_at,
+    w.temperature_c,
+    w.apparent_temperature_c,
+    w.dew_point_c,
+    w.humidity_fraction * 100::double precision AS humidity_pct,
+    w.pressure_hpa,
+    w.wind_speed_ms,
+    w.wind_gust_ms,
+    w.wind_bearing_deg,
+    w.cloud_cover_fraction * 100::double precision AS cloud_cover_pct,
+    w.visibility_km,
+    w.uv_index,
+    w.ozone_du,
+    w.precip_intensity_mm_h,
+    w.precip_probability_fraction * 100::double precision AS precip_probability_pct,
+    w.precip_type,
+    w.summary,
+    w.icon::text AS icon
+   FROM envdata.weather_hourly w
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.weather_hourly to envdata_bi;
+
+CREATE OR REPLACE FUNCTION envdata.ensure_year_partitions(parent regclass, first_year integer, last_year integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      y int;
+      created int := 0;
+      part text;
+      schema_name text;
+      table_name text;
+    begin
+      select n.nspname, c.relname into schema_name, table_name
+        from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = parent;
+      -- One creator at a time across every process; the others find the partition there.
+      perform pg_advisory_xact_lock(hashtext('envdata.partitions'));
+      for y in first_year .. last_year loop
+        part := format('%s_y%s', table_name, y);
+        if to_regclass(format('%I.%I', schema_name, part)) is null then
+          execute format(
+            'create table %I.%I partition of %s for values from (%L) to (%L)',
+            schema_name, part, parent,
+            make_timestamptz(y, 1, 1, 0, 0, 0, 'UTC'),
+            make_timestamptz(y + 1, 1, 1, 0, 0, 0, 'UTC'));
+          execute format('create index on %I.%I using brin (observed_at)', schema_name, part);
+          created := created + 1;
+        end if;
+      end loop;
+      return created;
+    end
+    $function$;
+
+CREATE OR REPLACE FUNCTION envdata.refresh_daily_rollups()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      refreshed integer := 0;
+      n integer;
+    begin
+      create temporary table if not exists pg_temp.rollup_spans (
+        location_id integer, dataset envdata.dataset, timezone text, span_from timestamptz,
+        span_to timestamptz) on commit drop;
+      truncate pg_temp.rollup_spans;
+
+      with dirty as (
+        delete from envdata.rollup_dirty returning location_id, dataset, from_at, to_at
+      ), merged as (
+        select location_id, dataset, min(from_at) as from_at, max(to_at) as to_at
+        from dirty group by location_id, dataset
+      )
+      insert into pg_temp.rollup_spans
+      select m.location_id, m.dataset, l.timezone,
+        ((m.from_at at time zone l.timezone)::date)::timestamp at time zone l.timezone,
+        (((m.to_at - interval '1 microsecond') at time zone l.timezone)::date + 1)::timestamp
+          at time zone l.timezone
+      from merged m join envdata.location l using (location_id);
+
+      insert into envdata.pollen_daily_rollup as r
+        (location_id, local_date, pollen_type, hours, count_min, count_max, count_mean, max_risk_level)
+      select p.location_id, (p.observed_at at time zone s.timezone)::date, p.pollen_type, count(*),
+        min(p.count), max(p.count), avg(p.count), max(p.risk_level)
+      from pg_temp.rollup_spans s
+      join envdata.pollen_hourly p
+        on p.location_id = s.location_id and p.observed_at >= s.span_from and p.observed_at < s.span_to
+      where s.dataset = 'pollen'
+      group by p.location_id, 2, p.pollen_type
+      on conflict (location_id, local_date, pollen_type) do update set
+        hours = excluded.hours, count_min = excluded.count_min, count_max = excluded.count_max,
+        count_mean = excluded.count_mean, max_risk_level = excluded.max_risk_level;
+      get diagnostics n = row_count;
+      refreshed := refreshed + n;
+
+      -- Float addition is not associative, and a scan returns a day's rows in the order they
+      -- were stored, which differs between a clean and a resumed backfill: unordered, avg() and
+      -- sum() over reals differed in the last digits. So each adds its inputs in ascending
+      -- order of the value itself, which makes the result a function of the day's values alone
+      -- (equal values are interchangeable). It is the cheap deterministic way: one in-memory
+      -- sort of single values per day and measure (full refresh of 10 years x 4 locations:
+      -- aggregation +0.3 s, about +40 %), where ordering by observed_at sorts whole rows for
+      -- each aggregate (about 2.3x) and averaging numeric casts turns every value into text
+      -- and back (about 3.5x; real::numeric also keeps only 6 digits). min, max and count do
+      -- not depend on order; pollen's avg(count) is over integers, exact in numeric.
+      insert into envdata.weather_daily_rollup as r
+        (location_id, local_date, hours, temperature_c_min, temperature_c_max, temperature_c_mean, apparent_temperature_c_min, apparent_temperature_c_max, apparent_temperature_c_mean, dew_point_c_min, dew_point_c_max, dew_point_c_mean, humidity_pct_min, humidity_pct_max, humidity_pct_mean, pressure_hpa_min, pressure_hpa_max, pressure_hpa_mean, wind_speed_ms_min, wind_speed_ms_max, wind_speed_ms_mean, wind_gust_ms_min, wind_gust_ms_max, wind_gust_ms_mean, cloud_cover_pct_min, cloud_cover_pct_max, cloud_cover_pct_mean, visibility_km_min, visibility_km_max, visibility_km_mean, uv_index_min, uv_index_max, uv_index_mean, ozone_du_min, ozone_du_max, ozone_du_mean, precip_intensity_mm_h_min, precip_intensity_mm_h_max, precip_intensity_mm_h_mean, precip_probability_pct_min, precip_probability_pct_max, precip_probability_pct_mean, precip_total_mm)
+      select w.location_id, (w.observed_at at time zone s.timezone)::date, count(*),
+          min(temperature_c), max(temperature_c), avg(temperature_c order by temperature_c),
+          min(apparent_temperature_c), max(apparent_temperature_c), avg(apparent_temperature_c order by apparent_temperature_c),
+          min(dew_point_c), max(dew_point_c), avg(dew_point_c order by dew_point_c),
+          min(humidity_fraction * 100), max(humidity_fraction * 100), avg(humidity_fraction * 100 order by humidity_fraction * 100),
+          min(pressure_hpa), max(pressure_hpa), avg(pressure_hpa order by pressure_hpa),
+          min(wind_speed_ms), max(wind_speed_ms), avg(wind_speed_ms order by wind_speed_ms),
+          min(wind_gust_ms), max(wind_gust_ms), avg(wind_gust_ms order by wind_gust_ms),
+          min(cloud_cover_fraction * 100), max(cloud_cover_fraction * 100), avg(cloud_cover_fraction * 100 order by cloud_cover_fraction * 100),
+          min(visibility_km), max(visibility_km), avg(visibility_km order by visibility_km),
+          min(uv_index), max(uv_index), avg(uv_index order by uv_index),
+          min(ozone_du), max(ozone_du), avg(ozone_du order by ozone_du),
+          min(precip_intensity_mm_h), max(precip_intensity_mm_h), avg(precip_intensity_mm_h order by precip_intensity_mm_h),
+          min(precip_probability_fraction * 100), max(precip_probability_fraction * 100), avg(precip_probability_fraction * 100 order by precip_probability_fraction * 100),
+          sum(w.precip_intensity_mm_h order by w.precip_intensity_mm_h)
+      from pg_temp.rollup_spans s
+      join envdata.weather_hourly w
+        on w.location_id = s.location_id and w.observed_at >= s.span_from and w.observed_at < s.span_to
+      where s.dataset = 'weather'
+      group by w.location_id, 2
+      on conflict (location_id, local_date) do update set
+        hours = excluded.hours, temperature_c_min = excluded.temperature_c_min, temperature_c_max = excluded.temperature_c_max, temperature_c_mean = excluded.temperature_c_mean, apparent_temperature_c_min = excluded.apparent_temperature_c_min, apparent_temperature_c_max = excluded.apparent_temperature_c_max, apparent_temperature_c_mean = excluded.apparent_temperature_c_mean, dew_point_c_min = excluded.dew_point_c_min, dew_point_c_max = excluded.dew_point_c_max, dew_point_c_mean = excluded.dew_point_c_mean, humidity_pct_min = excluded.humidity_pct_min, humidity_pct_max = excluded.humidity_pct_max, humidity_pct_mean = excluded.humidity_pct_mean, pressure_hpa_min = excluded.pressure_hpa_min, pressure_hpa_max = excluded.pressure_hpa_max, pressure_hpa_mean = excluded.pressure_hpa_mean, wind_speed_ms_min = excluded.wind_speed_ms_min, wind_speed_ms_max = excluded.wind_speed_ms_max, wind_speed_ms_mean = excluded.wind_speed_ms_mean, wind_gust_ms_min = excluded.wind_gust_ms_min, wind_gust_ms_max = excluded.wind_gust_ms_max, wind_gust_ms_mean = excluded.wind_gust_ms_mean, cloud_cover_pct_min = excluded.cloud_cover_pct_min, cloud_cover_pct_max = excluded.cloud_cover_pct_max, cloud_cover_pct_mean = excluded.cloud_cover_pct_mean, visibility_km_min = excluded.visibility_km_min, visibility_km_max = excluded.visibility_km_max, visibility_km_mean = excluded.visibility_km_mean, uv_index_min = excluded.uv_index_min, uv_index_max = excluded.uv_index_max, uv_index_mean = excluded.uv_index_mean, ozone_du_min = excluded.ozone_du_min, ozone_du_max = excluded.ozone_du_max, ozone_du_mean = excluded.ozone_du_mean, precip_intensity_mm_h_min = excluded.precip_intensity_mm_h_min, precip_intensity_mm_h_max = excluded.precip_intensity_mm_h_max, precip_intensity_mm_h_mean = excluded.precip_intensity_mm_h_mean, precip_probability_pct_min = excluded.precip_probability_pct_min, precip_probability_pct_max = excluded.precip_probability_pct_max, precip_probability_pct_mean = excluded.precip_probability_pct_mean, precip_total_mm = excluded.precip_total_mm;
+      get diagnostics n = row_count;
+      refreshed := refreshed + n;
+      return refreshed;
+    end
+    $function$;
