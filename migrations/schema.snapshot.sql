@@ -13,6 +13,7 @@
 --   2026_11_22_0007_location_retired
 --   2026_11_22_0008_create_sync
 --   2026_11_22_0009_deterministic_rollups
+--   2026_11_22_0010_coverage_ledger
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -52,19 +53,47 @@ create table envdata.chunk (
   parent_chunk_id bigint,
   created_at timestamp with time zone not null default now(),
   started_at timestamp with time zone,
-  finished_at timestamp with time zone
+  finished_at timestamp with time zone,
+  refetches integer not null default 0,
+  missing_hours integer not null default 0,
+  quarantined_hours integer not null default 0,
+  not_covered_hours integer not null default 0,
+  no_data_hours integer not null default 0
 );
 alter table envdata.chunk add constraint chunk_check CHECK (window_from < window_to);
-alter table envdata.chunk add constraint chunk_dataset_location_id_window_from_window_to_key UNIQUE (dataset, location_id, window_from, window_to);
 alter table envdata.chunk add constraint chunk_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.chunk add constraint chunk_outcome_check CHECK (outcome = ANY (ARRAY['rows'::text, 'no_data'::text, 'not_covered'::text]));
-alter table envdata.chunk add constraint chunk_parent_chunk_id_fkey FOREIGN KEY (parent_chunk_id) REFERENCES envdata.chunk(chunk_id) ON DELETE CASCADE;
 alter table envdata.chunk add constraint chunk_pkey PRIMARY KEY (chunk_id);
 alter table envdata.chunk add constraint chunk_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
-CREATE INDEX chunk_done_coverage ON envdata.chunk USING btree (location_id, dataset, window_to) WHERE (status = 'done'::envdata.chunk_status);
 CREATE INDEX chunk_open ON envdata.chunk USING btree (dataset, location_id, window_from) WHERE ((status <> 'done'::envdata.chunk_status) AND (status <> 'split'::envdata.chunk_status));
 CREATE INDEX chunk_run_status ON envdata.chunk USING btree (run_id, status);
+CREATE UNIQUE INDEX chunk_run_window ON envdata.chunk USING btree (run_id, dataset, location_id, window_from, window_to);
 CREATE INDEX chunk_undispatched ON envdata.chunk USING btree (run_id, chunk_id) WHERE (status = ANY (ARRAY['pending'::envdata.chunk_status, 'queued'::envdata.chunk_status, 'running'::envdata.chunk_status]));
+
+create table envdata.coverage (
+  location_id integer not null,
+  dataset envdata.dataset not null,
+  landed tstzmultirange not null default '{}'::tstzmultirange,
+  no_data tstzmultirange not null default '{}'::tstzmultirange,
+  updated_at timestamp with time zone not null default now()
+);
+alter table envdata.coverage add constraint coverage_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.coverage add constraint coverage_pkey PRIMARY KEY (location_id, dataset);
+
+create table envdata.coverage_hole (
+  location_id integer not null,
+  dataset envdata.dataset not null,
+  hours tstzrange not null,
+  cause text not null,
+  run_id integer,
+  checked_at timestamp with time zone not null default now()
+);
+alter table envdata.coverage_hole add constraint coverage_hole_cause_check CHECK (cause = ANY (ARRAY['missing_upstream'::text, 'quarantined'::text, 'not_covered'::text]));
+alter table envdata.coverage_hole add constraint coverage_hole_hours_check CHECK (NOT isempty(hours));
+alter table envdata.coverage_hole add constraint coverage_hole_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.coverage_hole add constraint coverage_hole_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
+CREATE INDEX coverage_hole_key ON envdata.coverage_hole USING btree (location_id, dataset);
+CREATE INDEX coverage_hole_run ON envdata.coverage_hole USING btree (run_id);
 
 create table envdata.location (
   location_id integer not null generated always as identity,
@@ -176,11 +205,13 @@ create table envdata.quarantine (
   record_index integer not null,
   raw jsonb,
   reason text not null,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  run_id integer,
+  observed_at timestamp with time zone
 );
-alter table envdata.quarantine add constraint quarantine_chunk_id_fkey FOREIGN KEY (chunk_id) REFERENCES envdata.chunk(chunk_id) ON DELETE CASCADE;
 alter table envdata.quarantine add constraint quarantine_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.quarantine add constraint quarantine_pkey PRIMARY KEY (quarantine_id);
+alter table envdata.quarantine add constraint quarantine_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
 CREATE INDEX quarantine_chunk ON envdata.quarantine USING btree (chunk_id);
 
 create table envdata.raw_payload (
@@ -189,11 +220,18 @@ create table envdata.raw_payload (
   http_status smallint not null,
   encoding text not null default 'gzip'::text,
   body bytea not null,
-  body_bytes integer not null
+  body_bytes integer not null,
+  run_id integer,
+  location_id integer not null,
+  dataset envdata.dataset not null,
+  window_from timestamp with time zone not null,
+  window_to timestamp with time zone not null
 );
-alter table envdata.raw_payload add constraint raw_payload_chunk_id_fkey FOREIGN KEY (chunk_id) REFERENCES envdata.chunk(chunk_id) ON DELETE CASCADE;
 alter table envdata.raw_payload add constraint raw_payload_encoding_check CHECK (encoding = 'gzip'::text);
+alter table envdata.raw_payload add constraint raw_payload_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.raw_payload add constraint raw_payload_pkey PRIMARY KEY (chunk_id);
+alter table envdata.raw_payload add constraint raw_payload_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
+CREATE INDEX raw_payload_replay ON envdata.raw_payload USING btree (dataset, location_id, window_from);
 
 create table envdata.rollup_dirty (
   location_id integer not null,
@@ -213,7 +251,15 @@ create table envdata.run (
   error_code text,
   error_message text,
   blocked_datasets text[] not null default '{}'::text[],
-  priority integer not null default 0
+  priority integer not null default 0,
+  folded_chunks integer not null default 0,
+  folded_rows bigint not null default 0,
+  folded_calls bigint not null default 0,
+  folded_records_quarantined bigint not null default 0,
+  folded_missing_hours bigint not null default 0,
+  folded_quarantined_hours bigint not null default 0,
+  folded_not_covered_hours bigint not null default 0,
+  folded_no_data_hours bigint not null default 0
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
@@ -352,23 +398,24 @@ alter table envdata.weather_snapshot add constraint weather_snapshot_pkey PRIMAR
 CREATE INDEX weather_snapshot_valid ON envdata.weather_snapshot USING btree (location_id, valid_at);
 
 create view analytics.coverage as
- WITH covered AS (
-         SELECT chunk.location_id,
-            chunk.dataset,
-            range_agg(tstzrange(chunk.window_from, chunk.window_to)) AS ranges
-           FROM envdata.chunk
-          WHERE chunk.status = 'done'::envdata.chunk_status
-          GROUP BY chunk.location_id, chunk.dataset
-        )
  SELECT c.location_id,
     l.name AS location_name,
     c.dataset::text AS dataset,
-    lower(c.ranges) AS first_hour,
-    upper(c.ranges) - '01:00:00'::interval AS last_ingested_hour,
-    c.ranges AS covered_ranges,
-    tstzmultirange(tstzrange(lower(c.ranges), upper(c.ranges))) - c.ranges AS gaps
-   FROM covered c
-     JOIN envdata.location l USING (location_id);
+    lower(c.landed) AS first_hour,
+    upper(c.landed) - '01:00:00'::interval AS last_ingested_hour,
+    c.landed AS covered_ranges,
+    tstzmultirange(tstzrange(lower(c.landed), upper(c.landed))) - c.landed AS gaps,
+    COALESCE(h.missing_upstream, '{}'::tstzmultirange) - c.landed AS missing_upstream_ranges,
+    COALESCE(h.quarantined, '{}'::tstzmultirange) - c.landed AS quarantined_ranges,
+    COALESCE(h.not_covered, '{}'::tstzmultirange) - c.landed AS not_covered_ranges,
+    c.no_data - c.landed AS no_data_ranges
+   FROM envdata.coverage c
+     JOIN envdata.location l USING (location_id)
+     LEFT JOIN LATERAL ( SELECT range_agg(x.hours) FILTER (WHERE x.cause = 'missing_upstream'::text) AS missing_upstream,
+            range_agg(x.hours) FILTER (WHERE x.cause = 'quarantined'::text) AS quarantined,
+            range_agg(x.hours) FILTER (WHERE x.cause = 'not_covered'::text) AS not_covered
+           FROM envdata.coverage_hole x
+          WHERE x.location_id = c.location_id AND x.dataset = c.dataset) h ON true;
 grant SELECT on table analytics.coverage to envdata_bi;
 
 create view analytics.forecast_accuracy as
