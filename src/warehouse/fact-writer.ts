@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type {
   NormalizedPollen,
   NormalizedWeather,

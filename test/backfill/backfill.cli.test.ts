@@ -3,7 +3,7 @@ import { planRun } from '../../src/planner/plan-run.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
-import { runEnvdata, type EnvdataResult } from '../harness/run-envdata.js';
+import { runEnvdata } from '../harness/run-envdata.js';
 import { queueKeys } from './queue-keys.js';
 
 const fx = useBackfillFixture();

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/warehouse/schema.js';
 
-/** A digest of every fact row and the row counts, comparable across databases. */
+/** A digest of every fact row, the row counts and the daily rollups, comparable across databases. */
 export interface WarehouseDigest {
   readonly weather: string | null;
   readonly pollen: string | null;
@@ -9,6 +9,9 @@ export interface WarehouseDigest {
   readonly weatherRows: number;
   readonly pollenRows: number;
   readonly speciesRows: number;
+  /** The daily rollups, every column as text: identical to the last digit or not at all. */
+  readonly weatherDaily: string | null;
+  readonly pollenDaily: string | null;
 }
 
 /**
@@ -30,7 +33,11 @@ export async function warehouseDigest(db: Kysely<Database>): Promise<WarehouseDi
         as species,
       (select count(*)::int from envdata.weather_hourly) as "weatherRows",
       (select count(*)::int from envdata.pollen_hourly) as "pollenRows",
-      (select count(*)::int from envdata.pollen_species_hourly) as "speciesRows"`.execute(db);
+      (select count(*)::int from envdata.pollen_species_hourly) as "speciesRows",
+      (select md5(string_agg(t::text, '|' order by location_id, local_date))
+        from envdata.weather_daily_rollup t) as "weatherDaily",
+      (select md5(string_agg(t::text, '|' order by location_id, local_date, pollen_type))
+        from envdata.pollen_daily_rollup t) as "pollenDaily"`.execute(db);
   return rows[0]!;
 }
 
