@@ -8,7 +8,9 @@
  * 2. with the simulator limited to R calls/s and envdata's ENVDATA_RATE_LIMIT set to R: the call
  *    rate achieved (target ≥ 95 % of R) and the 429s provoked (target 0);
  * 3. a plan of 1,000 locations × 30 years of weather: planning time, ledger size, and the Redis
- *    memory of a full queue (target ≤ 50 MB).
+ *    memory of a full queue (target ≤ 50 MB);
+ * 4. the ledger of a finished 200,000-chunk plan: bytes per covered location-year with every done
+ *    chunk kept (before coverage) and with coverage ranges and chunks folded (now).
  *
  * Flags: --locations N (default 8), --days N (default 240), --rate R (default 20),
  * --rate-seconds S (default 20), --concurrency N (default 32). Uses its own database and queue
@@ -28,6 +30,7 @@ import { createFeeder } from '../src/dispatch/create-feeder.js';
 import { insertLocation, toLocation } from '../src/locations/insert-location.js';
 import type { Location } from '../src/locations/location.js';
 import { runProgress, type RunProgress } from '../src/ledger/run-progress.js';
+import { measureLedgerSize } from './ledger-size.js';
 import { planRun } from '../src/planner/plan-run.js';
 import { lastCompleteHourEnd } from '../src/windows/tile-windows.js';
 import { DEMO_API_KEY } from '../src/simulator/simulator-options.js';
@@ -228,12 +231,6 @@ async function main(): Promise<void> {
     const ceiling = await ceilingSeconds(e2e.db, from, end);
     const e2eRate = done.rows / e2eSeconds;
     const ceilingRate = ceiling.rows / ceiling.seconds;
-    const { rows: chunkSize } = await sql<{ bytes: number; n: number }>`
-      select pg_total_relation_size('envdata.chunk')::float8 as bytes, (select count(*) from envdata.chunk)::int as n`.execute(
-      e2e.db,
-    );
-    const bytesPerChunk = chunkSize[0]!.bytes / chunkSize[0]!.n;
-
     // 2. Rate limited at R calls/s on both sides.
     const limited = await startSimulatorProcess({
       ENVDATA_SIM_RATE_LIMIT: `${RATE}/s`,
@@ -321,6 +318,15 @@ async function main(): Promise<void> {
       .where('run_id', '=', big.runId!)
       .execute();
 
+    // 4. The ledger of a finished 200,000-chunk plan, before and after coverage.
+    const sizeApp = appFor(databaseUrl, `${prefix}-s`, {});
+    apps.push(sizeApp);
+    const size = await measureLedgerSize(
+      sizeApp.db,
+      many.map((l) => l.location_id),
+    );
+    const perYear = (bytes: number) => bytes / size.locationYears;
+
     const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
     out.push(
@@ -338,8 +344,12 @@ async function main(): Promise<void> {
       '',
       `3. plan of 1,000 locations × 30 years of weather (48 h windows)`,
       `   ${big.estimate.chunks} chunks planned in ${planSeconds.toFixed(2)} s; ledger after planning ${(ledger[0]!.bytes / 1e6).toFixed(2)} MB`,
-      `   ledger when done ≈ ${((bytesPerChunk * big.estimate.chunks) / 1e9).toFixed(2)} GB (${Math.round(bytesPerChunk)} B per done chunk row with its indexes, measured on 200,000 rows)`,
       `   Redis with a full queue (${queued.waiting} jobs, ENVDATA_MAX_QUEUED_JOBS): +${((memAfter - memBefore) / 1e6).toFixed(2)} MB (target ≤ 50 MB): ${verdict(memAfter - memBefore <= 50e6)}`,
+      '',
+      `4. ledger of a finished plan of ${size.chunks} chunks (${Math.round(size.locationYears)} location-years of weather)`,
+      `   before (every done chunk kept): ${(size.beforeBytes / 1e6).toFixed(1)} MB = ${Math.round(perYear(size.beforeBytes))} B per covered location-year`,
+      `   after (coverage ranges, chunks folded into their run): ${(size.afterBytes / 1e6).toFixed(2)} MB = ${Math.round(perYear(size.afterBytes))} B per covered location-year (${(size.beforeBytes / size.afterBytes).toFixed(0)}× smaller)`,
+      `   1,000 locations × 30 years: ${((perYear(size.beforeBytes) * 30_000) / 1e9).toFixed(2)} GB before, ${((perYear(size.afterBytes) * 30_000) / 1e6).toFixed(2)} MB after`,
     );
   } finally {
     for (const app of apps) await app.close();

@@ -56,3 +56,13 @@ export async function requeueFailedChunks(db: Kysely<Database>, runId: number): 
     return chunks.map((c) => c.chunk_id);
   });
 }
+
+/** Whether the ledger has run `runId`. */
+export async function runExists(db: Kysely<Database>, runId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('run')
+    .select('run_id')
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

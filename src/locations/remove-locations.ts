@@ -1,3 +1,4 @@
+import { openRunsOfLocations } from '../ledger/open-runs-of-locations.js';
 import { sql, type Kysely } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { Database } from '../warehouse/schema.js';
@@ -82,16 +83,7 @@ export async function purgeLocations(
       .where('location_id', 'in', ids)
       .forUpdate()
       .execute();
-    const open = await trx
-      .selectFrom('chunk as c')
-      .innerJoin('run as r', 'r.run_id', 'c.run_id')
-      .select(['r.run_id', sql<number>`count(*)::int`.as('chunks')])
-      .where('c.location_id', 'in', ids)
-      .where('c.status', 'in', ['pending', 'queued', 'running'])
-      .where('r.status', 'in', ['planning', 'running'])
-      .groupBy('r.run_id')
-      .orderBy('r.run_id')
-      .execute();
+    const open = await openRunsOfLocations(trx, ids);
     if (open.length > 0) {
       throw new EnvdataError(
         'CONFLICT',

@@ -1,3 +1,4 @@
+import { runExists } from '../../ledger/reopen-runs.js';
 import type { Command } from 'commander';
 import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
@@ -34,12 +35,8 @@ export function registerResumeCommands(program: Command, context: CommandContext
       const runId = parseRunId(run)!;
       void context.config;
       const n = await context.withApp(async (app) => {
-        const exists = await app.db
-          .selectFrom('run')
-          .select('run_id')
-          .where('run_id', '=', runId)
-          .executeTakeFirst();
-        if (!exists) throw usageError(`there is no run ${runId}: see \`envdata status\``);
+        if (!(await runExists(app.db, runId)))
+          throw usageError(`there is no run ${runId}: see \`envdata status\``);
         return retryFailedChunks(app, runId);
       });
       context.print(`${n} failed chunk(s) of run ${runId} re-queued; workers pick them up`);
