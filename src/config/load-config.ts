@@ -26,37 +26,22 @@ const httpUrl = z
   .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http(s):// URL')
   .transform((v) => v.replace(/\/+$/, ''));
 
-/** `48h`, `7d` or a bare number of hours → whole hours. */
-const hoursSchema = z
-  .string()
-  .regex(/^\d+\s*[hd]?$/i, 'must be whole hours such as 48h or 7d')
-  .transform((v) => {
-    const n = Number.parseInt(v, 10);
-    return /d$/i.test(v.trim()) ? n * 24 : n;
-  })
-  .pipe(
-    z
-      .number()
-      .int()
-      .min(1, 'must be at least 1h')
-      .max(24 * 366),
-  );
-
-/** Like `hoursSchema`, but 0 is allowed (`0h`: at once). */
-const hoursOrZeroSchema = z
-  .string()
-  .regex(/^\d+\s*[hd]?$/i, 'must be whole hours such as 1h, 0h or 7d')
-  .transform((v) => {
-    const n = Number.parseInt(v, 10);
-    return /d$/i.test(v.trim()) ? n * 24 : n;
-  })
-  .pipe(
-    z
-      .number()
-      .int()
-      .min(0)
-      .max(24 * 366),
-  );
+/** `48h`, `7d` or a bare number of hours → whole hours, at least `min` (1 unless said). */
+const hoursSchema = (min = 1) =>
+  z
+    .string()
+    .regex(/^\d+\s*[hd]?$/i, 'must be whole hours such as 48h or 7d')
+    .transform((v) => {
+      const n = Number.parseInt(v, 10);
+      return /d$/i.test(v.trim()) ? n * 24 : n;
+    })
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `must be at least ${min}h`)
+        .max(24 * 366),
+    );
 
 const wholeNumber = (max: number) =>
   z
@@ -85,19 +70,19 @@ const schema = z.object({
   ENVDATA_RETRY_BASE_MS: positiveInt(3_600_000),
   ENVDATA_MAX_QUEUED_JOBS: positiveInt(1_000_000),
   ENVDATA_JOB_LOCK_MS: positiveInt(3_600_000),
-  ENVDATA_HISTORY_WINDOW: hoursSchema,
+  ENVDATA_HISTORY_WINDOW: hoursSchema(),
   ENVDATA_REFETCH_ATTEMPTS: wholeNumber(20),
   ENVDATA_REFETCH_DELAY_MS: positiveInt(3_600_000),
-  ENVDATA_MISSING_RECHECK: hoursOrZeroSchema,
-  ENVDATA_CHUNK_RETENTION: hoursOrZeroSchema,
+  ENVDATA_MISSING_RECHECK: hoursSchema(0),
+  ENVDATA_CHUNK_RETENTION: hoursSchema(0),
   ENVDATA_ARCHIVE_RAW: booleanSchema,
   ENVDATA_SYNC_CRON: z
     .string()
     .regex(/^(\S+\s+){4,5}\S+$/, 'must be a cron pattern such as "0 2 * * *"'),
-  ENVDATA_SYNC_LOOKBACK: hoursSchema,
-  ENVDATA_SYNC_HORIZON: hoursSchema,
+  ENVDATA_SYNC_LOOKBACK: hoursSchema(),
+  ENVDATA_SYNC_HORIZON: hoursSchema(),
   ENVDATA_SPECIES_RISK: booleanSchema,
-  ENVDATA_FRESHNESS_MAX_LAG: hoursSchema,
+  ENVDATA_FRESHNESS_MAX_LAG: hoursSchema(),
   ENVDATA_HTTP_CONNECTIONS: positiveInt(1024),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: positiveInt(600_000),
   ENVDATA_HTTP_TIMEOUT_MS: positiveInt(3_600_000),

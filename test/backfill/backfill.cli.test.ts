@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../../src/planner/plan-run.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
@@ -11,17 +10,7 @@ const fx = useBackfillFixture();
 const RANGE = ['--dataset', 'all', '--from', '2024-06-02', '--to', '2024-06-12'];
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    DATABASE_URL: fx.env.databaseUrl,
-    REDIS_URL: fx.env.redisUrl,
-    ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-    ENVDATA_BASE_URL: fx.simulator.url,
-    ENVDATA_API_KEY: DEMO_API_KEY,
-    ENVDATA_RATE_LIMIT: 'off',
-    LOG_LEVEL: 'warn',
-    LOG_FORMAT: 'json',
-    ...extra,
-  };
+  return fx.cliEnv(extra);
 }
 
 const runInProcess = runCliInProcess;

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { planRun } from '../../src/planner/plan-run.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -202,16 +201,5 @@ describe('an hour sent twice with different values', () => {
 });
 
 function cliEnv(): Record<string, string> {
-  return {
-    DATABASE_URL: fx.env.databaseUrl,
-    REDIS_URL: fx.env.redisUrl,
-    ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-    ENVDATA_BASE_URL: fx.simulator.url,
-    ENVDATA_API_KEY: DEMO_API_KEY,
-    ENVDATA_RATE_LIMIT: 'off',
-    ENVDATA_REFETCH_DELAY_MS: '20',
-    ENVDATA_RETRY_BASE_MS: '20',
-    LOG_LEVEL: 'warn',
-    LOG_FORMAT: 'json',
-  };
+  return fx.cliEnv({ ENVDATA_REFETCH_DELAY_MS: '20', ENVDATA_RETRY_BASE_MS: '20' });
 }

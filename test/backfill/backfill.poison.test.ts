@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -11,17 +10,7 @@ import { waitForRun } from '../harness/wait-for-run.js';
 const fx = useBackfillFixture();
 
 function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    DATABASE_URL: fx.env.databaseUrl,
-    REDIS_URL: fx.env.redisUrl,
-    ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-    ENVDATA_BASE_URL: fx.simulator.url,
-    ENVDATA_API_KEY: DEMO_API_KEY,
-    ENVDATA_RATE_LIMIT: 'off',
-    LOG_LEVEL: 'warn',
-    LOG_FORMAT: 'json',
-    ...extra,
-  };
+  return fx.cliEnv(extra);
 }
 
 async function ledgerRows(): Promise<number> {

@@ -18,6 +18,8 @@ export interface BackfillFixture {
   newApp(extra?: Environment): App;
   /** A digest of every fact row, to compare warehouses. */
   fingerprint(): Promise<Record<string, string | null>>;
+  /** The environment of an `envdata` command on this fixture's database, queue and simulator. */
+  cliEnv(extra?: Record<string, string>): Record<string, string>;
 }
 
 /** Simulator + database + queue prefix + two locations, all torn down after the file. */
@@ -81,6 +83,19 @@ export function useBackfillFixture(
       return locations;
     },
     newApp,
+    cliEnv(extra = {}) {
+      return {
+        DATABASE_URL: testEnv.databaseUrl,
+        REDIS_URL: testEnv.redisUrl,
+        ENVDATA_QUEUE_PREFIX: testEnv.queuePrefix,
+        ENVDATA_BASE_URL: simulator!.url,
+        ENVDATA_API_KEY: DEMO_API_KEY,
+        ENVDATA_RATE_LIMIT: 'off',
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+        ...extra,
+      };
+    },
     async fingerprint() {
       const { rows } = await sql<Record<string, string | null>>`
         select
