@@ -72,6 +72,13 @@ export async function recordLandings(
   landings: readonly LandingRecord[],
 ): Promise<void> {
   if (landings.length === 0) return;
+  // The runs' rows, shared, until commit: a run stopped meanwhile (`stopRun`) waits for this
+  // landing, and a landing after the stop sees it — what a stopped run forgets stays forgotten.
+  const runIds = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))];
+  if (runIds.length > 0) {
+    await sql`select run_id from envdata.run where run_id = any(${runIds.sort((a, b) => a - b)}::int[])
+      order by run_id for share`.execute(trx);
+  }
   await recordLog(trx, landings);
   await recordCoverage(trx, landings);
   await recordChunkStates(
@@ -202,9 +209,10 @@ async function recordChunkStates(trx: Transaction<Database>, landings: readonly 
   const col = <T>(f: (l: LandingRecord) => T) => landings.map(f);
   await sql`
     update envdata.chunk c set
-      status = case u.state when 'done' then 'done'::envdata.chunk_status
-        when 'refetch' then 'queued'::envdata.chunk_status else c.status end,
-      outcome = u.outcome,
+      status = case when u.forgotten then 'queued'::envdata.chunk_status
+        when u.state = 'done' then 'done'::envdata.chunk_status
+        when u.state = 'refetch' then 'queued'::envdata.chunk_status else c.status end,
+      outcome = case when u.forgotten then null else u.outcome end,
       rows_landed = u.rows,
       rows_quarantined = u.quarantined,
       calls = c.calls + u.calls,
@@ -212,15 +220,17 @@ async function recordChunkStates(trx: Transaction<Database>, landings: readonly 
       refetches = c.refetches + (u.state = 'refetch')::int,
       missing_hours = u.missing_hours,
       quarantined_hours = u.quarantined_hours,
-      not_covered_hours = u.not_covered_hours,
+      not_covered_hours = case when u.forgotten then 0 else u.not_covered_hours end,
       no_data_hours = u.no_data_hours,
       error_code = case u.state when 'done' then null when 'refetch' then 'MISSING_HOURS'
         else 'PARTIAL' end,
       error_message = case u.state when 'done' then null when 'refetch' then u.message
         else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
       started_at = coalesce(c.started_at, u.started_at),
-      finished_at = case when u.state = 'done' then now() else c.finished_at end
-    from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
+      finished_at = case when u.state = 'done' and not u.forgotten then now() else c.finished_at end
+    from (select u.*, u.outcome = 'not_covered' and c0.run_id is not null and not exists (
+        select 1 from envdata.run r where r.run_id = c0.run_id and r.status = 'running') as forgotten
+      from envdata.chunk c0 join unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
       ${col((l) => l.outcome)}::text[], ${col((l) => l.rows)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
       ${col((l) => l.attempts)}::int[], ${col((l) => l.startedAt)}::timestamptz[],
@@ -230,6 +240,8 @@ async function recordChunkStates(trx: Transaction<Database>, landings: readonly 
       ${col((l) => l.message ?? null)}::text[])
       as u(chunk_id, state, outcome, rows, quarantined, calls, attempts, started_at, missing_hours,
         quarantined_hours, not_covered_hours, no_data_hours, message)
+      on c0.chunk_id = u.chunk_id) u
+    -- A 404 that reaches a run stopped for a wrong address is forgotten: the chunk waits again.
     where c.chunk_id = u.chunk_id and c.status not in ('done', 'split')
   `.execute(trx);
 }
