@@ -4,7 +4,7 @@ import { createLogger } from '../../logging/create-logger.js';
 import { DEMO_API_KEY } from '../../simulator/simulator-options.js';
 import { startSimulator } from '../../simulator/start-simulator.js';
 import type { CommandContext } from '../command-context.js';
-import { usageError } from '../usage-error.js';
+import { parseWholeNumber } from '../parse-cli-values.js';
 
 export function registerSimulateCommand(program: Command, context: CommandContext): void {
   program
@@ -14,10 +14,10 @@ export function registerSimulateCommand(program: Command, context: CommandContex
     )
     .option('--port <port>', 'TCP port (default ENVDATA_SIM_PORT, 8787; 0 = any free port)')
     .action(async (options: { port?: string }) => {
-      const port = options.port === undefined ? undefined : Number(options.port);
-      if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
-        throw usageError(`--port must be a port number 0-65535 (got "${options.port}")`);
-      }
+      const port =
+        options.port === undefined
+          ? undefined
+          : parseWholeNumber('--port', options.port, { min: 0, max: 65_535 }, 'a port number');
       const config = context.config;
       const simOptions = parseSimulatorConfig(context.io.env);
       const logger = createLogger({ level: config.log.level, format: config.log.format });
