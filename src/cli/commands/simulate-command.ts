@@ -10,7 +10,7 @@ export function registerSimulateCommand(program: Command, context: CommandContex
   program
     .command('simulate')
     .description(
-      'Serve the Environmental Data Service simulator (all 13 endpoints, keys, limits, faults; see ENVDATA_SIM_*) until SIGINT/SIGTERM',
+      'Serve the Environmental Data Service simulator (all 13 endpoints, keys, limits, faults; see ENVDATA_SIM_*) until SIGINT/SIGTERM; beyond loopback its admin endpoint needs ENVDATA_SIM_ADMIN_TOKEN',
     )
     .option('--port <port>', 'TCP port (default ENVDATA_SIM_PORT, 8787; 0 = any free port)')
     .action(async (options: { port?: string }) => {
@@ -26,15 +26,20 @@ export function registerSimulateCommand(program: Command, context: CommandContex
         ...(port !== undefined && { port }),
         logger: logger.child({ component: 'simulator' }),
       });
-      const keys = Object.keys(simulator.options().keys);
-      context.print(
-        `simulator listening at ${simulator.url} — ${keys.includes(DEMO_API_KEY) ? `demo key ${DEMO_API_KEY}; ` : ''}admin at ${simulator.url}/__admin/stats; Ctrl-C stops it`,
-      );
-      await new Promise<void>((resolve) => {
+      // Listen for the signal before saying where we listen: whoever reads that line may stop us.
+      const stopped = new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      const keys = Object.keys(simulator.options().keys);
+      const admin = !simOptions.admin
+        ? 'admin off'
+        : `admin at ${simulator.url}/__admin/stats${simOptions.adminToken === undefined ? '' : ' (token required)'}`;
+      context.print(
+        `simulator listening at ${simulator.url} — ${keys.includes(DEMO_API_KEY) ? `demo key ${DEMO_API_KEY}; ` : ''}${admin}; Ctrl-C stops it`,
+      );
+      await stopped;
       await simulator.close();
       context.print(`simulator stopped after ${simulator.stats().total} request(s)`);
     });
