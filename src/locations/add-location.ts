@@ -54,6 +54,10 @@ export interface AddLocationOptions {
  * text the by-place endpoints will resolve to this very place: "Valencia" alone may mean
  * Venezuela). No match or an ambiguous place is a `USAGE` error naming the candidates; a
  * duplicate is a `CONFLICT`. Nothing is written in either case.
+ *
+ * The place, a given name and a given country are checked before the call (no control or
+ * bidirectional characters, no all-digit name, an ISO 3166-1 alpha-2 code); the service's name
+ * and label are cleaned of such characters (`matchName`, `matchLabel`).
  */
 export async function addLocationByPlace(
   db: Kysely<Database>,
