@@ -14,6 +14,7 @@
 --   2026_11_22_0008_create_sync
 --   2026_11_22_0009_deterministic_rollups
 --   2026_11_22_0010_coverage_ledger
+--   2026_11_22_0011_bi_role_hardening
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;

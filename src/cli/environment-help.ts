@@ -1,4 +1,5 @@
 import { ENV_EXAMPLE_SECTIONS } from '../config/env-example-sections.js';
+import { formatRange } from '../config/format-range.js';
 import {
   ENVIRONMENT_VARIABLES,
   type EnvironmentVariable,
@@ -21,7 +22,8 @@ export function environmentHelp(): string {
     .map(({ title, variables }) => {
       const lines = variables.map((v) => {
         const fallback = v.default === undefined ? '' : ` [default: ${v.default}]`;
-        return `  ${v.name.padEnd(width)}  ${v.description}${fallback}`;
+        const allowed = v.range === undefined ? '' : ` [allowed: ${formatRange(v.range)}]`;
+        return `  ${v.name.padEnd(width)}  ${v.description}${fallback}${allowed}`;
       });
       return `\n${title}:\n${lines.join('\n')}\n`;
     })

@@ -1,6 +1,36 @@
 import { DATASETS, type Dataset } from '../types.js';
 import { usageError } from './usage-error.js';
 
+/** Largest value of a Postgres `integer`: run and location ids never exceed it. */
+export const MAX_DATABASE_ID = 2_147_483_647;
+
+/**
+ * A whole number from a flag or argument, written with digits only (no sign, spaces, exponent or
+ * hex: `Number()` would read `0x10` as 16), within `[min, max]`. `what` names the kind of value
+ * in the message: `--port must be a port number: a whole number from 0 to 65535 (got "0x50")`.
+ */
+export function parseWholeNumber(
+  flag: string,
+  value: string,
+  range: { readonly min: number; readonly max: number },
+  what = 'a whole number',
+): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
+    const kind = what === 'a whole number' ? what : `${what}: a whole number`;
+    throw usageError(`${flag} must be ${kind} from ${range.min} to ${range.max} (got "${value}")`);
+  }
+  return n;
+}
+
+/**
+ * A run id (`envdata retry 12`, `resume 12`, `status 12`): a whole number from 1 to the largest
+ * Postgres integer, so a typo is a usage error, never a database error.
+ */
+export function parseRunId(value: string): number {
+  return parseWholeNumber('RUN', value, { min: 1, max: MAX_DATABASE_ID }, 'a run id such as 12');
+}
+
 /** `pollen`, `weather` or `all` → datasets. */
 export function parseDatasetOption(value: string): Dataset[] {
   if (value === 'all') return [...DATASETS];

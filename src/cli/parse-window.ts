@@ -1,8 +1,11 @@
 import { usageError } from './usage-error.js';
 
-/** `--window 48h`, `12h`, `2d` or a bare number of hours → whole hours (at least one). */
+/**
+ * `--window 48h`, `12h`, `2d` or a bare number of hours → whole hours (at least one). Digits and
+ * a unit only: no spaces, sign, fraction or exponent.
+ */
 export function parseWindowOption(value: string): number {
-  const m = /^\s*(\d+)\s*([hd]?)\s*$/i.exec(value);
+  const m = /^(\d+)([hd]?)$/i.exec(value);
   const hours = m ? Number(m[1]) * (m[2]?.toLowerCase() === 'd' ? 24 : 1) : NaN;
   if (!Number.isInteger(hours) || hours < 1) {
     throw usageError(

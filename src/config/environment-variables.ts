@@ -8,6 +8,18 @@ export interface EnvironmentVariable {
   readonly default: string | undefined;
   readonly description: string;
   readonly secret?: boolean;
+  /**
+   * The values a number or duration may take, inclusive, in `unit`: enforced by `loadConfig`
+   * and shown in its errors, `--help` and `.env.example` (`formatRange`).
+   */
+  readonly range?: ValueRange;
+}
+
+/** Inclusive bounds of a numeric setting; `ms` and `h` are durations (`h` also takes `Nd`). */
+export interface ValueRange {
+  readonly min: number;
+  readonly max: number;
+  readonly unit: 'count' | 'ms' | 'h';
 }
 
 export const ENVIRONMENT_VARIABLES = [
@@ -20,6 +32,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'DATABASE_POOL_MAX',
     default: '10',
     description: 'Connections per process in the Postgres pool.',
+    range: { min: 1, max: 1000, unit: 'count' },
   },
   {
     name: 'REDIS_URL',
@@ -58,57 +71,67 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_WORKER_CONCURRENCY',
     default: '8',
     description: 'Chunks one worker process works on at once.',
+    range: { min: 1, max: 1000, unit: 'count' },
   },
   {
     name: 'ENVDATA_MAX_ATTEMPTS',
     default: '8',
     description:
       'Attempts per chunk for transient errors (5xx, timeouts); 429 pauses do not count.',
+    range: { min: 1, max: 25, unit: 'count' },
   },
   {
     name: 'ENVDATA_RETRY_BASE_MS',
     default: '2000',
     description: 'First retry delay; doubles each attempt, with jitter.',
+    range: { min: 10, max: 600_000, unit: 'ms' },
   },
   {
     name: 'ENVDATA_MAX_QUEUED_JOBS',
     default: '1000',
     description:
       'Most jobs waiting in Redis at once; the plan stays in Postgres and is fed in batches.',
+    range: { min: 1, max: 1_000_000, unit: 'count' },
   },
   {
     name: 'ENVDATA_JOB_LOCK_MS',
     default: '30000',
     description:
       'How long a worker holds a job before it is considered stalled (crashed) and run elsewhere.',
+    range: { min: 2_000, max: 600_000, unit: 'ms' },
   },
   {
     name: 'ENVDATA_HISTORY_WINDOW',
     default: '48h',
     description: 'Length of one history request (chunk), in whole hours: 48h, 24h, 7d.',
+    range: { min: 1, max: 24 * 366, unit: 'h' },
   },
   {
     name: 'ENVDATA_REFETCH_ATTEMPTS',
     default: '2',
     description:
       'Re-fetches of a chunk whose successful answer lacked hours (or had them quarantined) before those hours are recorded as missing upstream; 0 records them at once.',
+    range: { min: 0, max: 20, unit: 'count' },
   },
   {
     name: 'ENVDATA_REFETCH_DELAY_MS',
     default: '2000',
     description: 'Delay before the first such re-fetch; doubles each time, with jitter.',
+    range: { min: 10, max: 600_000, unit: 'ms' },
   },
   {
     name: 'ENVDATA_MISSING_RECHECK',
     default: '24h',
     description:
       'Hours missing upstream, quarantined or not covered are asked for again by a later backfill or sync at most this often.',
+    range: { min: 0, max: 24 * 366, unit: 'h' },
   },
   {
     name: 'ENVDATA_CHUNK_RETENTION',
     default: '1h',
     description:
       "How long finished chunks stay in the ledger before they are folded into their run's totals (0h: at once); failed chunks stay.",
+    range: { min: 0, max: 24 * 366, unit: 'h' },
   },
   {
     name: 'ENVDATA_ARCHIVE_RAW',
@@ -119,18 +142,21 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_SYNC_CRON',
     default: '0 2 * * *',
-    description: 'When the scheduler runs the nightly sync (cron, UTC).',
+    description:
+      "When the scheduler runs the nightly sync (cron, UTC; checked with BullMQ's parser; at most hourly).",
   },
   {
     name: 'ENVDATA_SYNC_LOOKBACK',
     default: '48h',
     description: 'How far before the last complete hour a sync re-reads, for late corrections.',
+    range: { min: 1, max: 24 * 31, unit: 'h' },
   },
   {
     name: 'ENVDATA_SYNC_HORIZON',
     default: '30d',
     description:
       'Most a sync catches up per location and dataset; anything older is left to `envdata backfill`.',
+    range: { min: 1, max: 24 * 366, unit: 'h' },
   },
   {
     name: 'ENVDATA_SPECIES_RISK',
@@ -141,26 +167,31 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_FRESHNESS_MAX_LAG',
     default: '36h',
     description: '`envdata status --check` fails when a location lags more than this behind now.',
+    range: { min: 1, max: 24 * 366, unit: 'h' },
   },
   {
     name: 'ENVDATA_HTTP_CONNECTIONS',
     default: '16',
     description: 'Keep-alive connections to the service per process.',
+    range: { min: 1, max: 1024, unit: 'count' },
   },
   {
     name: 'ENVDATA_HTTP_CONNECT_TIMEOUT_MS',
     default: '10000',
     description: 'Connect timeout for calls to the service.',
+    range: { min: 100, max: 120_000, unit: 'ms' },
   },
   {
     name: 'ENVDATA_HTTP_TIMEOUT_MS',
     default: '30000',
     description: 'Response timeout (headers and body) for calls to the service.',
+    range: { min: 500, max: 600_000, unit: 'ms' },
   },
   {
     name: 'ENVDATA_SHUTDOWN_TIMEOUT_MS',
     default: '30000',
     description: 'On SIGTERM/SIGINT, how long in-flight chunks may take before the process exits.',
+    range: { min: 1_000, max: 600_000, unit: 'ms' },
   },
   {
     name: 'LOG_LEVEL',

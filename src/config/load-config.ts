@@ -1,19 +1,38 @@
 import { z } from 'zod';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { LOG_LEVELS, type Config } from './config.js';
-import { ENVIRONMENT_VARIABLES, type EnvironmentVariableName } from './environment-variables.js';
+import { cronPatternProblem } from './cron-pattern-problem.js';
+import {
+  ENVIRONMENT_VARIABLES,
+  type EnvironmentVariableName,
+  type ValueRange,
+} from './environment-variables.js';
+import { formatRange } from './format-range.js';
 import { rateLimitSchema } from './rate-limit.js';
 
 const HOUR_MS = 3_600_000;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-const positiveInt = (max = 1_000_000) =>
-  z
+/** The range the table gives a variable (`ENVIRONMENT_VARIABLES`), which every number has. */
+function rangeOf(name: EnvironmentVariableName): ValueRange {
+  const variable = ENVIRONMENT_VARIABLES.find((v) => v.name === name);
+  if (variable === undefined || !('range' in variable)) {
+    throw new Error(`${name} has no range in environment-variables.ts`);
+  }
+  return variable.range;
+}
+
+/** A whole number (count or milliseconds) within the variable's range. */
+const wholeNumber = (name: EnvironmentVariableName) => {
+  const range = rangeOf(name);
+  const allowed = `must be a whole number in ${formatRange(range)}`;
+  return z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^\d+$/, allowed)
     .transform(Number)
-    .pipe(z.number().int().min(1).max(max));
+    .pipe(z.number().int().min(range.min, allowed).max(range.max, allowed));
+};
 
 const postgresUrl = z
   .string()
@@ -26,29 +45,24 @@ const httpUrl = z
   .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http(s):// URL')
   .transform((v) => v.replace(/\/+$/, ''));
 
-/** `48h`, `7d` or a bare number of hours → whole hours, at least `min` (1 unless said). */
-const hoursSchema = (min = 1) =>
-  z
+/** `48h`, `7d` or a bare number of hours → whole hours, within the variable's range. */
+const hours = (name: EnvironmentVariableName) => {
+  const range = rangeOf(name);
+  const allowed = `must be whole hours such as 48h or 7d, in ${formatRange(range)}`;
+  return z
     .string()
-    .regex(/^\d+\s*[hd]?$/i, 'must be whole hours such as 48h or 7d')
+    .regex(/^\d+\s*[hd]?$/i, allowed)
     .transform((v) => {
       const n = Number.parseInt(v, 10);
       return /d$/i.test(v.trim()) ? n * 24 : n;
     })
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, `must be at least ${min}h`)
-        .max(24 * 366),
-    );
+    .pipe(z.number().int().min(range.min, allowed).max(range.max, allowed));
+};
 
-const wholeNumber = (max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(max));
+const cronSchema = z.string().superRefine((pattern, ctx) => {
+  const problem = cronPatternProblem(pattern);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const booleanSchema = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -56,7 +70,7 @@ const booleanSchema = z
 
 const schema = z.object({
   DATABASE_URL: postgresUrl,
-  DATABASE_POOL_MAX: positiveInt(1000),
+  DATABASE_POOL_MAX: wholeNumber('DATABASE_POOL_MAX'),
   REDIS_URL: redisUrl,
   ENVDATA_QUEUE_PREFIX: z
     .string()
@@ -65,28 +79,26 @@ const schema = z.object({
   ENVDATA_API_KEY: z.string().min(1, 'must not be empty when set').optional(),
   ENVDATA_LANGUAGE: z.string().optional(),
   ENVDATA_RATE_LIMIT: rateLimitSchema,
-  ENVDATA_WORKER_CONCURRENCY: positiveInt(1000),
-  ENVDATA_MAX_ATTEMPTS: positiveInt(1000),
-  ENVDATA_RETRY_BASE_MS: positiveInt(3_600_000),
-  ENVDATA_MAX_QUEUED_JOBS: positiveInt(1_000_000),
-  ENVDATA_JOB_LOCK_MS: positiveInt(3_600_000),
-  ENVDATA_HISTORY_WINDOW: hoursSchema(),
-  ENVDATA_REFETCH_ATTEMPTS: wholeNumber(20),
-  ENVDATA_REFETCH_DELAY_MS: positiveInt(3_600_000),
-  ENVDATA_MISSING_RECHECK: hoursSchema(0),
-  ENVDATA_CHUNK_RETENTION: hoursSchema(0),
+  ENVDATA_WORKER_CONCURRENCY: wholeNumber('ENVDATA_WORKER_CONCURRENCY'),
+  ENVDATA_MAX_ATTEMPTS: wholeNumber('ENVDATA_MAX_ATTEMPTS'),
+  ENVDATA_RETRY_BASE_MS: wholeNumber('ENVDATA_RETRY_BASE_MS'),
+  ENVDATA_MAX_QUEUED_JOBS: wholeNumber('ENVDATA_MAX_QUEUED_JOBS'),
+  ENVDATA_JOB_LOCK_MS: wholeNumber('ENVDATA_JOB_LOCK_MS'),
+  ENVDATA_HISTORY_WINDOW: hours('ENVDATA_HISTORY_WINDOW'),
+  ENVDATA_REFETCH_ATTEMPTS: wholeNumber('ENVDATA_REFETCH_ATTEMPTS'),
+  ENVDATA_REFETCH_DELAY_MS: wholeNumber('ENVDATA_REFETCH_DELAY_MS'),
+  ENVDATA_MISSING_RECHECK: hours('ENVDATA_MISSING_RECHECK'),
+  ENVDATA_CHUNK_RETENTION: hours('ENVDATA_CHUNK_RETENTION'),
   ENVDATA_ARCHIVE_RAW: booleanSchema,
-  ENVDATA_SYNC_CRON: z
-    .string()
-    .regex(/^(\S+\s+){4,5}\S+$/, 'must be a cron pattern such as "0 2 * * *"'),
-  ENVDATA_SYNC_LOOKBACK: hoursSchema(),
-  ENVDATA_SYNC_HORIZON: hoursSchema(),
+  ENVDATA_SYNC_CRON: cronSchema,
+  ENVDATA_SYNC_LOOKBACK: hours('ENVDATA_SYNC_LOOKBACK'),
+  ENVDATA_SYNC_HORIZON: hours('ENVDATA_SYNC_HORIZON'),
   ENVDATA_SPECIES_RISK: booleanSchema,
-  ENVDATA_FRESHNESS_MAX_LAG: hoursSchema(),
-  ENVDATA_HTTP_CONNECTIONS: positiveInt(1024),
-  ENVDATA_HTTP_CONNECT_TIMEOUT_MS: positiveInt(600_000),
-  ENVDATA_HTTP_TIMEOUT_MS: positiveInt(3_600_000),
-  ENVDATA_SHUTDOWN_TIMEOUT_MS: positiveInt(3_600_000),
+  ENVDATA_FRESHNESS_MAX_LAG: hours('ENVDATA_FRESHNESS_MAX_LAG'),
+  ENVDATA_HTTP_CONNECTIONS: wholeNumber('ENVDATA_HTTP_CONNECTIONS'),
+  ENVDATA_HTTP_CONNECT_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_CONNECT_TIMEOUT_MS'),
+  ENVDATA_HTTP_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_TIMEOUT_MS'),
+  ENVDATA_SHUTDOWN_TIMEOUT_MS: wholeNumber('ENVDATA_SHUTDOWN_TIMEOUT_MS'),
   LOG_LEVEL: z.enum(LOG_LEVELS),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto']),
 } satisfies Record<EnvironmentVariableName, z.ZodType>);

@@ -22,9 +22,13 @@ const UNIT_MS: Record<string, number> = {
   day: 86_400_000,
 };
 
+/** Shortest and longest window a rate may count calls over. */
+const MIN_WINDOW_MS = 100;
+const MAX_WINDOW_MS = 31 * 86_400_000;
+
 /**
  * Parses `20/s`, `1200/min`, `50000/day` or a comma-separated list of them
- * (`20/s,50000/day`). `off` means no limit.
+ * (`20/s,50000/day`). `off` means no limit. Windows span 100 ms to 31 days.
  */
 export function parseRateLimits(text: string): RateLimitRule[] | string {
   const trimmed = text.trim();
@@ -40,7 +44,11 @@ export function parseRateLimits(text: string): RateLimitRule[] | string {
     const max = Number(match[1]);
     const multiplier = match[2] === '' ? 1 : Number(match[2]);
     if (max < 1 || multiplier < 1) return `"${part.trim()}" must allow at least one call`;
-    rules.push({ max, durationMs: unitMs * multiplier, label: part.trim() });
+    const durationMs = unitMs * multiplier;
+    if (!Number.isSafeInteger(max) || durationMs < MIN_WINDOW_MS || durationMs > MAX_WINDOW_MS) {
+      return `"${part.trim()}" must count calls over a window from 100 ms to 31 days (20/s, 1200/min, 50000/day)`;
+    }
+    rules.push({ max, durationMs, label: part.trim() });
   }
   return rules;
 }

@@ -87,6 +87,13 @@ export const SIMULATOR_ENVIRONMENT_VARIABLES = [
     default: 'on',
     description: 'Whether the /__admin/ endpoint (stats, faults, options) answers: on or off.',
   },
+  {
+    name: 'ENVDATA_SIM_ADMIN_TOKEN',
+    default: undefined,
+    description:
+      'Token /__admin/ requires (header x-admin-token or Authorization: Bearer), 16+ characters. Required when ENVDATA_SIM_HOST is not loopback and admin is on; without it, loopback only.',
+    secret: true,
+  },
 ] as const satisfies readonly EnvironmentVariable[];
 
 /** What a variable's parser returns when the text is wrong: the reason. */
@@ -160,6 +167,8 @@ export function parseSimulatorConfig(env: Environment): SimulatorOptions {
         : new Problem('must be on or off'),
   );
 
+  const adminToken = value('ENVDATA_SIM_ADMIN_TOKEN') || undefined;
+
   if (problems.length > 0) {
     throw new EnvdataError(
       'CONFIG_INVALID',
@@ -179,6 +188,7 @@ export function parseSimulatorConfig(env: Environment): SimulatorOptions {
     legacyShapes: legacyShapes!,
     now: now!,
     admin: admin!,
+    adminToken,
   });
 }
 

@@ -1,5 +1,7 @@
 /** Gazetteer, pollen region and time zone helpers, shared by the simulator and the warehouse. */
 export { countryNameOf } from './country-name-of.js';
+export { countryOfPoint, type CountryOfPoint } from './country-of-point.js';
+export { isCountryCode } from './is-country-code.js';
 export { geocodePlace, type GeocodePlaceOptions } from './geocode-place.js';
 export type { GeoPlace, GeoPlaceNearby } from './geo-place.js';
 export { loadGazetteer, type Gazetteer } from './load-gazetteer.js';

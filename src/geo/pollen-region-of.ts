@@ -11,8 +11,9 @@ const COUNTRY_SEARCH_KM = 500;
 /**
  * The pollen region of the interface's region table a point belongs to.
  *
- * The country is `countryCode` when given, else the country of the nearest gazetteer place
- * (within 500 km; farther out at sea the point is `rest_of_world`). Countries map to regions by
+ * The region follows the coordinates only: the country is that of the nearest gazetteer place
+ * (within 500 km; farther out at sea the point is `rest_of_world`), never a country code an
+ * operator typed (a wrong `--country` must not move Prague to North America). Countries map to regions by
  * continent (`countries-list`): Europe (with Russia west of the Urals, 60° E), North America,
  * South America and Oceania (on request), the rest of the world. Australia splits into
  * Queensland + Northern Territory and the rest (with New Zealand), by the state of the nearest
@@ -20,10 +21,8 @@ const COUNTRY_SEARCH_KM = 500;
  *
  * @example pollenRegionOf(-27.47, 153.03) // 'australia_qld_nt' (Brisbane)
  */
-export function pollenRegionOf(lat: number, lng: number, countryCode?: string): PollenRegion {
-  const code = (
-    countryCode ?? nearestPlace(lat, lng, COUNTRY_SEARCH_KM)?.countryCode
-  )?.toUpperCase();
+export function pollenRegionOf(lat: number, lng: number): PollenRegion {
+  const code = nearestPlace(lat, lng, COUNTRY_SEARCH_KM)?.countryCode.toUpperCase();
   if (code === undefined) return 'rest_of_world';
   if (code === 'AU')
     return isInQueenslandOrNorthernTerritory(lat, lng) ? 'australia_qld_nt' : 'australia_nz_rest';

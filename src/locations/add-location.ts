@@ -9,11 +9,15 @@ import {
   findLocationConflicts,
   type LocationKey,
 } from './find-location-conflicts.js';
+import { checkPointCountry } from './check-point-country.js';
 import { insertLocation } from './insert-location.js';
 import { locatePlace } from './locate-place.js';
 import type { Location, NewLocation } from './location.js';
-import { matchCountryCode, matchName } from './match-name.js';
+import { locationTextProblem } from './location-text-problem.js';
+import { matchCountryCode, matchLabel, matchName } from './match-name.js';
 import { namePoint } from './name-point.js';
+import { parseCountryCode } from './parse-country-code.js';
+import { stripUnsafeCharacters } from './unsafe-characters.js';
 
 export interface AddByPlaceRequest {
   /** Free text the service geocodes: `Berlin`, `Springfield, Illinois`. */
@@ -31,8 +35,17 @@ export interface AddByPointRequest {
   readonly lng: number;
   /** Without it, the service's reverse geocoding names the point. */
   readonly name?: string | undefined;
-  /** Without it: the reverse geocoding's country, or the local gazetteer's when a name is given. */
+  /**
+   * ISO 3166-1 alpha-2, any case. Checked against the point (`checkPointCountry`): a country the
+   * point is clearly not in is refused. Without it: the reverse geocoding's country, or the
+   * local gazetteer's when a name is given.
+   */
   readonly country?: string | undefined;
+}
+
+export interface AddLocationOptions {
+  /** Receives what the operator should know but does not stop the registration. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**
@@ -41,6 +54,10 @@ export interface AddByPointRequest {
  * text the by-place endpoints will resolve to this very place: "Valencia" alone may mean
  * Venezuela). No match or an ambiguous place is a `USAGE` error naming the candidates; a
  * duplicate is a `CONFLICT`. Nothing is written in either case.
+ *
+ * The place, a given name and a given country are checked before the call (no control or
+ * bidirectional characters, no all-digit name, an ISO 3166-1 alpha-2 code); the service's name
+ * and label are cleaned of such characters (`matchName`, `matchLabel`).
  */
 export async function addLocationByPlace(
   db: Kysely<Database>,
@@ -48,26 +65,26 @@ export async function addLocationByPlace(
   request: AddByPlaceRequest,
 ): Promise<Location> {
   const place = request.place.trim();
-  const choice = await locatePlace(client, place, request.country);
+  checkText('place', place, 'given');
+  if (request.name !== undefined) checkText('name', request.name.trim(), 'given');
+  const country = request.country === undefined ? undefined : countryCodeOf(request.country);
+  const choice = await locatePlace(client, place, country);
   if (choice.kind !== 'match') {
     throw new EnvdataError(
       choice.kind === 'none' ? 'NOT_FOUND' : 'USAGE',
-      describePlaceProblem(
-        place,
-        request.country,
-        choice,
-        (codes) => `--country ${codes.join('|')}`,
-      ),
-      { details: { place, country: request.country } },
+      describePlaceProblem(place, country, choice, (codes) => `--country ${codes.join('|')}`),
+      { details: { place, country } },
     );
   }
   const { match } = choice;
+  const name = request.name?.trim() ?? matchName(match) ?? place;
+  if (request.name === undefined) checkText('name', name, 'service');
   return insertChecked(db, {
-    name: request.name ?? matchName(match) ?? place,
+    name,
     lat: match.lat,
     lng: match.lng,
-    countryCode: request.country?.toUpperCase() ?? matchCountryCode(match),
-    place: match.label?.trim() || place,
+    countryCode: country ?? matchCountryCode(match),
+    place: matchLabel(match) ?? place,
     registeredBy: 'place',
     ingestByPlace: request.ingestByPlace ?? false,
   });
@@ -82,15 +99,33 @@ export async function addLocationByPlace(
  * service was involved: registering points stays possible offline, and the caller says so.
  * With a name no call is made, and the country, when not given, comes from the local gazetteer
  * (a billed call saved). A duplicate is a `CONFLICT`.
+ *
+ * A given country is checked before any call: not a country's code, or a country the point is
+ * clearly not in, is a `USAGE` error naming the point's country; where the gazetteer cannot tell
+ * (open sea, a border a few km away) it is kept and `onWarning` says so. Names with control or
+ * bidirectional characters, or of digits only, are refused; a name from the service is cleaned
+ * of such characters first (`matchName`).
  */
 export async function addLocationByPoint(
   db: Kysely<Database>,
   client: Pick<ServiceClient, 'reverseGeocode'> | undefined,
   request: AddByPointRequest,
+  options: AddLocationOptions = {},
 ): Promise<Location> {
   const { lat, lng } = request;
   let name = request.name?.trim();
-  let countryCode = request.country?.toUpperCase() ?? null;
+  if (name !== undefined) checkText('name', name, 'given');
+  let countryCode = request.country === undefined ? null : countryCodeOf(request.country);
+  if (countryCode !== null) {
+    const verdict = checkPointCountry(lat, lng, countryCode);
+    if (verdict.kind === 'refuse') {
+      throw new EnvdataError('USAGE', `--country ${countryCode}: ${verdict.message}`, {
+        details: { lat, lng, country: countryCode, pointCountry: verdict.pointCountry },
+      });
+    }
+    if (verdict.kind === 'warn')
+      options.onWarning?.(`--country ${countryCode}: ${verdict.message}`);
+  }
   if (name === undefined && client !== undefined) {
     const named = await namePoint(client, lat, lng);
     if (named === undefined) {
@@ -100,16 +135,45 @@ export async function addLocationByPoint(
       );
     }
     name = named.name;
+    checkText('name', name, 'service');
     countryCode ??= named.countryCode;
   } else {
     const near = nearestPlace(lat, lng);
-    name ??= near?.name;
+    if (name === undefined && near !== undefined) {
+      name = stripUnsafeCharacters(near.name);
+      checkText('name', name, 'gazetteer');
+    }
     countryCode ??= near?.countryCode ?? null;
     if (name === undefined) {
       throw new EnvdataError('USAGE', `no place is known near ${lat}, ${lng}: give it a --name`);
     }
   }
   return insertChecked(db, { name, lat, lng, countryCode, registeredBy: 'coordinates' });
+}
+
+/** An upper-case country code, or a `USAGE` error saying what is wrong with the text. */
+function countryCodeOf(text: string): string {
+  const parsed = parseCountryCode(text);
+  if (!parsed.ok) throw new EnvdataError('USAGE', `--country ${parsed.reason}`);
+  return parsed.code;
+}
+
+/**
+ * Refuses a name or place text that cannot be registered (`locationTextProblem`): a `USAGE`
+ * error that says where the text came from and what to do.
+ */
+function checkText(
+  kind: 'name' | 'place',
+  text: string,
+  source: 'given' | 'service' | 'gazetteer',
+): void {
+  const found = locationTextProblem(kind, text);
+  if (found === undefined) return;
+  const message =
+    source === 'given'
+      ? `--${kind} ${found.problem}: ${found.fix}`
+      : `the ${source === 'service' ? "service's" : "local gazetteer's"} name for this place ${found.problem}: give the location a --name`;
+  throw new EnvdataError('USAGE', message, { details: { kind, source } });
 }
 
 /** Inserts after checking name and point, so a duplicate says which location holds them. */

@@ -1,7 +1,7 @@
 import { distance } from 'geokdbush';
 import { normalizePlaceName } from '../geo/normalize-place-name.js';
 import type { GeocodeMatch } from '../service/models.js';
-import { describeMatch, matchCountryCode, matchName } from './match-name.js';
+import { describeMatch, matchCountryCode, matchLabel, matchName } from './match-name.js';
 import { prominenceOf } from './place-prominence.js';
 
 /**
@@ -74,7 +74,8 @@ export function describePlaceProblem(
     );
   }
   const codes = [...new Set(choice.candidates.map(matchCountryCode).filter((c) => c !== null))];
-  const example = choice.candidates[0]?.label;
+  const first = choice.candidates[0];
+  const example = first === undefined ? undefined : matchLabel(first);
   const specific = `a more specific place${example ? ` (e.g. "${example}")` : ''}`;
   const how = codes.length > 1 ? `${countryHint(codes)} or ${specific}` : specific;
   return (

@@ -3,12 +3,14 @@ import pLimit from 'p-limit';
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
+import { checkPointCountry } from './check-point-country.js';
 import { describePlaceProblem, type PlaceChoice } from './choose-place-match.js';
 import { describeConflict, findLocationConflicts } from './find-location-conflicts.js';
 import { insertLocations, roundCoordinate } from './insert-location.js';
 import { locatePlace } from './locate-place.js';
 import type { Location, NewLocation } from './location.js';
-import { matchCountryCode, matchName } from './match-name.js';
+import { locationTextProblem } from './location-text-problem.js';
+import { matchCountryCode, matchLabel, matchName } from './match-name.js';
 import type { LocationEntry, ParsedLocationFile } from './parse-location-file.js';
 
 export interface ImportLocationsOptions {
@@ -21,6 +23,11 @@ export interface ImportOutcome {
   readonly locations: readonly Location[];
   /** Calls made to `/geocode/by-place` (one per distinct place and country). */
   readonly geocodeCalls: number;
+  /**
+   * What the operator should know about rows that were registered anyway, by position: a
+   * point's country envdata could not check (open sea, a border a few km away).
+   */
+  readonly warnings: readonly string[];
 }
 
 /** A row ready to insert, with where it came from. */
@@ -39,6 +46,11 @@ interface ResolvedRow {
  * (retired locations included). Any problem is one `VALIDATION_FAILED` listing every bad row
  * with its line (CSV) or index (JSON); otherwise all rows are inserted in one transaction.
  *
+ * A point's country is checked against its coordinates (`checkPointCountry`): a country the
+ * point is clearly not in is a problem of that row; where the gazetteer cannot tell, the row is
+ * kept with a warning. Names the service gives places are cleaned of control and bidirectional
+ * characters (`matchName`); one that still cannot be a name (digits only) asks for a name column.
+ *
  * When rows are already invalid, places are not geocoded (calls are billed): the problems found
  * without the service are reported first.
  *
@@ -54,6 +66,13 @@ export async function importLocations(
   const problems: string[] = [...file.problems];
   if (file.entries.length === 0 && problems.length === 0) {
     problems.push('the file has no rows');
+  }
+  const warnings: string[] = [];
+  for (const entry of file.entries) {
+    if (entry.kind !== 'point' || entry.country === undefined) continue;
+    const verdict = checkPointCountry(entry.lat, entry.lng, entry.country);
+    if (verdict.kind === 'refuse') problems.push(`${entry.ref}: country ${verdict.message}`);
+    if (verdict.kind === 'warn') warnings.push(`${entry.ref}: country ${verdict.message}`);
   }
   const places = file.entries.filter((e) => e.kind === 'place');
   let geocodeCalls = 0;
@@ -98,15 +117,24 @@ export async function importLocations(
       continue;
     }
     const { match } = choice;
+    const label = `${entry.ref} (place "${entry.place}" → ${matchLabel(match) ?? matchName(match) ?? '?'})`;
+    const name = entry.name ?? matchName(match) ?? entry.place;
+    const nameProblem = entry.name === undefined ? locationTextProblem('name', name) : undefined;
+    if (nameProblem !== undefined) {
+      problems.push(
+        `${label}: the service's name for this place ${nameProblem.problem}: give the row a name`,
+      );
+      continue;
+    }
     rows.push({
       ref: entry.ref,
-      label: `${entry.ref} (place "${entry.place}" → ${match.label ?? matchName(match) ?? '?'})`,
+      label,
       input: {
-        name: entry.name ?? matchName(match) ?? entry.place,
+        name,
         lat: match.lat,
         lng: match.lng,
         countryCode: entry.country ?? matchCountryCode(match),
-        place: match.label?.trim() || entry.place,
+        place: matchLabel(match) ?? entry.place,
         registeredBy: 'import',
       },
     });
@@ -143,7 +171,7 @@ export async function importLocations(
       rows.map((r) => r.input),
     ),
   );
-  return { locations, geocodeCalls };
+  return { locations, geocodeCalls, warnings };
 }
 
 function placeKey(entry: Extract<LocationEntry, { kind: 'place' }>): string {

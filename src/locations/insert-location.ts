@@ -4,6 +4,7 @@ import { pollenRegionOf } from '../geo/pollen-region-of.js';
 import { timezoneOf } from '../geo/timezone-of.js';
 import type { Database, LocationTable } from '../warehouse/schema.js';
 import type { Location, NewLocation } from './location.js';
+import { locationTextMessage } from './location-text-problem.js';
 
 /** Rows per INSERT statement of `insertLocations` (10 parameters a row, far below pg's 65,535). */
 const INSERT_BATCH = 500;
@@ -66,18 +67,25 @@ export async function insertLocations(
   return out;
 }
 
-/** The row of a new location: rounded point, trimmed name, zone and pollen region computed. */
+/**
+ * The row of a new location: rounded point, trimmed name, zone and pollen region computed from
+ * the point alone (never from the country, which an operator may have mistyped). A name that
+ * `locationTextProblem` refuses is a `USAGE` error here too, whatever path it came by.
+ */
 function locationRowOf(input: NewLocation): Insertable<LocationTable> {
   const lat = roundCoordinate(input.lat);
   const lng = roundCoordinate(input.lng);
   const countryCode = input.countryCode?.toUpperCase() ?? null;
+  const name = input.name.trim();
+  const problem = locationTextMessage('the name', 'name', name);
+  if (problem !== undefined) throw new EnvdataError('USAGE', problem);
   return {
-    name: input.name.trim(),
+    name,
     lat,
     lng,
     country_code: countryCode,
     timezone: timezoneOf(lat, lng),
-    pollen_region: pollenRegionOf(lat, lng, countryCode ?? undefined),
+    pollen_region: pollenRegionOf(lat, lng),
     place: input.place ?? null,
     registered_by: input.registeredBy,
     ingest_by_place: input.ingestByPlace ?? false,

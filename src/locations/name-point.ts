@@ -1,7 +1,7 @@
 import { isServiceError } from '../service/service-error.js';
 import type { ServiceClient } from '../service/service-client.js';
 import { serviceFailure } from './locate-place.js';
-import { matchCountryCode, matchName } from './match-name.js';
+import { matchCountryCode, matchLabel, matchName } from './match-name.js';
 
 /** What reverse geocoding says a point is called. */
 export interface PointName {
@@ -26,7 +26,7 @@ export async function namePoint(
     for (const match of payload.records) {
       const name = matchName(match);
       if (name !== undefined) {
-        return { name, countryCode: matchCountryCode(match), label: match.label };
+        return { name, countryCode: matchCountryCode(match), label: matchLabel(match) };
       }
     }
     return undefined;

@@ -1,14 +1,14 @@
+import { locationTextMessage } from './location-text-problem.js';
+import { parseCoordinate, type CoordinateAxis } from './parse-coordinate.js';
+import { parseCountryCode } from './parse-country-code.js';
 import { parseCsv } from './parse-csv.js';
 
 /** The columns (CSV) or keys (JSON) of a location file. */
 export const LOCATION_FILE_FIELDS = ['name', 'lat', 'lng', 'country', 'place'] as const;
 type Field = (typeof LOCATION_FILE_FIELDS)[number];
 
-/** A decimal number as people write coordinates: `52.52`, `-0.1278`, `1e-3`; no hex, no `Infinity`. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
-/** Longest name or place accepted. */
-const MAX_TEXT = 200;
+/** A row's values, empty ones absent: text as written (coordinates untrimmed), or JSON numbers. */
+type RowValues = Partial<Record<Field, string | number>>;
 
 /** One valid row of a location file: a point with its name, or a place to geocode. */
 export type LocationEntry =
@@ -38,10 +38,12 @@ export interface ParsedLocationFile {
 
 /**
  * Reads a location file: CSV with a header row, or a JSON array of objects, with the fields
- * `name`, `lat`, `lng`, `country` (optional, two letters) and `place`. A row is either a point
- * (`name`, `lat`, `lng`) or a place (`place`, optionally `name` to override the geocoded name);
- * `country` narrows a place's matches, or sets a point's country. Every invalid row is reported,
- * not only the first.
+ * `name`, `lat`, `lng`, `country` (optional, an ISO 3166-1 alpha-2 code) and `place`.
+ * A row is either a point (`name`, `lat`, `lng`) or a place (`place`, optionally `name` to
+ * override the geocoded name); `country` narrows a place's matches, or sets a point's country.
+ * Coordinates are JSON numbers or plain decimals (`parseCoordinate`); names and places are
+ * checked by `locationTextProblem` (no control or bidirectional characters, no all-digit names).
+ * Every invalid row is reported, not only the first.
  *
  * @example
  * parseLocationFile('name,lat,lng\nBerlin,52.52,13.405\n', 'csv').entries[0]
@@ -78,10 +80,10 @@ function parseCsvFile(text: string): ParsedLocationFile {
       );
       continue;
     }
-    const values: Partial<Record<Field, string>> = {};
+    const values: RowValues = {};
     columns.forEach((column, i) => {
-      const value = row.fields[i]?.trim() ?? '';
-      if (value !== '') values[column as Field] = value;
+      const value = row.fields[i] ?? '';
+      if (value.trim() !== '') values[column as Field] = value;
     });
     readEntry(ref, values, entries, problems);
   }
@@ -124,7 +126,7 @@ function parseJsonFile(text: string): ParsedLocationFile {
       problems.push(`${ref}: not an object`);
       return;
     }
-    const values: Partial<Record<Field, string>> = {};
+    const values: RowValues = {};
     const own = item as Record<string, unknown>;
     const unknown = Object.keys(own).filter(
       (k) => !(LOCATION_FILE_FIELDS as readonly string[]).includes(k),
@@ -139,9 +141,9 @@ function parseJsonFile(text: string): ParsedLocationFile {
       const value = own[field];
       if (value === undefined || value === null) continue;
       if (typeof value === 'number' && (field === 'lat' || field === 'lng')) {
-        values[field] = String(value);
+        values[field] = value;
       } else if (typeof value === 'string') {
-        if (value.trim() !== '') values[field] = value.trim();
+        if (value.trim() !== '') values[field] = value;
       } else {
         problems.push(
           `${ref}: ${field} must be a ${field === 'lat' || field === 'lng' ? 'number' : 'string'}`,
@@ -154,35 +156,44 @@ function parseJsonFile(text: string): ParsedLocationFile {
   return { entries, problems };
 }
 
-/** Validates one row's values (trimmed, empty ones absent) into an entry or problems. */
+/**
+ * Validates one row's values (empty ones absent) into an entry or problems. Text fields are
+ * trimmed; coordinates are read as written (`parseCoordinate`): `" 52.5"` is refused.
+ */
 function readEntry(
   ref: string,
-  values: Partial<Record<Field, string>>,
+  values: RowValues,
   entries: LocationEntry[],
   problems: string[],
 ): void {
   const rowProblems: string[] = [];
-  const { name, place } = values;
+  const text = (field: 'name' | 'place' | 'country'): string | undefined => {
+    const value = values[field];
+    return value === undefined ? undefined : String(value).trim();
+  };
+  const name = text('name');
+  const place = text('place');
+  const countryText = text('country');
   let country: string | undefined;
-  if (values.country !== undefined) {
-    if (/^[A-Za-z]{2}$/.test(values.country)) country = values.country.toUpperCase();
-    else rowProblems.push(`country must be a two-letter code such as DE (got "${values.country}")`);
+  if (countryText !== undefined) {
+    const parsed = parseCountryCode(countryText);
+    if (parsed.ok) country = parsed.code;
+    else rowProblems.push(`country ${parsed.reason}`);
   }
   for (const [field, value] of [
     ['name', name],
     ['place', place],
   ] as const) {
-    if (value !== undefined && value.length > MAX_TEXT) {
-      rowProblems.push(`${field} is longer than ${MAX_TEXT} characters`);
-    }
+    const problem = value === undefined ? undefined : locationTextMessage(field, field, value);
+    if (problem !== undefined) rowProblems.push(problem);
   }
   const hasCoordinates = values.lat !== undefined || values.lng !== undefined;
   if (place !== undefined) {
     if (hasCoordinates) rowProblems.push('give either place or lat,lng, not both');
     if (rowProblems.length === 0) entries.push({ kind: 'place', ref, place, name, country });
   } else {
-    const lat = readCoordinate('lat', values.lat, 90, rowProblems);
-    const lng = readCoordinate('lng', values.lng, 180, rowProblems);
+    const lat = readCoordinate('lat', values.lat, rowProblems);
+    const lng = readCoordinate('lng', values.lng, rowProblems);
     if (name === undefined) rowProblems.push('name must not be empty (or give a place instead)');
     if (rowProblems.length === 0 && lat !== undefined && lng !== undefined && name !== undefined) {
       entries.push({ kind: 'point', ref, name, lat, lng, country });
@@ -192,19 +203,18 @@ function readEntry(
 }
 
 function readCoordinate(
-  field: 'lat' | 'lng',
-  value: string | undefined,
-  limit: number,
+  field: CoordinateAxis,
+  value: string | number | undefined,
   problems: string[],
 ): number | undefined {
   if (value === undefined) {
     problems.push(`${field} is missing`);
     return undefined;
   }
-  const n = DECIMAL.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isFinite(n) || Math.abs(n) > limit) {
-    problems.push(`${field} must be a number in [-${limit}, ${limit}] (got "${value}")`);
+  const parsed = parseCoordinate(field, value);
+  if (!parsed.ok) {
+    problems.push(`${field} ${parsed.reason}`);
     return undefined;
   }
-  return n;
+  return parsed.value;
 }

@@ -3,12 +3,25 @@ import { EnvdataError } from '../errors/envdata-error.js';
 import type { Database } from '../warehouse/schema.js';
 import { toLocation } from './insert-location.js';
 import type { Location } from './location.js';
+import { parseLocationReference, type LocationReference } from './parse-location-reference.js';
 
 /**
- * Locations by name (case-insensitive) or id; no references means every active location (retired
- * ones, see `retireLocations`, are left out of new backfills and syncs). A location named
- * explicitly is returned even when retired, with its `retiredAt`, so the caller decides (a
- * rebuild of its history is legitimate). An unknown reference is a `NOT_FOUND` naming all of them.
+ * How references name locations on the command line, for `--help` and messages.
+ */
+export const LOCATION_REFERENCE_HELP =
+  'a location is a name (case-insensitive) or an id; `id:12` and `name:12` say which. ' +
+  'A bare number is an id, refused as ambiguous if another location is named so';
+
+/**
+ * Locations by reference (`parseLocationReference`: `id:12`, `name:Berlin`, `Berlin`, `12`); no
+ * references means every active location (retired ones, see `retireLocations`, are left out of
+ * new backfills and syncs). A location referenced explicitly is returned even when retired, with
+ * its `retiredAt`, so the caller decides (a rebuild of its history is legitimate). Each location
+ * comes once, in id order.
+ *
+ * A bare number that is the id of one location and the name of another is a `USAGE` error
+ * naming both (say `id:N` or `name:N`); unknown references are one `NOT_FOUND` naming all of
+ * them. Either way nothing is returned, so nothing is done to the others.
  */
 export async function resolveLocations(
   db: Kysely<Database>,
@@ -23,8 +36,9 @@ export async function resolveLocations(
       .execute();
     return rows.map(toLocation);
   }
-  const ids = refs.filter((r) => /^\d+$/.test(r)).map(Number);
-  const names = refs.filter((r) => !/^\d+$/.test(r)).map((r) => r.trim().toLowerCase());
+  const references = refs.map(parseLocationReference);
+  const ids = references.flatMap((r) => (r.kind !== 'name' && r.id !== undefined ? [r.id] : []));
+  const names = references.flatMap((r) => (r.kind !== 'id' ? [r.name.toLowerCase()] : []));
   const rows = await db
     .selectFrom('location')
     .selectAll()
@@ -36,20 +50,47 @@ export async function resolveLocations(
     )
     .orderBy('location_id')
     .execute();
-  const found = rows.map(toLocation);
-  const missing = refs.filter(
-    (r) =>
-      !found.some((l) =>
-        /^\d+$/.test(r)
-          ? l.locationId === Number(r)
-          : l.name.toLowerCase() === r.trim().toLowerCase(),
-      ),
-  );
+  const candidates = rows.map(toLocation);
+
+  const found = new Map<number, Location>();
+  const missing: string[] = [];
+  const ambiguous: string[] = [];
+  for (const reference of references) {
+    const { byId, byName } = lookUp(candidates, reference);
+    if (byId !== undefined && byName !== undefined && byId !== byName) {
+      ambiguous.push(
+        `"${reference.text}" is the id of location ${byId.locationId} "${byId.name}" and the name of ` +
+          `location ${byName.locationId}: say id:${reference.text.trim()} or name:${reference.text.trim()}`,
+      );
+      continue;
+    }
+    const location = byId ?? byName;
+    if (location === undefined) missing.push(reference.text);
+    else found.set(location.locationId, location);
+  }
+  if (ambiguous.length > 0) {
+    throw new EnvdataError(
+      'USAGE',
+      `ambiguous location(s), nothing was done: ${ambiguous.join('; ')}`,
+    );
+  }
   if (missing.length > 0) {
     throw new EnvdataError(
       'NOT_FOUND',
       `unknown location(s): ${missing.map((m) => `"${m}"`).join(', ')} — see \`envdata locations list\``,
     );
   }
-  return found;
+  return [...found.values()].sort((a, b) => a.locationId - b.locationId);
+}
+
+function lookUp(
+  candidates: readonly Location[],
+  reference: LocationReference,
+): { byId: Location | undefined; byName: Location | undefined } {
+  const id = reference.kind === 'name' ? undefined : reference.id;
+  const name = reference.kind === 'id' ? undefined : reference.name.toLowerCase();
+  return {
+    byId: id === undefined ? undefined : candidates.find((l) => l.locationId === id),
+    byName: name === undefined ? undefined : candidates.find((l) => l.name.toLowerCase() === name),
+  };
 }

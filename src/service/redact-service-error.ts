@@ -1,20 +1,25 @@
-import { scrubSecrets } from '../logging/create-logger.js';
+import { containsSecret, scrubSecret } from './scrub-secret.js';
 import { ServiceError } from './service-error.js';
 
 /**
- * The error as thrown, unless the key slipped into its message, details or cause (an upstream
- * body echoing the request, say): then a copy with the key replaced by `[redacted]`. The client
- * passes every error it throws through here, so no path can leak the key.
+ * The error as thrown, unless the key slipped into its message, details or cause (a transport
+ * error quoting the request, say; response bodies are already scrubbed by the client before
+ * anything reads them): then a copy with the key replaced by `[redacted]`. The client passes
+ * every error it throws through here, so no path can leak the key.
  */
 export function redactServiceError(error: unknown, secret: string): unknown {
   if (!(error instanceof ServiceError)) return error;
   const details = JSON.stringify(error.details);
   const cause =
     error.cause instanceof Error ? `${error.cause.message}${error.cause.stack ?? ''}` : '';
-  if (!error.message.includes(secret) && !details.includes(secret) && !cause.includes(secret)) {
+  if (
+    !containsSecret(error.message, secret) &&
+    !containsSecret(details, secret) &&
+    !containsSecret(cause, secret)
+  ) {
     return error;
   }
-  const scrub = (text: string): string => scrubSecrets(text, [secret]);
+  const scrub = (text: string): string => scrubSecret(text, secret);
   return new ServiceError(error.code, scrub(error.message), {
     endpoint: error.endpoint,
     httpStatus: error.httpStatus,
@@ -22,6 +27,6 @@ export function redactServiceError(error: unknown, secret: string): unknown {
     retryAfterMs: error.retryAfterMs,
     partial: error.partial,
     details: JSON.parse(scrub(details)) as Record<string, unknown>,
-    cause: cause.includes(secret) ? new Error(scrub(String(error.cause))) : error.cause,
+    cause: containsSecret(cause, secret) ? new Error(scrub(String(error.cause))) : error.cause,
   });
 }

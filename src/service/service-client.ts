@@ -14,6 +14,7 @@ import { parsePartialBody } from './parse-partial-body.js';
 import { parsePollenDocument } from './parse-pollen-body.js';
 import { parseWeatherDocument } from './parse-weather-body.js';
 import { redactServiceError } from './redact-service-error.js';
+import { scrubSecret } from './scrub-secret.js';
 import { ServiceError } from './service-error.js';
 import type {
   GeocodeQuery,
@@ -165,7 +166,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
       status = response.statusCode;
       responseHeaders = response.headers;
-      body = await response.body.text();
+      body = scrubSecret(await response.body.text(), apiKey);
     } catch (thrown) {
       const error = classifyTransportError(thrown, {
         endpoint: endpoint.path,

@@ -57,6 +57,12 @@ export interface SimulatorOptions extends SimulatorRuntimeOptions {
   readonly faults: FaultSettings | string;
   /** Whether `/__admin/…` answers. Default `true`. */
   readonly admin: boolean;
+  /**
+   * The token `/__admin/…` requires (`x-admin-token` or `Authorization: Bearer`), at least 16
+   * characters. Default none: the admin endpoint is then open, which `startSimulator` allows on
+   * a loopback `host` only.
+   */
+  readonly adminToken: string | undefined;
   /** Where start-up and unexpected errors are logged. Default: nowhere. Keys are never logged. */
   readonly logger: Logger | undefined;
 }
@@ -73,5 +79,6 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = Object.freeze({
   host: '127.0.0.1',
   faults: Object.freeze({}),
   admin: true,
+  adminToken: undefined,
   logger: undefined,
 });

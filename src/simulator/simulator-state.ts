@@ -25,6 +25,8 @@ export class SimulatorState {
     faults: FaultSettings,
     readonly admin: boolean,
     readonly logger: Logger | undefined,
+    /** What `/__admin/…` requires; `undefined`: open (loopback only). */
+    readonly adminToken: string | undefined = undefined,
   ) {
     this.#options = options;
     this.#shapes = resolveShapes(options.legacyShapes);

@@ -6,6 +6,7 @@ import type { FaultState } from './faults/fault-injector.js';
 import type { FaultScript, FaultSettings } from './faults/fault-settings.js';
 import { readFaultSettings } from './faults/read-fault-settings.js';
 import { createRequestListener } from './http/create-request-listener.js';
+import { isLoopbackHost } from './is-loopback-host.js';
 import { readRuntimeOptions } from './read-runtime-options.js';
 import {
   DEFAULT_SIMULATOR_OPTIONS,
@@ -44,7 +45,9 @@ export interface RunningSimulator {
  * response shapes, deterministic data, keys, limits, fault injection and an admin endpoint.
  * Port 0 (the default) takes a free port; read it from `url`/`port`.
  *
- * Throws `EnvdataError('CONFIG_INVALID')` for invalid options or a port that cannot be bound.
+ * Throws `EnvdataError('CONFIG_INVALID')` for invalid options or a port that cannot be bound,
+ * and refuses to listen beyond loopback (`0.0.0.0`, a LAN address) with the admin endpoint on
+ * and no `adminToken`: anyone who reaches it could change its faults, keys and limits.
  *
  * @example
  * const sim = await startSimulator({ faults: 'history:error=503x2' });
@@ -55,7 +58,8 @@ export async function startSimulator(
   options: Partial<SimulatorOptions> = {},
 ): Promise<RunningSimulator> {
   const merged: SimulatorOptions = { ...DEFAULT_SIMULATOR_OPTIONS, ...definedOnly(options) };
-  const { port, host, faults, admin, logger, ...runtime } = merged;
+  const { port, host, faults, admin, adminToken, logger, ...runtime } = merged;
+  checkAdminAccess(host, admin, adminToken);
   let faultSettings: FaultSettings;
   try {
     readRuntimeOptions(runtime);
@@ -69,7 +73,7 @@ export async function startSimulator(
       },
     );
   }
-  const state = new SimulatorState(runtime, faultSettings, admin, logger);
+  const state = new SimulatorState(runtime, faultSettings, admin, logger, adminToken);
   const server = createServer(createRequestListener(state));
   server.keepAliveTimeout = 5_000;
 
@@ -123,6 +127,27 @@ export async function startSimulator(
     options: () => state.options,
   };
   return simulator;
+}
+
+/** Shortest admin token accepted. */
+const MIN_ADMIN_TOKEN = 16;
+
+function checkAdminAccess(host: string, admin: boolean, token: string | undefined): void {
+  if (token !== undefined && (token.length < MIN_ADMIN_TOKEN || /\s/.test(token))) {
+    throw new EnvdataError(
+      'CONFIG_INVALID',
+      `The simulator's admin token (ENVDATA_SIM_ADMIN_TOKEN) must be at least ${MIN_ADMIN_TOKEN} characters without spaces: use e.g. \`openssl rand -hex 16\``,
+    );
+  }
+  if (admin && token === undefined && !isLoopbackHost(host)) {
+    throw new EnvdataError(
+      'CONFIG_INVALID',
+      `The simulator would listen on ${host}, beyond loopback, with its admin endpoint (/__admin/: faults, keys, limits, stats) open to anyone who reaches it. ` +
+        'Set ENVDATA_SIM_ADMIN_TOKEN (16+ characters; clients send it as x-admin-token or Authorization: Bearer), ' +
+        'or turn the admin endpoint off with ENVDATA_SIM_ADMIN=off, or listen on 127.0.0.1 (ENVDATA_SIM_HOST)',
+      { details: { host } },
+    );
+  }
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

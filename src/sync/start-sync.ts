@@ -65,7 +65,7 @@ export function formatLeftToBackfill(left: LeftToBackfill): string {
   return (
     `${left.location.name} ${left.dataset}: ${span} uncovered before ${day(left.to)}, older than ` +
     `the sync horizon — run \`envdata backfill --dataset ${left.dataset} --location ` +
-    `${left.location.locationId} --from ${day(left.from)} --to ${day(left.to)}\``
+    `id:${left.location.locationId} --from ${day(left.from)} --to ${day(left.to)}\``
   );
 }
 

@@ -99,7 +99,10 @@ describe('envdata CLI', () => {
 
   it.each([
     [['locations', 'add', '--lat', '95', '--lng', '0'], /--lat must be a number/],
-    [['locations', 'add', '--lat', 'abc', '--lng', '0', '--name', 'x'], /--lat must be a number/],
+    [
+      ['locations', 'add', '--lat', 'abc', '--lng', '0', '--name', 'x'],
+      /--lat must be a plain decimal number/,
+    ],
     [['rebuild', '--dataset', 'pollen,weather'], /--dataset must be pollen, weather or all/],
     [['rebuild', '--from', '2024-02-30'], /not a real date/],
     [['rebuild', '--from', '2024-03-01', '--to', '2024-02-01'], /must be before --to/],

@@ -178,7 +178,9 @@ describe('envdata locations import', () => {
     const result = await envdata(['import', await file('bad.csv', csv)]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('1 problem(s) in the file, nothing was written');
-    expect(result.stderr).toContain('line 41: lat must be a number in [-90, 90] (got "north")');
+    expect(result.stderr).toContain(
+      'line 41: lat must be a plain decimal number such as 52.52 (got "north")',
+    );
     expect(await rows()).toEqual([]);
   });
 

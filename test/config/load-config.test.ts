@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ENVIRONMENT_VARIABLES, type ValueRange } from '../../src/config/environment-variables.js';
+import { formatRange } from '../../src/config/format-range.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { parseRateLimits } from '../../src/config/rate-limit.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
@@ -77,6 +79,70 @@ describe('loadConfig', () => {
     expect(message).toContain('REDIS_URL');
     // An empty key means "unset": only the bad URL is reported.
     expect(message).not.toContain('ENVDATA_API_KEY');
+  });
+});
+
+describe('loadConfig ranges', () => {
+  it('refuses ENVDATA_JOB_LOCK_MS=10, naming the allowed range', () => {
+    expect(configError({ ENVDATA_JOB_LOCK_MS: '10' })).toContain(
+      'ENVDATA_JOB_LOCK_MS (got "10"): must be a whole number in 2000–600000 ms (2 s to 10 min)',
+    );
+  });
+
+  it('gives every duration a minimum and a maximum, listed in the message', () => {
+    const durations = ENVIRONMENT_VARIABLES.filter(
+      (v): v is typeof v & { range: ValueRange } =>
+        'range' in v && (v.range.unit === 'ms' || v.range.unit === 'h'),
+    );
+    expect(durations.map((v) => v.name).sort()).toEqual([
+      'ENVDATA_FRESHNESS_MAX_LAG',
+      'ENVDATA_HISTORY_WINDOW',
+      'ENVDATA_HTTP_CONNECT_TIMEOUT_MS',
+      'ENVDATA_HTTP_TIMEOUT_MS',
+      'ENVDATA_JOB_LOCK_MS',
+      'ENVDATA_RETRY_BASE_MS',
+      'ENVDATA_SHUTDOWN_TIMEOUT_MS',
+      'ENVDATA_SYNC_LOOKBACK',
+    ]);
+    for (const v of durations) {
+      const { min, max } = v.range;
+      const write = (n: number) => (v.range.unit === 'h' ? `${n}h` : String(n));
+      expect(() => loadConfig({ [v.name]: write(min) }), v.name).not.toThrow();
+      expect(() => loadConfig({ [v.name]: write(max) }), v.name).not.toThrow();
+      for (const bad of [min - 1, max + 1]) {
+        const message = configError({ [v.name]: write(bad) });
+        expect(message, `${v.name}=${write(bad)}`).toContain(`${v.name} (got "${write(bad)}")`);
+        expect(message).toContain(formatRange(v.range));
+      }
+    }
+  });
+
+  it('refuses a rate counted over less than 100 ms', () => {
+    expect(configError({ ENVDATA_RATE_LIMIT: '10/50ms' })).toMatch(
+      /ENVDATA_RATE_LIMIT .*"10\/50ms" must count calls over a window from 100 ms to 31 days/,
+    );
+  });
+});
+
+describe('ENVDATA_SYNC_CRON', () => {
+  it.each([
+    [
+      '61 2 * * *',
+      /must be a cron pattern .*\(Constraint error, got value 61 expected range 0-59\)/,
+    ],
+    ['0 0 30 2 *', /must be a cron pattern .*\(Invalid explicit day of month definition\)/],
+    ['0 2 * * 8', /got value 8 expected range 0-7/],
+    ['0 2 * *', /must be a cron pattern such as "0 2 \* \* \*"/],
+    ['* * * * *', /fires every 60 s at times; .* at most once an hour/],
+    ['*/10 * * * * *', /fires every 10 s at times/],
+  ])("refuses %j with BullMQ's parser, at start", (pattern, message) => {
+    expect(configError({ ENVDATA_SYNC_CRON: pattern })).toMatch(message);
+  });
+
+  it('takes what the scheduler can run', () => {
+    for (const pattern of ['0 2 * * *', '30 */6 * * *', '0 3 * * MON', '@daily', '0 0 2 * * *']) {
+      expect(loadConfig({ ENVDATA_SYNC_CRON: pattern }).sync.cron).toBe(pattern);
+    }
   });
 });
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   countryNameOf,
+  countryOfPoint,
   geocodePlace,
+  isCountryCode,
   nearestPlace,
   pollenRegionOf,
   reverseGeocode,
@@ -72,11 +74,32 @@ describe('pollenRegionOf', () => {
     expect(pollenRegionOf(lat, lng)).toBe(region);
   });
 
-  it('uses a given country code over the nearest place', () => {
-    expect(pollenRegionOf(0, 0, 'DE')).toBe('europe');
-    expect(pollenRegionOf(0, 0, 'us')).toBe('north_america');
-    expect(pollenRegionOf(-20, 135, 'AU')).toBe('australia_qld_nt');
-    expect(pollenRegionOf(-37.8, 144.96, 'AU')).toBe('australia_nz_rest');
+  it('follows the coordinates only: open sea is rest_of_world, Australia splits by state', () => {
+    expect(pollenRegionOf(0, 0)).toBe('rest_of_world');
+    expect(pollenRegionOf(-20, 135)).toBe('australia_qld_nt');
+    expect(pollenRegionOf(-37.8, 144.96)).toBe('australia_nz_rest');
+  });
+});
+
+describe('countryOfPoint and isCountryCode', () => {
+  it('puts a point in the country of its nearest place, with nearby countries at borders', () => {
+    const prague = countryOfPoint(50.0755, 14.4378);
+    expect(prague.kind === 'known' && prague.nearest.countryCode).toBe('CZ');
+    expect(prague.kind === 'known' && prague.alsoNear).toEqual([]);
+    const basel = countryOfPoint(47.5596, 7.5886);
+    expect(basel.kind === 'known' && basel.nearest.countryCode).toBe('CH');
+    expect(basel.kind === 'known' && basel.alsoNear.map((p) => p.countryCode).sort()).toEqual([
+      'DE',
+      'FR',
+    ]);
+    expect(countryOfPoint(0, -140)).toEqual({ kind: 'unknown' });
+  });
+
+  it('knows ISO 3166-1 alpha-2 codes, upper case only', () => {
+    expect(isCountryCode('DE')).toBe(true);
+    expect(isCountryCode('XK')).toBe(true);
+    expect(isCountryCode('ZZ')).toBe(false);
+    expect(isCountryCode('de')).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveLocations } from '../../locations/resolve-locations.js';
+import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { formatDuration } from '../../planner/estimate-plan.js';
 import { startBackfill } from '../../runs/start-backfill.js';
 import { IngestWorker } from '../../worker/ingest-worker.js';
@@ -40,12 +40,17 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       'start, UTC: YYYY-MM-DD or "YYYY-MM-DD hh:00:00" (inclusive; whole hours only)',
     )
     .requiredOption('--to <date>', 'end, UTC (exclusive); clipped to the last complete hour')
-    .option('--location <name|id>', 'a registered location (repeatable; default: all)', collect)
+    .option(
+      '--location <name|id>',
+      'a registered location: name, id, id:N or name:N (repeatable; default: all)',
+      collect,
+    )
     .option('--window <hours>', 'hours per request, e.g. 48h (default ENVDATA_HISTORY_WINDOW)')
     .option('--dry-run', 'print chunks, calls, expected rows and duration; write nothing')
     .option('--wait', 'block until the run is finished, with progress; exit 1 if chunks failed')
     .option('--no-local-worker', 'with --wait: only watch, let other worker processes do the work')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
+    .addHelpText('after', `\nLocations: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (options: BackfillOptions) => {
       // Everything is validated before anything is planned or written.
       const datasets = parseDatasetOption(options.dataset ?? '');

@@ -7,6 +7,9 @@ import { addLocationByPlace, addLocationByPoint } from '../../locations/add-loca
 import { importLocations } from '../../locations/import-locations.js';
 import { toLocation } from '../../locations/insert-location.js';
 import type { Location } from '../../locations/location.js';
+import { locationTextMessage } from '../../locations/location-text-problem.js';
+import { parseCoordinate, type CoordinateAxis } from '../../locations/parse-coordinate.js';
+import { parseCountryCode } from '../../locations/parse-country-code.js';
 import {
   LOCATION_FILE_FIELDS,
   locationFileFormat,
@@ -17,7 +20,7 @@ import {
   restoreLocations,
   retireLocations,
 } from '../../locations/remove-locations.js';
-import { resolveLocations } from '../../locations/resolve-locations.js';
+import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { createServiceClient, type ServiceClient } from '../../service/service-client.js';
 import type { CommandContext } from '../command-context.js';
 import { usageError } from '../usage-error.js';
@@ -32,9 +35,6 @@ interface AddOptions {
   ingestByPlace?: boolean;
 }
 
-/** Longest `--name`/`--place` accepted, as in import files. */
-const MAX_TEXT = 200;
-
 const IMPORT_HELP = `
 File formats (all rows are validated before anything is written; one bad row writes nothing):
   CSV   a header row naming the columns, then one location per row:
@@ -48,8 +48,12 @@ File formats (all rows are validated before anything is written; one bad row wri
           [{"name": "Berlin", "lat": 52.52, "lng": 13.405}, {"place": "Valencia", "country": "ES"}]
         Problems are reported by index (0-based).
   The format follows the extension (.csv, .json), else the first character ("[" is JSON).
-  Names must be unique (case-insensitive) and points unique (4 decimals), within the file and
-  against registered locations. Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
+  Coordinates are JSON numbers or plain decimals (52.52, -0.1278: no spaces, "+", exponent or
+  hex); country is an ISO 3166-1 alpha-2 code, and a point's country must contain the point
+  (where envdata cannot tell, at sea or within a few km of a border, it warns). Names must be
+  unique (case-insensitive) and points unique (4 decimals), within the file and against
+  registered locations; names may not be digits only nor hold control or bidirectional
+  characters. Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
 
 Example:
   name,lat,lng,country,place
@@ -69,15 +73,15 @@ export function registerLocationsCommand(program: Command, context: CommandConte
       'Register a location by place (geocoded through the service) or by coordinates; time zone and pollen region are computed locally',
     )
     .option('--place <text>', 'a place name or address the service geocodes: "Berlin"')
-    .option('--lat <lat>', 'latitude in [-90, 90] (with --lng)')
-    .option('--lng <lng>', 'longitude in [-180, 180] (with --lat)')
+    .option('--lat <lat>', 'latitude in [-90, 90], a plain decimal such as 52.52 (with --lng)')
+    .option('--lng <lng>', 'longitude in [-180, 180], a plain decimal such as 13.405 (with --lat)')
     .option(
       '--name <name>',
-      'a unique name (default: the service names the place or point; without ENVDATA_API_KEY a point is named from the local gazetteer)',
+      'a unique name, not digits only (default: the service names the place or point; without ENVDATA_API_KEY a point is named from the local gazetteer)',
     )
     .option(
       '--country <code>',
-      'ISO 3166-1 alpha-2 code: with --place, only matches in this country (disambiguates); with --lat/--lng, the country to record',
+      'ISO 3166-1 alpha-2 code, any case: with --place, only matches in this country (disambiguates); with --lat/--lng, the country to record, which must contain the point (the pollen region always follows the point)',
     )
     .option(
       '--ingest-by-place',
@@ -93,16 +97,18 @@ Examples:
   envdata locations add --lat 41.3874 --lng 2.1686 --name Barcelona-Centre
 
 A place with no match, an ambiguous place (namesakes of similar size, listed), coordinates out of
-range or a duplicate name or point exit 2 and write nothing; a service failure exits 1.`,
+range, a country the point is not in, or a duplicate name or point exit 2 and write nothing; a
+service failure exits 1. Where envdata cannot check the country (at sea, within a few km of a
+border) it records it as given and warns.`,
     )
     .action(async (options: AddOptions) => {
-      const name = checkedText('--name', options.name);
+      const name = checkedText('--name', 'name', options.name);
       const country = checkedCountry(options.country);
       if (options.place !== undefined) {
         if (options.lat !== undefined || options.lng !== undefined) {
           throw usageError('give either --place or --lat/--lng, not both');
         }
-        const place = checkedText('--place', options.place)!;
+        const place = checkedText('--place', 'place', options.place)!;
         requireApiKey(context);
         const location = await context.withApp((app) =>
           withServiceClient(app, (client) =>
@@ -123,15 +129,18 @@ range or a duplicate name or point exit 2 and write nothing; a service failure e
       if (options.lat === undefined || options.lng === undefined) {
         throw usageError('give --place, or both --lat and --lng');
       }
-      const lat = parseCoordinate('--lat', options.lat, 90);
-      const lng = parseCoordinate('--lng', options.lng, 180);
+      const lat = checkedCoordinate('--lat', 'lat', options.lat);
+      const lng = checkedCoordinate('--lng', 'lng', options.lng);
       const byService = name === undefined && Boolean(context.config.service.apiKey);
+      const warn = {
+        onWarning: (m: string) => context.io.stderr.write(`envdata: warning: ${m}\n`),
+      };
       const location = await context.withApp((app) =>
         byService
           ? withServiceClient(app, (client) =>
-              addLocationByPoint(app.db, client, { lat, lng, name, country }),
+              addLocationByPoint(app.db, client, { lat, lng, name, country }, warn),
             )
-          : addLocationByPoint(app.db, undefined, { lat, lng, name, country }),
+          : addLocationByPoint(app.db, undefined, { lat, lng, name, country }, warn),
       );
       context.print(describeLocation(location));
       if (name === undefined && !byService) {
@@ -165,6 +174,9 @@ range or a duplicate name or point exit 2 and write nothing; a service failure e
             ? withServiceClient(app, (client) => importLocations(app.db, file, client))
             : importLocations(app.db, file, undefined),
         );
+        for (const warning of outcome.warnings) {
+          context.io.stderr.write(`envdata: warning: ${fileName}: ${warning}\n`);
+        }
         for (const location of outcome.locations) context.print(describeLocation(location));
         context.print(
           `imported ${outcome.locations.length} location(s) from ${fileName} ` +
@@ -208,8 +220,9 @@ range or a duplicate name or point exit 2 and write nothing; a service failure e
     .description(
       'Retire locations: their facts stay queryable, new backfills and syncs skip them (--purge deletes them with all their data)',
     )
-    .argument('<location...>', 'names or ids')
+    .argument('<location...>', 'names or ids: Berlin, 12, id:12, name:12')
     .option('--purge', 'delete the locations and every fact, snapshot and ledger row of theirs')
+    .addHelpText('after', `\nReferences: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (refs: string[], options: { purge?: boolean }) => {
       await context.withApp(async (app) => {
         const found = await resolveLocations(app.db, refs);
@@ -236,7 +249,8 @@ range or a duplicate name or point exit 2 and write nothing; a service failure e
   locations
     .command('restore')
     .description('Make retired locations active again')
-    .argument('<location...>', 'names or ids')
+    .argument('<location...>', 'names or ids: Berlin, 12, id:12, name:12')
+    .addHelpText('after', `\nReferences: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (refs: string[]) => {
       await context.withApp(async (app) => {
         const restored = await restoreLocations(app.db, await resolveLocations(app.db, refs));
@@ -271,26 +285,27 @@ function describeLocation(l: Location): string {
   );
 }
 
-function parseCoordinate(flag: string, value: string, limit: number): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || Math.abs(n) > limit) {
-    throw usageError(`${flag} must be a number in [-${limit}, ${limit}] (got "${value}")`);
-  }
-  return n;
+function checkedCoordinate(flag: string, axis: CoordinateAxis, value: string): number {
+  const parsed = parseCoordinate(axis, value);
+  if (!parsed.ok) throw usageError(`${flag} ${parsed.reason}`);
+  return parsed.value;
 }
 
-function checkedText(flag: string, value: string | undefined): string | undefined {
+function checkedText(
+  flag: string,
+  kind: 'name' | 'place',
+  value: string | undefined,
+): string | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (trimmed === '') throw usageError(`${flag} must not be empty`);
-  if (trimmed.length > MAX_TEXT) throw usageError(`${flag} is longer than ${MAX_TEXT} characters`);
+  const problem = locationTextMessage(flag, kind, trimmed);
+  if (problem !== undefined) throw usageError(problem);
   return trimmed;
 }
 
 function checkedCountry(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^[A-Za-z]{2}$/.test(value)) {
-    throw usageError(`--country must be a two-letter code such as DE (got "${value}")`);
-  }
-  return value.toUpperCase();
+  const parsed = parseCountryCode(value);
+  if (!parsed.ok) throw usageError(`--country ${parsed.reason}`);
+  return parsed.code;
 }

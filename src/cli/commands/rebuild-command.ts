@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveLocations } from '../../locations/resolve-locations.js';
+import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { rebuildFromArchive } from '../../warehouse/rebuild-from-archive.js';
 import type { CommandContext } from '../command-context.js';
 import {
@@ -25,7 +25,12 @@ export function registerRebuildCommand(program: Command, context: CommandContext
     .option('--dataset <dataset>', 'pollen, weather or all', 'all')
     .option('--from <date>', 'only chunks ending after this UTC date (YYYY-MM-DD[ hh:mm:ss])')
     .option('--to <date>', 'only chunks starting before this UTC date')
-    .option('--location <name|id>', 'only this location (repeatable)', collect)
+    .option(
+      '--location <name|id>',
+      'only this location: name, id, id:N or name:N (repeatable)',
+      collect,
+    )
+    .addHelpText('after', `\nLocations: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (options: RebuildOptions) => {
       // Every argument is checked before anything is touched.
       const datasets = parseDatasetOption(options.dataset);

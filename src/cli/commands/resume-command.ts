@@ -2,13 +2,8 @@ import { runExists } from '../../ledger/reopen-runs.js';
 import type { Command } from 'commander';
 import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
+import { parseRunId } from '../parse-cli-values.js';
 import { usageError } from '../usage-error.js';
-
-function parseRunId(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw usageError(`RUN must be a run id such as 12 (got "${value}")`);
-  return Number(value);
-}
 
 export function registerResumeCommands(program: Command, context: CommandContext): void {
   program
@@ -17,7 +12,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
       'Dispatch every unfinished chunk of running runs again (after losing Redis), and restart stopped runs (after fixing the API key)',
     )
     .action(async (run: string | undefined) => {
-      const runId = parseRunId(run);
+      const runId = run === undefined ? undefined : parseRunId(run);
       void context.config;
       const outcome = await context.withApp((app) => resumeRuns(app, runId));
       if (runId !== undefined && !outcome.runs.includes(runId)) {
@@ -32,7 +27,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
     .command('retry <run>')
     .description('Re-queue only the failed chunks of a run')
     .action(async (run: string) => {
-      const runId = parseRunId(run)!;
+      const runId = parseRunId(run);
       void context.config;
       const n = await context.withApp(async (app) => {
         if (!(await runExists(app.db, runId)))

@@ -3,6 +3,7 @@ import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import type { CommandContext } from '../command-context.js';
+import { parseRunId } from '../parse-cli-values.js';
 import { usageError } from '../usage-error.js';
 import { formatRunSummary } from '../watch-run.js';
 
@@ -20,9 +21,7 @@ export function registerStatusCommand(program: Command, context: CommandContext)
       'exit 1 when Postgres or Redis is down or a location lags more than ENVDATA_FRESHNESS_MAX_LAG (for cron and alerting)',
     )
     .action(async (run: string | undefined, options: { json?: boolean; check?: boolean }) => {
-      if (run !== undefined && !/^\d+$/.test(run)) {
-        throw usageError(`RUN must be a run id such as 12 (got "${run}")`);
-      }
+      const runId = run === undefined ? undefined : parseRunId(run);
       const maxLag = context.config.sync.maxLagHours;
       const { status, runs, freshness } = await context.withApp(
         async (app) => {
@@ -30,13 +29,13 @@ export function registerStatusCommand(program: Command, context: CommandContext)
           const runs: RunProgress[] = [];
           let freshness: Freshness[] = [];
           if (status.postgres.ok && !status.postgres.pendingMigrations?.length) {
-            const ids = run !== undefined ? [Number(run)] : await recentRunIds(app.db, RECENT_RUNS);
+            const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, RECENT_RUNS);
             for (const id of ids) {
               const progress = await runProgress(app.db, id);
               if (progress) runs.push(progress);
             }
-            if (run !== undefined && runs.length === 0) {
-              throw usageError(`there is no run ${run}: see \`envdata status\``);
+            if (runId !== undefined && runs.length === 0) {
+              throw usageError(`there is no run ${runId}: see \`envdata status\``);
             }
             freshness = await readFreshness(app.db, maxLag);
           }

@@ -1,16 +1,13 @@
 import type { Command } from 'commander';
 import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
+import { parseWholeNumber } from '../parse-cli-values.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 import { usageError } from '../usage-error.js';
 
 export function parseConcurrency(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw usageError(`--concurrency must be a whole number from 1 to 1000 (got "${value}")`);
-  }
-  return n;
+  return parseWholeNumber('--concurrency', value, { min: 1, max: 1000 });
 }
 
 export function requireApiKey(context: CommandContext): void {

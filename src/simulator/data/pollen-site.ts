@@ -53,7 +53,7 @@ export function pollenSiteOf(lat: number, lng: number): PollenSite {
 
 function buildPollenSite(key: SiteKey): PollenSite {
   const near = nearestPlace(key.lat, key.lng, COVERAGE_KM);
-  const region = pollenRegionOf(key.lat, key.lng, near?.countryCode);
+  const region = pollenRegionOf(key.lat, key.lng);
   const covered = near !== undefined && region !== 'south_america_oceania';
   const absLat = Math.abs(key.lat);
   // Seasons come later toward the poles; the tropics have long, flat seasons.

@@ -6,6 +6,7 @@ import { readRuntimeOptions } from '../read-runtime-options.js';
 import { errorBody } from '../render/response-text.js';
 import type { SimulatorState } from '../simulator-state.js';
 import { maskKey } from '../stats/mask-key.js';
+import { ADMIN_TOKEN_HEADER, isAdminAuthorized } from './authorize-admin.js';
 import { sendAnswer } from './send-answer.js';
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -24,7 +25,8 @@ const MAX_BODY_BYTES = 1_000_000;
  * | `GET /__admin/options` | | runtime options, keys masked |
  * | `POST /__admin/options` | change runtime options (`legacyShapes`, `rateLimit`, …) | same |
  *
- * A body may also be the bare fault spec text. Bad input answers 400 `{"message": …}`.
+ * A body may also be the bare fault spec text. Bad input answers 400 `{"message": …}`. With an
+ * admin token (`ENVDATA_SIM_ADMIN_TOKEN`), a request without it answers 401 and changes nothing.
  */
 export function handleAdmin(
   state: SimulatorState,
@@ -33,6 +35,17 @@ export function handleAdmin(
   path: string,
 ): void {
   state.stats.recordAdmin();
+  if (!isAdminAuthorized(req, state.adminToken)) {
+    req.resume();
+    sendAnswer(res, {
+      status: 401,
+      body: errorBody(
+        `The admin endpoint needs the simulator's admin token (ENVDATA_SIM_ADMIN_TOKEN): send it as ${ADMIN_TOKEN_HEADER} or Authorization: Bearer`,
+      ),
+      headers: { 'WWW-Authenticate': 'Bearer realm="envdata simulator admin"' },
+    });
+    return;
+  }
   const route = `${req.method ?? 'GET'} ${path}`;
   if (req.method === 'GET' || req.method === 'DELETE') {
     req.resume();
