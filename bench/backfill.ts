@@ -319,12 +319,7 @@ async function main(): Promise<void> {
       .execute();
 
     // 4. The ledger of a finished 200,000-chunk plan, before and after coverage.
-    const sizeApp = appFor(databaseUrl, `${prefix}-s`, {});
-    apps.push(sizeApp);
-    const size = await measureLedgerSize(
-      sizeApp.db,
-      many.map((l) => l.location_id),
-    );
+    const size = await measureLedgerSize(SERVER);
     const perYear = (bytes: number) => bytes / size.locationYears;
 
     const pct = (x: number) => `${(x * 100).toFixed(0)} %`;

@@ -1,6 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { createRun } from '../src/ledger/create-run.js';
 import { foldDoneChunks } from '../src/ledger/fold-done-chunks.js';
+import { createLogger } from '../src/logging/create-logger.js';
+import { createDatabase } from '../src/warehouse/create-database.js';
+import { withDatabase } from '../src/warehouse/database-url.js';
+import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';
 import type { Database } from '../src/warehouse/schema.js';
 
 export interface LedgerSize {
@@ -29,16 +35,36 @@ async function ledgerBytes(db: Kysely<Database>): Promise<number> {
 }
 
 /**
- * The ledger of a finished plan of `chunks` 48-hour weather chunks over `locationIds`, built
- * server-side as the landings leave it: every chunk row done (the ledger before coverage), then
- * the coverage those chunks landed and the chunks folded into their run (the ledger now). Runs
- * in a database of its own: it vacuums the ledger tables.
+ * The ledger of a finished plan of `chunks` 48-hour weather chunks over 1,000 locations, in a
+ * database of its own on `serverUrl` (created, migrated and dropped here), built server-side as
+ * the landings leave it: every chunk row done (the ledger before coverage), then the coverage
+ * those chunks landed and the chunks folded into their run (the ledger now).
  */
-export async function measureLedgerSize(
-  db: Kysely<Database>,
-  locationIds: readonly number[],
-  chunks = 200_000,
-): Promise<LedgerSize> {
+export async function measureLedgerSize(serverUrl: string, chunks = 200_000): Promise<LedgerSize> {
+  const name = `envdata_bench_ledger_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${pg.escapeIdentifier(name)}`);
+  const logger = createLogger({ level: 'error', format: 'json' });
+  const db = createDatabase({ url: withDatabase(serverUrl, name), poolMax: 2, logger });
+  try {
+    await migrateToLatest(db, logger);
+    return await measure(db, chunks);
+  } finally {
+    await db.destroy();
+    await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+    await admin.end();
+  }
+}
+
+async function measure(db: Kysely<Database>, chunks: number): Promise<LedgerSize> {
+  const { rows: locations } = await sql<{ location_id: number }>`
+    insert into envdata.location (name, lat, lng, country_code, timezone, pollen_region, registered_by)
+    select 'ledger ' || g, -60 + (g % 120) + g * 0.0001, -170 + (g % 340) + g * 0.0001, 'DE',
+      'Europe/Berlin', 'europe', 'coordinates'
+    from generate_series(1, 1000) g
+    returning location_id`.execute(db);
+  const locationIds = locations.map((l) => l.location_id);
   const perLocation = Math.ceil(chunks / locationIds.length);
   const runId = await createRun(db, 'backfill', { bench: 'ledger-size' });
   await sql`
