@@ -107,8 +107,13 @@ export class QueueFeeder {
   /** Closes running runs with nothing left to do (their last worker died before closing them). */
   private async finishIdleRuns(): Promise<void> {
     for (const runId of await runningRunIds(this.db)) {
-      const status = await closeRunIfDone(this.db, runId);
-      if (status) this.logger.info({ runId, status }, 'run finished');
+      // One run that cannot be closed must not keep the others open.
+      try {
+        const status = await closeRunIfDone(this.db, runId);
+        if (status) this.logger.info({ runId, status }, 'run finished');
+      } catch (error) {
+        this.logger.warn({ err: error, runId }, 'could not close the run; will try again');
+      }
     }
   }
 
