@@ -15,6 +15,7 @@
 --   2026_11_22_0009_deterministic_rollups
 --   2026_11_22_0010_coverage_ledger
 --   2026_11_22_0011_bi_role_hardening
+--   2026_11_22_0012_run_pause_cancel
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -264,7 +265,7 @@ create table envdata.run (
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
-alter table envdata.run add constraint run_status_check CHECK (status = ANY (ARRAY['planning'::text, 'running'::text, 'done'::text, 'failed'::text, 'stopped'::text]));
+alter table envdata.run add constraint run_status_check CHECK (status = ANY (ARRAY['planning'::text, 'running'::text, 'paused'::text, 'done'::text, 'failed'::text, 'stopped'::text, 'cancelled'::text]));
 CREATE INDEX run_running ON envdata.run USING btree (status) WHERE (status = 'running'::text);
 
 create table envdata.run_gap (

@@ -2,14 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 
 /**
- * `envdata resume [RUN]`: stopped runs (a refused key, since fixed) run again. Returns the ids
- * of the runs now running (all of them, or just `runId`).
+ * `envdata resume [RUN]`: stopped runs (a refused key, since fixed) and paused ones run again.
+ * Returns the ids of the runs now running (all of them, or just `runId`).
  */
-export async function reopenStoppedRuns(db: Kysely<Database>, runId?: number): Promise<number[]> {
+export async function reopenRuns(db: Kysely<Database>, runId?: number): Promise<number[]> {
   let query = db
     .updateTable('run')
     .set({ status: 'running', finished_at: null, error_code: null, error_message: null })
-    .where('status', '=', 'stopped');
+    .where('status', 'in', ['stopped', 'paused']);
   if (runId !== undefined) query = query.where('run_id', '=', runId);
   await query.execute();
   return runningRunIds(db, runId);

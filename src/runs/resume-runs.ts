@@ -1,9 +1,9 @@
 import type { App } from '../app.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
-import { reopenStoppedRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
+import { reopenRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
 
 /**
- * `envdata resume [RUN]`: stopped runs (a refused key, since fixed) run again, and every
+ * `envdata resume [RUN]`: stopped runs (a refused key, since fixed) and paused ones run again, and every
  * unfinished chunk of the running ones is dispatched again. Chunks already in Redis are not
  * queued twice. Returns the runs resumed and the jobs dispatched.
  */
@@ -11,7 +11,7 @@ export async function resumeRuns(
   app: App,
   runId?: number,
 ): Promise<{ runs: number[]; dispatched: number }> {
-  const runs = await reopenStoppedRuns(app.db, runId);
+  const runs = await reopenRuns(app.db, runId);
   const feeder = createFeeder(app);
   const dispatched = (await feeder.redispatchAll()) + (await feeder.topUp());
   return { runs, dispatched };

@@ -19,7 +19,14 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 export type ChunkStatus = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'split';
 export type ChunkOutcome = 'rows' | 'no_data' | 'not_covered';
 export type RunKind = 'backfill' | 'sync' | 'rebuild';
-export type RunStatus = 'planning' | 'running' | 'done' | 'failed' | 'stopped';
+export type RunStatus =
+  | 'planning'
+  | 'running'
+  | 'paused'
+  | 'done'
+  | 'failed'
+  | 'stopped'
+  | 'cancelled';
 export type SnapshotProduct = 'latest' | 'forecast_48h' | 'forecast_120h' | 'forecast_72h';
 export type RegisteredBy = 'coordinates' | 'place' | 'import';
 

@@ -95,13 +95,17 @@ describe('loadConfig ranges', () => {
         'range' in v && (v.range.unit === 'ms' || v.range.unit === 'h'),
     );
     expect(durations.map((v) => v.name).sort()).toEqual([
+      'ENVDATA_CHUNK_RETENTION',
       'ENVDATA_FRESHNESS_MAX_LAG',
       'ENVDATA_HISTORY_WINDOW',
       'ENVDATA_HTTP_CONNECT_TIMEOUT_MS',
       'ENVDATA_HTTP_TIMEOUT_MS',
       'ENVDATA_JOB_LOCK_MS',
+      'ENVDATA_MISSING_RECHECK',
+      'ENVDATA_REFETCH_DELAY_MS',
       'ENVDATA_RETRY_BASE_MS',
       'ENVDATA_SHUTDOWN_TIMEOUT_MS',
+      'ENVDATA_SYNC_HORIZON',
       'ENVDATA_SYNC_LOOKBACK',
     ]);
     for (const v of durations) {

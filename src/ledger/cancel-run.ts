@@ -1,0 +1,49 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../warehouse/schema.js';
+
+export interface CancelledRun {
+  /** Chunks that had not been fetched: dropped from the ledger (and to be dropped from the queue). */
+  readonly dropped: readonly number[];
+  /** Chunks in flight: they finish and land; what lands stays. */
+  readonly inFlight: number;
+}
+
+/**
+ * Cancels a run that has not finished: it ends `cancelled`, the chunks it had not fetched are
+ * dropped, chunks in flight finish and land, and every hour that landed stays (it is in the
+ * coverage). The rollups of what landed so far are refreshed in the same transaction. Returns
+ * `undefined` when the run had already finished.
+ */
+export async function cancelRun(
+  db: Kysely<Database>,
+  runId: number,
+): Promise<CancelledRun | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const cancelled = await trx
+      .updateTable('run')
+      .set({
+        status: 'cancelled',
+        finished_at: new Date(),
+        error_code: 'CANCELLED',
+        error_message: 'cancelled by the operator (`envdata cancel`); what landed stays',
+      })
+      .where('run_id', '=', runId)
+      .where('status', 'in', ['planning', 'running', 'paused', 'stopped'])
+      .executeTakeFirst();
+    if (Number(cancelled.numUpdatedRows) === 0) return undefined;
+    const dropped = await trx
+      .deleteFrom('chunk')
+      .where('run_id', '=', runId)
+      .where('status', 'in', ['pending', 'queued'])
+      .returning('chunk_id')
+      .execute();
+    const inFlight = await trx
+      .selectFrom('chunk')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('run_id', '=', runId)
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow();
+    await sql`select envdata.refresh_daily_rollups()`.execute(trx);
+    return { dropped: dropped.map((c) => c.chunk_id), inFlight: Number(inFlight.n) };
+  });
+}
