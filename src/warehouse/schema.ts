@@ -20,13 +20,7 @@ export type ChunkStatus = 'pending' | 'queued' | 'running' | 'done' | 'failed' |
 export type ChunkOutcome = 'rows' | 'no_data' | 'not_covered';
 export type RunKind = 'backfill' | 'sync' | 'rebuild';
 export type RunStatus =
-  | 'planning'
-  | 'running'
-  | 'paused'
-  | 'done'
-  | 'failed'
-  | 'stopped'
-  | 'cancelled';
+  'planning' | 'running' | 'paused' | 'done' | 'failed' | 'stopped' | 'cancelled';
 export type SnapshotProduct = 'latest' | 'forecast_48h' | 'forecast_120h' | 'forecast_72h';
 export type RegisteredBy = 'coordinates' | 'place' | 'import';
 
