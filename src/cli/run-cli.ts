@@ -10,6 +10,7 @@ import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
 import { registerResumeCommands } from './commands/resume-command.js';
+import { registerRunControlCommands } from './commands/run-control-command.js';
 import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
@@ -45,6 +46,7 @@ export function buildProgram(context: CommandContext): Command {
   registerBackfillCommand(program, context);
   registerWorkerCommand(program, context);
   registerResumeCommands(program, context);
+  registerRunControlCommands(program, context);
   registerSyncCommands(program, context);
   registerStatusCommand(program, context);
   registerDemoCommand(program, context);

@@ -9,14 +9,14 @@ export function registerResumeCommands(program: Command, context: CommandContext
   program
     .command('resume [run]')
     .description(
-      'Dispatch every unfinished chunk of running runs again (after losing Redis), and restart stopped runs (after fixing the API key)',
+      'Dispatch every unfinished chunk of running runs again (after losing Redis), and restart stopped runs (after fixing the API key) and paused ones',
     )
     .action(async (run: string | undefined) => {
       const runId = run === undefined ? undefined : parseRunId(run);
       void context.config;
       const outcome = await context.withApp((app) => resumeRuns(app, runId));
       if (runId !== undefined && !outcome.runs.includes(runId)) {
-        throw usageError(`run ${runId} is not running or stopped: see \`envdata status\``);
+        throw usageError(`run ${runId} is not running, paused or stopped: see \`envdata status\``);
       }
       context.print(
         `${outcome.runs.length} run(s) running (${outcome.runs.join(', ') || 'none'}); ${outcome.dispatched} job(s) dispatched`,

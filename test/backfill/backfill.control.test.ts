@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { runProgress } from '../../src/ledger/run-progress.js';
+import { resumeRuns } from '../../src/runs/resume-runs.js';
+import { cancelRunAndJobs, pauseRunning } from '../../src/runs/control-run.js';
+import { startBackfill } from '../../src/runs/start-backfill.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { pollUntil } from '../harness/poll-until.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+
+// Every history answer takes 100 ms: a run of 30 chunks is long enough to stop in the middle.
+const fx = useBackfillFixture({ faults: 'history:latency=100@100%' });
+
+const month = (from: string, to: string) => ({
+  datasets: ['weather'] as const,
+  from: new Date(from),
+  to: new Date(to),
+  windowHours: 48,
+});
+
+/** Resolves when no chunk of the run is in flight any more. */
+async function settled(runId: number): Promise<void> {
+  await pollUntil<true, unknown>(
+    async () => {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from envdata.chunk
+        where run_id = ${runId} and status = 'running'`.execute(fx.app.db);
+      return rows[0]!.n === 0 ? { done: true } : { last: rows[0] };
+    },
+    { everyMs: 20, timeoutMs: 30_000, describe: (last) => `chunks still running: ${String(last)}` },
+  );
+}
+
+describe('stopping what you started', () => {
+  it('pause: no chunk of the run starts while others run; resume finishes it with no call twice', async () => {
+    const berlin = fx.locations.find((l) => l.name === 'Berlin')!;
+    const long = await startBackfill(fx.app, {
+      ...month('2024-01-02T00:00:00Z', '2024-03-02T00:00:00Z'),
+      locations: [berlin],
+    });
+    expect(long.estimate.chunks).toBe(30);
+    const worker = IngestWorker.start(fx.app, { concurrency: 2 });
+    try {
+      await waitForRun(fx.app.db, long.runId!, { until: (p) => p.done >= 3 });
+      expect(await pauseRunning(fx.app, long.runId!)).toBe(true);
+      await settled(long.runId!);
+      const atPause = await runProgress(fx.app.db, long.runId!);
+      expect(atPause!.status).toBe('paused');
+
+      // The same worker keeps working, on another run, to the end of it...
+      const other = await startBackfill(fx.app, {
+        ...month('2024-04-03T00:00:00Z', '2024-04-07T00:00:00Z'),
+        locations: [berlin],
+      });
+      expect(await waitForRun(fx.app.db, other.runId!)).toMatchObject({ status: 'done', done: 2 });
+      // ...and made no call for the paused one meanwhile.
+      expect(await runProgress(fx.app.db, long.runId!)).toMatchObject({
+        status: 'paused',
+        calls: atPause!.calls,
+        done: atPause!.done,
+      });
+
+      const resumed = await resumeRuns(fx.app, long.runId!);
+      expect(resumed.runs).toEqual([long.runId]);
+      expect(await waitForRun(fx.app.db, long.runId!)).toMatchObject({
+        status: 'done',
+        done: 30,
+        calls: 30,
+      });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('cancel: chunks not fetched are dropped, in-flight ones land, done hours stay, exit messages say so', async () => {
+    const brisbane = fx.locations.find((l) => l.name === 'Brisbane')!;
+    fx.simulator.resetStats();
+    const run = await startBackfill(fx.app, {
+      ...month('2023-01-03T00:00:00Z', '2023-03-04T00:00:00Z'),
+      locations: [brisbane],
+    });
+    const worker = IngestWorker.start(fx.app, { concurrency: 2 });
+    try {
+      await waitForRun(fx.app.db, run.runId!, { until: (p) => p.done >= 3 });
+      const result = await runCliInProcess(['cancel', String(run.runId)], fx.cliEnv());
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/cancelled: \d+ chunk\(s\) not fetched were dropped/);
+      await settled(run.runId!);
+    } finally {
+      await worker.close();
+    }
+    const after = (await runProgress(fx.app.db, run.runId!))!;
+    expect(after.status).toBe('cancelled');
+    expect(after.done).toBeLessThan(30);
+    // Every call made is a chunk that landed: nothing was fetched for the dropped ones.
+    expect(fx.simulator.stats().total).toBe(after.calls);
+    expect(after.calls).toBe(after.done);
+    const { rows } = await sql<{ hours: number }>`
+      select coalesce(sum(upper(r) - lower(r)), interval '0')::text as hours,
+        (select count(*) from envdata.weather_hourly where location_id = ${brisbane.locationId}
+          and observed_at < '2023-03-04')::int as facts
+      from envdata.coverage c, unnest(c.landed) r
+      where c.location_id = ${brisbane.locationId} and c.dataset = 'weather'`.execute(fx.app.db);
+    expect(rows[0]).toMatchObject({ facts: after.done * 48 });
+    // Cancelling again is refused: the run has finished.
+    const again = await runCliInProcess(['cancel', String(run.runId)], fx.cliEnv());
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/has already finished/);
+  });
+});
