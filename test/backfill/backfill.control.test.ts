@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { resumeRuns } from '../../src/runs/resume-runs.js';
-import { cancelRunAndJobs, pauseRunning } from '../../src/runs/control-run.js';
+import { pauseRunning } from '../../src/runs/control-run.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -97,13 +97,14 @@ describe('stopping what you started', () => {
     // Every call made is a chunk that landed: nothing was fetched for the dropped ones.
     expect(fx.simulator.stats().total).toBe(after.calls);
     expect(after.calls).toBe(after.done);
-    const { rows } = await sql<{ hours: number }>`
-      select coalesce(sum(upper(r) - lower(r)), interval '0')::text as hours,
-        (select count(*) from envdata.weather_hourly where location_id = ${brisbane.locationId}
-          and observed_at < '2023-03-04')::int as facts
-      from envdata.coverage c, unnest(c.landed) r
-      where c.location_id = ${brisbane.locationId} and c.dataset = 'weather'`.execute(fx.app.db);
-    expect(rows[0]).toMatchObject({ facts: after.done * 48 });
+    // What landed stays: its rows, and its hours in the coverage.
+    const { rows } = await sql<{ facts: number; covered: number }>`
+      select (select count(*) from envdata.weather_hourly where location_id = ${brisbane.locationId}
+          and observed_at < '2023-03-04')::int as facts,
+        (select extract(epoch from sum(upper(r) - lower(r))) / 3600 from envdata.coverage c,
+          unnest(c.landed) r where c.location_id = ${brisbane.locationId}
+          and c.dataset = 'weather')::int as covered`.execute(fx.app.db);
+    expect(rows[0]).toEqual({ facts: after.done * 48, covered: after.done * 48 });
     // Cancelling again is refused: the run has finished.
     const again = await runCliInProcess(['cancel', String(run.runId)], fx.cliEnv());
     expect(again.code).toBe(2);
