@@ -78,11 +78,15 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
         to: end,
         windowHours: app.config.ingest.historyWindowHours,
       });
+      if (start.runId === undefined) {
+        print(`backfill ${dataset}, last ${days} days: nothing to do — the ledger holds all of it`);
+        continue;
+      }
       print(
         `backfill ${dataset}, last ${days} days: run ${start.runId}, ${start.estimate.chunks} chunk(s) to fetch ` +
           `(the ledger holds the rest)`,
       );
-      last = await options.watch(start.runId!);
+      last = await options.watch(start.runId);
       failed += last.failed;
       rows += last.rows;
       chunks += last.total;

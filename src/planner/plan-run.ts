@@ -5,7 +5,7 @@ import type { Dataset } from '../types.js';
 import type { Database, RunKind } from '../warehouse/schema.js';
 import { countHours, countWindows } from '../windows/tile-windows.js';
 import { estimateDurationMs, rowsPerHour } from './estimate-plan.js';
-import { closeRunIfDone } from '../ledger/close-run-if-done.js';
+import { explainPlan, KNOWN_ACCEPTED_WINDOW_HOURS } from './explain-plan.js';
 import { createRunWithGaps } from '../ledger/create-run-with-gaps.js';
 import { findGaps, type Gap } from '../ledger/find-gaps.js';
 
@@ -28,7 +28,10 @@ export interface RunRequest {
 export interface PlanEstimate {
   readonly gaps: number;
   readonly chunks: number;
-  /** One history request per chunk. */
+  /**
+   * History requests: one per chunk at the window the service is known to accept (48 h); a longer
+   * window it refuses is split, so a longer `--window` is counted at 48 h.
+   */
   readonly calls: number;
   readonly expectedRows: number;
   readonly durationMs: number;
@@ -45,8 +48,11 @@ export function estimateGaps(
   const byDataset: Partial<Record<Dataset, { chunks: number; expectedRows: number }>> = {};
   let chunks = 0;
   let expectedRows = 0;
+  let calls = 0;
+  const acceptedHours = Math.min(request.windowHours, KNOWN_ACCEPTED_WINDOW_HOURS);
   for (const gap of gaps) {
     const n = countWindows(gap.from, gap.to, request.windowHours);
+    calls += countWindows(gap.from, gap.to, acceptedHours);
     const rows =
       countHours(gap.from, gap.to) *
       rowsPerHour(gap.dataset, regions.get(gap.locationId) ?? 'rest_of_world');
@@ -59,9 +65,9 @@ export function estimateGaps(
   return {
     gaps: gaps.length,
     chunks,
-    calls: chunks,
+    calls,
     expectedRows,
-    durationMs: estimateDurationMs(chunks, rateLimits),
+    durationMs: estimateDurationMs(calls, rateLimits),
     byDataset,
   };
 }
@@ -69,15 +75,21 @@ export function estimateGaps(
 /**
  * Plans a run: the gaps of every dataset and location (requested range, clipped to coverage,
  * minus what the ledger holds as done) are written to Postgres with a cursor each. Chunks are
- * materialized from them later, in bounded batches (`materializeChunks`). With `dryRun`,
- * nothing is written.
+ * materialized from them later, in bounded batches (`materializeChunks`). With `dryRun`, or when
+ * there is nothing to fetch, nothing is written (`runId` undefined); `notes` say why a plan is
+ * smaller than the range asked for.
  */
 export async function planRun(
   db: Kysely<Database>,
   request: RunRequest,
   rateLimits: readonly RateLimitRule[],
   options: { dryRun?: boolean } = {},
-): Promise<{ runId: number | undefined; estimate: PlanEstimate; gaps: readonly Gap[] }> {
+): Promise<{
+  runId: number | undefined;
+  estimate: PlanEstimate;
+  gaps: readonly Gap[];
+  notes: readonly string[];
+}> {
   for (const [name, date] of [
     ['from', request.from],
     ['to', request.to],
@@ -95,7 +107,8 @@ export async function planRun(
     ...(request.now && { now: request.now }),
   });
   const estimate = estimateGaps(gaps, request, rateLimits);
-  if (options.dryRun) return { runId: undefined, estimate, gaps };
+  const notes = explainPlan(request, gaps);
+  if (options.dryRun || gaps.length === 0) return { runId: undefined, estimate, gaps, notes };
 
   const runId = await createRunWithGaps(db, {
     kind: request.kind,
@@ -111,7 +124,5 @@ export async function planRun(
       estimate,
     },
   });
-  // Nothing to fetch: the run is complete the moment it is planned.
-  if (gaps.length === 0) await closeRunIfDone(db, runId);
-  return { runId, estimate, gaps };
+  return { runId, estimate, gaps, notes };
 }

@@ -14,10 +14,13 @@ export interface BackfillRequest {
 }
 
 export interface BackfillStart {
+  /** `undefined`: a dry run, or nothing to fetch (no run is written). */
   readonly runId: number | undefined;
   readonly estimate: PlanEstimate;
   /** The same backfill was already running: it was resumed instead of planned again. */
   readonly resumed: boolean;
+  /** Why the plan is smaller than the range asked for (`explainPlan`). */
+  readonly notes: readonly string[];
 }
 
 /**
@@ -50,10 +53,10 @@ export async function startBackfill(
         app.config.rateLimits,
         { dryRun: true },
       );
-      return { runId: same, estimate: estimate.estimate, resumed: true };
+      return { runId: same, estimate: estimate.estimate, resumed: true, notes: estimate.notes };
     }
   }
-  const { runId, estimate } = await planRun(
+  const { runId, estimate, notes } = await planRun(
     app.db,
     { kind: 'backfill', ...request, recheckMs },
     app.config.rateLimits,
@@ -63,5 +66,5 @@ export async function startBackfill(
     await tagRunRequest(app.db, runId, signature);
     await createFeeder(app).topUp();
   }
-  return { runId, estimate, resumed: false };
+  return { runId, estimate, resumed: false, notes };
 }

@@ -106,10 +106,17 @@ describe('envdata backfill on the command line', () => {
     expect(fx.simulator.stats()).toMatchObject({ total: 20, byStatus: { '200': 20 } });
 
     fx.simulator.resetStats();
+    const rowsAfterFirst = await ledgerRows();
     const second = await runEnvdata(['backfill', ...RANGE, '--wait'], env());
     expect(second.code, second.stdout + second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/^run 2: 0 chunk\(s\) = 0 API call\(s\)/m);
-    expect(second.stdout).toMatch(/^run 2 \(backfill\) done: 0\/0 chunks done, 0 failed/m);
+    // Nothing to do: no run is written, no worker starts, nothing is logged as a warning.
+    expect(second.stdout).toBe(
+      'nothing to do, no run written:\n' +
+        '  pollen: nothing to do — the ledger holds all of it\n' +
+        '  weather: nothing to do — the ledger holds all of it\n',
+    );
+    expect(second.stderr).toBe('');
+    expect(await ledgerRows()).toBe(rowsAfterFirst);
     expect(fx.simulator.stats().total).toBe(0);
   });
 });

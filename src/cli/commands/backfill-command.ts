@@ -82,6 +82,11 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         );
         const e = start.estimate;
         const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
+        if (!options.dryRun && start.runId === undefined) {
+          context.print('nothing to do, no run written:');
+          for (const note of start.notes) context.print(`  ${note}`);
+          return;
+        }
         context.print(
           `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
             `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
@@ -90,6 +95,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         for (const [dataset, d] of Object.entries(e.byDataset)) {
           context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
         }
+        for (const note of start.notes) context.print(`  ${note}`);
         if (options.dryRun || start.runId === undefined) return;
         if (!options.wait) {
           context.print(
