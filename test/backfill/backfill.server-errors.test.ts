@@ -4,6 +4,7 @@ import { retryFailedChunks } from '../../src/runs/resume-runs.js';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { runChunks } from './run-chunks.js';
 import { factRows, warehouseDigest } from './warehouse-digest.js';
@@ -97,6 +98,27 @@ describe('a service failing with 5xx, resets and hangs', () => {
         }),
       ]);
       expect(fx.simulator.stats().byStatus).toEqual({ '200': 6, '503': 3 });
+
+      // `status RUN` names the failed chunk: location, dataset, window, code and message.
+      const status = await runCliInProcess(['status', String(start.runId)], fx.cliEnv());
+      expect(status.stdout).toMatch(/failed chunks:\n  SERVER_ERROR × 1: the service failed at/);
+      expect(status.stdout).toMatch(
+        /^ {4}Berlin weather 2024-06-16 00:00–2024-06-18 00:00 UTC \(chunk \d+, 3 attempt\(s\)\)$/m,
+      );
+      expect(status.stdout).toContain(`envdata retry ${start.runId}`);
+      const json = await runCliInProcess(['status', String(start.runId), '--json'], fx.cliEnv());
+      const parsed = JSON.parse(json.stdout) as {
+        runs: {
+          failedChunks: { code: string; chunks: number; examples: { location: string }[] }[];
+        }[];
+      };
+      expect(parsed.runs[0]!.failedChunks).toEqual([
+        expect.objectContaining({
+          code: 'SERVER_ERROR',
+          chunks: 1,
+          examples: [expect.objectContaining({ location: 'Berlin', dataset: 'weather' })],
+        }),
+      ]);
 
       fx.simulator.resetStats();
       expect(await retryFailedChunks(app, start.runId!)).toBe(1);

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import { failedChunkGroups, type FailedChunkGroup } from '../../ledger/failed-chunk-groups.js';
 import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import type { CommandContext } from '../command-context.js';
+import { formatFailedChunks } from '../format-failed-chunks.js';
 import { parseRunId } from '../parse-cli-values.js';
 import { usageError } from '../usage-error.js';
 import { formatRunSummary } from '../watch-run.js';
@@ -23,11 +25,12 @@ export function registerStatusCommand(program: Command, context: CommandContext)
     .action(async (run: string | undefined, options: { json?: boolean; check?: boolean }) => {
       const runId = run === undefined ? undefined : parseRunId(run);
       const maxLag = context.config.sync.maxLagHours;
-      const { status, runs, freshness } = await context.withApp(
+      const { status, runs, freshness, failedChunks } = await context.withApp(
         async (app) => {
           const status = await collectStatus(app);
           const runs: RunProgress[] = [];
           let freshness: Freshness[] = [];
+          let failedChunks: FailedChunkGroup[] = [];
           if (status.postgres.ok && !status.postgres.pendingMigrations?.length) {
             const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, RECENT_RUNS);
             for (const id of ids) {
@@ -38,18 +41,21 @@ export function registerStatusCommand(program: Command, context: CommandContext)
               throw usageError(`there is no run ${runId}: see \`envdata status\``);
             }
             freshness = await readFreshness(app.db, maxLag);
+            if (runId !== undefined) failedChunks = await failedChunkGroups(app.db, runId);
           }
-          return { status, runs, freshness };
+          return { status, runs, freshness, failedChunks };
         },
         context.config,
         { migrated: false },
       );
       if (options.json) {
-        context.print(JSON.stringify({ ...status, runs, freshness }, null, 2));
+        const shown = runId === undefined ? runs : runs.map((p) => ({ ...p, failedChunks }));
+        context.print(JSON.stringify({ ...status, runs: shown, freshness }, null, 2));
       } else {
         context.print(formatStatus(status));
         if (run !== undefined) {
           for (const p of runs) context.print(formatRunSummary(p));
+          if (failedChunks.length > 0) context.print(formatFailedChunks(failedChunks, runId!));
         } else if (runs.length > 0) {
           context.print('');
           context.print('recent runs:');
