@@ -101,7 +101,7 @@ describe('a service failing with 5xx, resets and hangs', () => {
 
       // `status RUN` names the failed chunk: location, dataset, window, code and message.
       const status = await runCliInProcess(['status', String(start.runId)], fx.cliEnv());
-      expect(status.stdout).toMatch(/failed chunks:\n  SERVER_ERROR × 1: the service failed at/);
+      expect(status.stdout).toMatch(/failed chunks:\n {2}SERVER_ERROR × 1: the service failed at/);
       expect(status.stdout).toMatch(
         /^ {4}Berlin weather 2024-06-16 00:00–2024-06-18 00:00 UTC \(chunk \d+, 3 attempt\(s\)\)$/m,
       );
