@@ -2,25 +2,28 @@ import type { Command } from 'commander';
 import { databaseNameOf } from '../../warehouse/database-url.js';
 import { ensureBiRole } from '../../warehouse/ensure-bi-role.js';
 import type { CommandContext } from '../command-context.js';
+import { promptSecret } from '../prompt-secret.js';
 import { usageError } from '../usage-error.js';
 
 export function registerBiRoleCommand(program: Command, context: CommandContext): void {
   program
     .command('bi-role')
     .description(
-      'Create or refresh the read-only role envdata_bi (reads schema analytics only) for BI tools',
+      'Create or refresh the read-only role envdata_bi (reads schema analytics only) for BI tools; the role is server-wide: one for every database of this PostgreSQL server',
     )
     .option(
       '--password-stdin',
-      'read a password from standard input and allow envdata_bi to log in',
+      'read a password from standard input (asked for, not shown, on a terminal) and allow envdata_bi to log in',
     )
     .action(async (options: { passwordStdin?: boolean }) => {
       const config = context.config;
       let password: string | undefined;
       if (options.passwordStdin) {
-        password = (await readAll(process.stdin)).replace(/\r?\n$/, '');
+        password = process.stdin.isTTY
+          ? await askTwice(context)
+          : (await readAll(process.stdin)).replace(/\r?\n$/, '');
         if (password.length < 8) {
-          throw usageError('the password read from standard input must be at least 8 characters');
+          throw usageError('the password for envdata_bi must be at least 8 characters');
         }
       }
       await context.withApp(async (app) => ensureBiRole(app.db, password));
@@ -28,7 +31,23 @@ export function registerBiRoleCommand(program: Command, context: CommandContext)
         `role envdata_bi can read schema analytics of database ${databaseNameOf(config.databaseUrl)}` +
           (password ? ' and log in with the password given' : ' (no login: use --password-stdin)'),
       );
+      context.print(
+        'note: envdata_bi is a role of the whole PostgreSQL server, shared by every database on it ' +
+          '(docs/warehouse.md says what to revoke so it reads this warehouse only)',
+      );
     });
+}
+
+/** On a terminal: the password twice, not shown. */
+async function askTwice(context: CommandContext): Promise<string> {
+  const first = await promptSecret(
+    process.stdin,
+    context.io.stderr,
+    'password for envdata_bi (not shown): ',
+  );
+  const second = await promptSecret(process.stdin, context.io.stderr, 'the same again: ');
+  if (first !== second) throw usageError('the two passwords differ: nothing was changed');
+  return first;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
