@@ -6,6 +6,7 @@ import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { workerName } from '../queue/worker-identity.js';
 import { createServiceClient, type ServiceClient } from '../service/service-client.js';
 import { FactWriter } from '../warehouse/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../../jobs/fetch-snapshot.js';
@@ -89,6 +90,8 @@ export class IngestWorker {
           : this.processor.process(job as Job<IngestJobData>, token),
       {
         concurrency: options.concurrency,
+        // `envdata status` lists the workers connected by this name.
+        name: workerName(options.concurrency),
         limiter: queueLimiter(limiter),
         lockDuration: config.worker.jobLockMs,
         stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),

@@ -3,6 +3,7 @@ import { failedChunkGroups, type FailedChunkGroup } from '../../ledger/failed-ch
 import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
+import { formatDuration } from '../../planner/estimate-plan.js';
 import type { CommandContext } from '../command-context.js';
 import { formatFailedChunks } from '../format-failed-chunks.js';
 import { parseRunId } from '../parse-cli-values.js';
@@ -68,6 +69,14 @@ export function registerStatusCommand(program: Command, context: CommandContext)
         }
       }
       const down = !status.postgres.ok || !status.redis.ok;
+      const waiting = runs.filter(
+        (p) => p.status === 'running' && p.inFlight + p.notYetDispatched > 0,
+      );
+      if (!options.json && status.redis.workers?.length === 0 && waiting.length > 0) {
+        context.io.stderr.write(
+          `envdata: run(s) ${waiting.map((p) => p.runId).join(', ')} wait for work, but no worker is connected: start \`envdata worker\` (or use --wait)\n`,
+        );
+      }
       const stale = freshness.filter((f) => f.stale);
       if (down) context.exitCode = 1;
       if (options.check && stale.length > 0) {
@@ -119,6 +128,14 @@ export function formatStatus(status: EnvdataStatus): string {
   for (const [queue, counts] of Object.entries(redis.queues ?? {})) {
     const parts = Object.entries(counts).map(([state, n]) => `${state} ${n}`);
     lines.push(`  queue ${queue}: ${parts.join(', ')}`);
+  }
+  if (redis.workers) {
+    lines.push(`  workers connected: ${redis.workers.length}`);
+    for (const w of redis.workers) {
+      lines.push(
+        `    ${w.host} pid ${w.pid}, concurrency ${w.concurrency}, connected ${formatDuration(w.ageSeconds * 1000)}, last seen ${formatDuration(w.idleSeconds * 1000)} ago`,
+      );
+    }
   }
   return lines.join('\n');
 }
