@@ -26,7 +26,9 @@ const PREFIX_SCAN_LIMIT = 5_000;
 
 /**
  * Finds the places a free-text query names, best first: exact name matches before names that
- * merely start with the query, then the most populous. Text after commas narrows the search to
+ * merely start with the query, then the most populous. Names compare without case and accents,
+ * and a city's other names count as its own (`ALTERNATE_PLACE_NAMES`): "München" is Munich,
+ * Germany (1.26 M), not Münchenstein, Switzerland, whose name merely starts with it. Text after commas narrows the search to
  * a country (code or name) or a state: `"Paris, US"`, `"Springfield, Illinois"`, `"Berlin, DE"`.
  * Without commas, trailing words are tried as such a qualifier: `"Berlin Germany"`.
  *

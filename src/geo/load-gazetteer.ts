@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import KDBush from 'kdbush';
+import { ALTERNATE_PLACE_NAMES } from './alternate-place-names.js';
 import { countryNameOf } from './country-name-of.js';
 import type { GeoPlace } from './geo-place.js';
 import { normalizePlaceName } from './normalize-place-name.js';
@@ -10,7 +11,11 @@ export interface Gazetteer {
   readonly places: readonly GeoPlace[];
   /** k-d tree over `[lng, lat]` of `places`, for `geokdbush.around`. */
   readonly index: KDBush;
-  /** Normalized name → positions in `places`, most populous first. */
+  /**
+   * Normalized name → positions in `places`, most populous first. Besides every place's own
+   * name, the keys include the other names of major cities (`ALTERNATE_PLACE_NAMES`): `münchen`
+   * lists Munich.
+   */
   readonly byName: ReadonlyMap<string, readonly number[]>;
   /** The keys of `byName`, sorted, for prefix search. */
   readonly sortedNames: readonly string[];
@@ -88,9 +93,38 @@ function buildGazetteer(): Gazetteer {
     if (list === undefined) byName.set(key, [i]);
     else list.push(i);
   });
-  for (const list of byName.values()) {
-    list.sort((a, b) => (places[b]?.population ?? 0) - (places[a]?.population ?? 0));
-  }
+  const byPopulation = (a: number, b: number) =>
+    (places[b]?.population ?? 0) - (places[a]?.population ?? 0);
+  for (const list of byName.values()) list.sort(byPopulation);
+  addAlternateNames(places, byName, byPopulation);
   const sortedNames = [...byName.keys()].sort();
   return { places, index, byName, sortedNames };
+}
+
+/**
+ * Files each city of `ALTERNATE_PLACE_NAMES` (the most populous place of that name in that
+ * country) under its other names too, keeping every list most populous first. A row whose city
+ * the data no longer has is skipped (the geocoding tests check that every row still resolves).
+ */
+function addAlternateNames(
+  places: readonly GeoPlace[],
+  byName: Map<string, number[]>,
+  byPopulation: (a: number, b: number) => number,
+): void {
+  for (const [name, countryCode, alternates] of ALTERNATE_PLACE_NAMES) {
+    const target = byName
+      .get(normalizePlaceName(name))
+      ?.find((i) => places[i]?.countryCode === countryCode);
+    if (target === undefined) continue;
+    for (const alternate of alternates) {
+      const key = normalizePlaceName(alternate);
+      const list = byName.get(key);
+      if (list === undefined) {
+        byName.set(key, [target]);
+      } else if (!list.includes(target)) {
+        list.push(target);
+        list.sort(byPopulation);
+      }
+    }
+  }
 }

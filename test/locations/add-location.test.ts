@@ -46,6 +46,19 @@ describe('locatePlace', () => {
     expect(illinois.kind === 'match' && illinois.match.state).toBe('Illinois');
   });
 
+  it('takes a native name for the city (München is Munich), and a longer name for its own', async () => {
+    const munich = await locatePlace(fx.client, 'München');
+    expect(munich.kind === 'match' && munich.match).toMatchObject({
+      city: 'Munich',
+      countryCode: 'DE',
+    });
+    const muenchenstein = await locatePlace(fx.client, 'Münchenstein');
+    expect(muenchenstein.kind === 'match' && muenchenstein.match).toMatchObject({
+      city: 'Münchenstein',
+      countryCode: 'CH',
+    });
+  });
+
   it('turns "Data not available" into no match', async () => {
     expect(await locatePlace(fx.client, 'Xyzzyville')).toEqual({ kind: 'none', elsewhere: [] });
   });

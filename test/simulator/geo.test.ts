@@ -9,6 +9,7 @@ import {
   reverseGeocode,
   timezoneOf,
 } from '../../src/geo/index.js';
+import { ALTERNATE_PLACE_NAMES } from '../../src/geo/alternate-place-names.js';
 import { PLACES } from './simulator-http.js';
 
 describe('geocodePlace', () => {
@@ -33,6 +34,35 @@ describe('geocodePlace', () => {
   it('ignores case and diacritics and falls back to prefixes', () => {
     expect(geocodePlace('sao paulo')[0]).toMatchObject({ name: 'São Paulo', countryCode: 'BR' });
     expect(geocodePlace('New York')[0]).toMatchObject({ name: 'New York City', countryCode: 'US' });
+  });
+
+  it('matches the other names of major cities, before names that merely start with them', () => {
+    expect(geocodePlace('München')[0]).toMatchObject({ name: 'Munich', countryCode: 'DE' });
+    expect(geocodePlace('Münchenstein')[0]).toMatchObject({
+      name: 'Münchenstein',
+      countryCode: 'CH',
+    });
+    expect(geocodePlace('München, Germany')[0]?.name).toBe('Munich');
+    expect(geocodePlace('Москва')[0]).toMatchObject({ name: 'Moscow', countryCode: 'RU' });
+    expect(geocodePlace('Cologne')[0]).toMatchObject({ name: 'Köln', countryCode: 'DE' });
+  });
+
+  it('ranks exact matches by population, an other name among them: "Roma" is Rome first', () => {
+    const roma = geocodePlace('Roma');
+    expect(roma[0]).toMatchObject({ name: 'Rome', countryCode: 'IT' });
+    expect(roma.slice(1).every((p) => p.name === 'Roma')).toBe(true);
+    expect(geocodePlace('Roma, AU')[0]).toMatchObject({ name: 'Roma', countryCode: 'AU' });
+  });
+
+  it('finds the city of every row of ALTERNATE_PLACE_NAMES first, under each of its names', () => {
+    for (const [name, countryCode, alternates] of ALTERNATE_PLACE_NAMES) {
+      for (const alternate of alternates) {
+        expect(geocodePlace(alternate, { limit: 1 })[0], alternate).toMatchObject({
+          name,
+          countryCode,
+        });
+      }
+    }
   });
 
   it('finds nothing for nonsense and honours the limit', () => {

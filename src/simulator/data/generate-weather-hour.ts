@@ -1,5 +1,6 @@
 import { WEATHER_ICONS } from '../../types.js';
 import { smoothNoise, unit3 } from './deterministic-hash.js';
+import { precipitationSignal } from './precipitation-signal.js';
 import { dayOfYear, HOUR_S, solarHour, sunElevationSine } from './time-math.js';
 import type { WeatherClimate } from './weather-climate.js';
 
@@ -34,7 +35,6 @@ const SALT = {
   weekly: 0x5a2,
   cloudFast: 0x5a3,
   cloudSlow: 0x5a4,
-  rain: 0x5a5,
   wind: 0x5a6,
   bearing: 0x5a7,
   pressure: 0x5a8,
@@ -46,12 +46,14 @@ const SALT = {
 const [CLOUDY, PARTLY, CLEAR, SNOW, RAIN, FOG] = WEATHER_ICONS;
 
 /**
- * Generates one hour of weather for a location: a seasonal cycle (coldest in January north of
- * the equator, July south of it), a day–night cycle damped by clouds, and weather systems that
- * drift over days (value noise on the location's quarter-degree cell). Derived quantities agree
- * with each other: dew point from temperature and humidity (Magnus), apparent temperature from
- * wind chill or humidex, UV from the sun's elevation and clouds, icon and summary from clouds,
- * rain and fog.
+ * Generates one hour of weather for a location: a seasonal cycle around the climate's January
+ * and July means (`weatherClimateOf`), a day–night cycle damped by clouds, and weather systems
+ * that drift over days (value noise on the location's quarter-degree cell). Precipitation falls
+ * in the climate's share of wet hours (more of them in the wet season), in spells of a few hours
+ * that cluster into wet days (`precipitationSignal`), at intensities whose mean makes up the
+ * climate's annual total. Derived quantities agree with each other: clouds thicken where rain is
+ * near, dew point from temperature and humidity (Magnus), apparent temperature from wind chill
+ * or humidex, UV from the sun's elevation and clouds, icon and summary from clouds, rain and fog.
  *
  * `issuedAtHour`, for forecasts, perturbs temperature and wind by an error that grows with the
  * lead time; omit it for observations.
@@ -69,27 +71,38 @@ export function generateWeatherHour(
   const seasonal = -Math.cos((2 * Math.PI * (doy - climate.coldestDay)) / 365.2425);
   const synoptic = smoothNoise(seed, SALT.synoptic, epochHour, 36) - 0.5;
   const weekly = smoothNoise(seed, SALT.weekly, epochHour, 168) - 0.5;
+
+  // Wet hours: the top `wetShare` of a uniform signal; the season tilts the share towards
+  // summer (monsoons, continental showers) or winter (Mediterranean climates).
+  const signal = precipitationSignal(seed, epochHour);
+  const wetShare = climate.wetHourShare * (1 + climate.precipitationSeasonality * seasonal);
+  const excess = wetShare > 0 ? (signal - (1 - wetShare)) / wetShare : -1;
+  const precipIntensity = excess > 0 ? round2(climate.wetHourMeanMm * wetHourIntensity(excess)) : 0;
+  const raining = precipIntensity > 0;
+
   const cloud = clamp01(
-    0.9 *
-      (0.6 * smoothNoise(seed, SALT.cloudFast, epochHour, 10) +
-        0.4 * smoothNoise(seed, SALT.cloudSlow, epochHour, 48)) +
-      (climate.wetness - 0.5) * 0.6 -
-      synoptic * 0.3,
+    Math.max(
+      raining ? 0.75 + 0.25 * Math.min(1, 2 * excess) : 0,
+      0.75 *
+        (0.6 * smoothNoise(seed, SALT.cloudFast, epochHour, 10) +
+          0.4 * smoothNoise(seed, SALT.cloudSlow, epochHour, 48)) +
+        0.35 * signal -
+        0.05 +
+        (climate.wetness - 0.5) * 0.6 -
+        synoptic * 0.3,
+    ),
   );
   const daily = Math.cos((2 * Math.PI * (hour - 15)) / 24);
   let temperature =
     climate.meanTemperature +
     climate.seasonalAmplitude * seasonal +
     climate.diurnalAmplitude * (1 - 0.5 * cloud) * daily +
-    synoptic * 8 +
-    weekly * 6;
+    climate.variability * (synoptic * 8 + weekly * 6);
 
-  const rainNoise = smoothNoise(seed, SALT.rain, epochHour, 6);
-  const raining = cloud > 0.7 && rainNoise > 0.55;
-  const precipIntensity = raining ? (rainNoise - 0.55) * 12 * cloud : 0;
-  const precipProbability = raining
-    ? clamp01(0.5 + rainNoise * 0.5)
-    : clamp01((cloud - 0.5) * rainNoise);
+  const nearRain = wetShare > 0 ? clamp01((signal - (1 - 4 * wetShare)) / (3 * wetShare)) : 0;
+  const precipProbability = round2(
+    raining ? 0.55 + 0.45 * Math.min(1, 3 * excess) : 0.5 * nearRain,
+  );
 
   let windSpeed = climate.windiness * (0.3 + 1.2 * smoothNoise(seed, SALT.wind, epochHour, 8));
   if (issuedAtHour !== undefined && epochHour > issuedAtHour) {
@@ -162,8 +175,8 @@ export function generateWeatherHour(
     visibility: round2(visibility),
     uvIndex,
     ozone: round2(ozone),
-    precipIntensity: round2(precipIntensity),
-    precipProbability: round2(precipProbability),
+    precipIntensity,
+    precipProbability,
     precipType: snowing ? 'snow' : 'rain',
     summary,
     icon,
@@ -182,6 +195,17 @@ function apparentTemperature(temperature: number, windSpeed: number, dewPoint: n
     return temperature + 0.5555 * (vapour - 10);
   }
   return temperature;
+}
+
+/**
+ * The intensity of a wet hour as a multiple of the climate's mean, from how far (uniform in
+ * [0, 1)) the precipitation signal exceeds its threshold: 0.3 plus 0.7 times an exponential
+ * variable of mean 1, so a wet hour brings from a third of the mean (drizzle at the edge of a
+ * spell) to several times it (the core of a shower), and the mean is kept. A plain exponential
+ * would make a year's total swing by twice as much, outside the tolerance of the normals.
+ */
+function wetHourIntensity(excess: number): number {
+  return 0.3 + 0.7 * Math.min(10, -Math.log(1 - excess));
 }
 
 function clamp01(x: number): number {

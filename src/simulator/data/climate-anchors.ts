@@ -1,0 +1,137 @@
+import { CLIMATE_NORMALS, type ClimateAnchor } from './climate-normals.js';
+
+type Row = readonly [
+  name: string,
+  lat: number,
+  lng: number,
+  januaryMeanC: number,
+  julyMeanC: number,
+  annualPrecipitationMm: number,
+  precipitationSeasonality: number,
+];
+
+/**
+ * Regional anchors: the climate of one large city per region, rounded (to about 0.5 °C and
+ * 10 % of precipitation) from the 1981–2010 and 1991–2020 normals of the national services. They
+ * shape the climate between the cited `CLIMATE_NORMALS`, which they do not repeat; unlike those,
+ * no test holds the simulator to them, and they are not meant to be quoted.
+ */
+const REGIONAL: readonly Row[] = [
+  // Europe: milder and wetter on the Atlantic, colder winters eastwards, dry Mediterranean summers.
+  ['Reykjavik', 64.13, -21.9, 0.0, 11.5, 850, -0.2],
+  ['Dublin', 53.35, -6.26, 5.5, 15.5, 760, 0],
+  ['Bergen', 60.39, 5.32, 2.5, 15.0, 2250, -0.2],
+  ['Amsterdam', 52.37, 4.9, 3.5, 17.5, 850, -0.1],
+  ['Hamburg', 53.55, 9.99, 2.0, 18.5, 790, 0.1],
+  ['Paris', 48.82, 2.34, 5.0, 20.5, 640, 0],
+  ['Marseille', 43.3, 5.37, 7.5, 24.5, 530, -0.6],
+  ['Lisbon', 38.72, -9.14, 11.5, 23.0, 760, -0.8],
+  ['Rome', 41.9, 12.5, 8.0, 24.5, 800, -0.6],
+  ['Athens', 37.98, 23.73, 10.0, 28.0, 400, -0.8],
+  ['Zurich', 47.38, 8.54, 0.5, 18.5, 1100, 0.3],
+  ['Vienna', 48.2, 16.37, 1.0, 21.0, 620, 0.3],
+  ['Stockholm', 59.33, 18.07, -1.0, 18.0, 540, 0.25],
+  ['Helsinki', 60.17, 24.94, -4.0, 18.0, 650, 0.2],
+  ['Warsaw', 52.23, 21.01, -1.5, 19.5, 530, 0.35],
+  ['Kyiv', 50.45, 30.52, -3.5, 20.5, 620, 0.3],
+  ['Bucharest', 44.43, 26.1, -1.0, 23.0, 600, 0.3],
+  ['Istanbul', 41.01, 28.98, 6.0, 24.0, 820, -0.5],
+  ['Murmansk', 68.97, 33.09, -10.0, 13.5, 500, 0.3],
+  ['Yekaterinburg', 56.84, 60.6, -13.0, 19.0, 540, 0.5],
+  // Asia: continental winters, monsoon summers, deserts.
+  ['Novosibirsk', 55.03, 82.92, -17.0, 20.0, 450, 0.5],
+  ['Yakutsk', 62.03, 129.73, -38.5, 19.5, 240, 0.5],
+  ['Ulaanbaatar', 47.92, 106.92, -21.0, 18.0, 250, 0.9],
+  ['Vladivostok', 43.12, 131.9, -12.0, 20.0, 840, 0.7],
+  ['Almaty', 43.24, 76.89, -4.5, 24.0, 650, -0.1],
+  ['Tashkent', 41.3, 69.24, 2.0, 28.0, 450, -0.7],
+  ['Tehran', 35.69, 51.39, 4.0, 30.0, 230, -0.8],
+  ['Riyadh', 24.71, 46.68, 15.0, 36.0, 100, -0.5],
+  ['Dubai', 25.2, 55.27, 19.0, 35.0, 80, -0.8],
+  ['Karachi', 24.86, 67.0, 19.0, 31.0, 200, 0.8],
+  ['Delhi', 28.61, 77.21, 14.0, 31.0, 800, 0.9],
+  ['Mumbai', 19.08, 72.88, 24.0, 28.0, 2200, 0.95],
+  ['Kolkata', 22.57, 88.36, 20.0, 30.0, 1600, 0.9],
+  ['Bangkok', 13.75, 100.5, 27.0, 29.0, 1650, 0.8],
+  ['Singapore', 1.35, 103.82, 26.8, 28.0, 2300, 0],
+  ['Jakarta', -6.2, 106.85, 27.0, 27.5, 1800, 0.6],
+  ['Manila', 14.6, 120.98, 26.0, 28.0, 2000, 0.8],
+  ['Hong Kong', 22.3, 114.17, 16.0, 29.0, 2400, 0.8],
+  ['Shanghai', 31.23, 121.47, 5.0, 28.5, 1200, 0.4],
+  ['Beijing', 39.9, 116.4, -3.0, 27.0, 570, 0.9],
+  ['Seoul', 37.57, 126.98, -2.0, 25.5, 1420, 0.9],
+  ['Tokyo', 35.69, 139.69, 5.4, 25.8, 1600, 0.3],
+  ['Sapporo', 43.06, 141.35, -3.2, 21.0, 1150, 0],
+  // Africa.
+  ['Casablanca', 33.57, -7.59, 12.5, 22.5, 420, -0.9],
+  ['Cairo', 30.04, 31.24, 14.0, 28.0, 25, -0.8],
+  ['In Salah', 27.2, 2.47, 13.0, 36.0, 15, 0],
+  ['Khartoum', 15.6, 32.53, 24.0, 32.0, 120, 0.95],
+  ['Dakar', 14.72, -17.47, 21.0, 27.0, 400, 0.95],
+  ['Lagos', 6.52, 3.38, 27.0, 25.5, 1500, 0.6],
+  ['Addis Ababa', 9.03, 38.74, 16.0, 15.0, 1150, 0.8],
+  ['Nairobi', -1.29, 36.82, 19.5, 16.0, 900, 0],
+  ['Kinshasa', -4.32, 15.31, 26.0, 23.0, 1400, 0.8],
+  ['Johannesburg', -26.2, 28.05, 20.5, 11.0, 700, 0.9],
+  ['Cape Town', -33.92, 18.42, 21.5, 12.5, 520, -0.8],
+  // North America.
+  ['New York', 40.78, -73.97, 0.9, 25.3, 1270, 0],
+  ['Montreal', 45.5, -73.57, -9.5, 21.0, 1000, 0],
+  ['Halifax', 44.65, -63.57, -6.0, 18.5, 1450, -0.1],
+  ['Atlanta', 33.64, -84.43, 6.5, 26.8, 1270, 0],
+  ['Miami', 25.79, -80.29, 20.0, 29.0, 1570, 0.7],
+  ['Havana', 23.11, -82.37, 22.0, 28.0, 1200, 0.6],
+  ['Houston', 29.98, -95.36, 12.0, 29.0, 1260, 0],
+  ['Dallas', 32.9, -97.04, 8.0, 30.0, 950, 0],
+  ['Minneapolis', 44.88, -93.22, -9.0, 23.5, 800, 0.6],
+  ['Winnipeg', 49.9, -97.14, -16.5, 20.0, 520, 0.6],
+  ['Edmonton', 53.55, -113.49, -12.0, 17.5, 450, 0.7],
+  ['Denver', 39.86, -104.67, 0.0, 23.0, 370, 0.5],
+  ['Spokane', 47.66, -117.43, -2.0, 21.5, 420, -0.4],
+  ['Salt Lake City', 40.76, -111.89, -0.5, 26.5, 400, -0.2],
+  ['Phoenix', 33.43, -112.01, 13.5, 35.0, 180, 0],
+  ['Los Angeles', 33.94, -118.41, 14.5, 21.5, 330, -0.95],
+  ['San Francisco', 37.62, -122.37, 10.5, 17.5, 500, -0.95],
+  ['Seattle', 47.45, -122.31, 5.5, 19.0, 950, -0.65],
+  ['Vancouver', 49.2, -123.18, 4.0, 18.0, 1190, -0.6],
+  ['Anchorage', 61.17, -149.99, -8.0, 15.0, 420, 0.3],
+  ['Fairbanks', 64.82, -147.86, -22.0, 17.0, 280, 0.7],
+  ['Honolulu', 21.32, -157.92, 23.0, 27.0, 430, -0.6],
+  ['Mexico City', 19.43, -99.13, 14.0, 17.0, 820, 0.95],
+  // South America.
+  ['Bogotá', 4.71, -74.07, 13.5, 13.0, 1000, 0],
+  ['Manaus', -3.12, -60.02, 26.5, 27.0, 2300, 0.5],
+  ['Lima', -12.05, -77.04, 23.0, 17.0, 10, 0],
+  ['Brasília', -15.79, -47.88, 21.5, 19.5, 1500, 0.95],
+  ['Rio de Janeiro', -22.91, -43.17, 26.5, 21.5, 1200, 0.5],
+  ['São Paulo', -23.55, -46.63, 23.0, 16.0, 1450, 0.7],
+  ['Buenos Aires', -34.6, -58.38, 24.5, 11.0, 1200, 0.25],
+  ['Santiago', -33.45, -70.67, 21.0, 8.5, 310, -0.9],
+  ['Punta Arenas', -53.16, -70.91, 11.0, 2.0, 370, 0],
+  // Oceania.
+  ['Darwin', -12.46, 130.84, 28.5, 25.0, 1700, 0.95],
+  ['Alice Springs', -23.7, 133.88, 29.0, 12.5, 280, 0.5],
+  ['Perth', -31.95, 115.86, 24.5, 13.5, 730, -0.85],
+  ['Adelaide', -34.93, 138.6, 23.0, 11.5, 540, -0.6],
+  ['Melbourne', -37.81, 144.96, 21.0, 10.5, 600, 0],
+  ['Sydney', -33.87, 151.21, 23.5, 13.0, 1200, 0],
+  ['Auckland', -36.85, 174.76, 20.0, 11.0, 1200, -0.3],
+  ['Christchurch', -43.53, 172.64, 17.0, 6.5, 620, 0],
+];
+
+/**
+ * Every place whose climate the simulator is anchored to: the cited `CLIMATE_NORMALS` and one
+ * city per region, so that most inhabited regions have an anchor within about 1,500 km.
+ */
+export const CLIMATE_ANCHORS: readonly ClimateAnchor[] = [
+  ...CLIMATE_NORMALS,
+  ...REGIONAL.map((row): ClimateAnchor => ({
+    name: row[0],
+    lat: row[1],
+    lng: row[2],
+    januaryMeanC: row[3],
+    julyMeanC: row[4],
+    annualPrecipitationMm: row[5],
+    precipitationSeasonality: row[6],
+  })),
+];
