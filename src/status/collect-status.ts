@@ -1,7 +1,7 @@
 import type { App } from '../app.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
-import { parseWorkerName, type WorkerIdentity } from '../queue/worker-identity.js';
+import { listWorkers, type ConnectedWorker } from '../queue/list-workers.js';
 import { assertRedisAnswers } from '../queue/create-redis.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
@@ -11,14 +11,6 @@ export interface ServiceHealth {
   readonly url: string;
   readonly ok: boolean;
   readonly problem?: string;
-}
-
-/** A worker connected to the queue, as Redis sees its connection. */
-export interface ConnectedWorker extends WorkerIdentity {
-  /** Seconds since the connection's last command (a worker waiting for jobs stays near 0). */
-  readonly idleSeconds: number;
-  /** Seconds since the worker connected. */
-  readonly ageSeconds: number;
 }
 
 export interface EnvdataStatus {
@@ -47,17 +39,11 @@ export async function collectStatus(app: App): Promise<EnvdataStatus> {
         .queue(name)
         .getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
     }
-    const clients = await app.queues.queue(QUEUE_NAMES.ingest).getWorkers();
-    const workers: ConnectedWorker[] = [];
-    for (const client of clients) {
-      const identity = parseWorkerName(client.name ?? '');
-      if (!identity) continue;
-      workers.push({
-        ...identity,
-        idleSeconds: Number(client.idle ?? 0),
-        ageSeconds: Number(client.age ?? 0),
-      });
-    }
+    const workers = await listWorkers(
+      app.queues.connection(),
+      app.config.queuePrefix,
+      QUEUE_NAMES.ingest,
+    );
     return { queues, workers };
   });
   return { postgres, redis };

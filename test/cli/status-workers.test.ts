@@ -1,0 +1,45 @@
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { startBackfill } from '../../src/runs/start-backfill.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
+
+const fx = useBackfillFixture();
+
+describe('envdata status and the workers', () => {
+  it('lists the workers connected to the queue: host, pid, concurrency, last seen', async () => {
+    const worker = IngestWorker.start(fx.app, { concurrency: 3 });
+    try {
+      await worker.worker.waitUntilReady();
+      const status = await runCliInProcess(['status'], fx.cliEnv());
+      expect(status.stdout).toMatch(/workers connected: 1\n/);
+      expect(status.stdout).toContain(
+        `${hostname().replace(/[^A-Za-z0-9._-]/g, '_')} pid ${process.pid}, concurrency 3, connected`,
+      );
+      const json = JSON.parse(
+        (await runCliInProcess(['status', '--json'], fx.cliEnv())).stdout,
+      ) as { redis: { workers: { pid: number; concurrency: number }[] } };
+      expect(json.redis.workers).toEqual([
+        expect.objectContaining({ pid: process.pid, concurrency: 3 }),
+      ]);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('warns when runs wait for work and no worker is connected', async () => {
+    const start = await startBackfill(fx.app, {
+      datasets: ['weather'],
+      locations: fx.locations,
+      from: new Date('2024-06-02T00:00:00Z'),
+      to: new Date('2024-06-06T00:00:00Z'),
+      windowHours: 48,
+    });
+    const status = await runCliInProcess(['status'], fx.cliEnv());
+    expect(status.stdout).toMatch(/workers connected: 0\n/);
+    expect(status.stderr).toContain(
+      `run(s) ${start.runId} wait for work, but no worker is connected: start \`envdata worker\``,
+    );
+  });
+});
