@@ -103,7 +103,7 @@ export async function purgeLocations(
 }
 
 /** Hourly fact rows per location (pollen, pollen species and weather). */
-async function countFacts(
+export async function countFacts(
   db: Kysely<Database>,
   ids: readonly number[],
 ): Promise<Map<number, number>> {

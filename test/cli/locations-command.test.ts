@@ -6,6 +6,7 @@ import { createApp, type App } from '../../src/app.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
+import { runOnTerminal } from '../harness/run-on-terminal.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 import { PLACES, mixedCsv } from '../locations/location-files.js';
@@ -252,9 +253,37 @@ describe('envdata locations remove', () => {
     expect((await resolveLocations(app.db, [])).map((l) => l.name)).toEqual(['Berlin']);
   });
 
-  it('--purge deletes the location and its facts', async () => {
+  it('--purge without --yes off a terminal refuses, names what it would delete, deletes nothing', async () => {
     const id = await withFact();
     const result = await envdata(['remove', String(id), '--purge']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--purge deletes 1 location\(s\) \(Berlin\) and their 1 fact row\(s\).*add --yes to confirm \(nothing was deleted\)/,
+    );
+    expect(await facts(id)).toBe(1);
+    expect((await envdata(['remove', String(id), '--purge', '--yes'])).code).toBe(0);
+  });
+
+  it('--purge on a terminal asks first: no keeps everything, yes deletes', async () => {
+    const id = await withFact();
+    const no = runOnTerminal(['locations', 'remove', String(id), '--purge'], base());
+    await no.waitFor('Delete? [y/N] ');
+    no.type('n\r');
+    expect(await no.exited).toBe(2);
+    expect(no.screen()).toMatch(/nothing was deleted/);
+    expect(await facts(id)).toBe(1);
+
+    const yes = runOnTerminal(['locations', 'remove', String(id), '--purge'], base());
+    await yes.waitFor('Delete? [y/N] ');
+    yes.type('y\r');
+    expect(await yes.exited).toBe(0);
+    expect(yes.screen()).toMatch(/purged location \d+ Berlin and its 1 fact row\(s\)/);
+    expect(await facts(id)).toBe(0);
+  });
+
+  it('--purge --yes deletes the location and its facts', async () => {
+    const id = await withFact();
+    const result = await envdata(['remove', String(id), '--purge', '--yes']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/purged location \d+ Berlin and its 1 fact row\(s\)/);
     expect(await rows()).toEqual([]);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
@@ -9,8 +8,7 @@ import {
   ensureBiRole,
 } from '../../src/warehouse/ensure-bi-role.js';
 import type { Database } from '../../src/warehouse/schema.js';
-import { pollUntil } from '../harness/poll-until.js';
-import { ENVDATA_BIN } from '../harness/run-envdata.js';
+import { runOnTerminal } from '../harness/run-on-terminal.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -168,39 +166,21 @@ describe('the envdata_bi role is fenced', () => {
   });
 });
 
-/** Runs `envdata ARGS` on a pseudo-terminal (`script`), as a person at a terminal would. */
-function onTerminal(args: readonly string[]) {
-  const command = [process.execPath, ENVDATA_BIN, ...args].map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      TERM: 'dumb',
-      DATABASE_URL: wh.env.databaseUrl,
-      REDIS_URL: wh.env.redisUrl,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
+const onTerminal = (args: readonly string[]) =>
+  runOnTerminal(args, {
+    DATABASE_URL: wh.env.databaseUrl,
+    REDIS_URL: wh.env.redisUrl,
+    LOG_LEVEL: 'warn',
   });
-  let screen = '';
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = (text: string) =>
-    pollUntil<true, string>(
-      async () => (screen.includes(text) ? { done: true } : { last: screen }),
-      { everyMs: 20, timeoutMs: 20_000, describe: (s) => `no "${text}" on the terminal: ${s}` },
-    );
-  return { child, screen: () => screen, exited, waitFor };
-}
 
 describe('envdata bi-role --password-stdin on a terminal', () => {
   it('asks for the password twice without showing it, and says the role is server-wide', async () => {
     // The same password as the rest of this file: the role is shared by the whole server.
     const run = onTerminal(['bi-role', '--password-stdin']);
     await run.waitFor('password for envdata_bi (not shown): ');
-    run.child.stdin.write(`${PASSWORD}\r`);
+    run.type(`${PASSWORD}\r`);
     await run.waitFor('the same again: ');
-    run.child.stdin.write(`${PASSWORD}\r`);
+    run.type(`${PASSWORD}\r`);
     expect(await run.exited).toBe(0);
     expect(run.screen()).not.toContain(PASSWORD);
     expect(run.screen()).toMatch(/log in with the password given/);
@@ -213,9 +193,9 @@ describe('envdata bi-role --password-stdin on a terminal', () => {
   it('refuses two different passwords and changes nothing', async () => {
     const run = onTerminal(['bi-role', '--password-stdin']);
     await run.waitFor('password for envdata_bi (not shown): ');
-    run.child.stdin.write('first-password-1\r');
+    run.type('first-password-1\r');
     await run.waitFor('the same again: ');
-    run.child.stdin.write('other-password-2\r');
+    run.type('other-password-2\r');
     expect(await run.exited).toBe(2);
     expect(run.screen()).toMatch(/the two passwords differ: nothing was changed/);
     expect(

@@ -16,6 +16,7 @@ import {
   parseLocationFile,
 } from '../../locations/parse-location-file.js';
 import {
+  countFacts,
   purgeLocations,
   restoreLocations,
   retireLocations,
@@ -23,6 +24,7 @@ import {
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { createServiceClient, type ServiceClient } from '../../service/service-client.js';
 import type { CommandContext } from '../command-context.js';
+import { confirm } from '../confirm.js';
 import { usageError } from '../usage-error.js';
 import { requireApiKey } from './worker-command.js';
 
@@ -222,10 +224,28 @@ border) it records it as given and warns.`,
     )
     .argument('<location...>', 'names or ids: Berlin, 12, id:12, name:12')
     .option('--purge', 'delete the locations and every fact, snapshot and ledger row of theirs')
+    .option('--yes', 'with --purge: confirm the deletion (asked on a terminal, required otherwise)')
     .addHelpText('after', `\nReferences: ${LOCATION_REFERENCE_HELP}.`)
-    .action(async (refs: string[], options: { purge?: boolean }) => {
+    .action(async (refs: string[], options: { purge?: boolean; yes?: boolean }) => {
+      if (options.yes && !options.purge) throw usageError('--yes only confirms --purge');
       await context.withApp(async (app) => {
         const found = await resolveLocations(app.db, refs);
+        if (options.purge && !options.yes) {
+          const facts = await countFacts(
+            app.db,
+            found.map((l) => l.locationId),
+          );
+          const total = [...facts.values()].reduce((a, b) => a + b, 0);
+          const what =
+            `--purge deletes ${found.length} location(s) (${found.map((l) => l.name).join(', ')}) ` +
+            `and their ${total} fact row(s), snapshots and ledger rows, for good`;
+          if (!process.stdin.isTTY) {
+            throw usageError(`${what}: add --yes to confirm (nothing was deleted)`);
+          }
+          if (!(await confirm(process.stdin, context.io.stderr, `${what}. Delete?`))) {
+            throw usageError('nothing was deleted (answer y to delete)');
+          }
+        }
         if (options.purge) {
           for (const r of await purgeLocations(app.db, found)) {
             context.print(
