@@ -101,8 +101,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         const stop = shutdownSignal();
         try {
           const progress = await watchRun(app.db, start.runId, {
-            interactive: Boolean(context.io.stderr.isTTY),
-            stream: context.io.stderr,
+            statusLine: context.statusLine,
             logger: app.logger,
             stop: stop.then(() => undefined),
           });

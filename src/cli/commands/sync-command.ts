@@ -62,8 +62,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           const worker = IngestWorker.start(app, { concurrency });
           try {
             const progress = await watchRun(app.db, start.runId, {
-              interactive: Boolean(context.io.stderr.isTTY),
-              stream: context.io.stderr,
+              statusLine: context.statusLine,
               logger: app.logger,
               stop: shutdownSignal().then(() => undefined),
             });
