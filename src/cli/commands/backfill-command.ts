@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { formatDuration } from '../../planner/estimate-plan.js';
 import { startBackfill } from '../../runs/start-backfill.js';
@@ -71,7 +72,8 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       await context.withApp(async (app) => {
         const locations = await resolveLocations(app.db, options.location ?? []);
         if (locations.length === 0) {
-          throw usageError(
+          throw new EnvdataError(
+            'NOT_FOUND',
             'no locations are registered: `envdata locations add --lat … --lng …` first',
           );
         }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
+import { EnvdataError } from '../../errors/envdata-error.js';
 import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import { databaseNameOf } from '../../warehouse/database-url.js';
@@ -11,7 +12,6 @@ import {
   type LocationFreshness,
 } from '../format-freshness-table.js';
 import { parseRunId } from '../parse-cli-values.js';
-import { usageError } from '../usage-error.js';
 import { formatRunSummary } from '../watch-run.js';
 
 const RECENT_RUNS = 10;
@@ -42,7 +42,10 @@ export function registerStatusCommand(program: Command, context: CommandContext)
               if (progress) runs.push(progress);
             }
             if (runId !== undefined && runs.length === 0) {
-              throw usageError(`there is no run ${runId}: see \`envdata status\``);
+              throw new EnvdataError(
+                'NOT_FOUND',
+                `there is no run ${runId}: see \`envdata status\``,
+              );
             }
             freshness = await readFreshness(app.db, maxLag);
           }
