@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
-import { formatDuration } from '../../planner/estimate-plan.js';
+import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { startBackfill } from '../../runs/start-backfill.js';
 import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
@@ -83,11 +83,10 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           { dryRun: options.dryRun ?? false },
         );
         const e = start.estimate;
-        const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
         context.print(
           `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
             `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
-            `~${e.expectedRows} rows, ~${formatDuration(e.durationMs)} at ${limits}`,
+            `~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, config.rateLimits)}`,
         );
         for (const [dataset, d] of Object.entries(e.byDataset)) {
           context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
