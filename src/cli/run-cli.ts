@@ -5,6 +5,7 @@ import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
+import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
@@ -51,6 +52,7 @@ export function buildProgram(context: CommandContext): Command {
   registerBiRoleCommand(program, context);
   registerRebuildCommand(program, context);
   registerSimulateCommand(program, context);
+  registerCompletionCommand(program, context);
   const withHelpHints = (parent: Command, path: string): void => {
     for (const command of parent.commands) {
       const name = `${path} ${command.name()}`;
