@@ -27,18 +27,19 @@ export async function runInTerminal(
   env: Record<string, string>,
   options: { columns?: number; rows?: number; timeoutMs?: number } = {},
 ): Promise<TerminalResult> {
-  const socket = `envdata-test-${randomBytes(4).toString('hex')}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'envdata-terminal-'));
+  // The server's socket lives in this directory: removed with it, whatever happens.
+  const socket = path.join(dir, 'tmux');
   const rawFile = path.join(dir, 'raw');
   const tmux = (...tmuxArgs: string[]) =>
-    exec('tmux', ['-L', socket, ...tmuxArgs], {
+    exec('tmux', ['-S', socket, ...tmuxArgs], {
       // The server's environment is the panes' environment: nothing from the developer's shell.
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
     });
-  const gate = `go-${socket}`;
+  const gate = `go-${randomBytes(4).toString('hex')}`;
   const command = [
     // Waits until the output is recorded, so not a byte is missed.
-    `tmux -L ${socket} wait-for ${gate}`,
+    `tmux -S ${quote(socket)} wait-for ${gate}`,
     [process.execPath, ENVDATA_BIN, ...args].map(quote).join(' '),
     'echo "envdata exited with $?"',
   ].join('; ');
