@@ -222,10 +222,12 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         return deps.pauseAll(ms);
       }
       if (isServiceError(error, 'UNAUTHORIZED')) {
+        // The client's message says what was refused; what it means here is this job's to say.
+        const message = `${error.message}; the run stops until the key is fixed`;
         await releaseChunk(deps.db, chunk!.chunkId);
-        await stopRun(deps.db, chunk!.runId, code, error.message);
-        log.error({ runId: chunk!.runId }, error.message);
-        throw new UnrecoverableError(error.message);
+        await stopRun(deps.db, chunk!.runId, code, message);
+        log.error({ runId: chunk!.runId }, message);
+        throw new UnrecoverableError(message);
       }
       if (isServiceError(error, 'FORBIDDEN')) {
         await recordChunkError(deps.db, chunk!.chunkId, 'fail', {

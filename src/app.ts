@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config/config.js';
 import { createLogger, type Logger } from './logging/create-logger.js';
 import { QueueFactory } from './queue/queue-factory.js';
@@ -8,6 +9,11 @@ import type { Database } from './warehouse/schema.js';
 export interface CreateAppOptions {
   /** Use this logger instead of building one from the config (tests capture lines this way). */
   logger?: Logger;
+  /**
+   * Where the logger built from the config writes; default standard error. The CLI passes its
+   * `StatusLine` on a terminal, so log lines never collide with a progress bar.
+   */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -29,7 +35,9 @@ export class App {
       createLogger({
         level: config.log.level,
         format: config.log.format,
+        color: config.log.color,
         secrets: [config.service.apiKey],
+        destination: options.logDestination,
       });
   }
 

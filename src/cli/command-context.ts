@@ -6,14 +6,22 @@ import { databaseNameOf } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
 import type { CliIo } from './cli-io.js';
+import { StatusLine } from './status-line.js';
 
 /** What every command receives: its I/O, the config (loaded on demand) and an app to use. */
 export class CommandContext {
   private loaded: Config | undefined;
   /** Set by a command that finished but must report failure (exit 1). */
   exitCode = 0;
+  /**
+   * Standard error when it is a terminal: log lines of the apps built here and a progress bar
+   * share it without overwriting each other. `undefined` otherwise (logs go to standard error).
+   */
+  readonly statusLine: StatusLine | undefined;
 
-  constructor(readonly io: CliIo) {}
+  constructor(readonly io: CliIo) {
+    this.statusLine = io.stderr.isTTY ? new StatusLine(io.stderr) : undefined;
+  }
 
   /** Validates the environment; a bad value throws `CONFIG_INVALID` (exit 2). */
   get config(): Config {
@@ -31,7 +39,7 @@ export class CommandContext {
     config: Config = this.config,
     options: { migrated?: boolean } = {},
   ): Promise<T> {
-    const app = createApp(config);
+    const app = createApp(config, { logDestination: this.statusLine });
     try {
       if (options.migrated !== false) await assertMigrated(app);
       return await body(app);

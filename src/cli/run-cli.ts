@@ -5,6 +5,7 @@ import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
+import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
@@ -34,7 +35,7 @@ export function buildProgram(context: CommandContext): Command {
       'Build and keep a Postgres warehouse of pollen and weather history from the Environmental Data Service.',
     )
     .version('0.1.0', '-V, --version')
-    .showHelpAfterError('(run `envdata --help` for usage)')
+    .showHelpAfterError(usageHint('envdata'))
     .configureOutput({
       writeOut: (text) => context.io.stdout.write(text),
       writeErr: (text) => context.io.stderr.write(text),
@@ -53,10 +54,11 @@ export function buildProgram(context: CommandContext): Command {
   registerBiRoleCommand(program, context);
   registerRebuildCommand(program, context);
   registerSimulateCommand(program, context);
+  registerCompletionCommand(program, context);
   const withHelpHints = (parent: Command, path: string): void => {
     for (const command of parent.commands) {
       const name = `${path} ${command.name()}`;
-      command.exitOverride().showHelpAfterError(`(run \`${name} --help\`)`);
+      command.exitOverride().showHelpAfterError(usageHint(name));
       withHelpHints(command, name);
     }
   };
@@ -64,13 +66,31 @@ export function buildProgram(context: CommandContext): Command {
   return program;
 }
 
+/** The line after a usage error: where the command's flags and arguments are described. */
+function usageHint(commandPath: string): string {
+  return `(run \`${commandPath} --help\` for usage)`;
+}
+
+/** `envdata locations add` for the command `add` under `locations`. */
+function commandPathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
 /**
  * Runs one `envdata` invocation and returns its exit code: 0 success, 1 failure, 2 usage error.
- * Expected failures print one line naming what failed and what to do; no stack trace.
+ * Expected failures print one line naming what failed and what to do; no stack trace. Only a
+ * usage error (a flag or argument the command cannot take) adds where its usage is described:
+ * a missing run, a duplicate, a refused key or a down service is not helped by `--help`.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const context = new CommandContext(io);
   const program = buildProgram(context);
+  let commandPath = 'envdata';
+  program.hook('preAction', (_program, action) => {
+    commandPath = commandPathOf(action);
+  });
   try {
     if (argv.length === 0) {
       program.outputHelp();
@@ -86,7 +106,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const error = coerceError(thrown);
     if (isEnvdataError(error)) {
       io.stderr.write(`envdata: ${error.message}\n`);
-      if (error.code === 'USAGE') io.stderr.write('(run `envdata --help` for usage)\n');
+      if (error.code === 'USAGE') io.stderr.write(`${usageHint(commandPath)}\n`);
       return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failure;
     }
     io.stderr.write(

@@ -1,14 +1,17 @@
-import cliProgress from 'cli-progress';
 import type { Kysely } from 'kysely';
 import { runProgress, type RunProgress } from '../ledger/run-progress.js';
 import type { Logger } from '../logging/create-logger.js';
 import { formatDuration } from '../planner/estimate-plan.js';
 import type { Database } from '../warehouse/schema.js';
+import { formatProgressBar } from './format-progress-bar.js';
+import type { StatusLine } from './status-line.js';
 
 export interface WatchOptions {
-  /** A progress bar (a terminal) or periodic log lines. */
-  readonly interactive: boolean;
-  readonly stream: NodeJS.WritableStream;
+  /**
+   * A terminal: a progress bar is kept at its bottom, below the log lines. Without one, a log
+   * line every `logEveryMs`.
+   */
+  readonly statusLine?: StatusLine | undefined;
   readonly logger: Logger;
   readonly pollMs?: number;
   readonly logEveryMs?: number;
@@ -18,7 +21,8 @@ export interface WatchOptions {
 
 /**
  * Follows a run in the ledger until it is no longer running: a progress bar on a terminal
- * (chunks done/total, rows, calls/s, ETA), a log line every `logEveryMs` otherwise.
+ * (chunks done/total, rows, calls/s, ETA), kept below the log lines; a log line every
+ * `logEveryMs` otherwise.
  */
 export async function watchRun(
   db: Kysely<Database>,
@@ -27,57 +31,62 @@ export async function watchRun(
 ): Promise<RunProgress> {
   const pollMs = options.pollMs ?? 500;
   const logEveryMs = options.logEveryMs ?? 10_000;
+  const { statusLine } = options;
   const started = Date.now();
   let stopped = false;
   void options.stop?.then(() => {
     stopped = true;
   });
-  const bar = options.interactive
-    ? new cliProgress.SingleBar(
-        {
-          format:
-            'run {runId} {bar} {percentage}% | {value}/{total} chunks | {rows} rows | {rate} calls/s | ETA {eta_formatted}',
-          stream: options.stream,
-          etaBuffer: 50,
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
   let lastLog = 0;
   let progress = await runProgress(db, runId);
   if (!progress) throw new Error(`run ${runId} is not in the ledger`);
   const startCalls = progress.calls;
-  bar?.start(progress.total, progress.done + progress.failed, { runId, rows: 0, rate: '0.0' });
-  while (progress.status === 'running' && !stopped) {
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-    progress = (await runProgress(db, runId))!;
-    const rate = (
-      (progress.calls - startCalls) /
-      Math.max(1, (Date.now() - started) / 1000)
-    ).toFixed(1);
-    if (bar) {
-      bar.setTotal(progress.total);
-      bar.update(progress.done + progress.failed, { runId, rows: progress.rows, rate });
-    } else if (Date.now() - lastLog >= logEveryMs) {
-      lastLog = Date.now();
-      const left = progress.total - progress.done - progress.failed;
-      const perSecond = Number(rate);
-      options.logger.info(
-        {
-          runId,
-          done: progress.done,
-          failed: progress.failed,
-          total: progress.total,
-          rows: progress.rows,
-          callsPerSecond: perSecond,
-          eta: perSecond > 0 ? formatDuration((left / perSecond) * 1000) : undefined,
-        },
-        'progress',
-      );
+  const startFinished = progress.done + progress.failed;
+  const pace = (p: RunProgress) => {
+    const seconds = Math.max(1, (Date.now() - started) / 1000);
+    const finished = p.done + p.failed;
+    const left = p.total - finished;
+    const chunksPerSecond = (finished - startFinished) / seconds;
+    return {
+      finished,
+      left,
+      callsPerSecond: Number(((p.calls - startCalls) / seconds).toFixed(1)),
+      etaMs: left > 0 && chunksPerSecond > 0 ? (left / chunksPerSecond) * 1000 : undefined,
+    };
+  };
+  const draw = (p: RunProgress) => {
+    const { finished, callsPerSecond, etaMs } = pace(p);
+    statusLine?.show(
+      formatProgressBar({ runId, finished, total: p.total, rows: p.rows, callsPerSecond, etaMs }),
+    );
+  };
+  try {
+    draw(progress);
+    while (progress.status === 'running' && !stopped) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      progress = (await runProgress(db, runId))!;
+      if (statusLine) {
+        draw(progress);
+      } else if (Date.now() - lastLog >= logEveryMs) {
+        lastLog = Date.now();
+        const { callsPerSecond, etaMs } = pace(progress);
+        options.logger.info(
+          {
+            runId,
+            done: progress.done,
+            failed: progress.failed,
+            total: progress.total,
+            rows: progress.rows,
+            callsPerSecond,
+            eta: etaMs === undefined ? undefined : formatDuration(etaMs),
+          },
+          'progress',
+        );
+      }
     }
+  } finally {
+    statusLine?.release();
   }
-  bar?.stop();
   return progress;
 }
 

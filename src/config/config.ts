@@ -58,5 +58,10 @@ export interface Config {
   readonly log: {
     readonly level: LogLevel;
     readonly format: LogFormat;
+    /**
+     * Whether output may be coloured (`NO_COLOR` unset or empty). Each output still colours
+     * only on a terminal: pretty logs, the `status` table.
+     */
+    readonly color: boolean;
   };
 }

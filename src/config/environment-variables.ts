@@ -203,6 +203,12 @@ export const ENVIRONMENT_VARIABLES = [
     default: 'auto',
     description: 'json, pretty, or auto (pretty on a terminal, JSON otherwise).',
   },
+  {
+    name: 'NO_COLOR',
+    default: undefined,
+    description:
+      'Any non-empty value turns colours off (no-color.org): pretty logs and `envdata status` on a terminal.',
+  },
 ] as const satisfies readonly EnvironmentVariable[];
 
 export type EnvironmentVariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];

@@ -101,6 +101,7 @@ const schema = z.object({
   ENVDATA_SHUTDOWN_TIMEOUT_MS: wholeNumber('ENVDATA_SHUTDOWN_TIMEOUT_MS'),
   LOG_LEVEL: z.enum(LOG_LEVELS),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto']),
+  NO_COLOR: z.string().optional(),
 } satisfies Record<EnvironmentVariableName, z.ZodType>);
 
 export interface LoadConfigOptions {
@@ -173,7 +174,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
       horizonHours: e.ENVDATA_SYNC_HORIZON,
     },
-    log: { level: e.LOG_LEVEL, format },
+    log: { level: e.LOG_LEVEL, format, color: e.NO_COLOR === undefined },
   });
 }
 

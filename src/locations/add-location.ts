@@ -176,15 +176,24 @@ function checkText(
   throw new EnvdataError('USAGE', message, { details: { kind, source } });
 }
 
-/** Inserts after checking name and point, so a duplicate says which location holds them. */
+/**
+ * Inserts after checking name and point, so a duplicate says which location holds them and what
+ * to do: another name helps a taken name, never a taken point (it is that location already).
+ */
 async function insertChecked(db: Kysely<Database>, input: NewLocation): Promise<Location> {
   const key: LocationKey = input;
   const conflicts = await findLocationConflicts(db, [key]);
   if (conflicts.length > 0) {
+    const point = conflicts.find((c) => c.on === 'point');
+    const advice =
+      point === undefined
+        ? 'Choose another --name, or see `envdata locations list`'
+        : `A point is registered once: use location ${point.existing.locationId} ` +
+          `("${point.existing.name}"), or see \`envdata locations list\``;
     throw new EnvdataError(
       'CONFLICT',
       `cannot register "${input.name.trim()}": ${conflicts.map((c) => describeConflict(key, c)).join('; ')}. ` +
-        'Choose another --name, or see `envdata locations list`',
+        advice,
       {
         details: {
           conflicts: conflicts.map((c) => ({ on: c.on, locationId: c.existing.locationId })),

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
 import type { LogFormat, LogLevel } from '../config/config.js';
 
 export type { Logger } from 'pino';
@@ -25,8 +25,13 @@ export interface CreateLoggerOptions {
    * the redacted paths.
    */
   secrets?: readonly (string | undefined)[];
-  /** Where lines go; default standard error, so standard output stays for command results. */
+  /**
+   * Where lines go; default standard error, so standard output stays for command results. With
+   * `format: 'pretty'` the readable text is written there.
+   */
   destination?: DestinationStream;
+  /** Colours in pretty lines. Default `true`; `NO_COLOR` turns them off (`config.log.color`). */
+  color?: boolean;
 }
 
 /**
@@ -37,11 +42,8 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const secrets = (options.secrets ?? []).filter(
     (s): s is string => typeof s === 'string' && s.length >= 4,
   );
-  const destination =
-    options.destination ??
-    (options.format === 'pretty'
-      ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l' })
-      : pino.destination({ dest: 2, sync: true }));
+  const target = options.destination ?? pino.destination({ dest: 2, sync: true });
+  const destination = options.format === 'pretty' ? prettyLines(target, options.color) : target;
   return pino(
     {
       level: options.level,
@@ -52,6 +54,15 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     },
     destination,
   );
+}
+
+/**
+ * Each JSON line made readable, written synchronously in the order logged (pino-pretty's
+ * transport would pipe them through a stream, behind whatever else the process writes).
+ */
+function prettyLines(target: DestinationStream, color = true): DestinationStream {
+  const prettify = prettyFactory({ colorize: color, translateTime: 'SYS:HH:MM:ss.l' });
+  return { write: (line: string) => target.write(prettify(line)) };
 }
 
 /** Replaces every occurrence of each secret (raw or JSON-escaped) with `[redacted]`. */

@@ -29,8 +29,9 @@ export function estimateDurationMs(calls: number, rules: readonly RateLimitRule[
   return longest;
 }
 
-/** `3 d 4 h`, `12 min`, `40 s`. */
+/** `3 d 4 h`, `12 min`, `40 s`; below one second `under a second`, never `0 s`. */
 export function formatDuration(ms: number): string {
+  if (ms < 1000) return 'under a second';
   const s = Math.round(ms / 1000);
   if (s < 90) return `${s} s`;
   const min = Math.round(s / 60);

@@ -117,8 +117,8 @@ export function classifyResponse(
       return fail(
         'UNAUTHORIZED',
         false,
-        `the service rejected the API key (401) at ${endpoint}${said}: check ENVDATA_API_KEY. ` +
-          'No retry can fix this; stop the run.',
+        `the service rejected the API key (401) at ${endpoint}${said}: check ENVDATA_API_KEY ` +
+          '(no retry can fix a refused key)',
       );
     case 403:
       return fail(

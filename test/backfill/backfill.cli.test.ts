@@ -95,6 +95,24 @@ describe('envdata backfill on the command line', () => {
     expect(fx.simulator.stats().total).toBe(0);
   });
 
+  it('--dry-run of a plan shorter than a second says so, never "~0 s"; without a limit, says that', async () => {
+    const small = ['--dataset', 'weather', '--from', '2024-06-02', '--to', '2024-06-04'];
+    const limited = await runInProcess(
+      ['backfill', ...small, '--dry-run'],
+      env({ ENVDATA_RATE_LIMIT: '10/s' }),
+    );
+    expect(limited.code, limited.stderr).toBe(0);
+    expect(limited.stdout).toMatch(
+      /^would plan 2 chunk\(s\) = 2 API call\(s\) for 2 location\(s\), ~96 rows, under a second at 10\/s$/m,
+    );
+    const unlimited = await runInProcess(['backfill', ...small, '--dry-run'], env());
+    expect(unlimited.stdout).toContain(
+      '~96 rows, no rate limit (ENVDATA_RATE_LIMIT=off): as fast as the service answers',
+    );
+    expect(limited.stdout + unlimited.stdout).not.toMatch(/~0 s/);
+    expect(await ledgerRows()).toBe(0);
+  });
+
   it('--wait runs the backfill end to end, exit 0 with a summary; the same again calls nothing', async () => {
     const { expectedRows } = await plannedEstimate();
     const first = await runEnvdata(['backfill', ...RANGE, '--wait'], env());

@@ -62,7 +62,9 @@ describe('a refused API key (401)', () => {
     try {
       const stopped = await waitForRun(bad.db, runId);
       expect(stopped).toMatchObject({ status: 'stopped', errorCode: 'UNAUTHORIZED', done: 0 });
-      expect(stopped.errorMessage).toContain('ENVDATA_API_KEY');
+      expect(stopped.errorMessage).toMatch(
+        /check ENVDATA_API_KEY \(no retry can fix a refused key\); the run stops until the key is fixed$/,
+      );
       // Every job left is taken and dropped without a call.
       await waitForQueueEmpty(bad);
     } finally {

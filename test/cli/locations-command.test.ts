@@ -121,6 +121,28 @@ describe('envdata locations add', () => {
     const again = await envdata(['add', '--lat', '48.8566', '--lng', '2.3522', '--name', 'Paris']);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/the name "Paris" is already registered \(location \d+/);
+    expect(again.stderr).toContain('Choose another --name');
+    expect(await rows()).toHaveLength(1);
+  });
+
+  it('a duplicate point exits 2 pointing at the location that has it, not at another --name', async () => {
+    const first = await envdata(['add', '--lat', '48.8566', '--lng', '2.3522', '--name', 'Paris']);
+    expect(first.code).toBe(0);
+    const again = await envdata([
+      'add',
+      '--lat',
+      '48.8566',
+      '--lng',
+      '2.3522',
+      '--name',
+      'Lutetia',
+    ]);
+    expect(again.code).toBe(2);
+    const [id] = /location (\d+)/.exec(first.stdout)!.slice(1);
+    expect(again.stderr).toBe(
+      `envdata: cannot register "Lutetia": the point 48.8566, 2.3522 is already registered (location ${id} "Paris"). ` +
+        `A point is registered once: use location ${id} ("Paris"), or see \`envdata locations list\`\n`,
+    );
     expect(await rows()).toHaveLength(1);
   });
 
@@ -156,6 +178,10 @@ describe('envdata locations add', () => {
       /could not geocode "Berlin": the service rejected the API key \(401\)/,
     );
     expect(result.stderr).not.toContain('wrong-key');
+    // Adding a location is no run: nothing to stop. Nor is a refused key a usage error.
+    expect(result.stderr).toMatch(/check ENVDATA_API_KEY \(no retry can fix a refused key\)\n$/);
+    expect(result.stderr).not.toMatch(/\brun\b/);
+    expect(result.stderr).not.toContain('--help');
     expect(await rows()).toEqual([]);
   });
 });

@@ -5,12 +5,14 @@ import type { EnvdataResult } from './run-envdata.js';
 /**
  * `envdata ARGS…` in this process: the same parsing, validation and exit code as `bin/envdata.js`
  * (which exits with what `runCli` returns), without two seconds of process start-up per case.
+ * `stdoutIsTty` makes standard output claim to be a terminal (colours); the text is still kept.
  */
 export async function runCliInProcess(
   args: readonly string[],
   vars: Record<string, string>,
+  options: { stdoutIsTty?: boolean } = {},
 ): Promise<EnvdataResult> {
-  const capture = () => {
+  const capture = (isTTY = false) => {
     let text = '';
     const stream = new Writable({
       write(chunk: Buffer, _encoding, callback) {
@@ -18,9 +20,9 @@ export async function runCliInProcess(
         callback();
       },
     });
-    return { stream, text: () => text };
+    return { stream: Object.assign(stream, { isTTY }), text: () => text };
   };
-  const stdout = capture();
+  const stdout = capture(options.stdoutIsTty);
   const stderr = capture();
   const code = await runCli(args, { env: vars, stdout: stdout.stream, stderr: stderr.stream });
   return { code, stdout: stdout.text(), stderr: stderr.text() };

@@ -88,8 +88,10 @@ describe('classifyResponse', () => {
     const verdict = classify(401, '{"message":"Unauthorized"}');
     expect(verdict).toMatchObject({ code: 'UNAUTHORIZED', retryable: false, httpStatus: 401 });
     expect(verdict?.message).toMatch(
-      /the service rejected the API key \(401\).*check ENVDATA_API_KEY/,
+      /the service rejected the API key \(401\).*check ENVDATA_API_KEY \(no retry can fix a refused key\)$/,
     );
+    // The client does not know what it was called for: adding a location is no run to stop.
+    expect(verdict?.message).not.toMatch(/\brun\b/);
   });
 
   it('maps 403 to FORBIDDEN, naming the endpoint that refused', () => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
-import { formatDuration } from '../../planner/estimate-plan.js';
+import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { startBackfill } from '../../runs/start-backfill.js';
 import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
@@ -71,7 +72,8 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       await context.withApp(async (app) => {
         const locations = await resolveLocations(app.db, options.location ?? []);
         if (locations.length === 0) {
-          throw usageError(
+          throw new EnvdataError(
+            'NOT_FOUND',
             'no locations are registered: `envdata locations add --lat … --lng …` first',
           );
         }
@@ -81,7 +83,6 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           { dryRun: options.dryRun ?? false },
         );
         const e = start.estimate;
-        const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
         if (!options.dryRun && start.runId === undefined) {
           context.print('nothing to do, no run written:');
           for (const note of start.notes) context.print(`  ${note}`);
@@ -90,7 +91,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         context.print(
           `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
             `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
-            `~${e.expectedRows} rows, ~${formatDuration(e.durationMs)} at ${limits}`,
+            `~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, config.rateLimits)}`,
         );
         for (const [dataset, d] of Object.entries(e.byDataset)) {
           context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
@@ -107,8 +108,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         const stop = shutdownSignal();
         try {
           const progress = await watchRun(app.db, start.runId, {
-            interactive: Boolean(context.io.stderr.isTTY),
-            stream: context.io.stderr,
+            statusLine: context.statusLine,
             logger: app.logger,
             stop: stop.then(() => undefined),
           });

@@ -53,8 +53,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
               print: (l) => context.print(l),
               watch: (runId) =>
                 watchRun(app.db, runId, {
-                  interactive: Boolean(context.io.stderr.isTTY),
-                  stream: context.io.stderr,
+                  statusLine: context.statusLine,
                   logger: app.logger,
                 }),
             }),

@@ -1,9 +1,9 @@
 import { runExists } from '../../ledger/reopen-runs.js';
 import type { Command } from 'commander';
+import { EnvdataError } from '../../errors/envdata-error.js';
 import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
 import { parseRunId } from '../parse-cli-values.js';
-import { usageError } from '../usage-error.js';
 
 export function registerResumeCommands(program: Command, context: CommandContext): void {
   program
@@ -16,7 +16,10 @@ export function registerResumeCommands(program: Command, context: CommandContext
       void context.config;
       const outcome = await context.withApp((app) => resumeRuns(app, runId));
       if (runId !== undefined && !outcome.runs.includes(runId)) {
-        throw usageError(`run ${runId} is not running, paused or stopped: see \`envdata status\``);
+        throw new EnvdataError(
+          'CONFLICT',
+          `run ${runId} is not running, paused or stopped: see \`envdata status\``,
+        );
       }
       context.print(
         `${outcome.runs.length} run(s) running (${outcome.runs.join(', ') || 'none'}); ${outcome.dispatched} job(s) dispatched`,
@@ -31,7 +34,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
       void context.config;
       const n = await context.withApp(async (app) => {
         if (!(await runExists(app.db, runId)))
-          throw usageError(`there is no run ${runId}: see \`envdata status\``);
+          throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
         return retryFailedChunks(app, runId);
       });
       context.print(`${n} failed chunk(s) of run ${runId} re-queued; workers pick them up`);

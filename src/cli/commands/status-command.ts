@@ -1,13 +1,20 @@
 import type { Command } from 'commander';
 import { failedChunkGroups, type FailedChunkGroup } from '../../ledger/failed-chunk-groups.js';
 import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
+import { EnvdataError } from '../../errors/envdata-error.js';
 import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
 import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
 import { formatDuration } from '../../planner/estimate-plan.js';
+import { databaseNameOf } from '../../warehouse/database-url.js';
 import type { CommandContext } from '../command-context.js';
+import { createPaint, type Paint } from '../create-paint.js';
 import { formatFailedChunks } from '../format-failed-chunks.js';
+import {
+  formatFreshnessTable,
+  freshnessByLocation,
+  type LocationFreshness,
+} from '../format-freshness-table.js';
 import { parseRunId } from '../parse-cli-values.js';
-import { usageError } from '../usage-error.js';
 import { formatRunSummary } from '../watch-run.js';
 
 const RECENT_RUNS = 10;
@@ -16,12 +23,12 @@ export function registerStatusCommand(program: Command, context: CommandContext)
   program
     .command('status [run]')
     .description(
-      'Show whether Postgres and Redis answer, pending migrations, queue depths and recent runs; with RUN, that run with its failures by error code',
+      'Show whether Postgres and Redis answer, pending migrations, queue depths, recent runs and the freshness of each location (stale first); with RUN, that run with its failures by error code',
     )
     .option('--json', 'print JSON')
     .option(
       '--check',
-      'exit 1 when Postgres or Redis is down or a location lags more than ENVDATA_FRESHNESS_MAX_LAG (for cron and alerting)',
+      'exit 1 when Postgres or Redis is down, migrations are pending, or a location lags more than ENVDATA_FRESHNESS_MAX_LAG (for cron and alerting)',
     )
     .action(async (run: string | undefined, options: { json?: boolean; check?: boolean }) => {
       const runId = run === undefined ? undefined : parseRunId(run);
@@ -39,7 +46,10 @@ export function registerStatusCommand(program: Command, context: CommandContext)
               if (progress) runs.push(progress);
             }
             if (runId !== undefined && runs.length === 0) {
-              throw usageError(`there is no run ${runId}: see \`envdata status\``);
+              throw new EnvdataError(
+                'NOT_FOUND',
+                `there is no run ${runId}: see \`envdata status\``,
+              );
             }
             freshness = await readFreshness(app.db, maxLag);
             if (runId !== undefined) failedChunks = await failedChunkGroups(app.db, runId);
@@ -49,11 +59,25 @@ export function registerStatusCommand(program: Command, context: CommandContext)
         context.config,
         { migrated: false },
       );
+      const byLocation = freshnessByLocation(freshness);
       if (options.json) {
         const shown = runId === undefined ? runs : runs.map((p) => ({ ...p, failedChunks }));
-        context.print(JSON.stringify({ ...status, runs: shown, freshness }, null, 2));
+        context.print(
+          JSON.stringify(
+            {
+              ...status,
+              runs: shown,
+              freshness,
+              maxLagHours: maxLag,
+              freshnessByLocation: byLocation.map(toJson),
+            },
+            null,
+            2,
+          ),
+        );
       } else {
-        context.print(formatStatus(status));
+        const paint = createPaint(context.config.log.color && Boolean(context.io.stdout.isTTY));
+        context.print(formatStatus(status, paint));
         if (run !== undefined) {
           for (const p of runs) context.print(formatRunSummary(p));
           if (failedChunks.length > 0) context.print(formatFailedChunks(failedChunks, runId!));
@@ -62,10 +86,14 @@ export function registerStatusCommand(program: Command, context: CommandContext)
           context.print('recent runs:');
           for (const p of runs) context.print(`  ${formatRunLine(p)}`);
         }
-        if (run === undefined && freshness.length > 0) {
+        if (run === undefined && byLocation.length > 0) {
+          const stale = byLocation.filter((l) => l.stale).length;
           context.print('');
-          context.print(`freshness (stale beyond ${maxLag} h):`);
-          for (const f of freshness) context.print(`  ${formatFreshness(f)}`);
+          context.print(
+            `freshness of ${byLocation.length} location(s), stale beyond ${maxLag} h: ` +
+              (stale === 0 ? 'none stale' : `${stale} stale, listed first`),
+          );
+          for (const line of formatFreshnessTable(byLocation, paint)) context.print(`  ${line}`);
         }
       }
       const down = !status.postgres.ok || !status.redis.ok;
@@ -77,8 +105,15 @@ export function registerStatusCommand(program: Command, context: CommandContext)
           `envdata: run(s) ${waiting.map((p) => p.runId).join(', ')} wait for work, but no worker is connected: start \`envdata worker\` (or use --wait)\n`,
         );
       }
+      const pending = status.postgres.pendingMigrations?.length ?? 0;
       const stale = freshness.filter((f) => f.stale);
       if (down) context.exitCode = 1;
+      if (options.check && pending > 0) {
+        context.io.stderr.write(
+          `envdata: database ${databaseNameOf(context.config.databaseUrl)} is ${pending} migration(s) behind this version of envdata: run \`envdata migrate\`\n`,
+        );
+        context.exitCode = 1;
+      }
       if (options.check && stale.length > 0) {
         context.io.stderr.write(
           `envdata: ${stale.length} location/dataset pair(s) lag more than ${maxLag} h: ${stale
@@ -91,12 +126,19 @@ export function registerStatusCommand(program: Command, context: CommandContext)
     });
 }
 
-function formatFreshness(f: Freshness): string {
-  const last = f.lastHour
-    ? f.lastHour.toISOString().slice(0, 13).replace('T', ' ') + ':00'
-    : 'never';
-  const lag = f.lagHours === null ? '' : `, lag ${Math.round(f.lagHours)} h`;
-  return `${f.name.padEnd(20)} ${f.dataset.padEnd(8)} last hour ${last}${lag}${f.stale ? '  STALE' : ''}`;
+/** A row of the table for `--json`: each dataset's last hour, lag and staleness. */
+function toJson(row: LocationFreshness) {
+  return {
+    locationId: row.locationId,
+    name: row.name,
+    stale: row.stale,
+    ...Object.fromEntries(
+      Object.entries(row.datasets).map(([dataset, f]) => [
+        dataset,
+        { lastHour: f.lastHour, lagHours: f.lagHours, stale: f.stale },
+      ]),
+    ),
+  };
 }
 
 function formatRunLine(p: RunProgress): string {
@@ -114,17 +156,21 @@ function formatRunLine(p: RunProgress): string {
   );
 }
 
-export function formatStatus(status: EnvdataStatus): string {
+export function formatStatus(status: EnvdataStatus, paint: Paint = createPaint(false)): string {
+  const health = (s: { ok: boolean; problem?: string }) =>
+    s.ok ? paint('green', 'ok') : paint('red', `DOWN — ${s.problem}`);
   const lines: string[] = [];
   const pg = status.postgres;
-  lines.push(`postgres  ${pg.url}  ${pg.ok ? 'ok' : `DOWN — ${pg.problem}`}`);
+  lines.push(`postgres  ${pg.url}  ${health(pg)}`);
   if (pg.pendingMigrations?.length) {
-    lines.push(`  ${pg.pendingMigrations.length} pending migration(s): run \`envdata migrate\``);
+    lines.push(
+      `  ${paint('yellow', `${pg.pendingMigrations.length} pending migration(s)`)}: run \`envdata migrate\``,
+    );
   } else if (pg.ok) {
     lines.push('  migrations up to date');
   }
   const redis = status.redis;
-  lines.push(`redis     ${redis.url}  ${redis.ok ? 'ok' : `DOWN — ${redis.problem}`}`);
+  lines.push(`redis     ${redis.url}  ${health(redis)}`);
   for (const [queue, counts] of Object.entries(redis.queues ?? {})) {
     const parts = Object.entries(counts).map(([state, n]) => `${state} ${n}`);
     lines.push(`  queue ${queue}: ${parts.join(', ')}`);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { estimateDurationMs, formatDuration } from '../../planner/estimate-plan.js';
+import { estimateDurationMs } from '../../planner/estimate-plan.js';
+import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
 import { SyncScheduler } from '../../sync/sync-scheduler.js';
 import { IngestWorker } from '../../worker/ingest-worker.js';
@@ -38,11 +39,13 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         if (options.dryRun) {
           await context.withApp(async (app) => {
             const { estimate: e, locations, snapshots, leftToBackfill } = await estimateSync(app);
-            const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
             context.print(
               `would sync ${locations} location(s): ${e.calls + snapshots} API call(s) — ${e.calls} history ` +
                 `(${e.chunks} chunk(s), ~${e.expectedRows} rows) + ${snapshots} latest/forecast — ` +
-                `~${formatDuration(estimateDurationMs(e.calls + snapshots, config.rateLimits))} at ${limits}`,
+                formatPlanDuration(
+                  estimateDurationMs(e.calls + snapshots, config.rateLimits),
+                  config.rateLimits,
+                ),
             );
             for (const [dataset, d] of Object.entries(e.byDataset)) {
               context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
@@ -62,8 +65,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           const worker = IngestWorker.start(app, { concurrency });
           try {
             const progress = await watchRun(app.db, start.runId, {
-              interactive: Boolean(context.io.stderr.isTTY),
-              stream: context.io.stderr,
+              statusLine: context.statusLine,
               logger: app.logger,
               stop: shutdownSignal().then(() => undefined),
             });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
+import { EnvdataError } from '../../errors/envdata-error.js';
 import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
 import { parseWholeNumber } from '../parse-cli-values.js';
 import { shutdownSignal } from '../shutdown-signal.js';
-import { usageError } from '../usage-error.js';
 
 export function parseConcurrency(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -12,7 +12,8 @@ export function parseConcurrency(value: string | undefined, fallback: number): n
 
 export function requireApiKey(context: CommandContext): void {
   if (!context.config.service.apiKey) {
-    throw usageError(
+    throw new EnvdataError(
+      'CONFIG_INVALID',
       'ENVDATA_API_KEY is not set: this command calls the service and needs your API key (the simulator accepts envdata-demo-key)',
     );
   }

@@ -1,0 +1,94 @@
+import { readFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { CommandContext } from '../../src/cli/command-context.js';
+import { completionTree, type CompletionNode } from '../../src/cli/completion/completion-tree.js';
+import { buildProgram } from '../../src/cli/run-cli.js';
+
+const README = new URL('../../README.md', import.meta.url);
+const nowhere = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+const program = buildProgram(new CommandContext({ env: {}, stdout: nowhere, stderr: nowhere }));
+
+/** Options every command has, which the README need not repeat. */
+const GENERIC = new Set(['-h', '--help', '-V', '--version']);
+
+/** The commands a user runs, as commander defines them: leaves only, `help` left out. */
+const commands: CompletionNode[] = completionTree(program).filter(
+  (node) => node.path.length > 0 && node.commands.length === 0 && !node.path.includes('help'),
+);
+const optionsOf = (node: CompletionNode) =>
+  node.options.flatMap((o) => o.flags).filter((f) => f.startsWith('--') && !GENERIC.has(f));
+
+/** One `envdata …` line of the README's command list: the command and the options it shows. */
+interface ListedCommand {
+  readonly line: string;
+  readonly path: string;
+  readonly options: readonly string[];
+}
+
+/** The first `sh` block of "## Operating envdata": the command list. */
+async function readmeCommands(): Promise<ListedCommand[]> {
+  const text = await readFile(README, 'utf8');
+  const section = /^## Operating envdata\n([\s\S]*?)^## /m.exec(text)?.[1];
+  const block = section && /^```sh\n([\s\S]*?)^```/m.exec(section)?.[1];
+  if (!block) throw new Error('README.md has no command list (```sh) under "## Operating envdata"');
+  return block
+    .split('\n')
+    .filter((line) => /\benvdata /.test(line))
+    .map((line) => {
+      const command = line
+        .slice(line.search(/\benvdata /) + 'envdata '.length)
+        .replace(/\s#.*$/, '');
+      const words = command.split(/\s+/);
+      const group = commands.some((c) => c.path.length > 1 && c.path[0] === words[0]);
+      return {
+        line,
+        path: words.slice(0, group ? 2 : 1).join(' '),
+        options: [...new Set(command.match(/--[a-z][a-z-]*/g) ?? [])],
+      };
+    });
+}
+
+describe('the README command list and the commander definitions (`envdata --help`)', () => {
+  it('lists every command, each with every one of its options', async () => {
+    const listed = await readmeCommands();
+    const missing: string[] = [];
+    for (const node of commands) {
+      const path = node.path.join(' ');
+      const lines = listed.filter((l) => l.path === path);
+      if (lines.length === 0) {
+        missing.push(`envdata ${path}`);
+        continue;
+      }
+      for (const option of optionsOf(node)) {
+        if (!lines.some((l) => l.options.includes(option)))
+          missing.push(`envdata ${path} ${option}`);
+      }
+    }
+    expect(missing, 'add these to the command list of README.md').toEqual([]);
+  });
+
+  it('lists only commands and options that exist', async () => {
+    const unknown: string[] = [];
+    for (const entry of await readmeCommands()) {
+      const node = commands.find((c) => c.path.join(' ') === entry.path);
+      if (node === undefined) {
+        unknown.push(`envdata ${entry.path} (${entry.line.trim()})`);
+        continue;
+      }
+      for (const option of entry.options) {
+        if (!optionsOf(node).includes(option)) unknown.push(`envdata ${entry.path} ${option}`);
+      }
+    }
+    expect(unknown, 'README.md lists what `envdata --help` does not know').toEqual([]);
+  });
+
+  it('reads the definitions, not a copy of them', () => {
+    expect(commands.map((c) => c.path.join(' '))).toEqual(
+      expect.arrayContaining(['locations restore', 'backfill', 'status', 'completion']),
+    );
+    expect(optionsOf(commands.find((c) => c.path.join(' ') === 'backfill')!)).toContain(
+      '--concurrency',
+    );
+  });
+});

@@ -1,0 +1,146 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import { insertLocation } from '../../src/locations/insert-location.js';
+import { retireLocations } from '../../src/locations/remove-locations.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
+import { useTestEnvironment } from '../harness/test-environment.js';
+
+const env = useTestEnvironment();
+let app: App;
+const vars = (extra: Record<string, string> = {}) => ({
+  DATABASE_URL: env.databaseUrl,
+  REDIS_URL: env.redisUrl,
+  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
+  LOG_FORMAT: 'json',
+  LOG_LEVEL: 'warn',
+  ENVDATA_FRESHNESS_MAX_LAG: '36h',
+  ...extra,
+});
+// eslint-disable-next-line no-control-regex
+const ESCAPE = /\x1b\[[0-9;]*m/;
+
+/** Lands `[now - hoursAgo - 24 h, now - hoursAgo)` of `dataset` for a location, in the coverage. */
+async function landed(locationId: number, dataset: 'pollen' | 'weather', hoursAgo: number) {
+  await sql`
+    insert into envdata.coverage (location_id, dataset, landed)
+    values (${locationId}, ${dataset}::envdata.dataset, tstzmultirange(tstzrange(
+      date_trunc('hour', now()) - make_interval(hours => ${hoursAgo + 24}),
+      date_trunc('hour', now()) - make_interval(hours => ${hoursAgo}))))`.execute(app.db);
+}
+
+beforeAll(async () => {
+  app = createApp(env.config());
+  const add = (name: string, lat: number, lng: number) =>
+    insertLocation(app.db, { name, lat, lng, registeredBy: 'coordinates' });
+  const berlin = await add('Berlin', 52.52, 13.405); // fresh in both datasets
+  const chicago = await add('Chicago', 41.8781, -87.6298); // weather 3 days behind
+  const brisbane = await add('Brisbane', -27.4698, 153.0251); // pollen never ingested
+  const munich = await add('Munich', 48.1351, 11.582); // retired, and long stale
+  await landed(berlin.locationId, 'pollen', 0);
+  await landed(berlin.locationId, 'weather', 1);
+  await landed(chicago.locationId, 'pollen', 2);
+  await landed(chicago.locationId, 'weather', 72);
+  await landed(brisbane.locationId, 'weather', 0);
+  await landed(munich.locationId, 'weather', 500);
+  await retireLocations(app.db, [munich]);
+});
+
+afterAll(async () => {
+  await app.close();
+});
+
+describe('envdata status', () => {
+  it('shows one aligned row per active location with both datasets, stale first', async () => {
+    const result = await runCliInProcess(['status'], vars());
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('freshness of'));
+    expect(lines[at]).toBe('freshness of 3 location(s), stale beyond 36 h: 2 stale, listed first');
+    const table = lines.slice(at + 1, at + 5);
+    expect(table[0]).toMatch(
+      /^ {2}state {2}location {2}pollen last hour {2}lag +weather last hour {2}lag$/,
+    );
+    // Never ingested is the longest lag: Brisbane, then Chicago, then the fresh Berlin.
+    expect(table[1]).toMatch(/^ {2}STALE {2}Brisbane {2}never {13}— +\d{4}-\d\d-\d\d \d\d:00 +\S/);
+    expect(table[2]).toMatch(/^ {2}STALE {2}Chicago {3}\d{4}-\d\d-\d\d \d\d:00 .* 3 d 0 h$/);
+    expect(table[3]).toMatch(/^ {2}ok {5}Berlin {4}\d{4}-\d\d-\d\d \d\d:00 /);
+    // Every column starts at the same offset on every row.
+    const starts = (line: string) => [...line.matchAll(/(?<= {2})\S/g)].map((m) => m.index);
+    for (const row of table.slice(1)) expect(starts(row)).toEqual(starts(table[0]!));
+    expect(lines[at + 5] ?? '').toBe('');
+    expect(result.stdout).not.toContain('Munich');
+    expect(result.stdout).not.toMatch(ESCAPE);
+  });
+
+  it('--json keeps the per-dataset freshness and adds a row per location; retired ones in neither', async () => {
+    const result = await runCliInProcess(['status', '--json'], vars());
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as {
+      freshness: { locationId: number; name: string; dataset: string; stale: boolean }[];
+      freshnessByLocation: { name: string; stale: boolean; pollen: { stale: boolean } }[];
+      maxLagHours: number;
+    };
+    expect(parsed.freshness).toHaveLength(6);
+    expect(parsed.freshness[0]).toEqual({
+      locationId: expect.any(Number),
+      name: 'Berlin',
+      dataset: 'pollen',
+      lastHour: expect.any(String),
+      lagHours: expect.any(Number),
+      stale: false,
+    });
+    expect(parsed.maxLagHours).toBe(36);
+    expect(parsed.freshnessByLocation.map((r) => [r.name, r.stale])).toEqual([
+      ['Brisbane', true],
+      ['Chicago', true],
+      ['Berlin', false],
+    ]);
+    expect(parsed.freshnessByLocation[0]!.pollen).toEqual({
+      lastHour: null,
+      lagHours: null,
+      stale: true,
+    });
+    expect(result.stdout).not.toContain('Munich');
+  });
+
+  it('colours on a terminal, unless NO_COLOR is set', async () => {
+    const coloured = await runCliInProcess(['status'], vars(), { stdoutIsTty: true });
+    expect(coloured.stdout).toMatch(ESCAPE);
+    const plain = await runCliInProcess(['status'], vars({ NO_COLOR: '1' }), {
+      stdoutIsTty: true,
+    });
+    expect(plain.stdout).not.toMatch(ESCAPE);
+    // Same table, once the colours are taken out.
+    // eslint-disable-next-line no-control-regex
+    expect(coloured.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain.stdout);
+  });
+
+  it('--check exits 1 and names the lagging pairs', async () => {
+    const result = await runCliInProcess(['status', '--check'], vars());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'envdata: 2 location/dataset pair(s) lag more than 36 h: Chicago weather, Brisbane pollen\n',
+    );
+  });
+
+  it('--check exits 1 on a database with pending migrations, saying so in one line', async () => {
+    const last = await sql<{ name: string; timestamp: string }>`
+      delete from public.envdata_migration
+      where name = (select max(name) from public.envdata_migration)
+      returning name, timestamp`.execute(app.db);
+    try {
+      const result = await runCliInProcess(['status', '--check'], vars());
+      expect(result.code).toBe(1);
+      const dbName = new URL(env.databaseUrl).pathname.slice(1);
+      expect(result.stderr).toBe(
+        `envdata: database ${dbName} is 1 migration(s) behind this version of envdata: run \`envdata migrate\`\n`,
+      );
+      expect(result.stdout).toContain('1 pending migration(s): run `envdata migrate`');
+    } finally {
+      const row = last.rows[0]!;
+      await sql`insert into public.envdata_migration (name, timestamp)
+        values (${row.name}, ${row.timestamp})`.execute(app.db);
+    }
+  });
+});
