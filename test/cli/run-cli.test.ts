@@ -32,7 +32,7 @@ describe('envdata points to --help after usage errors only', () => {
   it.each([
     [['status', '99'], 'envdata: there is no run 99: see `envdata status`\n'],
     [['retry', '99'], 'envdata: there is no run 99: see `envdata status`\n'],
-    [['resume', '99'], 'envdata: run 99 is not running or stopped: see `envdata status`\n'],
+    [['resume', '99'], 'envdata: run 99 is not running, paused or stopped: see `envdata status`\n'],
     [
       ['backfill', ...RANGE, '--dry-run'],
       'envdata: no locations are registered: `envdata locations add --lat … --lng …` first\n',
