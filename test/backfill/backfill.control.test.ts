@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runProgress } from '../../src/ledger/run-progress.js';
@@ -8,6 +9,7 @@ import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
+import { ENVDATA_BIN } from '../harness/run-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 // Every history answer takes 100 ms: a run of 30 chunks is long enough to stop in the middle.
@@ -109,5 +111,103 @@ describe('stopping what you started', () => {
     const again = await runCliInProcess(['cancel', String(run.runId)], fx.cliEnv());
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/has already finished/);
+  });
+});
+
+describe('Ctrl-C under --wait', () => {
+  it('pauses the run and says how to go on; a later --wait does none of its work; resume --wait finishes it', async () => {
+    const berlin = fx.locations.find((l) => l.name === 'Berlin')!;
+    const child = spawn(
+      process.execPath,
+      [
+        ENVDATA_BIN,
+        'backfill',
+        '--dataset',
+        'pollen',
+        '--location',
+        'Berlin',
+        '--from',
+        '2022-01-02',
+        '--to',
+        '2022-03-03',
+        '--wait',
+        '--concurrency',
+        '2',
+      ],
+      { env: { PATH: process.env.PATH ?? '', ...fx.cliEnv() }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const runId = await pollUntil<number, string>(
+      async () => {
+        const m = /^run (\d+):/m.exec(stdout);
+        return m ? { done: Number(m[1]) } : { last: stdout };
+      },
+      { everyMs: 20, timeoutMs: 30_000, describe: (s) => `no run printed: ${s}` },
+    );
+    await waitForRun(fx.app.db, runId, { until: (p) => p.done >= 2 });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stdout).toMatch(
+      new RegExp(`interrupted: run ${runId} \\(backfill\\) is paused at \\d+/30 chunks`),
+    );
+    expect(stdout).toContain(`envdata resume ${runId} --wait`);
+    expect(stdout).toContain(`envdata cancel ${runId}`);
+    const paused = (await runProgress(fx.app.db, runId))!;
+    expect(paused.status).toBe('paused');
+
+    // Another backfill's local worker works on its own run only: the paused one stays as it was.
+    const other = await runCliInProcess(
+      [
+        'backfill',
+        '--dataset',
+        'pollen',
+        '--location',
+        String(berlin.locationId),
+        '--from',
+        '2022-05-02',
+        '--to',
+        '2022-05-06',
+        '--wait',
+      ],
+      fx.cliEnv(),
+    );
+    expect(other.code).toBe(0);
+    expect(await runProgress(fx.app.db, runId)).toMatchObject({
+      status: 'paused',
+      done: paused.done,
+      calls: paused.calls,
+    });
+
+    const resumed = await runCliInProcess(['resume', String(runId), '--wait'], fx.cliEnv());
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(new RegExp(`run ${runId} \\(backfill\\) done: 30/30 chunks`));
+    expect((await runProgress(fx.app.db, runId))!.calls).toBe(30);
+  });
+});
+
+describe('retry --wait', () => {
+  it('re-queues the failed chunks and works them off here, exit 0', async () => {
+    const brisbane = fx.locations.find((l) => l.name === 'Brisbane')!;
+    const app = fx.newApp({ ENVDATA_MAX_ATTEMPTS: '2', ENVDATA_RETRY_BASE_MS: '20' });
+    fx.simulator.addFaultScripts('pollen-history:error=503x2');
+    const run = await startBackfill(app, {
+      datasets: ['pollen'],
+      locations: [brisbane],
+      from: new Date('2021-01-03T00:00:00Z'),
+      to: new Date('2021-01-05T00:00:00Z'),
+      windowHours: 48,
+    });
+    const worker = IngestWorker.start(app, { concurrency: 1 });
+    try {
+      expect(await waitForRun(app.db, run.runId!)).toMatchObject({ status: 'failed', failed: 1 });
+    } finally {
+      await worker.close();
+    }
+    const retried = await runCliInProcess(['retry', String(run.runId), '--wait'], fx.cliEnv());
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toMatch(/1 failed chunk\(s\) of run \d+ re-queued\n/);
+    expect(retried.stdout).toMatch(/done: 1\/1 chunks done, 0 failed/);
   });
 });

@@ -3,8 +3,8 @@ import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { startBackfill } from '../../runs/start-backfill.js';
-import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
+import { followRuns } from '../follow-runs.js';
 import {
   assertOrdered,
   collect,
@@ -12,9 +12,7 @@ import {
   parseUtcHourOption,
 } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
-import { shutdownSignal } from '../shutdown-signal.js';
 import { usageError } from '../usage-error.js';
-import { formatRunSummary, runSucceeded, watchRun } from '../watch-run.js';
 import { parseConcurrency, requireApiKey } from './worker-command.js';
 
 interface BackfillOptions {
@@ -48,7 +46,10 @@ export function registerBackfillCommand(program: Command, context: CommandContex
     )
     .option('--window <hours>', 'hours per request, e.g. 48h (default ENVDATA_HISTORY_WINDOW)')
     .option('--dry-run', 'print chunks, calls, expected rows and duration; write nothing')
-    .option('--wait', 'block until the run is finished, with progress; exit 1 if chunks failed')
+    .option(
+      '--wait',
+      'block until the run is finished, with progress; exit 1 if chunks failed or hours were quarantined; Ctrl-C pauses it (exit 130)',
+    )
     .option('--no-local-worker', 'with --wait: only watch, let other worker processes do the work')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
     .addHelpText('after', `\nLocations: ${LOCATION_REFERENCE_HELP}.`)
@@ -104,19 +105,10 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           );
           return;
         }
-        const worker = options.localWorker ? IngestWorker.start(app, { concurrency }) : undefined;
-        const stop = shutdownSignal();
-        try {
-          const progress = await watchRun(app.db, start.runId, {
-            statusLine: context.statusLine,
-            logger: app.logger,
-            stop: stop.then(() => undefined),
-          });
-          context.print(formatRunSummary(progress));
-          if (!runSucceeded(progress)) context.exitCode = 1;
-        } finally {
-          await worker?.close();
-        }
+        await followRuns(app, context, [start.runId], {
+          localWorker: options.localWorker,
+          concurrency,
+        });
       });
     });
 }

@@ -1,9 +1,16 @@
-import { runExists } from '../../ledger/reopen-runs.js';
 import type { Command } from 'commander';
 import { EnvdataError } from '../../errors/envdata-error.js';
+import { runExists } from '../../ledger/reopen-runs.js';
 import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
+import { followRuns } from '../follow-runs.js';
 import { parseRunId } from '../parse-cli-values.js';
+import { parseConcurrency, requireApiKey } from './worker-command.js';
+
+interface WaitOptions {
+  wait?: boolean;
+  concurrency?: string;
+}
 
 export function registerResumeCommands(program: Command, context: CommandContext): void {
   program
@@ -11,32 +18,51 @@ export function registerResumeCommands(program: Command, context: CommandContext
     .description(
       'Dispatch every unfinished chunk of running runs again (after losing Redis), and restart stopped runs (after fixing the API key) and paused ones',
     )
-    .action(async (run: string | undefined) => {
+    .option('--wait', 'work them off here and wait, with progress (as `backfill --wait` does)')
+    .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
+    .action(async (run: string | undefined, options: WaitOptions) => {
       const runId = run === undefined ? undefined : parseRunId(run);
-      void context.config;
-      const outcome = await context.withApp((app) => resumeRuns(app, runId));
-      if (runId !== undefined && !outcome.runs.includes(runId)) {
-        throw new EnvdataError(
-          'CONFLICT',
-          `run ${runId} is not running, paused or stopped: see \`envdata status\``,
+      const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
+      if (options.wait) requireApiKey(context);
+      await context.withApp(async (app) => {
+        const outcome = await resumeRuns(app, runId);
+        if (runId !== undefined && !outcome.runs.includes(runId)) {
+          throw new EnvdataError(
+            'CONFLICT',
+            `run ${runId} is not running, paused or stopped: see \`envdata status\``,
+          );
+        }
+        context.print(
+          `${outcome.runs.length} run(s) running (${outcome.runs.join(', ') || 'none'}); ${outcome.dispatched} job(s) dispatched` +
+            (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
         );
-      }
-      context.print(
-        `${outcome.runs.length} run(s) running (${outcome.runs.join(', ') || 'none'}); ${outcome.dispatched} job(s) dispatched`,
-      );
+        if (options.wait) {
+          await followRuns(app, context, outcome.runs, { localWorker: true, concurrency });
+        }
+      });
     });
 
   program
     .command('retry <run>')
     .description('Re-queue only the failed chunks of a run')
-    .action(async (run: string) => {
+    .option('--wait', 'work them off here and wait, with progress (as `backfill --wait` does)')
+    .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
+    .action(async (run: string, options: WaitOptions) => {
       const runId = parseRunId(run);
-      void context.config;
-      const n = await context.withApp(async (app) => {
-        if (!(await runExists(app.db, runId)))
+      const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
+      if (options.wait) requireApiKey(context);
+      await context.withApp(async (app) => {
+        if (!(await runExists(app.db, runId))) {
           throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
-        return retryFailedChunks(app, runId);
+        }
+        const n = await retryFailedChunks(app, runId);
+        context.print(
+          `${n} failed chunk(s) of run ${runId} re-queued` +
+            (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
+        );
+        if (options.wait && n > 0) {
+          await followRuns(app, context, [runId], { localWorker: true, concurrency });
+        }
       });
-      context.print(`${n} failed chunk(s) of run ${runId} re-queued; workers pick them up`);
     });
 }

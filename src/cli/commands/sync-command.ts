@@ -3,11 +3,10 @@ import { estimateDurationMs } from '../../planner/estimate-plan.js';
 import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
 import { SyncScheduler } from '../../sync/sync-scheduler.js';
-import { IngestWorker } from '../../worker/ingest-worker.js';
 import type { CommandContext } from '../command-context.js';
+import { followRuns } from '../follow-runs.js';
 import { shutdownSignal } from '../shutdown-signal.js';
 import { usageError } from '../usage-error.js';
-import { formatRunSummary, runSucceeded, watchRun } from '../watch-run.js';
 import { parseConcurrency, requireApiKey } from './worker-command.js';
 
 export function registerSyncCommands(program: Command, context: CommandContext): void {
@@ -62,18 +61,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           );
           for (const left of start.leftToBackfill) context.print(`  ${formatLeftToBackfill(left)}`);
           if (!options.wait) return;
-          const worker = IngestWorker.start(app, { concurrency });
-          try {
-            const progress = await watchRun(app.db, start.runId, {
-              statusLine: context.statusLine,
-              logger: app.logger,
-              stop: shutdownSignal().then(() => undefined),
-            });
-            context.print(formatRunSummary(progress));
-            if (!runSucceeded(progress)) context.exitCode = 1;
-          } finally {
-            await worker.close();
-          }
+          await followRuns(app, context, [start.runId], { localWorker: true, concurrency });
         });
       },
     );

@@ -1,0 +1,76 @@
+import type { App } from '../app.js';
+import { pauseRun } from '../ledger/pause-run.js';
+import { runProgress } from '../ledger/run-progress.js';
+import { IngestWorker } from '../worker/ingest-worker.js';
+import type { CommandContext } from './command-context.js';
+import { shutdownSignal } from './shutdown-signal.js';
+import { formatRunSummary, runSucceeded, watchRun } from './watch-run.js';
+
+export interface FollowOptions {
+  /** Work in this process too (a worker like any other: it takes jobs of every running run). */
+  readonly localWorker: boolean;
+  readonly concurrency: number;
+}
+
+/** Exit code after Ctrl-C (128 + SIGINT), as shells expect. */
+const INTERRUPTED = 130;
+
+/**
+ * `--wait`: follows the runs to their end with a local worker (unless `localWorker` is off),
+ * prints each summary and sets the exit code (0 only when every run succeeded). The first Ctrl-C
+ * or SIGTERM stops following: with a local worker the unfinished runs are paused — their chunks
+ * in flight land, no other starts anywhere — and the commands to continue or cancel them are
+ * printed; a watcher without a worker only stops watching (the runs go on elsewhere).
+ */
+export async function followRuns(
+  app: App,
+  context: CommandContext,
+  runIds: readonly number[],
+  options: FollowOptions,
+): Promise<void> {
+  const worker = options.localWorker
+    ? IngestWorker.start(app, { concurrency: options.concurrency })
+    : undefined;
+  let interrupted = false;
+  const stop = shutdownSignal().then(() => {
+    interrupted = true;
+  });
+  try {
+    for (const [i, runId] of runIds.entries()) {
+      const progress = await watchRun(app.db, runId, {
+        statusLine: context.statusLine,
+        logger: app.logger,
+        stop,
+      });
+      if (interrupted && progress.status === 'running') {
+        await interrupt(app, context, runIds.slice(i), options.localWorker);
+        return;
+      }
+      context.print(formatRunSummary(progress));
+      if (!runSucceeded(progress)) context.exitCode = 1;
+    }
+  } finally {
+    await worker?.close();
+  }
+}
+
+async function interrupt(
+  app: App,
+  context: CommandContext,
+  runIds: readonly number[],
+  paused: boolean,
+): Promise<void> {
+  context.exitCode = INTERRUPTED;
+  for (const runId of runIds) {
+    if (paused) await pauseRun(app.db, runId);
+    const p = (await runProgress(app.db, runId))!;
+    const at = `${p.done}/${p.total} chunks, ${p.rows} rows, ${p.calls} calls`;
+    context.print(
+      paused && p.status === 'paused'
+        ? `interrupted: run ${runId} (${p.kind}) is paused at ${at}; chunks in flight land, no other starts.\n` +
+            `  continue: envdata resume ${runId} --wait\n  drop the rest: envdata cancel ${runId}`
+        : `stopped watching run ${runId} (${p.kind}, ${p.status}) at ${at}; other workers go on with it.\n` +
+            `  follow: envdata status ${runId}\n  pause: envdata pause ${runId}\n  drop the rest: envdata cancel ${runId}`,
+    );
+  }
+}
