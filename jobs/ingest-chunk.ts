@@ -49,7 +49,8 @@ const MAX_BACKOFF_MS = 60_000;
  *   jitter, never 0); the job goes back without using an attempt.
  * - UNAUTHORIZED: the run stops at once; no retry can fix a refused key.
  * - FORBIDDEN: the chunk fails and the run stops fetching that dataset.
- * - RANGE_TOO_LONG: the chunk is split into halves (down to one hour), which are dispatched.
+ * - RANGE_TOO_LONG, RESPONSE_TOO_LARGE: the chunk is split into halves (down to one hour), which
+ *   are dispatched.
  * - PARTIAL: the trimmed rows are kept and the chunk is fetched again.
  * - other retryable codes: exponential backoff with jitter up to `maxAttempts`, then failed.
  * - other codes: the chunk fails with code and message; the run goes on.
@@ -170,6 +171,18 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
           return 'split';
         }
         await recordFailure(deps.db, chunk.chunkId, attempts, code, error.message);
+        await settle();
+        return 'failed';
+      }
+      if (isServiceError(error, 'RESPONSE_TOO_LARGE')) {
+        // A shorter window means a smaller answer: split like a range the service refuses.
+        const halves = await splitChunk(deps.db, chunk, attempts, 'RESPONSE_TOO_LARGE');
+        if (halves.length > 0) {
+          await deps.dispatch(halves);
+          return 'split';
+        }
+        const last = `${error.message} (one hour is the shortest window: only a higher limit helps)`;
+        await recordFailure(deps.db, chunk.chunkId, attempts, code, last);
         await settle();
         return 'failed';
       }

@@ -18,6 +18,8 @@ export interface Config {
     readonly connections: number;
     readonly connectTimeoutMs: number;
     readonly requestTimeoutMs: number;
+    /** Largest answer body read (ENVDATA_HTTP_MAX_BODY_BYTES). */
+    readonly maxBodyBytes: number;
   };
   readonly rateLimits: readonly RateLimitRule[];
   readonly worker: {

@@ -129,6 +129,12 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'Response timeout (headers and body) for calls to the service.',
   },
   {
+    name: 'ENVDATA_HTTP_MAX_BODY_BYTES',
+    default: '1048576',
+    description:
+      'Largest answer read from the service, in bytes (1 MiB: ~29x a 48 h history body); a larger one is refused as it arrives and its chunk split into shorter windows.',
+  },
+  {
     name: 'ENVDATA_SHUTDOWN_TIMEOUT_MS',
     default: '30000',
     description: 'On SIGTERM/SIGINT, how long in-flight chunks may take before the process exits.',

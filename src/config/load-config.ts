@@ -71,6 +71,7 @@ const schema = z.object({
   ENVDATA_HTTP_CONNECTIONS: positiveInt(1024),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: positiveInt(600_000),
   ENVDATA_HTTP_TIMEOUT_MS: positiveInt(3_600_000),
+  ENVDATA_HTTP_MAX_BODY_BYTES: positiveInt(1_073_741_824),
   ENVDATA_SHUTDOWN_TIMEOUT_MS: positiveInt(3_600_000),
   LOG_LEVEL: z.enum(LOG_LEVELS),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto']),
@@ -121,6 +122,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       connections: e.ENVDATA_HTTP_CONNECTIONS,
       connectTimeoutMs: e.ENVDATA_HTTP_CONNECT_TIMEOUT_MS,
       requestTimeoutMs: e.ENVDATA_HTTP_TIMEOUT_MS,
+      maxBodyBytes: e.ENVDATA_HTTP_MAX_BODY_BYTES,
     },
     rateLimits: e.ENVDATA_RATE_LIMIT,
     worker: {

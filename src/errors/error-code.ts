@@ -19,6 +19,8 @@ export const SERVICE_ERROR_CODES = [
   'TIMEOUT',
   'NETWORK',
   'MALFORMED_RESPONSE',
+  // The answer's body is over ENVDATA_HTTP_MAX_BODY_BYTES: not read further.
+  'RESPONSE_TOO_LARGE',
   'INVALID_QUERY',
 ] as const;
 

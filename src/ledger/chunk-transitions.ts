@@ -119,14 +119,16 @@ export async function releaseChunk(db: Kysely<Database>, chunkId: number): Promi
 }
 
 /**
- * The service said the window is too long: the chunk is split into two halves on whole hours
- * (queued, same run), and marked `split`. Returns the halves' ids, or `[]` for a one-hour chunk,
- * which cannot be split (the caller fails it).
+ * The service said the window is too long (or its answer was too large): the chunk is split
+ * into two halves on whole hours (queued, same run), and marked `split` with `reason` as its
+ * code. Returns the halves' ids, or `[]` for a one-hour chunk, which cannot be split (the caller
+ * fails it).
  */
 export async function splitChunk(
   db: Kysely<Database>,
   chunk: ClaimedChunk,
   attempts: number,
+  reason: 'RANGE_TOO_LONG' | 'RESPONSE_TOO_LARGE' = 'RANGE_TOO_LONG',
 ): Promise<number[]> {
   const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
   if (hours <= 1) return [];
@@ -164,7 +166,7 @@ export async function splitChunk(
         status: 'split',
         attempts,
         calls: eb('calls', '+', 1),
-        error_code: 'RANGE_TOO_LONG',
+        error_code: reason,
         error_message: `split into ${halves.length} windows of at most ${Math.ceil(hours / 2)} h`,
         finished_at: new Date(),
       }))

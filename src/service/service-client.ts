@@ -13,6 +13,7 @@ import { parseGeocodeDocument } from './parse-geocode-body.js';
 import { parsePartialBody } from './parse-partial-body.js';
 import { parsePollenDocument } from './parse-pollen-body.js';
 import { parseWeatherDocument } from './parse-weather-body.js';
+import { readCappedBody } from './read-capped-body.js';
 import { redactServiceError } from './redact-service-error.js';
 import { ServiceError } from './service-error.js';
 import type {
@@ -40,6 +41,11 @@ export interface ServiceClientOptions {
   readonly connectTimeoutMs: number;
   /** Limit for one request, from sending it to the last byte of the body. */
   readonly requestTimeoutMs: number;
+  /**
+   * Largest answer body read, in bytes (ENVDATA_HTTP_MAX_BODY_BYTES); a larger one is refused
+   * as soon as it passes the limit (`RESPONSE_TOO_LARGE`). Default `DEFAULT_MAX_BODY_BYTES`.
+   */
+  readonly maxBodyBytes?: number | undefined;
   /** Receives a `debug` line per call and a `warn` line per payload with rejected records. */
   readonly logger?: Logger | undefined;
 }
@@ -82,6 +88,9 @@ export interface ServiceClient {
   close(): Promise<void>;
 }
 
+/** 1 MiB: about 29 times the largest 48 h history body of the simulator (36,352 bytes). */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
 type DocumentParser<TPayload extends ServicePayload> = (
   json: unknown,
   context: ParseContext,
@@ -103,6 +112,7 @@ type DocumentParser<TPayload extends ServicePayload> = (
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { origin, basePath } = checkOptions(options);
   const { apiKey, connectTimeoutMs, requestTimeoutMs } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.logger?.child({ component: 'service-client' });
   const pool = new Pool(origin, {
     connections: options.connections,
@@ -165,7 +175,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
       status = response.statusCode;
       responseHeaders = response.headers;
-      body = await response.body.text();
+      body = await readCappedBody(response.body, response.headers, maxBodyBytes);
     } catch (thrown) {
       const error = classifyTransportError(thrown, {
         endpoint: endpoint.path,
@@ -281,8 +291,9 @@ function checkOptions(options: ServiceClientOptions): { origin: string; basePath
   } else if ([...key].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
     problems.push('the API key contains control characters: check ENVDATA_API_KEY');
   }
-  for (const name of ['connections', 'connectTimeoutMs', 'requestTimeoutMs'] as const) {
-    const value = options[name];
+  const limits = ['connections', 'connectTimeoutMs', 'requestTimeoutMs', 'maxBodyBytes'] as const;
+  for (const name of limits) {
+    const value = options[name] ?? 1; // maxBodyBytes is optional
     if (!Number.isSafeInteger(value) || value < 1) {
       problems.push(`${name} must be a positive integer, got ${String(value)}`);
     }
