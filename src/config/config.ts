@@ -47,6 +47,10 @@ export interface Config {
     /** Lag beyond which `status --check` fails (ENVDATA_FRESHNESS_MAX_LAG). */
     readonly maxLagHours: number;
   };
+  readonly locations: {
+    /** Most rows read from one file by `envdata locations import` (ENVDATA_IMPORT_MAX_ROWS). */
+    readonly importMaxRows: number;
+  };
   readonly log: {
     readonly level: LogLevel;
     readonly format: LogFormat;

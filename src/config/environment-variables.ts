@@ -140,6 +140,12 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'On SIGTERM/SIGINT, how long in-flight chunks may take before the process exits.',
   },
   {
+    name: 'ENVDATA_IMPORT_MAX_ROWS',
+    default: '100000',
+    description:
+      'Most rows `envdata locations import` reads from one file; a longer file is refused, nothing written.',
+  },
+  {
     name: 'LOG_LEVEL',
     default: 'info',
     description: 'fatal, error, warn, info, debug or trace.',

@@ -73,6 +73,7 @@ const schema = z.object({
   ENVDATA_HTTP_TIMEOUT_MS: positiveInt(3_600_000),
   ENVDATA_HTTP_MAX_BODY_BYTES: positiveInt(1_073_741_824),
   ENVDATA_SHUTDOWN_TIMEOUT_MS: positiveInt(3_600_000),
+  ENVDATA_IMPORT_MAX_ROWS: positiveInt(10_000_000),
   LOG_LEVEL: z.enum(LOG_LEVELS),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto']),
 } satisfies Record<EnvironmentVariableName, z.ZodType>);
@@ -143,6 +144,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       lookbackHours: e.ENVDATA_SYNC_LOOKBACK,
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
     },
+    locations: { importMaxRows: e.ENVDATA_IMPORT_MAX_ROWS },
     log: { level: e.LOG_LEVEL, format },
   });
 }
