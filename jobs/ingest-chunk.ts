@@ -51,6 +51,7 @@ const MAX_BACKOFF_MS = 60_000;
  * - FORBIDDEN: the chunk fails and the run stops fetching that dataset.
  * - RANGE_TOO_LONG, RESPONSE_TOO_LARGE: the chunk is split into halves (down to one hour), which
  *   are dispatched.
+ * - ABORTED (the worker's shutdown deadline): the chunk goes back to `queued`, nothing counted.
  * - PARTIAL: the trimmed rows are kept and the chunk is fetched again.
  * - other retryable codes: exponential backoff with jitter up to `maxAttempts`, then failed.
  * - other codes: the chunk fails with code and message; the run goes on.
@@ -185,6 +186,11 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         await recordFailure(deps.db, chunk.chunkId, attempts, code, last);
         await settle();
         return 'failed';
+      }
+      if (isServiceError(error, 'ABORTED')) {
+        // The worker is shutting down: the chunk goes back, untouched, for another worker.
+        await releaseChunk(deps.db, chunk.chunkId);
+        throw error;
       }
       const retryable = partial || !isServiceError(error) || error.retryable;
       // A trimmed answer's call was counted when its rows landed.

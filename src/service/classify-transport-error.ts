@@ -16,6 +16,11 @@ export class RequestDeadlineExceeded extends Error {
   override readonly name = 'RequestDeadlineExceeded';
 }
 
+/** The reason a call ends when its caller's signal aborts (a worker's shutdown deadline). */
+export class CallAborted extends Error {
+  override readonly name = 'CallAborted';
+}
+
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
@@ -28,7 +33,8 @@ const CLOSED_CODES: ReadonlySet<string> = new Set(['UND_ERR_DESTROYED', 'UND_ERR
  * Maps a failure of the request itself (no complete HTTP answer) to a `ServiceError`: timeouts
  * to `TIMEOUT`, resets, refusals and other socket errors to `NETWORK`; all retryable, except a
  * request on a client that was closed. A body over the size limit is `RESPONSE_TOO_LARGE` (not
- * retryable: the same request gets the same answer). The original error is kept as `cause`.
+ * retryable: the same request gets the same answer), a call its caller abandoned `ABORTED`. The
+ * original error is kept as `cause`.
  */
 export function classifyTransportError(thrown: unknown, context: TransportContext): ServiceError {
   const cause = coerceError(thrown);
@@ -53,6 +59,15 @@ export function classifyTransportError(thrown: unknown, context: TransportContex
       },
     );
   }
+  if (cause instanceof CallAborted) {
+    return new ServiceError(
+      'ABORTED',
+      `the call to ${baseUrl} for ${endpoint} was abandoned (${cause.message}); nothing was ` +
+        'received, the work goes back to the queue.',
+      { endpoint, retryable: true, cause },
+    );
+  }
+
   if (cause instanceof RequestDeadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code))) {
     const connect = code === 'UND_ERR_CONNECT_TIMEOUT';
     const limit = connect

@@ -4,7 +4,11 @@ import { Pool } from 'undici';
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { Logger } from '../logging/create-logger.js';
 import { classifyResponse } from './classify-response.js';
-import { RequestDeadlineExceeded, classifyTransportError } from './classify-transport-error.js';
+import {
+  CallAborted,
+  RequestDeadlineExceeded,
+  classifyTransportError,
+} from './classify-transport-error.js';
 import { encodeQuery } from './encode-query.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { GeocodePayload, PollenPayload, ServicePayload, WeatherPayload } from './models.js';
@@ -46,6 +50,8 @@ export interface ServiceClientOptions {
    * as soon as it passes the limit (`RESPONSE_TOO_LARGE`). Default `DEFAULT_MAX_BODY_BYTES`.
    */
   readonly maxBodyBytes?: number | undefined;
+  /** Aborting it abandons every call in flight (`ABORTED`) and refuses new ones: a shutdown. */
+  readonly signal?: AbortSignal | undefined;
   /** Receives a `debug` line per call and a `warn` line per payload with rejected records. */
   readonly logger?: Logger | undefined;
 }
@@ -111,7 +117,7 @@ type DocumentParser<TPayload extends ServicePayload> = (
  */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { origin, basePath } = checkOptions(options);
-  const { apiKey, connectTimeoutMs, requestTimeoutMs } = options;
+  const { apiKey, connectTimeoutMs, requestTimeoutMs, signal } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.logger?.child({ component: 'service-client' });
   const pool = new Pool(origin, {
@@ -163,6 +169,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       () => controller.abort(new RequestDeadlineExceeded('request deadline exceeded')),
       requestTimeoutMs,
     );
+    const abandon = () => controller.abort(new CallAborted('its caller aborted it: a shutdown'));
+    if (signal?.aborted) abandon();
+    signal?.addEventListener('abort', abandon, { once: true });
     let status: number;
     let responseHeaders: Record<string, string | string[] | undefined>;
     let body: string;
@@ -190,6 +199,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       throw error;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abandon);
     }
 
     const context: ParseContext = { rawBody: body, endpoint: endpoint.path, httpStatus: status };

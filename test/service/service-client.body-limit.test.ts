@@ -24,7 +24,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function clientOf(url: string, extra: { maxBodyBytes?: number } = {}) {
+function clientOf(url: string, extra: { maxBodyBytes?: number; signal?: AbortSignal } = {}) {
   client = createServiceClient({
     baseUrl: url,
     apiKey: 'test-key',
@@ -98,5 +98,20 @@ describe('the service client reads at most ENVDATA_HTTP_MAX_BODY_BYTES of an ans
     // The body is cut off JSON, so the answer is malformed: but it was read whole.
     const error = await failureOf(c.weatherHistory(query));
     expect(error.code).toBe('MALFORMED_RESPONSE');
+  });
+});
+
+describe('the service client with a signal', () => {
+  it('abandons a call in flight when the signal aborts: ABORTED, retryable', async () => {
+    server = await startHugeBodyServer({ bodyBytes: 200 * MB });
+    const controller = new AbortController();
+    const c = clientOf(server.url, { maxBodyBytes: 500 * MB, signal: controller.signal });
+    const call = failureOf(c.weatherHistory(query));
+    controller.abort();
+    expect(await call).toMatchObject({ code: 'ABORTED', retryable: true });
+    // And refuses new calls once aborted.
+    expect(await failureOf(c.weatherLatest({ lat: 1, lng: 1 }))).toMatchObject({
+      code: 'ABORTED',
+    });
   });
 });
