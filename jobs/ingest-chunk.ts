@@ -35,6 +35,8 @@ export interface IngestChunkDeps {
   readonly pauseAll: (ms: number) => Promise<never>;
   /** Dispatches chunks created while working (the halves of a split). */
   readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
+  /** Takes an error meaning Postgres or Redis is down (said once per outage): `true` if so. */
+  readonly outages?: { report(error: unknown): boolean };
 }
 
 export type IngestOutcome = 'landed' | 'partial' | 'skipped' | 'split' | 'failed';
@@ -92,9 +94,11 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       runId,
       setTimeout(() => {
         settling.delete(runId);
-        closeRun(runId).catch((error: unknown) =>
-          log.warn({ err: error, runId }, 'could not close the run; the feeder will'),
-        );
+        closeRun(runId).catch((error: unknown) => {
+          if (!deps.outages?.report(error)) {
+            log.warn({ err: error, runId }, 'could not close the run; the feeder will');
+          }
+        });
       }, 100).unref(),
     );
   };

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
+import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
@@ -14,6 +15,7 @@ import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
+import { describeUnavailable } from './describe-unavailable.js';
 import { environmentHelp } from './environment-help.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -64,7 +66,9 @@ export function buildProgram(context: CommandContext): Command {
 
 /**
  * Runs one `envdata` invocation and returns its exit code: 0 success, 1 failure, 2 usage error.
- * Expected failures print one line naming what failed and what to do; no stack trace.
+ * Expected failures print one line naming what failed and what to do; no stack trace. Postgres
+ * or Redis going away mid-command is expected too (one line naming which); "please report it"
+ * with a stack is for bugs only.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const context = new CommandContext(io);
@@ -82,6 +86,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return thrown.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const error = coerceError(thrown);
+    if (isServiceUnavailable(error) && !isEnvdataError(error)) {
+      // Postgres or Redis went away under a command: an outage, not a bug to report.
+      io.stderr.write(`envdata: ${await describeUnavailable(context.config, error)}\n`);
+      return EXIT.failure;
+    }
     if (isEnvdataError(error)) {
       io.stderr.write(`envdata: ${error.message}\n`);
       if (error.code === 'USAGE') io.stderr.write('(run `envdata --help` for usage)\n');

@@ -5,6 +5,7 @@ import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import { EnvdataError } from '../errors/envdata-error.js';
+import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { createServiceClient, type ServiceClient } from '../service/service-client.js';
@@ -46,8 +47,12 @@ export class IngestWorker {
   private readonly processor: ReturnType<typeof createIngestChunkProcessor>;
   private readonly snapshots: ReturnType<typeof createFetchSnapshotProcessor>;
   private readonly timer: NodeJS.Timeout;
+  /** Aborted when closing starts: jobs waiting out an outage give their slot back at once. */
+  private readonly stopping = new AbortController();
   /** Aborted at the shutdown deadline: every call in flight is abandoned (`ABORTED`). */
   private readonly deadline = new AbortController();
+  /** The process's outage monitor, kept: it must be reachable after the app closed. */
+  private readonly outages: OutageMonitor;
   /** The jobs being processed (whatever BullMQ still has to record about them). */
   private readonly active = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
@@ -57,6 +62,7 @@ export class IngestWorker {
     options: IngestWorkerOptions,
   ) {
     const { config, logger } = app;
+    this.outages = app.outages;
     const apiKey = config.service.apiKey;
     if (!apiKey) {
       throw new EnvdataError(
@@ -88,6 +94,7 @@ export class IngestWorker {
       speciesRisk: config.ingest.speciesRisk,
       pauseAll: (ms) => pauseAll(ms),
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
+      outages: this.outages,
     });
     const pauseAll = async (ms: number): Promise<never> => {
       await this.worker.rateLimit(ms);
@@ -113,14 +120,17 @@ export class IngestWorker {
         autorun: false,
       },
     );
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+    this.worker.on('error', (error) => {
+      if (!this.outages.report(error)) logger.warn({ err: error }, 'worker error');
+    });
     this.worker.on('drained', () => void this.feed());
     this.timer = setInterval(() => void this.feed(), options.feedIntervalMs ?? 1_000);
   }
 
   /**
-   * Runs one job. A job whose call the shutdown deadline abandoned goes back to the queue without
-   * using an attempt.
+   * Runs one job. A job that meets an outage of Postgres or Redis keeps its slot until they
+   * answer again (so the worker takes no new job meanwhile), then goes back to the queue without
+   * using an attempt, like one whose call the shutdown deadline abandoned.
    */
   private process(job: Job<JobData>): Promise<IngestOutcome | number> {
     const running = this.run(job);
@@ -137,7 +147,9 @@ export class IngestWorker {
         : await this.processor.process(job as Job<IngestJobData>);
     } catch (error) {
       if (isServiceError(error, 'ABORTED')) throw Worker.RateLimitError();
-      throw error;
+      if (!this.outages.report(error)) throw error;
+      await this.outages.whenAvailable(this.stopping.signal);
+      throw Worker.RateLimitError();
     }
   }
 
@@ -151,29 +163,36 @@ export class IngestWorker {
     return worker;
   }
 
-  /** Tops the queue up; errors are logged, not thrown (the next tick tries again). */
+  /**
+   * Tops the queue up; errors are logged, not thrown (the next tick tries again). An outage of
+   * Postgres or Redis is reported once for the process, and feeding waits until it is over.
+   */
   async feed(): Promise<void> {
-    if (this.closing) return;
+    if (this.closing || this.outages.ongoing) return;
     try {
       await this.feeder.topUp();
     } catch (error) {
       // Closing while a pass was under way: the pool or queue it used may be gone; nothing to say.
       if (this.closing) return;
-      this.app.logger.warn({ err: error }, 'could not feed the queue; will try again');
+      if (!this.outages.report(error)) {
+        this.app.logger.warn({ err: error }, 'could not feed the queue; will try again');
+      }
     }
   }
 
   /**
    * Stops taking jobs and lets in-flight chunks finish for up to `timeoutMs`. At the deadline,
    * their calls to the service are aborted: each chunk goes back to `queued` in the ledger and its
-   * job back to the queue, no attempt used, for another worker. When Redis is down, what BullMQ
-   * could not record is left to stalled recovery (the ledger has the truth). Everything is bounded, so the process exits within
+   * job back to the queue, no attempt used, for another worker. A job waiting out an outage gives
+   * its slot back at once. When Redis is down, what BullMQ could not record is left to stalled
+   * recovery (the ledger has the truth). Everything is bounded, so the process exits within
    * `timeoutMs` plus a second whatever is down.
    */
   close(timeoutMs = this.app.config.worker.shutdownTimeoutMs): Promise<void> {
     this.closing ??= (async () => {
       const endBy = Date.now() + timeoutMs + WIND_UP_MS;
       clearInterval(this.timer);
+      this.stopping.abort();
       const graceful = this.worker.close();
       if (!(await settlesWithin(this.whenIdle(), timeoutMs))) {
         this.app.logger.warn(
@@ -193,7 +212,9 @@ export class IngestWorker {
         await this.processor.close();
       })();
       rest.catch((error: unknown) => {
-        this.app.logger.warn({ err: error }, 'could not close finished runs; the feeder will');
+        if (!this.outages.report(error)) {
+          this.app.logger.warn({ err: error }, 'could not close finished runs; the feeder will');
+        }
       });
       await settlesWithin(rest, Math.max(CLOSE_REST_MS, endBy - Date.now()));
       this.deadline.abort();

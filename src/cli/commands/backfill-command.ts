@@ -60,49 +60,56 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         throw usageError('--no-local-worker only makes sense with --wait');
       }
 
-      await context.withApp(async (app) => {
-        const locations = await resolveLocations(app.db, options.location ?? []);
-        if (locations.length === 0) {
-          throw usageError(
-            'no locations are registered: `envdata locations add --lat … --lng …` first',
+      // A dry run writes nothing and dispatches nothing: Redis is not needed for it.
+      const queue = !options.dryRun;
+      await context.withApp(
+        async (app) => {
+          const locations = await resolveLocations(app.db, options.location ?? []);
+          if (locations.length === 0) {
+            throw usageError(
+              'no locations are registered: `envdata locations add --lat … --lng …` first',
+            );
+          }
+          const start = await startBackfill(
+            app,
+            { datasets, locations, from, to, windowHours },
+            { dryRun: options.dryRun ?? false },
           );
-        }
-        const start = await startBackfill(
-          app,
-          { datasets, locations, from, to, windowHours },
-          { dryRun: options.dryRun ?? false },
-        );
-        const e = start.estimate;
-        const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
-        context.print(
-          `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
-            `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
-            `~${e.expectedRows} rows, ~${formatDuration(e.durationMs)} at ${limits}`,
-        );
-        for (const [dataset, d] of Object.entries(e.byDataset)) {
-          context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
-        }
-        if (options.dryRun || start.runId === undefined) return;
-        if (!options.wait) {
+          const e = start.estimate;
+          const limits = config.rateLimits.map((r) => r.label).join(', ') || 'no limit';
           context.print(
-            `dispatched; workers (\`envdata worker\`) do the rest — follow with \`envdata status ${start.runId}\``,
+            `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
+              `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
+              `~${e.expectedRows} rows, ~${formatDuration(e.durationMs)} at ${limits}`,
           );
-          return;
-        }
-        const worker = options.localWorker ? IngestWorker.start(app, { concurrency }) : undefined;
-        const stop = shutdownSignal();
-        try {
-          const progress = await watchRun(app.db, start.runId, {
-            interactive: Boolean(context.io.stderr.isTTY),
-            stream: context.io.stderr,
-            logger: app.logger,
-            stop: stop.then(() => undefined),
-          });
-          context.print(formatRunSummary(progress));
-          if (progress.status !== 'done') context.exitCode = 1;
-        } finally {
-          await worker?.close();
-        }
-      });
+          for (const [dataset, d] of Object.entries(e.byDataset)) {
+            context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
+          }
+          if (options.dryRun || start.runId === undefined) return;
+          if (!options.wait) {
+            context.print(
+              `dispatched; workers (\`envdata worker\`) do the rest — follow with \`envdata status ${start.runId}\``,
+            );
+            return;
+          }
+          const worker = options.localWorker ? IngestWorker.start(app, { concurrency }) : undefined;
+          const stop = shutdownSignal();
+          try {
+            const progress = await watchRun(app.db, start.runId, {
+              interactive: Boolean(context.io.stderr.isTTY),
+              stream: context.io.stderr,
+              logger: app.logger,
+              stop: stop.then(() => undefined),
+              outages: app.outages,
+            });
+            context.print(formatRunSummary(progress));
+            if (progress.status !== 'done') context.exitCode = 1;
+          } finally {
+            await worker?.close();
+          }
+        },
+        config,
+        { queue },
+      );
     });
 }

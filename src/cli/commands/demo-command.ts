@@ -56,10 +56,11 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
                   interactive: Boolean(context.io.stderr.isTTY),
                   stream: context.io.stderr,
                   logger: app.logger,
+                  outages: app.outages,
                 }),
             }),
           config,
-          { migrated: false },
+          { migrated: false, queue: true },
         );
         const stats = (await (await fetch(`${url}/__admin/stats`)).json()) as { total: number };
         context.print('');

@@ -17,8 +17,9 @@ export function registerResumeCommands(program: Command, context: CommandContext
     )
     .action(async (run: string | undefined) => {
       const runId = parseRunId(run);
-      void context.config;
-      const outcome = await context.withApp((app) => resumeRuns(app, runId));
+      const outcome = await context.withApp((app) => resumeRuns(app, runId), context.config, {
+        queue: true,
+      });
       if (runId !== undefined && !outcome.runs.includes(runId)) {
         throw usageError(`run ${runId} is not running or stopped: see \`envdata status\``);
       }
@@ -32,16 +33,19 @@ export function registerResumeCommands(program: Command, context: CommandContext
     .description('Re-queue only the failed chunks of a run')
     .action(async (run: string) => {
       const runId = parseRunId(run)!;
-      void context.config;
-      const n = await context.withApp(async (app) => {
-        const exists = await app.db
-          .selectFrom('run')
-          .select('run_id')
-          .where('run_id', '=', runId)
-          .executeTakeFirst();
-        if (!exists) throw usageError(`there is no run ${runId}: see \`envdata status\``);
-        return retryFailedChunks(app, runId);
-      });
+      const n = await context.withApp(
+        async (app) => {
+          const exists = await app.db
+            .selectFrom('run')
+            .select('run_id')
+            .where('run_id', '=', runId)
+            .executeTakeFirst();
+          if (!exists) throw usageError(`there is no run ${runId}: see \`envdata status\``);
+          return retryFailedChunks(app, runId);
+        },
+        context.config,
+        { queue: true },
+      );
       context.print(`${n} failed chunk(s) of run ${runId} re-queued; workers pick them up`);
     });
 }

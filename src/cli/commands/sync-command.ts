@@ -26,26 +26,31 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       const config = context.config;
       const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
       requireApiKey(context);
-      await context.withApp(async (app) => {
-        const start = await startSync(app);
-        context.print(
-          `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
-        );
-        if (!options.wait) return;
-        const worker = IngestWorker.start(app, { concurrency });
-        try {
-          const progress = await watchRun(app.db, start.runId, {
-            interactive: Boolean(context.io.stderr.isTTY),
-            stream: context.io.stderr,
-            logger: app.logger,
-            stop: shutdownSignal().then(() => undefined),
-          });
-          context.print(formatRunSummary(progress));
-          if (progress.status !== 'done') context.exitCode = 1;
-        } finally {
-          await worker.close();
-        }
-      });
+      await context.withApp(
+        async (app) => {
+          const start = await startSync(app);
+          context.print(
+            `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
+          );
+          if (!options.wait) return;
+          const worker = IngestWorker.start(app, { concurrency });
+          try {
+            const progress = await watchRun(app.db, start.runId, {
+              interactive: Boolean(context.io.stderr.isTTY),
+              stream: context.io.stderr,
+              logger: app.logger,
+              stop: shutdownSignal().then(() => undefined),
+              outages: app.outages,
+            });
+            context.print(formatRunSummary(progress));
+            if (progress.status !== 'done') context.exitCode = 1;
+          } finally {
+            await worker.close();
+          }
+        },
+        config,
+        { queue: true },
+      );
     });
 
   program
@@ -54,11 +59,18 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       'Keep the nightly sync scheduled (ENVDATA_SYNC_CRON, UTC) and plan it when it fires; safe to run several',
     )
     .action(async () => {
-      void context.config;
-      await context.withApp(async (app) => {
-        const scheduler = await SyncScheduler.start(app);
-        await shutdownSignal();
-        await scheduler.close();
-      });
+      const config = context.config;
+      await context.withApp(
+        async (app) => {
+          const scheduler = await SyncScheduler.start(app);
+          const signal = await shutdownSignal((s) =>
+            app.logger.info({ signal: s }, 'stopping (a second signal stops at once)'),
+          );
+          await scheduler.close();
+          app.logger.info({ signal }, 'scheduler stopped');
+        },
+        config,
+        { queue: true },
+      );
     });
 }
