@@ -92,8 +92,8 @@ export function registerBackfillCommand(program: Command, context: CommandContex
             );
             return;
           }
-          const worker = options.localWorker ? IngestWorker.start(app, { concurrency }) : undefined;
           const stop = shutdownSignal();
+          const worker = options.localWorker ? IngestWorker.start(app, { concurrency }) : undefined;
           try {
             const progress = await watchRun(app.db, start.runId, {
               interactive: Boolean(context.io.stderr.isTTY),

@@ -33,13 +33,14 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
           );
           if (!options.wait) return;
+          const stop = shutdownSignal();
           const worker = IngestWorker.start(app, { concurrency });
           try {
             const progress = await watchRun(app.db, start.runId, {
               interactive: Boolean(context.io.stderr.isTTY),
               stream: context.io.stderr,
               logger: app.logger,
-              stop: shutdownSignal().then(() => undefined),
+              stop: stop.then(() => undefined),
               outages: app.outages,
             });
             context.print(formatRunSummary(progress));
@@ -62,10 +63,12 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       const config = context.config;
       await context.withApp(
         async (app) => {
-          const scheduler = await SyncScheduler.start(app);
-          const signal = await shutdownSignal((s) =>
+          // Listening before starting: a signal during start-up stops the scheduler gracefully.
+          const stop = shutdownSignal((s) =>
             app.logger.info({ signal: s }, 'stopping (a second signal stops at once)'),
           );
+          const scheduler = await SyncScheduler.start(app);
+          const signal = await stop;
           await scheduler.close();
           app.logger.info({ signal }, 'scheduler stopped');
         },

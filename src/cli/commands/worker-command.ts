@@ -37,14 +37,16 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
       requireApiKey(context);
       await context.withApp(
         async (app) => {
-          const worker = IngestWorker.start(app, { concurrency });
-          app.logger.info({ concurrency, prefix: config.queuePrefix }, 'worker started');
-          const signal = await shutdownSignal((s) =>
+          // Listening before starting: a signal during start-up stops the worker gracefully too.
+          const stop = shutdownSignal((s) =>
             app.logger.info(
               { signal: s },
               'stopping: finishing in-flight chunks (a second signal stops at once)',
             ),
           );
+          const worker = IngestWorker.start(app, { concurrency });
+          app.logger.info({ concurrency, prefix: config.queuePrefix }, 'worker started');
+          const signal = await stop;
           await worker.close();
           app.logger.info({ signal }, 'worker stopped');
         },
