@@ -4,6 +4,7 @@ import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { startHugeBodyServer, type HugeBodyServer } from '../harness/huge-body-server.js';
+import { rssGrowth } from '../harness/rss-growth.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { runChunks, type ChunkRow } from './run-chunks.js';
 
@@ -102,24 +103,15 @@ describe('a service answer larger than ENVDATA_HTTP_MAX_BODY_BYTES', () => {
       to: new Date('2024-06-12T02:00:00Z'),
       windowHours: 2,
     });
-    global.gc?.();
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 5);
     const worker = IngestWorker.start(app, { concurrency: 2 });
-    try {
-      const progress = await waitForRun(app.db, start.runId!);
-      expect(progress).toMatchObject({ status: 'failed', failures: { RESPONSE_TOO_LARGE: 2 } });
-    } finally {
-      clearInterval(sampler);
-      await worker.close();
-    }
+    const { result: progress, growth } = await rssGrowth(() =>
+      waitForRun(app.db, start.runId!),
+    ).finally(() => worker.close());
+    expect(progress).toMatchObject({ status: 'failed', failures: { RESPONSE_TOO_LARGE: 2 } });
     // 2 h → 2 × 1 h: three answers of 300 MB offered, each abandoned just past 1 MB.
     expect(huge.requests()).toBe(3);
     expect(huge.bytesWritten()).toBeLessThan(3 * 32 * MB);
-    expect(peak - before).toBeLessThan(100 * MB);
+    expect(growth).toBeLessThan(100 * MB);
     expect((await largestArchived(start.runId!)).n).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import { CsvSplitter, parseCsv } from '../../src/locations/parse-csv.js';
 import { parseLocationFile } from '../../src/locations/parse-location-file.js';
 import { readLocationFile } from '../../src/locations/read-location-file.js';
 import { JsonArraySplitter } from '../../src/locations/split-json-array.js';
+import { rssGrowth } from '../harness/rss-growth.js';
 import { writeCsvFile } from './write-csv-file.js';
 
 const MB = 1024 * 1024;
@@ -111,19 +112,12 @@ describe('reading a location file in pieces', () => {
     const rows = await writeCsvFile(file, { bytes: 100 * MB });
     expect(rows).toBeGreaterThan(3_000_000);
     const stream = createReadStream(file, { encoding: 'utf8' });
-    global.gc?.();
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 5);
-    const error: unknown = await readLocationFile(stream, file, { maxRows: 100_000 }).catch(
-      (e: unknown) => e,
+    const { result: error, growth } = await rssGrowth(() =>
+      readLocationFile(stream, file, { maxRows: 100_000 }).catch((e: unknown) => e),
     );
-    clearInterval(sampler);
     expect(isEnvdataError(error) && error.code).toBe('VALIDATION_FAILED');
     expect((error as Error).message).toMatch(/more than 100,000 rows/);
-    expect(peak - before).toBeLessThan(100 * MB);
+    expect(growth).toBeLessThan(100 * MB);
     // Reading stopped at the limit: a few MB of 100.
     expect(stream.bytesRead).toBeLessThan(10 * MB);
   });

@@ -6,6 +6,7 @@ import {
 } from '../../src/service/service-client.js';
 import { isServiceError, type ServiceError } from '../../src/service/service-error.js';
 import { startHugeBodyServer, type HugeBodyServer } from '../harness/huge-body-server.js';
+import { rssGrowth } from '../harness/rss-growth.js';
 
 const MB = 1024 * 1024;
 const query = {
@@ -45,34 +46,15 @@ async function failureOf(call: Promise<unknown>): Promise<ServiceError> {
   return error;
 }
 
-/** Runs `body` and returns how far the process's resident memory rose above where it started. */
-async function rssGrowth(body: () => Promise<unknown>): Promise<number> {
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 5);
-  try {
-    await body();
-  } finally {
-    clearInterval(sampler);
-  }
-  return Math.max(peak, process.memoryUsage().rss) - before;
-}
-
 describe('the service client reads at most ENVDATA_HTTP_MAX_BODY_BYTES of an answer', () => {
   it('gives up on a 300 MB chunked body as soon as it passes the limit, in bounded memory', async () => {
     server = await startHugeBodyServer();
     const c = clientOf(server.url);
-    let error: ServiceError | undefined;
-    const growth = await rssGrowth(async () => {
-      error = await failureOf(c.weatherHistory(query));
-    });
+    const { result: error, growth } = await rssGrowth(() => failureOf(c.weatherHistory(query)));
     expect(error).toMatchObject({ code: 'RESPONSE_TOO_LARGE', retryable: false });
-    expect(error!.details).toMatchObject({ limitBytes: DEFAULT_MAX_BODY_BYTES });
-    expect(error!.details['receivedBytes']).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
-    expect(error!.message).toMatch(/ENVDATA_HTTP_MAX_BODY_BYTES=1048576/);
+    expect(error.details).toMatchObject({ limitBytes: DEFAULT_MAX_BODY_BYTES });
+    expect(error.details['receivedBytes']).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
+    expect(error.message).toMatch(/ENVDATA_HTTP_MAX_BODY_BYTES=1048576/);
     expect(growth).toBeLessThan(100 * MB);
     // The download was abandoned: the server got to write little beyond the limit (socket
     // buffers), nowhere near its 300 MB.
