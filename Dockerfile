@@ -11,7 +11,11 @@ COPY migrations ./migrations
 COPY config ./config
 COPY tsconfig.json ./
 USER node
-# Graceful stop: SIGTERM lets in-flight chunks finish (ENVDATA_SHUTDOWN_TIMEOUT_MS).
+# Graceful stop: SIGTERM lets in-flight chunks finish (ENVDATA_SHUTDOWN_TIMEOUT_MS), then aborts
+# the rest and exits. The exec form makes node itself the process that gets the signal (no shell
+# in between: bin/envdata.js runs the TypeScript in-process through tsx, with no child). Run it
+# with an init (`docker run --init`, or `init: true` in compose, as ours does) so that signals
+# reach it from the first millisecond and children are reaped.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "bin/envdata.js"]
 CMD ["--help"]

@@ -38,6 +38,8 @@ export interface IngestChunkDeps {
   readonly pauseAll: (ms: number) => Promise<never>;
   /** Dispatches chunks created while working (the halves of a split). */
   readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
+  /** Takes an error meaning Postgres or Redis is down (said once per outage): `true` if so. */
+  readonly outages?: { report(error: unknown): boolean };
 }
 
 export type IngestOutcome = 'landed' | 'skipped' | 'split' | 'failed';
@@ -56,7 +58,9 @@ const MAX_BACKOFF_MS = 60_000;
  *   jitter, never 0); the job goes back without using an attempt.
  * - UNAUTHORIZED: the run stops at once; no retry can fix a refused key.
  * - FORBIDDEN: the chunk fails and the run stops fetching that dataset.
- * - RANGE_TOO_LONG: the chunk is split into halves (down to one hour), which are dispatched.
+ * - RANGE_TOO_LONG, RESPONSE_TOO_LARGE: the chunk is split into halves (down to one hour), which
+ *   are dispatched.
+ * - ABORTED (the worker's shutdown deadline): the chunk goes back to `queued`, nothing counted.
  * - NOT_COVERED (404) and answers that are not the service's: when they are most of what a run
  *   gets, the base address is wrong: the run stops, and nothing it was told counts as coverage.
  * - other retryable codes: exponential backoff with jitter up to `maxAttempts`, then failed.
@@ -93,9 +97,11 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       runId,
       setTimeout(() => {
         settling.delete(runId);
-        closeRun(runId).catch((error: unknown) =>
-          log.warn({ err: error, runId }, 'could not close the run; the feeder will'),
-        );
+        closeRun(runId).catch((error: unknown) => {
+          if (!deps.outages?.report(error)) {
+            log.warn({ err: error, runId }, 'could not close the run; the feeder will');
+          }
+        });
       }, 100).unref(),
     );
   };
@@ -239,13 +245,23 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         await settle();
         throw new UnrecoverableError(error.message);
       }
-      if (isServiceError(error, 'RANGE_TOO_LONG')) {
-        const halves = await splitChunk(deps.db, chunk!, attempts);
+      if (isServiceError(error, 'RANGE_TOO_LONG') || isServiceError(error, 'RESPONSE_TOO_LARGE')) {
+        // A shorter window means a smaller answer too: split like a range the service refuses.
+        const halves = await splitChunk(deps.db, chunk!, attempts, error.code);
         if (halves.length > 0) {
           await deps.dispatch(halves);
           return 'split';
         }
-        return retryOrFail(code, error.message, false, true);
+        const last =
+          error.code === 'RESPONSE_TOO_LARGE'
+            ? `${error.message} (one hour is the shortest window: only a higher limit helps)`
+            : error.message;
+        return retryOrFail(code, last, false, true);
+      }
+      if (isServiceError(error, 'ABORTED')) {
+        // The worker is shutting down: the chunk goes back, untouched, for another worker.
+        await releaseChunk(deps.db, chunk!.chunkId);
+        throw error;
       }
       if (isServiceError(error, 'MALFORMED_RESPONSE') && (await checkAddress(chunk!.runId, true))) {
         await releaseChunk(deps.db, chunk!.chunkId);

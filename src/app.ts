@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config/config.js';
+import { OutageMonitor } from './lifecycle/outage-monitor.js';
 import { createLogger, type Logger } from './logging/create-logger.js';
+import { assertRedisAnswers } from './queue/create-redis.js';
 import { QueueFactory } from './queue/queue-factory.js';
-import { createDatabase } from './warehouse/create-database.js';
+import { assertDatabaseAnswers, createDatabase } from './warehouse/create-database.js';
 import type { Database } from './warehouse/schema.js';
 
 export interface CreateAppOptions {
@@ -26,6 +28,7 @@ export class App {
   readonly logger: Logger;
   private database: Kysely<Database> | undefined;
   private queueFactory: QueueFactory | undefined;
+  private outageMonitor: OutageMonitor | undefined;
   private closed = false;
 
   constructor(config: Config, options: CreateAppOptions = {}) {
@@ -62,10 +65,27 @@ export class App {
     return this.queueFactory;
   }
 
+  /**
+   * Rides out outages of Postgres and Redis for this process's long-running loops (workers, the
+   * scheduler, `--wait`): one monitor per process, so an outage is logged once whoever meets it.
+   */
+  get outages(): OutageMonitor {
+    this.assertOpen();
+    this.outageMonitor ??= new OutageMonitor({
+      logger: this.logger,
+      probes: [
+        { name: 'Postgres', check: () => assertDatabaseAnswers(this.config.databaseUrl) },
+        { name: 'Redis', check: () => assertRedisAnswers(this.config.redisUrl) },
+      ],
+    });
+    return this.outageMonitor;
+  }
+
   /** Closes workers and queues first, then the pool. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.outageMonitor?.close();
     await this.queueFactory?.close();
     await this.database?.destroy();
   }

@@ -28,19 +28,21 @@ export async function followRuns(
   runIds: readonly number[],
   options: FollowOptions,
 ): Promise<void> {
-  const worker = options.localWorker
-    ? IngestWorker.start(app, { concurrency: options.concurrency })
-    : undefined;
+  // Listening before the worker starts: a signal during start-up is an interruption too.
   let interrupted = false;
   const stop = shutdownSignal().then(() => {
     interrupted = true;
   });
+  const worker = options.localWorker
+    ? IngestWorker.start(app, { concurrency: options.concurrency })
+    : undefined;
   try {
     for (const [i, runId] of runIds.entries()) {
       const progress = await watchRun(app.db, runId, {
         statusLine: context.statusLine,
         logger: app.logger,
         stop,
+        outages: app.outages,
       });
       if (interrupted && progress.status === 'running') {
         await interrupt(app, context, runIds.slice(i), options.localWorker);

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
+import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
@@ -16,6 +17,7 @@ import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
+import { describeUnavailable } from './describe-unavailable.js';
 import { environmentHelp } from './environment-help.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -83,6 +85,8 @@ function commandPathOf(command: Command): string {
  * Expected failures print one line naming what failed and what to do; no stack trace. Only a
  * usage error (a flag or argument the command cannot take) adds where its usage is described:
  * a missing run, a duplicate, a refused key or a down service is not helped by `--help`.
+ * Postgres or Redis going away mid-command is expected too (one line naming which); "please
+ * report it" with a stack is for bugs only.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const context = new CommandContext(io);
@@ -104,6 +108,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return thrown.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const error = coerceError(thrown);
+    if (isServiceUnavailable(error) && !isEnvdataError(error)) {
+      // Postgres or Redis went away under a command: an outage, not a bug to report.
+      io.stderr.write(`envdata: ${await describeUnavailable(context.config, error)}\n`);
+      return EXIT.failure;
+    }
     if (isEnvdataError(error)) {
       io.stderr.write(`envdata: ${error.message}\n`);
       if (error.code === 'USAGE') io.stderr.write(`${usageHint(commandPath)}\n`);

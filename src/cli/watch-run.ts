@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import { EnvdataError } from '../errors/envdata-error.js';
 import { runProgress, type RunProgress } from '../ledger/run-progress.js';
+import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import type { Logger } from '../logging/create-logger.js';
 import { formatDuration } from '../planner/estimate-plan.js';
 import type { Database } from '../warehouse/schema.js';
@@ -17,6 +19,11 @@ export interface WatchOptions {
   readonly logEveryMs?: number;
   /** Resolves to stop watching early (a signal). */
   readonly stop?: Promise<void>;
+  /**
+   * Rides out an outage of Postgres or Redis: watching pauses (said once, by the monitor) and
+   * resumes when it is over. Without it, a failed read of the ledger throws.
+   */
+  readonly outages?: OutageMonitor;
 }
 
 /**
@@ -33,12 +40,30 @@ export async function watchRun(
   const logEveryMs = options.logEveryMs ?? 10_000;
   const { statusLine } = options;
   const started = Date.now();
-  let stopped = false;
-  void options.stop?.then(() => {
-    stopped = true;
-  });
+  const stopping = new AbortController();
+  void options.stop?.then(() => stopping.abort());
+  const stopped = () => stopping.signal.aborted;
+  /** The run's progress; `undefined` when stopped during an outage. */
+  const read = async (): Promise<RunProgress | undefined> => {
+    for (;;) {
+      try {
+        return await runProgress(db, runId);
+      } catch (error) {
+        if (!options.outages?.report(error)) throw error;
+        await options.outages.whenAvailable(stopping.signal);
+        if (stopped()) return undefined;
+        await pause(pollMs, stopping.signal);
+      }
+    }
+  };
   let lastLog = 0;
-  let progress = await runProgress(db, runId);
+  let progress = await read();
+  if (!progress && stopped()) {
+    throw new EnvdataError(
+      'DATABASE_UNAVAILABLE',
+      `stopped while Postgres was down, before the progress of run ${runId} could be read: follow it with \`envdata status ${runId}\``,
+    );
+  }
   if (!progress) throw new Error(`run ${runId} is not in the ledger`);
   const startCalls = progress.calls;
   const startFinished = progress.done + progress.failed;
@@ -62,9 +87,10 @@ export async function watchRun(
   };
   try {
     draw(progress);
-    while (progress.status === 'running' && !stopped) {
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-      progress = (await runProgress(db, runId))!;
+    while (progress.status === 'running' && !stopped()) {
+      await pause(pollMs, stopping.signal);
+      if (stopped()) break;
+      progress = (await read()) ?? progress;
       if (statusLine) {
         draw(progress);
       } else if (Date.now() - lastLog >= logEveryMs) {
@@ -88,6 +114,19 @@ export async function watchRun(
     statusLine?.release();
   }
   return progress;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**

@@ -18,6 +18,8 @@ export interface Config {
     readonly connections: number;
     readonly connectTimeoutMs: number;
     readonly requestTimeoutMs: number;
+    /** Largest answer body read (ENVDATA_HTTP_MAX_BODY_BYTES). */
+    readonly maxBodyBytes: number;
   };
   readonly rateLimits: readonly RateLimitRule[];
   readonly worker: {
@@ -54,6 +56,10 @@ export interface Config {
     readonly maxLagHours: number;
     /** Most a sync catches up per location and dataset; older is left to backfill (ENVDATA_SYNC_HORIZON). */
     readonly horizonHours: number;
+  };
+  readonly locations: {
+    /** Most rows read from one file by `envdata locations import` (ENVDATA_IMPORT_MAX_ROWS). */
+    readonly importMaxRows: number;
   };
   readonly log: {
     readonly level: LogLevel;

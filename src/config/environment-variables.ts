@@ -188,10 +188,24 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 500, max: 600_000, unit: 'ms' },
   },
   {
+    name: 'ENVDATA_HTTP_MAX_BODY_BYTES',
+    default: '1048576',
+    description:
+      'Largest answer read from the service, in bytes (1 MiB: ~29x a 48 h history body); a larger one is refused as it arrives and its chunk split into shorter windows.',
+    range: { min: 16_384, max: 1_073_741_824, unit: 'count' },
+  },
+  {
     name: 'ENVDATA_SHUTDOWN_TIMEOUT_MS',
     default: '30000',
     description: 'On SIGTERM/SIGINT, how long in-flight chunks may take before the process exits.',
     range: { min: 1_000, max: 600_000, unit: 'ms' },
+  },
+  {
+    name: 'ENVDATA_IMPORT_MAX_ROWS',
+    default: '100000',
+    description:
+      'Most rows `envdata locations import` reads from one file; a longer file is refused, nothing written.',
+    range: { min: 1, max: 10_000_000, unit: 'count' },
   },
   {
     name: 'LOG_LEVEL',

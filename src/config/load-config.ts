@@ -98,7 +98,9 @@ const schema = z.object({
   ENVDATA_HTTP_CONNECTIONS: wholeNumber('ENVDATA_HTTP_CONNECTIONS'),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_CONNECT_TIMEOUT_MS'),
   ENVDATA_HTTP_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_TIMEOUT_MS'),
+  ENVDATA_HTTP_MAX_BODY_BYTES: wholeNumber('ENVDATA_HTTP_MAX_BODY_BYTES'),
   ENVDATA_SHUTDOWN_TIMEOUT_MS: wholeNumber('ENVDATA_SHUTDOWN_TIMEOUT_MS'),
+  ENVDATA_IMPORT_MAX_ROWS: wholeNumber('ENVDATA_IMPORT_MAX_ROWS'),
   LOG_LEVEL: z.enum(LOG_LEVELS),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto']),
   NO_COLOR: z.string().optional(),
@@ -149,6 +151,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       connections: e.ENVDATA_HTTP_CONNECTIONS,
       connectTimeoutMs: e.ENVDATA_HTTP_CONNECT_TIMEOUT_MS,
       requestTimeoutMs: e.ENVDATA_HTTP_TIMEOUT_MS,
+      maxBodyBytes: e.ENVDATA_HTTP_MAX_BODY_BYTES,
     },
     rateLimits: e.ENVDATA_RATE_LIMIT,
     worker: {
@@ -174,6 +177,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
       horizonHours: e.ENVDATA_SYNC_HORIZON,
     },
+    locations: { importMaxRows: e.ENVDATA_IMPORT_MAX_ROWS },
     log: { level: e.LOG_LEVEL, format, color: e.NO_COLOR === undefined },
   });
 }

@@ -19,6 +19,10 @@ export const SERVICE_ERROR_CODES = [
   'TIMEOUT',
   'NETWORK',
   'MALFORMED_RESPONSE',
+  // The answer's body is over ENVDATA_HTTP_MAX_BODY_BYTES: not read further.
+  'RESPONSE_TOO_LARGE',
+  // The caller abandoned the call (a worker's shutdown deadline): no answer was waited for.
+  'ABORTED',
   'INVALID_QUERY',
 ] as const;
 

@@ -1,7 +1,8 @@
 import { locationTextMessage } from './location-text-problem.js';
 import { parseCoordinate, type CoordinateAxis } from './parse-coordinate.js';
 import { parseCountryCode } from './parse-country-code.js';
-import { parseCsv } from './parse-csv.js';
+import { CsvSplitter, type CsvRecord } from './parse-csv.js';
+import { JsonArraySplitter, type JsonArrayElement } from './split-json-array.js';
 
 /** The columns (CSV) or keys (JSON) of a location file. */
 export const LOCATION_FILE_FIELDS = ['name', 'lat', 'lng', 'country', 'place'] as const;
@@ -43,14 +44,17 @@ export interface ParsedLocationFile {
  * override the geocoded name); `country` narrows a place's matches, or sets a point's country.
  * Coordinates are JSON numbers or plain decimals (`parseCoordinate`); names and places are
  * checked by `locationTextProblem` (no control or bidirectional characters, no all-digit names).
- * Every invalid row is reported, not only the first.
+ * Every invalid row is reported, not only the first. (A file read as a stream goes through
+ * `readLocationFile`.)
  *
  * @example
  * parseLocationFile('name,lat,lng\nBerlin,52.52,13.405\n', 'csv').entries[0]
  * // { kind: 'point', ref: 'line 2', name: 'Berlin', lat: 52.52, lng: 13.405, country: undefined }
  */
 export function parseLocationFile(text: string, format: 'csv' | 'json'): ParsedLocationFile {
-  return format === 'json' ? parseJsonFile(text) : parseCsvFile(text);
+  const parser = new LocationFileParser(format);
+  parser.push(text);
+  return parser.end();
 }
 
 /** `json` when the file name ends in `.json` or the text starts with `[`, else `csv`. */
@@ -60,34 +64,122 @@ export function locationFileFormat(fileName: string, text: string): 'csv' | 'jso
   return text.trimStart().startsWith('[') ? 'json' : 'csv';
 }
 
-function parseCsvFile(text: string): ParsedLocationFile {
-  const csv = parseCsv(text);
-  const [header, ...rows] = csv.records;
-  if (header === undefined) {
-    return { entries: [], problems: [...csv.problems, 'the file is empty: expected a header row'] };
+/** Longest row (CSV) or object (JSON) read before a file is refused as not a location file. */
+export interface LocationFileLimits {
+  readonly maxRowChars?: number;
+}
+
+/**
+ * Parses a location file that arrives in pieces: each piece is split into rows at once (CSV
+ * records, JSON array elements) and each row validated, so only the entries are kept, never the
+ * file. `rows` counts the rows read so far, for a caller that caps them.
+ */
+export class LocationFileParser {
+  /** Rows read so far: CSV records after the header, JSON array elements. */
+  rows = 0;
+  private readonly csv: CsvSplitter | undefined;
+  private readonly json: JsonArraySplitter | undefined;
+  private columns: string[] | undefined;
+  private headerProblems: string[] = [];
+  private readonly entries: LocationEntry[] = [];
+  private readonly problems: string[] = [];
+  /** The JSON is not valid: the one problem reported, whatever else was read. */
+  private invalidJson: string | undefined;
+
+  constructor(
+    format: 'csv' | 'json',
+    private readonly limits: LocationFileLimits = {},
+  ) {
+    if (format === 'csv') this.csv = new CsvSplitter({ maxRecordChars: limits.maxRowChars });
+    else this.json = new JsonArraySplitter({ maxElementChars: limits.maxRowChars });
   }
-  const columns = header.fields.map((f) => f.trim().toLowerCase());
-  const headerProblems = checkColumns(columns, `line ${header.line}`);
-  if (headerProblems.length > 0)
-    return { entries: [], problems: [...headerProblems, ...csv.problems] };
-  const entries: LocationEntry[] = [];
-  const problems: string[] = [];
-  for (const row of rows) {
+
+  /** Whether reading further is pointless: the file cannot be read past some point. */
+  get stopped(): boolean {
+    return (
+      this.csv?.failed === true ||
+      this.invalidJson !== undefined ||
+      this.json?.problem !== undefined ||
+      this.json?.notArrayKept === true
+    );
+  }
+
+  push(text: string): void {
+    if (this.csv) for (const record of this.csv.push(text)) this.addRecord(record);
+    if (this.json) for (const element of this.json.push(text)) this.addElement(element);
+  }
+
+  end(): ParsedLocationFile {
+    if (this.csv) {
+      for (const record of this.csv.end()) this.addRecord(record);
+      if (this.columns === undefined) {
+        return {
+          entries: [],
+          problems: [...this.csv.problems, 'the file is empty: expected a header row'],
+        };
+      }
+      if (this.headerProblems.length > 0) {
+        return { entries: [], problems: [...this.headerProblems, ...this.csv.problems] };
+      }
+      return { entries: this.entries, problems: [...this.problems, ...this.csv.problems] };
+    }
+    const json = this.json!;
+    json.end();
+    if (json.notArray !== undefined) {
+      // Not an array: say whether it is JSON at all (what was kept of it, when not cut short).
+      try {
+        JSON.parse(json.notArray);
+        return { entries: [], problems: ['the JSON file must hold an array of objects'] };
+      } catch (error) {
+        if (json.notArray.length >= (this.limits.maxRowChars ?? Infinity)) {
+          return { entries: [], problems: ['the JSON file must hold an array of objects'] };
+        }
+        this.invalidJson ??= (error as Error).message;
+      }
+    }
+    this.invalidJson ??= json.problem;
+    if (this.invalidJson !== undefined) {
+      return { entries: [], problems: [`the file is not valid JSON: ${this.invalidJson}`] };
+    }
+    return { entries: this.entries, problems: this.problems };
+  }
+
+  private addRecord(row: CsvRecord): void {
+    if (this.columns === undefined) {
+      this.columns = row.fields.map((f) => f.trim().toLowerCase());
+      this.headerProblems = checkColumns(this.columns, `line ${row.line}`);
+      return;
+    }
+    this.rows += 1;
+    if (this.headerProblems.length > 0) return;
+    const columns = this.columns;
     const ref = `line ${row.line}`;
     if (row.fields.length !== columns.length) {
-      problems.push(
+      this.problems.push(
         `${ref}: ${row.fields.length} field(s), the header has ${columns.length} (${columns.join(',')})`,
       );
-      continue;
+      return;
     }
     const values: RowValues = {};
     columns.forEach((column, i) => {
       const value = row.fields[i] ?? '';
       if (value.trim() !== '') values[column as Field] = value;
     });
-    readEntry(ref, values, entries, problems);
+    readEntry(ref, values, this.entries, this.problems);
   }
-  return { entries, problems: [...problems, ...csv.problems] };
+
+  private addElement(element: JsonArrayElement): void {
+    this.rows += 1;
+    if (this.invalidJson !== undefined) return;
+    let item: unknown;
+    try {
+      item = JSON.parse(element.text);
+    } catch (error) {
+      this.invalidJson = `${(error as Error).message} (index ${element.index})`;
+      return;
+    }
+    readJsonItems([item], element.index, this.entries, this.problems);
+  }
 }
 
 function checkColumns(columns: readonly string[], ref: string): string[] {
@@ -108,20 +200,15 @@ function checkColumns(columns: readonly string[], ref: string): string[] {
   return problems;
 }
 
-function parseJsonFile(text: string): ParsedLocationFile {
-  let json: unknown;
-  try {
-    json = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-  } catch (error) {
-    return { entries: [], problems: [`the file is not valid JSON: ${(error as Error).message}`] };
-  }
-  if (!Array.isArray(json)) {
-    return { entries: [], problems: ['the JSON file must hold an array of objects'] };
-  }
-  const entries: LocationEntry[] = [];
-  const problems: string[] = [];
-  json.forEach((item: unknown, index) => {
-    const ref = `index ${index}`;
+/** Validates elements of a JSON file, the first at index `first`, into entries or problems. */
+function readJsonItems(
+  items: readonly unknown[],
+  first: number,
+  entries: LocationEntry[],
+  problems: string[],
+): void {
+  items.forEach((item: unknown, offset) => {
+    const ref = `index ${first + offset}`;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       problems.push(`${ref}: not an object`);
       return;
@@ -153,7 +240,6 @@ function parseJsonFile(text: string): ParsedLocationFile {
     }
     readEntry(ref, values, entries, problems);
   });
-  return { entries, problems };
 }
 
 /**

@@ -19,8 +19,9 @@ export function createRedis(url: string, role: RedisRole, name: string = role): 
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     enableReadyCheck: true,
     connectionName: `envdata:${name}`,
-    // Reconnect with a capped backoff; never give up on a long backfill.
-    retryStrategy: (times) => Math.min(200 * 2 ** Math.min(times, 6), 10_000),
+    // Reconnect with a capped backoff; never give up on a long backfill. The cap is short so
+    // that work resumes within a couple of seconds of Redis coming back.
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
   };
   const redis = new Redis(url, options);
   // ioredis emits `error` on every failed reconnect; callers watch state, not this stream.

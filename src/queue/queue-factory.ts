@@ -8,8 +8,16 @@ import {
 } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { trackResource } from '../lifecycle/open-resources.js';
+import { settlesWithin } from '../lifecycle/settles-within.js';
 import { createRedis } from './create-redis.js';
 import type { QueueName } from './queue-names.js';
+
+/**
+ * How long closing one queue, worker or connection may wait on Redis. Workers wind up their jobs
+ * before (IngestWorker, SyncScheduler); what is left here is a few commands, unless Redis is down,
+ * where waiting would only hang the shutdown.
+ */
+const CLOSE_WAIT_MS = 500;
 
 export interface QueueFactoryOptions {
   redisUrl: string;
@@ -22,7 +30,7 @@ export interface QueueFactoryOptions {
  * own, all with the configured prefix. `close()` closes everything it created.
  */
 export class QueueFactory {
-  private readonly closers: (() => Promise<void>)[] = [];
+  private readonly closers: { kind: 'queue' | 'worker'; close: () => Promise<unknown> }[] = [];
   private shared: Redis | undefined;
   private readonly untrack: () => void;
 
@@ -47,7 +55,7 @@ export class QueueFactory {
       prefix: this.options.prefix,
     });
     queue.on('error', () => undefined);
-    this.closers.push(() => queue.close());
+    this.closers.push({ kind: 'queue', close: () => settlesWithin(queue.close(), CLOSE_WAIT_MS) });
     return queue;
   }
 
@@ -64,9 +72,18 @@ export class QueueFactory {
       prefix: this.options.prefix,
     });
     // BullMQ leaves a connection it was handed open; this factory owns it and closes it.
-    this.closers.push(async () => {
-      await worker.close();
-      await connection.quit().catch(() => connection.disconnect());
+    this.closers.push({
+      kind: 'worker',
+      close: async () => {
+        const closing = worker.close();
+        // Redis is down (nothing to wait for), or a job is still running: cutting the
+        // connection ends both.
+        if (connection.status !== 'ready' || !(await settlesWithin(closing, CLOSE_WAIT_MS))) {
+          connection.disconnect();
+          await settlesWithin(closing, CLOSE_WAIT_MS);
+        }
+        await closeConnection(connection);
+      },
     });
     return worker;
   }
@@ -75,21 +92,38 @@ export class QueueFactory {
     const connection = createRedis(this.options.redisUrl, 'worker', `events:${name}`);
     const events = new QueueEvents(name, { connection, prefix: this.options.prefix });
     events.on('error', () => undefined);
-    this.closers.push(async () => {
-      await events.close();
-      await connection.quit().catch(() => connection.disconnect());
+    this.closers.push({
+      kind: 'worker',
+      close: async () => {
+        if (!(await settlesWithin(events.close(), CLOSE_WAIT_MS))) connection.disconnect();
+        await closeConnection(connection);
+      },
     });
     return events;
   }
 
-  /** Closes workers first (they finish in-flight jobs), then queues and connections. */
+  /**
+   * Closes workers and event listeners first, then queues, then the shared connection, each
+   * group at once. Bounded: whatever waits on Redis longer than a moment (Redis is down) is
+   * disconnected instead.
+   */
   async close(): Promise<void> {
-    const closers = this.closers.splice(0).reverse();
-    for (const close of closers) await close();
+    const closers = this.closers.splice(0);
+    await Promise.all(closers.filter((c) => c.kind !== 'queue').map((c) => c.close()));
+    await Promise.all(closers.filter((c) => c.kind === 'queue').map((c) => c.close()));
     if (this.shared) {
-      await this.shared.quit().catch(() => this.shared?.disconnect());
+      await closeConnection(this.shared);
       this.shared = undefined;
     }
     this.untrack();
   }
+}
+
+/** QUIT when Redis answers (pending replies arrive first), else drop the socket at once. */
+async function closeConnection(connection: Redis): Promise<void> {
+  if (connection.status === 'ready') {
+    const quitting = connection.quit().catch(() => undefined);
+    if (await settlesWithin(quitting, CLOSE_WAIT_MS)) return;
+  }
+  connection.disconnect();
 }

@@ -1,4 +1,5 @@
 import { coerceError } from '../errors/coerce-error.js';
+import { BodyTooLarge } from './read-capped-body.js';
 import { ServiceError } from './service-error.js';
 
 /** What the client knows when a request fails before a complete answer arrives. */
@@ -15,6 +16,11 @@ export class RequestDeadlineExceeded extends Error {
   override readonly name = 'RequestDeadlineExceeded';
 }
 
+/** The reason a call ends when its caller's signal aborts (a worker's shutdown deadline). */
+export class CallAborted extends Error {
+  override readonly name = 'CallAborted';
+}
+
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
@@ -26,12 +32,41 @@ const CLOSED_CODES: ReadonlySet<string> = new Set(['UND_ERR_DESTROYED', 'UND_ERR
 /**
  * Maps a failure of the request itself (no complete HTTP answer) to a `ServiceError`: timeouts
  * to `TIMEOUT`, resets, refusals and other socket errors to `NETWORK`; all retryable, except a
- * request on a client that was closed. The original error is kept as `cause`.
+ * request on a client that was closed. A body over the size limit is `RESPONSE_TOO_LARGE` (not
+ * retryable: the same request gets the same answer), a call its caller abandoned `ABORTED`. The
+ * original error is kept as `cause`.
  */
 export function classifyTransportError(thrown: unknown, context: TransportContext): ServiceError {
   const cause = coerceError(thrown);
   const { endpoint, baseUrl } = context;
   const code = errorCode(cause);
+
+  if (cause instanceof BodyTooLarge) {
+    return new ServiceError(
+      'RESPONSE_TOO_LARGE',
+      `the answer of ${baseUrl} for ${endpoint} is too large (${cause.message}, ` +
+        `ENVDATA_HTTP_MAX_BODY_BYTES=${cause.limitBytes}) and was not read further: ask for a ` +
+        'shorter window, or raise ENVDATA_HTTP_MAX_BODY_BYTES if answers this large are expected.',
+      {
+        endpoint,
+        retryable: false,
+        cause,
+        details: {
+          limitBytes: cause.limitBytes,
+          receivedBytes: cause.receivedBytes,
+          ...(cause.declaredBytes !== undefined && { contentLength: cause.declaredBytes }),
+        },
+      },
+    );
+  }
+  if (cause instanceof CallAborted) {
+    return new ServiceError(
+      'ABORTED',
+      `the call to ${baseUrl} for ${endpoint} was abandoned (${cause.message}); nothing was ` +
+        'received, the work goes back to the queue.',
+      { endpoint, retryable: true, cause },
+    );
+  }
 
   if (cause instanceof RequestDeadlineExceeded || (code !== undefined && TIMEOUT_CODES.has(code))) {
     const connect = code === 'UND_ERR_CONNECT_TIMEOUT';

@@ -4,7 +4,11 @@ import { Pool } from 'undici';
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { Logger } from '../logging/create-logger.js';
 import { classifyResponse } from './classify-response.js';
-import { RequestDeadlineExceeded, classifyTransportError } from './classify-transport-error.js';
+import {
+  CallAborted,
+  RequestDeadlineExceeded,
+  classifyTransportError,
+} from './classify-transport-error.js';
 import { encodeQuery } from './encode-query.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type { GeocodePayload, PollenPayload, ServicePayload, WeatherPayload } from './models.js';
@@ -13,6 +17,7 @@ import { parseGeocodeDocument } from './parse-geocode-body.js';
 import { parsePartialBody } from './parse-partial-body.js';
 import { parsePollenDocument } from './parse-pollen-body.js';
 import { parseWeatherDocument } from './parse-weather-body.js';
+import { readCappedBody } from './read-capped-body.js';
 import { redactServiceError } from './redact-service-error.js';
 import { scrubSecret } from './scrub-secret.js';
 import { ServiceError } from './service-error.js';
@@ -41,6 +46,13 @@ export interface ServiceClientOptions {
   readonly connectTimeoutMs: number;
   /** Limit for one request, from sending it to the last byte of the body. */
   readonly requestTimeoutMs: number;
+  /**
+   * Largest answer body read, in bytes (ENVDATA_HTTP_MAX_BODY_BYTES); a larger one is refused
+   * as soon as it passes the limit (`RESPONSE_TOO_LARGE`). Default `DEFAULT_MAX_BODY_BYTES`.
+   */
+  readonly maxBodyBytes?: number | undefined;
+  /** Aborting it abandons every call in flight (`ABORTED`) and refuses new ones: a shutdown. */
+  readonly signal?: AbortSignal | undefined;
   /** Receives a `debug` line per call and a `warn` line per payload with rejected records. */
   readonly logger?: Logger | undefined;
 }
@@ -83,6 +95,9 @@ export interface ServiceClient {
   close(): Promise<void>;
 }
 
+/** 1 MiB: about 29 times the largest 48 h history body of the simulator (36,352 bytes). */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
 type DocumentParser<TPayload extends ServicePayload> = (
   json: unknown,
   context: ParseContext,
@@ -103,7 +118,8 @@ type DocumentParser<TPayload extends ServicePayload> = (
  */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const { origin, basePath } = checkOptions(options);
-  const { apiKey, connectTimeoutMs, requestTimeoutMs } = options;
+  const { apiKey, connectTimeoutMs, requestTimeoutMs, signal } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.logger?.child({ component: 'service-client' });
   const pool = new Pool(origin, {
     connections: options.connections,
@@ -154,6 +170,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       () => controller.abort(new RequestDeadlineExceeded('request deadline exceeded')),
       requestTimeoutMs,
     );
+    const abandon = () => controller.abort(new CallAborted('its caller aborted it: a shutdown'));
+    if (signal?.aborted) abandon();
+    signal?.addEventListener('abort', abandon, { once: true });
     let status: number;
     let responseHeaders: Record<string, string | string[] | undefined>;
     let body: string;
@@ -166,7 +185,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
       status = response.statusCode;
       responseHeaders = response.headers;
-      body = scrubSecret(await response.body.text(), apiKey);
+      body = scrubSecret(
+        await readCappedBody(response.body, response.headers, maxBodyBytes),
+        apiKey,
+      );
     } catch (thrown) {
       const error = classifyTransportError(thrown, {
         endpoint: endpoint.path,
@@ -181,6 +203,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       throw error;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abandon);
     }
 
     const context: ParseContext = { rawBody: body, endpoint: endpoint.path, httpStatus: status };
@@ -282,8 +305,9 @@ function checkOptions(options: ServiceClientOptions): { origin: string; basePath
   } else if ([...key].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
     problems.push('the API key contains control characters: check ENVDATA_API_KEY');
   }
-  for (const name of ['connections', 'connectTimeoutMs', 'requestTimeoutMs'] as const) {
-    const value = options[name];
+  const limits = ['connections', 'connectTimeoutMs', 'requestTimeoutMs', 'maxBodyBytes'] as const;
+  for (const name of limits) {
+    const value = options[name] ?? 1; // maxBodyBytes is optional
     if (!Number.isSafeInteger(value) || value < 1) {
       problems.push(`${name} must be a positive integer, got ${String(value)}`);
     }

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import { trackResource } from '../lifecycle/open-resources.js';
 import type { Logger } from '../logging/create-logger.js';
 import { maskUrl } from './database-url.js';
@@ -32,7 +33,20 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
     // Warehouse tables live in schema `envdata`; BI views in `analytics`.
     options: '-c search_path=envdata,public -c timezone=UTC',
   });
-  pool.on('error', (error) => log.warn({ err: error }, 'idle Postgres connection failed'));
+  // An idle connection fails when Postgres stops or restarts: the loops that use the pool meet
+  // that outage on their next query and report it once (OutageMonitor); only other failures
+  // are worth a line here.
+  // A client that is checked out but between queries (inside a transaction, say) has no query to
+  // reject when Postgres goes away: pg then emits `error` on it, which would crash the process.
+  // Its next query fails instead ("not queryable"), and the caller meets the outage there.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+  pool.on('error', (error) => {
+    if (isServiceUnavailable(error))
+      log.debug({ code: errorCode(error) }, 'idle Postgres connection lost');
+    else log.warn({ err: error }, 'idle Postgres connection failed');
+  });
   const untrack = trackResource('pg pool', maskUrl(options.url), () => db.destroy());
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
@@ -48,6 +62,8 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
 /** Checks that Postgres answers; throws `DATABASE_UNAVAILABLE` with the operator's next step. */
 export async function assertDatabaseAnswers(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  // A connection lost between the calls below must not crash the process: they reject instead.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
@@ -56,4 +72,9 @@ export async function assertDatabaseAnswers(url: string): Promise<void> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+function errorCode(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
 }

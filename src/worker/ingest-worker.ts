@@ -5,9 +5,12 @@ import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import { EnvdataError } from '../errors/envdata-error.js';
+import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
+import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
 import { createServiceClient, type ServiceClient } from '../service/service-client.js';
+import { isServiceError } from '../service/service-error.js';
 import { FactWriter } from '../warehouse/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../../jobs/fetch-snapshot.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../../jobs/ingest-chunk.js';
@@ -22,17 +25,37 @@ export interface IngestWorkerOptions {
 }
 
 /**
+ * After the shutdown deadline aborts the calls in flight, how long their jobs may take to hand
+ * their chunks back (a ledger update, a job moved back to wait) before they are left for stalled
+ * recovery. Together with closing the rest, the process exits within the deadline plus a second.
+ */
+const WIND_UP_MS = 500;
+/** What closing the ledger's pending run checks and the HTTP pool may take after that. */
+const CLOSE_REST_MS = 300;
+
+type JobData = IngestJobData | SnapshotJobData;
+
+/**
  * One worker process's share of the work: a BullMQ worker on the ingest queue under the shared
  * rate limit, the feeder that keeps the queue supplied from the ledger, and the service client.
  * Any number of these may run on any number of hosts against one Redis and one Postgres.
  */
 export class IngestWorker {
-  readonly worker: Worker<IngestJobData | SnapshotJobData, IngestOutcome | number>;
+  readonly worker: Worker<JobData, IngestOutcome | number>;
   readonly feeder: QueueFeeder;
   private readonly client: ServiceClient;
   private readonly batcher: LandingBatcher;
   private readonly processor: ReturnType<typeof createIngestChunkProcessor>;
+  private readonly snapshots: ReturnType<typeof createFetchSnapshotProcessor>;
   private readonly timer: NodeJS.Timeout;
+  /** Aborted when closing starts: jobs waiting out an outage give their slot back at once. */
+  private readonly stopping = new AbortController();
+  /** Aborted at the shutdown deadline: every call in flight is abandoned (`ABORTED`). */
+  private readonly deadline = new AbortController();
+  /** The process's outage monitor, kept: it must be reachable after the app closed. */
+  private readonly outages: OutageMonitor;
+  /** The jobs being processed (whatever BullMQ still has to record about them). */
+  private readonly active = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -40,6 +63,7 @@ export class IngestWorker {
     options: IngestWorkerOptions,
   ) {
     const { config, logger } = app;
+    this.outages = app.outages;
     const apiKey = config.service.apiKey;
     if (!apiKey) {
       throw new EnvdataError(
@@ -47,7 +71,12 @@ export class IngestWorker {
         'ENVDATA_API_KEY is not set: workers call the service and need your API key',
       );
     }
-    this.client = createServiceClient({ ...config.service, apiKey, logger });
+    this.client = createServiceClient({
+      ...config.service,
+      apiKey,
+      logger,
+      signal: this.deadline.signal,
+    });
     this.feeder = createFeeder(app);
     const { limiter, others } = splitRateLimits(config.rateLimits);
     const budget = new CallBudget(app.queues.connection(), `${config.queuePrefix}:envdata`, others);
@@ -69,12 +98,13 @@ export class IngestWorker {
       speciesRisk: config.ingest.speciesRisk,
       pauseAll: (ms) => pauseAll(ms),
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
+      outages: this.outages,
     });
     const pauseAll = async (ms: number): Promise<never> => {
       await this.worker.rateLimit(ms);
       throw Worker.RateLimitError();
     };
-    const snapshots = createFetchSnapshotProcessor({
+    this.snapshots = createFetchSnapshotProcessor({
       db: app.db,
       client: this.client,
       species: new SpeciesIds(),
@@ -82,12 +112,9 @@ export class IngestWorker {
       speciesRisk: config.ingest.speciesRisk,
       pauseAll,
     });
-    this.worker = app.queues.worker<IngestJobData | SnapshotJobData, IngestOutcome | number>(
+    this.worker = app.queues.worker<JobData, IngestOutcome | number>(
       QUEUE_NAMES.ingest,
-      (job: Job<IngestJobData | SnapshotJobData>, token?: string) =>
-        job.name === SNAPSHOT_JOB_NAME
-          ? snapshots(job as Job<SnapshotJobData>)
-          : this.processor.process(job as Job<IngestJobData>, token),
+      (job: Job<JobData>, token?: string) => this.process(job, token),
       {
         concurrency: options.concurrency,
         // `envdata status` lists the workers connected by this name.
@@ -99,9 +126,37 @@ export class IngestWorker {
         autorun: false,
       },
     );
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+    this.worker.on('error', (error) => {
+      if (!this.outages.report(error)) logger.warn({ err: error }, 'worker error');
+    });
     this.worker.on('drained', () => void this.feed());
     this.timer = setInterval(() => void this.feed(), options.feedIntervalMs ?? 1_000);
+  }
+
+  /**
+   * Runs one job. A job that meets an outage of Postgres or Redis keeps its slot until they
+   * answer again (so the worker takes no new job meanwhile), then goes back to the queue without
+   * using an attempt, like one whose call the shutdown deadline abandoned.
+   */
+  private process(job: Job<JobData>, token?: string): Promise<IngestOutcome | number> {
+    const running = this.run(job, token);
+    this.active.add(running);
+    const settled = () => this.active.delete(running);
+    running.then(settled, settled);
+    return running;
+  }
+
+  private async run(job: Job<JobData>, token?: string): Promise<IngestOutcome | number> {
+    try {
+      return job.name === SNAPSHOT_JOB_NAME
+        ? await this.snapshots(job as Job<SnapshotJobData>)
+        : await this.processor.process(job as Job<IngestJobData>, token);
+    } catch (error) {
+      if (isServiceError(error, 'ABORTED')) throw Worker.RateLimitError();
+      if (!this.outages.report(error)) throw error;
+      await this.outages.whenAvailable(this.stopping.signal);
+      throw Worker.RateLimitError();
+    }
   }
 
   /** Starts taking jobs (and feeding the queue) at once. */
@@ -114,40 +169,68 @@ export class IngestWorker {
     return worker;
   }
 
-  /** Tops the queue up; errors are logged, not thrown (the next tick tries again). */
+  /**
+   * Tops the queue up; errors are logged, not thrown (the next tick tries again). An outage of
+   * Postgres or Redis is reported once for the process, and feeding waits until it is over.
+   */
   async feed(): Promise<void> {
-    if (this.closing) return;
+    if (this.closing || this.outages.ongoing) return;
     try {
       await this.feeder.topUp();
     } catch (error) {
-      this.app.logger.warn({ err: error }, 'could not feed the queue; will try again');
+      // Closing while a pass was under way: the pool or queue it used may be gone; nothing to say.
+      if (this.closing) return;
+      if (!this.outages.report(error)) {
+        this.app.logger.warn({ err: error }, 'could not feed the queue; will try again');
+      }
     }
   }
 
   /**
-   * Stops taking jobs, lets in-flight chunks finish for up to `timeoutMs`, then abandons the
-   * rest (their jobs come back as stalled elsewhere; landing is idempotent) and closes.
+   * Stops taking jobs and lets in-flight chunks finish for up to `timeoutMs`. At the deadline,
+   * their calls to the service are aborted: each chunk goes back to `queued` in the ledger and its
+   * job back to the queue, no attempt used, for another worker. A job waiting out an outage gives
+   * its slot back at once. When Redis is down, what BullMQ could not record is left to stalled
+   * recovery (the ledger has the truth). Everything is bounded, so the process exits within
+   * `timeoutMs` plus a second whatever is down.
    */
   close(timeoutMs = this.app.config.worker.shutdownTimeoutMs): Promise<void> {
     this.closing ??= (async () => {
+      const endBy = Date.now() + timeoutMs + WIND_UP_MS;
       clearInterval(this.timer);
-      let timer: NodeJS.Timeout | undefined;
+      this.stopping.abort();
       const graceful = this.worker.close();
-      const expired = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      if ((await Promise.race([graceful, expired])) === 'timeout') {
+      if (!(await settlesWithin(this.whenIdle(), timeoutMs))) {
         this.app.logger.warn(
-          { timeoutMs },
-          'in-flight chunks did not finish in time; forcing close',
+          { timeoutMs, inFlight: this.active.size },
+          'in-flight chunks did not finish within ENVDATA_SHUTDOWN_TIMEOUT_MS: their calls are aborted and their chunks handed back to the queue',
         );
-        await this.worker.close(true);
+        this.deadline.abort();
+        await settlesWithin(this.whenIdle(), WIND_UP_MS);
       }
-      clearTimeout(timer);
-      await this.batcher.drain();
-      await this.processor.close();
-      await this.client.close();
+      // BullMQ records what the jobs did (completed, back to wait) in Redis: a moment, unless
+      // Redis is down.
+      await settlesWithin(graceful, Math.max(0, Math.min(WIND_UP_MS, endBy - Date.now())));
+      // Land what was fetched and close the runs it finished: Postgres work, bounded in case
+      // Postgres is what is down (the feeder of any worker closes those runs later).
+      const rest = (async () => {
+        await this.batcher.drain();
+        await this.processor.close();
+      })();
+      rest.catch((error: unknown) => {
+        if (!this.outages.report(error)) {
+          this.app.logger.warn({ err: error }, 'could not close finished runs; the feeder will');
+        }
+      });
+      await settlesWithin(rest, Math.max(CLOSE_REST_MS, endBy - Date.now()));
+      this.deadline.abort();
+      await settlesWithin(this.client.close(), CLOSE_REST_MS);
     })();
     return this.closing;
+  }
+
+  /** Resolves once no job is being processed. */
+  private async whenIdle(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
   }
 }

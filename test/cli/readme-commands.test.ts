@@ -32,21 +32,22 @@ async function readmeCommands(): Promise<ListedCommand[]> {
   const section = /^## Operating envdata\n([\s\S]*?)^## /m.exec(text)?.[1];
   const block = section && /^```sh\n([\s\S]*?)^```/m.exec(section)?.[1];
   if (!block) throw new Error('README.md has no command list (```sh) under "## Operating envdata"');
-  return block
-    .split('\n')
-    .filter((line) => /\benvdata /.test(line))
-    .map((line) => {
-      const command = line
-        .slice(line.search(/\benvdata /) + 'envdata '.length)
-        .replace(/\s#.*$/, '');
-      const words = command.split(/\s+/);
-      const group = commands.some((c) => c.path.length > 1 && c.path[0] === words[0]);
-      return {
-        line,
-        path: words.slice(0, group ? 2 : 1).join(' '),
-        options: [...new Set(command.match(/--[a-z][a-z-]*/g) ?? [])],
-      };
-    });
+  return (
+    block
+      .split('\n')
+      // `npx envdata …` and `node bin/envdata.js …` (how long-running commands are started).
+      .filter((line) => /\benvdata(\.js)? /.test(line))
+      .map((line) => {
+        const command = line.replace(/^.*?\benvdata(\.js)? /, '').replace(/\s#.*$/, '');
+        const words = command.split(/\s+/);
+        const group = commands.some((c) => c.path.length > 1 && c.path[0] === words[0]);
+        return {
+          line,
+          path: words.slice(0, group ? 2 : 1).join(' '),
+          options: [...new Set(command.match(/--[a-z][a-z-]*/g) ?? [])],
+        };
+      })
+  );
 }
 
 describe('the README command list and the commander definitions (`envdata --help`)', () => {

@@ -70,45 +70,50 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         throw usageError('--no-local-worker only makes sense with --wait');
       }
 
-      await context.withApp(async (app) => {
-        const locations = await resolveLocations(app.db, options.location ?? []);
-        if (locations.length === 0) {
-          throw new EnvdataError(
-            'NOT_FOUND',
-            'no locations are registered: `envdata locations add --lat … --lng …` first',
+      // A dry run writes nothing and dispatches nothing: Redis is not needed for it.
+      await context.withApp(
+        async (app) => {
+          const locations = await resolveLocations(app.db, options.location ?? []);
+          if (locations.length === 0) {
+            throw new EnvdataError(
+              'NOT_FOUND',
+              'no locations are registered: `envdata locations add --lat … --lng …` first',
+            );
+          }
+          const start = await startBackfill(
+            app,
+            { datasets, locations, from, to, windowHours },
+            { dryRun: options.dryRun ?? false },
           );
-        }
-        const start = await startBackfill(
-          app,
-          { datasets, locations, from, to, windowHours },
-          { dryRun: options.dryRun ?? false },
-        );
-        const e = start.estimate;
-        if (!options.dryRun && start.runId === undefined) {
-          context.print('nothing to do, no run written:');
-          for (const note of start.notes) context.print(`  ${note}`);
-          return;
-        }
-        context.print(
-          `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
-            `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
-            `~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, config.rateLimits)}`,
-        );
-        for (const [dataset, d] of Object.entries(e.byDataset)) {
-          context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
-        }
-        for (const note of start.notes) context.print(`  ${note}`);
-        if (options.dryRun || start.runId === undefined) return;
-        if (!options.wait) {
+          const e = start.estimate;
+          if (!options.dryRun && start.runId === undefined) {
+            context.print('nothing to do, no run written:');
+            for (const note of start.notes) context.print(`  ${note}`);
+            return;
+          }
           context.print(
-            `dispatched; workers (\`envdata worker\`) do the rest — follow with \`envdata status ${start.runId}\``,
+            `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
+              `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
+              `~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, config.rateLimits)}`,
           );
-          return;
-        }
-        await followRuns(app, context, [start.runId], {
-          localWorker: options.localWorker,
-          concurrency,
-        });
-      });
+          for (const [dataset, d] of Object.entries(e.byDataset)) {
+            context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
+          }
+          for (const note of start.notes) context.print(`  ${note}`);
+          if (options.dryRun || start.runId === undefined) return;
+          if (!options.wait) {
+            context.print(
+              `dispatched; workers (\`envdata worker\`) do the rest — follow with \`envdata status ${start.runId}\``,
+            );
+            return;
+          }
+          await followRuns(app, context, [start.runId], {
+            localWorker: options.localWorker,
+            concurrency,
+          });
+        },
+        config,
+        { queue: !options.dryRun },
+      );
     });
 }

@@ -55,10 +55,11 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
                 watchRun(app.db, runId, {
                   statusLine: context.statusLine,
                   logger: app.logger,
+                  outages: app.outages,
                 }),
             }),
           config,
-          { migrated: false },
+          { migrated: false, queue: true },
         );
         const stats = (await (await fetch(`${url}/__admin/stats`)).json()) as { total: number };
         context.print('');

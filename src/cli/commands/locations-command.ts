@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { App } from '../../app.js';
 import { coerceError } from '../../errors/coerce-error.js';
@@ -10,11 +10,8 @@ import type { Location } from '../../locations/location.js';
 import { locationTextMessage } from '../../locations/location-text-problem.js';
 import { parseCoordinate, type CoordinateAxis } from '../../locations/parse-coordinate.js';
 import { parseCountryCode } from '../../locations/parse-country-code.js';
-import {
-  LOCATION_FILE_FIELDS,
-  locationFileFormat,
-  parseLocationFile,
-} from '../../locations/parse-location-file.js';
+import { LOCATION_FILE_FIELDS } from '../../locations/parse-location-file.js';
+import { readLocationFile } from '../../locations/read-location-file.js';
 import {
   countFacts,
   purgeLocations,
@@ -160,17 +157,29 @@ border) it records it as given and warns.`,
     .argument('<file>', 'a .csv or .json file (formats below)')
     .addHelpText('after', IMPORT_HELP)
     .action(async (fileName: string) => {
-      let text: string;
+      const maxRows = context.config.locations.importMaxRows;
+      let handle: FileHandle;
       try {
-        text = await readFile(fileName, 'utf8');
+        handle = await open(fileName, 'r');
       } catch (error) {
         const code = (error as { code?: string }).code ?? coerceError(error).message;
         throw usageError(`cannot read ${fileName} (${code}): check the path`);
       }
-      const file = parseLocationFile(text, locationFileFormat(fileName, text));
-      const needsService = file.entries.some((e) => e.kind === 'place');
-      if (needsService) requireApiKey(context);
       try {
+        // Streamed: a file of any size is read in pieces, and refused past ENVDATA_IMPORT_MAX_ROWS.
+        const file = await readLocationFile(
+          handle.createReadStream({ encoding: 'utf8', autoClose: false }),
+          fileName,
+          { maxRows },
+        )
+          .catch((error: unknown) => {
+            const code = (error as { code?: unknown }).code;
+            if (isEnvdataError(error) || typeof code !== 'string') throw error;
+            throw usageError(`cannot read ${fileName} (${code}): check the path`);
+          })
+          .finally(() => handle.close());
+        const needsService = file.entries.some((e) => e.kind === 'place');
+        if (needsService) requireApiKey(context);
         const outcome = await context.withApp((app) =>
           needsService
             ? withServiceClient(app, (client) => importLocations(app.db, file, client))

@@ -24,22 +24,26 @@ export function registerResumeCommands(program: Command, context: CommandContext
       const runId = run === undefined ? undefined : parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
       if (options.wait) requireApiKey(context);
-      await context.withApp(async (app) => {
-        const outcome = await resumeRuns(app, runId);
-        if (runId !== undefined && !outcome.runs.includes(runId)) {
-          throw new EnvdataError(
-            'CONFLICT',
-            `run ${runId} is not running, paused or stopped: see \`envdata status\``,
+      await context.withApp(
+        async (app) => {
+          const outcome = await resumeRuns(app, runId);
+          if (runId !== undefined && !outcome.runs.includes(runId)) {
+            throw new EnvdataError(
+              'CONFLICT',
+              `run ${runId} is not running, paused or stopped: see \`envdata status\``,
+            );
+          }
+          context.print(
+            `${outcome.runs.length} run(s) running (${outcome.runs.join(', ') || 'none'}); ${outcome.dispatched} job(s) dispatched` +
+              (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
           );
-        }
-        context.print(
-          `${outcome.runs.length} run(s) running (${outcome.runs.join(', ') || 'none'}); ${outcome.dispatched} job(s) dispatched` +
-            (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
-        );
-        if (options.wait) {
-          await followRuns(app, context, outcome.runs, { localWorker: true, concurrency });
-        }
-      });
+          if (options.wait) {
+            await followRuns(app, context, outcome.runs, { localWorker: true, concurrency });
+          }
+        },
+        context.config,
+        { queue: true },
+      );
     });
 
   program
@@ -51,18 +55,22 @@ export function registerResumeCommands(program: Command, context: CommandContext
       const runId = parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
       if (options.wait) requireApiKey(context);
-      await context.withApp(async (app) => {
-        if (!(await runExists(app.db, runId))) {
-          throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
-        }
-        const n = await retryFailedChunks(app, runId);
-        context.print(
-          `${n} failed chunk(s) of run ${runId} re-queued` +
-            (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
-        );
-        if (options.wait && n > 0) {
-          await followRuns(app, context, [runId], { localWorker: true, concurrency });
-        }
-      });
+      await context.withApp(
+        async (app) => {
+          if (!(await runExists(app.db, runId))) {
+            throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
+          }
+          const n = await retryFailedChunks(app, runId);
+          context.print(
+            `${n} failed chunk(s) of run ${runId} re-queued` +
+              (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
+          );
+          if (options.wait && n > 0) {
+            await followRuns(app, context, [runId], { localWorker: true, concurrency });
+          }
+        },
+        context.config,
+        { queue: true },
+      );
     });
 }

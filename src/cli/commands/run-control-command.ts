@@ -15,12 +15,16 @@ export function registerRunControlCommands(program: Command, context: CommandCon
     .action(async (run: string) => {
       const runId = parseRunId(run);
       void context.config;
-      const outcome = await context.withApp(async (app) => {
-        if (!(await runExists(app.db, runId))) {
-          throw usageError(`there is no run ${runId}: see \`envdata status\``);
-        }
-        return cancelRunAndJobs(app, runId);
-      });
+      const outcome = await context.withApp(
+        async (app) => {
+          if (!(await runExists(app.db, runId))) {
+            throw usageError(`there is no run ${runId}: see \`envdata status\``);
+          }
+          return cancelRunAndJobs(app, runId);
+        },
+        context.config,
+        { queue: true },
+      );
       if (!outcome)
         throw usageError(`run ${runId} has already finished: see \`envdata status ${runId}\``);
       context.print(

@@ -54,15 +54,20 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           return;
         }
         requireApiKey(context);
-        await context.withApp(async (app) => {
-          const start = await startSync(app);
-          context.print(
-            `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
-          );
-          for (const left of start.leftToBackfill) context.print(`  ${formatLeftToBackfill(left)}`);
-          if (!options.wait) return;
-          await followRuns(app, context, [start.runId], { localWorker: true, concurrency });
-        });
+        await context.withApp(
+          async (app) => {
+            const start = await startSync(app);
+            context.print(
+              `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
+            );
+            for (const left of start.leftToBackfill)
+              context.print(`  ${formatLeftToBackfill(left)}`);
+            if (!options.wait) return;
+            await followRuns(app, context, [start.runId], { localWorker: true, concurrency });
+          },
+          config,
+          { queue: true },
+        );
       },
     );
 
@@ -72,11 +77,20 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       'Keep the nightly sync scheduled (ENVDATA_SYNC_CRON, UTC) and plan it when it fires; safe to run several',
     )
     .action(async () => {
-      void context.config;
-      await context.withApp(async (app) => {
-        const scheduler = await SyncScheduler.start(app);
-        await shutdownSignal();
-        await scheduler.close();
-      });
+      const config = context.config;
+      await context.withApp(
+        async (app) => {
+          // Listening before starting: a signal during start-up stops the scheduler gracefully.
+          const stop = shutdownSignal((s) =>
+            app.logger.info({ signal: s }, 'stopping (a second signal stops at once)'),
+          );
+          const scheduler = await SyncScheduler.start(app);
+          const signal = await stop;
+          await scheduler.close();
+          app.logger.info({ signal }, 'scheduler stopped');
+        },
+        config,
+        { queue: true },
+      );
     });
 }

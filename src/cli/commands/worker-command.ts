@@ -33,14 +33,23 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
       const config = context.config;
       const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
       requireApiKey(context);
-      await context.withApp(async (app) => {
-        const worker = IngestWorker.start(app, { concurrency });
-        app.logger.info({ concurrency, prefix: config.queuePrefix }, 'worker started');
-        const signal = await shutdownSignal((s) =>
-          app.logger.info({ signal: s }, 'stopping: finishing in-flight chunks'),
-        );
-        await worker.close();
-        app.logger.info({ signal }, 'worker stopped');
-      });
+      await context.withApp(
+        async (app) => {
+          // Listening before starting: a signal during start-up stops the worker gracefully too.
+          const stop = shutdownSignal((s) =>
+            app.logger.info(
+              { signal: s },
+              'stopping: finishing in-flight chunks (a second signal stops at once)',
+            ),
+          );
+          const worker = IngestWorker.start(app, { concurrency });
+          app.logger.info({ concurrency, prefix: config.queuePrefix }, 'worker started');
+          const signal = await stop;
+          await worker.close();
+          app.logger.info({ signal }, 'worker stopped');
+        },
+        config,
+        { queue: true },
+      );
     });
 }
