@@ -192,7 +192,7 @@ export const ENVIRONMENT_VARIABLES = [
     default: '1048576',
     description:
       'Largest answer read from the service, in bytes (1 MiB: ~29x a 48 h history body); a larger one is refused as it arrives and its chunk split into shorter windows.',
-    range: { min: 16_384, max: 1_073_741_824, unit: 'count' },
+    range: { min: 1, max: 1_073_741_824, unit: 'count' },
   },
   {
     name: 'ENVDATA_SHUTDOWN_TIMEOUT_MS',
