@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
@@ -64,6 +65,9 @@ export class IngestWorker {
   ) {
     const { config, logger } = app;
     this.outages = app.outages;
+    // Every call in flight (and every job waiting out an outage) listens on these: as many as
+    // the concurrency, which is not a leak.
+    setMaxListeners(options.concurrency + 16, this.deadline.signal, this.stopping.signal);
     const apiKey = config.service.apiKey;
     if (!apiKey) {
       throw new EnvdataError(
