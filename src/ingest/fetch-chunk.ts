@@ -1,19 +1,15 @@
-import type { Location } from '../locations/location.js';
+import type { ClaimedChunk } from '../ledger/claim-chunk.js';
 import type { PollenPayload, WeatherPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
-import type { Dataset, Window } from '../types.js';
 import type { ChunkLanding } from '../warehouse/fact-writer.js';
 import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
-export interface ChunkToFetch {
-  readonly chunkId: number;
-  readonly runId: number;
-  readonly dataset: Dataset;
-  readonly location: Location;
-  readonly window: Window;
+/** A claimed chunk, as the fetch needs it. */
+export interface ChunkToFetch
+  extends Pick<ClaimedChunk, 'chunkId' | 'runId' | 'dataset' | 'location' | 'window'> {
   /** Attempts made so far, this one included. */
   readonly attempts: number;
   /** The re-fetch policy allows another call if hours are missing from this answer. */

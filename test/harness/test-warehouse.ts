@@ -4,7 +4,10 @@ import { createRun } from '../../src/ledger/create-run.js';
 import { insertChunks } from '../../src/ledger/insert-chunks.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
-import type { Dataset } from '../../src/types.js';
+import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
+import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import type { Dataset, Window } from '../../src/types.js';
+import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
 
 export interface TestWarehouse {
@@ -13,6 +16,17 @@ export interface TestWarehouse {
   addLocation(input: Omit<NewLocation, 'registeredBy'>): Promise<Location>;
   /** Plans one chunk in the ledger (a run of its own) and returns its id. */
   planChunk(dataset: Dataset, locationId: number, from: Date, to: Date): Promise<number>;
+  /**
+   * A complete 200 landing of `body` for a newly planned chunk over `[from, to)`: what the worker
+   * would hand the `FactWriter` (no re-fetch allowed, hours expected unless `expected` says).
+   */
+  landingOf(
+    dataset: Dataset,
+    locationId: number,
+    window: Window,
+    body: string,
+    extra?: Partial<Pick<ChunkLanding, 'expected' | 'refetchAllowed'>>,
+  ): Promise<ChunkLanding>;
 }
 
 /** A test file's own migrated database with an app on it, closed after the file. */
@@ -35,6 +49,26 @@ export function useTestWarehouse(): TestWarehouse {
       return get();
     },
     addLocation: (input) => insertLocation(get().db, { ...input, registeredBy: 'coordinates' }),
+    async landingOf(dataset, locationId, window, body, extra = {}) {
+      const base = {
+        chunkId: await this.planChunk(dataset, locationId, window.from, window.to),
+        runId: null,
+        locationId,
+        window,
+        outcome: 'rows',
+        complete: true,
+        expected: undefined,
+        refetchAllowed: false,
+        calls: 1,
+        attempts: 1,
+        startedAt: new Date(),
+        httpStatus: 200,
+        ...extra,
+      } as const;
+      return dataset === 'weather'
+        ? { ...base, dataset, payload: parseWeatherBody(body) }
+        : { ...base, dataset, payload: parsePollenBody(body) };
+    },
     async planChunk(dataset, locationId, from, to) {
       const db = get().db;
       const runId = await createRun(db, 'backfill', { test: true });

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findGaps } from '../../src/ledger/find-gaps.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { FactWriter, type ChunkLanding } from '../../src/warehouse/fact-writer.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -19,30 +18,13 @@ async function land(
   options: { sentTo?: string; outcome?: 'rows' | 'no_data' } = {},
 ): Promise<void> {
   const window = { from: d(from), to: d(to) };
-  const chunkId = await wh.planChunk('weather', oslo, window.from, window.to);
-  const outcome = options.outcome ?? 'rows';
-  const landing: ChunkLanding = {
-    chunkId,
-    runId: null,
-    locationId: oslo,
-    window,
-    dataset: 'weather',
-    payload:
-      outcome === 'rows'
-        ? parseWeatherBody(
-            weatherHistoryBody(hoursBetween(window.from.toISOString(), options.sentTo ?? to)),
-          )
-        : undefined,
-    outcome,
-    complete: true,
-    expected: window,
-    refetchAllowed: false,
-    calls: 1,
-    attempts: 1,
-    startedAt: new Date(),
-    httpStatus: 200,
-  };
-  await new FactWriter(wh.app.db, { archiveRaw: false }).land([landing]);
+  const body = weatherHistoryBody(hoursBetween(window.from.toISOString(), options.sentTo ?? to));
+  const landing = await wh.landingOf('weather', oslo, window, body, { expected: window });
+  const answer: ChunkLanding =
+    options.outcome === 'no_data'
+      ? { ...landing, outcome: 'no_data', payload: undefined }
+      : landing;
+  await new FactWriter(wh.app.db, { archiveRaw: false }).land([answer]);
 }
 
 beforeAll(async () => {

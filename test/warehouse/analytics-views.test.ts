@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { FactWriter } from '../../src/warehouse/fact-writer.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -18,22 +17,7 @@ beforeAll(async () => {
   ] as const) {
     const window = { from: new Date(from), to: new Date(to) };
     await writer.land([
-      {
-        chunkId: await wh.planChunk('weather', rome, window.from, window.to),
-        locationId: rome,
-        window,
-        dataset: 'weather',
-        payload: parseWeatherBody(weatherHistoryBody(hoursBetween(from, to))),
-        outcome: 'rows',
-        complete: true,
-        runId: null,
-        expected: undefined,
-        refetchAllowed: false,
-        calls: 1,
-        attempts: 1,
-        startedAt: new Date(),
-        httpStatus: 200,
-      },
+      await wh.landingOf('weather', rome, window, weatherHistoryBody(hoursBetween(from, to))),
     ]);
   }
 });

@@ -1,7 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { FactWriter, type ChunkLanding } from '../../src/warehouse/fact-writer.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../../src/warehouse/schema.js';
@@ -81,25 +79,9 @@ interface Piece {
 async function landing(locationId: number, piece: Piece): Promise<ChunkLanding> {
   const window = { from: new Date(piece.from), to: new Date(piece.to) };
   const hours = hoursBetween(window.from.toISOString(), window.to.toISOString());
-  const chunkId = await wh.planChunk(piece.dataset, locationId, window.from, window.to);
-  const base = {
-    chunkId,
-    locationId,
-    window,
-    outcome: 'rows',
-    complete: true,
-    runId: null,
-    expected: undefined,
-    refetchAllowed: false,
-    calls: 1,
-    attempts: 1,
-    startedAt: new Date(),
-    httpStatus: 200,
-  } as const;
-  const body = piece.body?.(hours);
-  return piece.dataset === 'weather'
-    ? { ...base, dataset: 'weather', payload: parseWeatherBody(body ?? weatherBody(hours)) }
-    : { ...base, dataset: 'pollen', payload: parsePollenBody(body ?? pollenBody(hours)) };
+  const body =
+    piece.body?.(hours) ?? (piece.dataset === 'weather' ? weatherBody(hours) : pollenBody(hours));
+  return wh.landingOf(piece.dataset, locationId, window, body);
 }
 
 function pieces(dataset: Piece['dataset'], hours: number): Piece[] {
