@@ -8,8 +8,10 @@ import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
 /** A claimed chunk, as the fetch needs it. */
-export interface ChunkToFetch
-  extends Pick<ClaimedChunk, 'chunkId' | 'runId' | 'dataset' | 'location' | 'window'> {
+export interface ChunkToFetch extends Pick<
+  ClaimedChunk,
+  'chunkId' | 'runId' | 'dataset' | 'location' | 'window'
+> {
   /** Attempts made so far, this one included. */
   readonly attempts: number;
   /** The re-fetch policy allows another call if hours are missing from this answer. */
