@@ -1,4 +1,5 @@
 import { isEnvdataError } from './envdata-error.js';
+import { SQLSTATE, errorCode } from './pg-errors.js';
 
 /** Socket errors of a server that is down, restarting or unreachable (Node, pg, ioredis). */
 const SOCKET_CODES: ReadonlySet<string> = new Set([
@@ -18,7 +19,11 @@ const SOCKET_CODES: ReadonlySet<string> = new Set([
  * exception), 57P01 admin_shutdown (`pg_ctl stop`, `pg_terminate_backend`), 57P02
  * crash_shutdown, 57P03 cannot_connect_now (starting up, recovering).
  */
-const SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03']);
+const SQLSTATES: ReadonlySet<string> = new Set([
+  SQLSTATE.adminShutdown,
+  SQLSTATE.crashShutdown,
+  SQLSTATE.cannotConnectNow,
+]);
 
 /**
  * pg and ioredis raise some connection failures as plain `Error`s with no code. Their exact
@@ -66,8 +71,8 @@ export function isServiceUnavailable(error: unknown): boolean {
 }
 
 function isUnavailableItself(error: Error): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') {
+  const code = errorCode(error);
+  if (code !== undefined) {
     if (SOCKET_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
   }
   return UNAVAILABLE_NAMES.has(error.name) || CODELESS_MESSAGES.has(error.message);

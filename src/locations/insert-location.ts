@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { isUniqueViolation } from '../errors/pg-errors.js';
 import { pollenRegionOf } from '../geo/pollen-region-of.js';
 import { timezoneOf } from '../geo/timezone-of.js';
 import type { Database, LocationTable } from '../warehouse/schema.js';
@@ -90,10 +91,6 @@ function locationRowOf(input: NewLocation): Insertable<LocationTable> {
     registered_by: input.registeredBy,
     ingest_by_place: input.ingestByPlace ?? false,
   };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '23505';
 }
 
 export function toLocation(row: Selectable<LocationTable>): Location {

@@ -6,6 +6,7 @@ import type { Logger } from '../logging/create-logger.js';
 import { maskUrl } from './database-url.js';
 import { databaseUnavailable, isConnectionFailure } from './database-unavailable.js';
 import type { Database } from './schema.js';
+import { errorCode } from '../errors/pg-errors.js';
 
 // COUNT(*) and other int8 results as numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -72,9 +73,4 @@ export async function assertDatabaseAnswers(url: string): Promise<void> {
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-function errorCode(error: Error): string | undefined {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
 }

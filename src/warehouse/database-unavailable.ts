@@ -1,4 +1,5 @@
 import { EnvdataError } from '../errors/envdata-error.js';
+import { SQLSTATE, errorCode } from '../errors/pg-errors.js';
 import { maskUrl } from './database-url.js';
 
 const START_HINT =
@@ -6,26 +7,26 @@ const START_HINT =
 
 /** Whether a `pg` error means the server could not be reached or refused the login. */
 export function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
+  const code = errorCode(error);
+  if (code === undefined) return false;
   return (
     ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH'].includes(
       code,
     ) ||
-    code === '3D000' || // database does not exist
-    code === '28P01' || // password authentication failed
-    code === '28000' || // no pg_hba.conf entry / role does not exist
-    code === '57P03' // the database system is starting up
+    code === SQLSTATE.invalidCatalogName ||
+    code === SQLSTATE.invalidPassword ||
+    code === SQLSTATE.invalidAuthorization ||
+    code === SQLSTATE.cannotConnectNow
   );
 }
 
 /** The one-line operator message for a Postgres that does not answer. */
 export function databaseUnavailable(url: string, cause: unknown): EnvdataError {
-  const code = (cause as { code?: unknown } | null)?.code;
+  const code = errorCode(cause);
   const reason =
-    code === '3D000'
+    code === SQLSTATE.invalidCatalogName
       ? 'has no such database: run `envdata migrate` (it creates it)'
-      : code === '28P01' || code === '28000'
+      : code === SQLSTATE.invalidPassword || code === SQLSTATE.invalidAuthorization
         ? 'refused the login: check the user and password in DATABASE_URL'
         : `does not answer: ${START_HINT}`;
   return new EnvdataError('DATABASE_UNAVAILABLE', `DATABASE_URL ${maskUrl(url)} ${reason}`, {

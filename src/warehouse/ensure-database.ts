@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { SQLSTATE, errorCode } from '../errors/pg-errors.js';
 import { databaseNameOf, withDatabase } from './database-url.js';
 import { databaseUnavailable, isConnectionFailure } from './database-unavailable.js';
 
@@ -24,9 +25,9 @@ export async function ensureDatabase(url: string): Promise<boolean> {
       await client.query(`create database ${pg.escapeIdentifier(name)}`);
       return true;
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      // 42P04 duplicate_database, 23505 unique_violation on pg_database: another process won.
-      if (code === '42P04' || code === '23505') return false;
+      const code = errorCode(error);
+      // A concurrent `create database` of the same name: another process won.
+      if (code === SQLSTATE.duplicateDatabase || code === SQLSTATE.uniqueViolation) return false;
       throw error;
     }
   } finally {

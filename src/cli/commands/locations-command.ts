@@ -24,6 +24,7 @@ import type { CommandContext } from '../command-context.js';
 import { confirm } from '../confirm.js';
 import { usageError } from '../usage-error.js';
 import { requireApiKey } from './worker-command.js';
+import { errorCode } from '../../errors/pg-errors.js';
 
 interface AddOptions {
   place?: string;
@@ -162,7 +163,7 @@ border) it records it as given and warns.`,
       try {
         handle = await open(fileName, 'r');
       } catch (error) {
-        const code = (error as { code?: string }).code ?? coerceError(error).message;
+        const code = errorCode(error) ?? coerceError(error).message;
         throw usageError(`cannot read ${fileName} (${code}): check the path`);
       }
       try {
@@ -173,8 +174,8 @@ border) it records it as given and warns.`,
           { maxRows },
         )
           .catch((error: unknown) => {
-            const code = (error as { code?: unknown }).code;
-            if (isEnvdataError(error) || typeof code !== 'string') throw error;
+            const code = errorCode(error);
+            if (isEnvdataError(error) || code === undefined) throw error;
             throw usageError(`cannot read ${fileName} (${code}): check the path`);
           })
           .finally(() => handle.close());
