@@ -6,7 +6,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
 COPY src ./src
-COPY jobs ./jobs
 COPY migrations ./migrations
 COPY config ./config
 COPY tsconfig.json ./

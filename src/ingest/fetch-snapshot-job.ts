@@ -1,12 +1,12 @@
 import type { Job } from 'bullmq';
 import type { Kysely } from 'kysely';
-import type { SnapshotJobData } from '../src/dispatch/snapshot-job.js';
-import type { Logger } from '../src/logging/create-logger.js';
-import type { ServiceClient } from '../src/service/service-client.js';
-import { isServiceError } from '../src/service/service-error.js';
-import type { Database } from '../src/warehouse/schema.js';
-import type { SpeciesIds } from '../src/warehouse/species-ids.js';
-import { writeSnapshot, type Snapshot } from '../src/warehouse/write-snapshot.js';
+import type { SnapshotJobData } from '../dispatch/snapshot-job.js';
+import type { Logger } from '../logging/create-logger.js';
+import type { ServiceClient } from '../service/service-client.js';
+import { isServiceError } from '../service/service-error.js';
+import type { Database } from '../warehouse/schema.js';
+import type { SpeciesIds } from '../warehouse/species-ids.js';
+import { writeSnapshot, type Snapshot } from '../warehouse/write-snapshot.js';
 
 export interface FetchSnapshotDeps {
   readonly db: Kysely<Database>;
