@@ -3,10 +3,11 @@ import type { Kysely } from 'kysely';
 import type { SnapshotJobData } from '../dispatch/snapshot-job.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { ServiceClient } from '../service/service-client.js';
-import { isServiceError } from '../service/service-error.js';
 import type { Database } from '../warehouse/schema.js';
 import type { SpeciesIds } from '../warehouse/species-ids.js';
 import { writeSnapshot, type Snapshot } from '../warehouse/write-snapshot.js';
+import { outcomeOf } from './outcome-policy.js';
+import type { ThrottleBackoff } from './throttle-backoff.js';
 
 export interface FetchSnapshotDeps {
   readonly db: Kysely<Database>;
@@ -14,16 +15,27 @@ export interface FetchSnapshotDeps {
   readonly species: SpeciesIds;
   readonly logger: Logger;
   readonly speciesRisk: boolean;
+  /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
   readonly pauseAll: (ms: number) => Promise<never>;
+  /** How long a throttled answer pauses every worker: one per worker, shared by its job kinds. */
+  readonly throttle: ThrottleBackoff;
 }
 
 /**
  * The snapshot job of a sync: one latest reading or forecast for one location, stored with the
- * sync's instant. Rate limits pause every worker like for history; "no data" stores nothing;
- * other errors retry through BullMQ's attempts and backoff.
+ * sync's instant. What a code leads to is `OUTCOME_POLICY`'s, read for a snapshot:
+ *
+ * - `land-empty` (NO_DATA, NOT_COVERED): nothing is stored.
+ * - `pause-all` (RATE_LIMITED, QUOTA_EXCEEDED): every worker pauses as for history, with the
+ *   worker's one `ThrottleBackoff` (`Retry-After`, else a growing backoff with jitter); the job
+ *   goes back without using an attempt.
+ * - `release` (ABORTED): thrown for the worker to put the job back, no attempt used.
+ * - every other outcome: thrown, and BullMQ's attempts and backoff retry the snapshot (it has
+ *   no chunk to split or fail, no run of its own to stop).
  */
 export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
   const log = deps.logger.child({ component: 'snapshot' });
+  const { throttle } = deps;
   return async (job: Job<SnapshotJobData>): Promise<number> => {
     const { locationId, product, dataset } = job.data;
     const location = await deps.db
@@ -52,18 +64,24 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
         snapshot = { dataset, payload };
       }
     } catch (error) {
-      if (isServiceError(error, 'NO_DATA') || isServiceError(error, 'NOT_COVERED')) return 0;
-      if (isServiceError(error, 'RATE_LIMITED') || isServiceError(error, 'QUOTA_EXCEEDED')) {
-        return deps.pauseAll(
-          error.retryAfterMs && error.retryAfterMs > 0 ? error.retryAfterMs : 2_000,
-        );
+      const { code, outcome, retryAfterMs } = outcomeOf(error);
+      switch (outcome.kind) {
+        case 'land-empty':
+          return 0;
+        case 'pause-all': {
+          const pauseMs = throttle.pauseMs(outcome, retryAfterMs);
+          log.warn({ locationId, product, code, pauseMs }, 'throttled: pausing all workers');
+          return deps.pauseAll(pauseMs);
+        }
+        case 'release':
+          throw error;
+        default:
+          log.warn({ locationId, product, dataset, code }, 'snapshot failed');
+          throw error;
       }
-      log.warn(
-        { locationId, product, dataset, code: (error as { code?: string }).code },
-        'snapshot failed',
-      );
-      throw error;
     }
+    // A call got through: the next throttled answer starts a new burst.
+    throttle.reset();
     return writeSnapshot(
       deps.db,
       deps.species,

@@ -5,7 +5,7 @@ import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { fetchChunk } from './fetch-chunk.js';
 import { blockDataset } from '../ledger/block-dataset.js';
-import { claimChunk } from '../ledger/claim-chunk.js';
+import { claimChunk, type ClaimedChunk } from '../ledger/claim-chunk.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { recordChunkError } from '../ledger/record-chunk-error.js';
 import { releaseChunk } from '../ledger/release-chunk.js';
@@ -13,9 +13,10 @@ import { splitChunk } from '../ledger/split-chunk.js';
 import { stopRun } from '../ledger/stop-run.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { ServiceClient } from '../service/service-client.js';
-import { isServiceError } from '../service/service-error.js';
 import type { ChunkLanding, LandingResult } from '../warehouse/fact-writer.js';
 import type { Database } from '../warehouse/schema.js';
+import { OUTCOME_POLICY, outcomeOf, type Outcome, type PolicyCode } from './outcome-policy.js';
+import { jitteredBackoffMs, type ThrottleBackoff } from './throttle-backoff.js';
 import { WrongAddressGuard } from './wrong-address-guard.js';
 
 export interface IngestChunkDeps {
@@ -36,6 +37,8 @@ export interface IngestChunkDeps {
   readonly speciesRisk: boolean;
   /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
   readonly pauseAll: (ms: number) => Promise<never>;
+  /** How long a throttled answer pauses every worker: one per worker, shared by its job kinds. */
+  readonly throttle: ThrottleBackoff;
   /** Dispatches chunks created while working (the halves of a split). */
   readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
   /** Takes an error meaning Postgres or Redis is down (said once per outage): `true` if so. */
@@ -44,45 +47,58 @@ export interface IngestChunkDeps {
 
 export type IngestOutcome = 'landed' | 'skipped' | 'split' | 'failed';
 
-const MAX_BACKOFF_MS = 60_000;
+/**
+ * What the job does next with its chunk: decided from the landing, or from the code of what was
+ * thrown through `OUTCOME_POLICY`, before anything is done about it (`act` does it).
+ */
+type ChunkStep =
+  | { readonly kind: 'landed'; readonly result: LandingResult }
+  | { readonly kind: 'refetch'; readonly result: LandingResult; readonly delayMs: number }
+  /** `code` is absent when the call budget, not the service, asked for the pause. */
+  | { readonly kind: 'pause-all'; readonly code: PolicyCode | undefined; readonly ms: number }
+  | { readonly kind: 'stop-run'; readonly code: PolicyCode; readonly message: string }
+  | { readonly kind: 'block-dataset'; readonly code: PolicyCode; readonly message: string }
+  /** `unsplittable`: the failure's message when the chunk is one hour already. */
+  | { readonly kind: 'split'; readonly code: PolicyCode; readonly unsplittable: string }
+  /** With `error`: rethrown for the worker to put the job back; without, the job is skipped. */
+  | { readonly kind: 'release'; readonly error?: Error }
+  | {
+      readonly kind: 'retry' | 'fail';
+      readonly code: PolicyCode;
+      readonly message: string;
+      /** `false`: the call was counted already (a trimmed answer, counted when its rows landed). */
+      readonly madeCall: boolean;
+      readonly error: Error;
+    };
 
 /**
  * The ingest job: claim the chunk in the ledger, make its one history request, land the rows,
- * the coverage and the chunk's state in one transaction. What happens on each outcome:
+ * the coverage and the chunk's state in one transaction. What a code leads to is
+ * `OUTCOME_POLICY`'s; here is what each outcome means for a chunk:
  *
  * - an answer lacking hours (or with hours quarantined): what arrived lands; the chunk is fetched
  *   again after a growing delay, up to `refetchAttempts` times, then the hours still absent are
  *   recorded as missing upstream (or quarantined) and the chunk is done.
- * - PARTIAL (206): the trimmed rows land and the chunk is fetched again (an attempt).
- * - RATE_LIMITED / QUOTA_EXCEEDED: every worker pauses (Retry-After, else a growing backoff with
- *   jitter, never 0); the job goes back without using an attempt.
- * - UNAUTHORIZED: the run stops at once; no retry can fix a refused key.
- * - FORBIDDEN: the chunk fails and the run stops fetching that dataset.
- * - RANGE_TOO_LONG, RESPONSE_TOO_LARGE: the chunk is split into halves (down to one hour), which
- *   are dispatched.
- * - ABORTED (the worker's shutdown deadline): the chunk goes back to `queued`, nothing counted.
- * - NOT_COVERED (404) and answers that are not the service's: when they are most of what a run
- *   gets, the base address is wrong: the run stops, and nothing it was told counts as coverage.
- * - other retryable codes: exponential backoff with jitter up to `maxAttempts`, then failed.
- * - other codes: the chunk fails with code and message; the run goes on.
+ * - `land-empty` (NO_DATA, NOT_COVERED): the chunk is done with zero rows (`fetchChunk`).
+ * - `retry`: PARTIAL (206) lands the trimmed rows first; the chunk is fetched again after an
+ *   exponential backoff with jitter (the job's options) up to `maxAttempts`, then fails.
+ * - `pause-all` (RATE_LIMITED, QUOTA_EXCEEDED): every worker pauses (`ThrottleBackoff`); the job
+ *   goes back without using an attempt.
+ * - `stop-run` (UNAUTHORIZED): the run stops at once; no retry can fix a refused key.
+ * - `block-dataset` (FORBIDDEN): the chunk fails and the run stops fetching that dataset.
+ * - `split` (RANGE_TOO_LONG, RESPONSE_TOO_LARGE): the chunk is split into halves (down to one
+ *   hour), which are dispatched.
+ * - `release` (ABORTED, the worker's shutdown deadline): the chunk goes back to `queued`, nothing
+ *   counted.
+ * - `fail`: the chunk fails with code and message; the run goes on.
+ * - a wrong-address sign (NOT_COVERED, MALFORMED_RESPONSE): when such answers are most of what a
+ *   run gets, the base address is wrong: the run stops, and nothing it was told counts as
+ *   coverage.
  */
 export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const log = deps.logger.child({ component: 'ingest' });
   const guard = new WrongAddressGuard();
-  let throttled = 0;
-  let pausedUntil = 0;
-
-  // The 429s of the calls that were already in flight when the first one paused every worker
-  // belong to the same burst: they keep that pause rather than doubling it once per call.
-  const backoff = (base: number, cap: number) => {
-    const now = Date.now();
-    if (now < pausedUntil) return pausedUntil - now;
-    const ms = Math.round(
-      Math.min(cap, base * 2 ** Math.min(throttled++, 12)) * (0.5 + Math.random()),
-    );
-    pausedUntil = now + ms;
-    return ms;
-  };
+  const { throttle } = deps;
 
   const closeRun = async (runId: number): Promise<void> => {
     const status = await closeRunIfDone(deps.db, runId);
@@ -125,13 +141,14 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     const chunk = await claimChunk(deps.db, job.data.chunkId);
     if (!chunk) return 'skipped';
     const attempts = job.attemptsMade + 1;
-    const settle = () => closeRun(chunk.runId);
+    const step = await fetchAndLand(chunk, attempts);
+    return act(step, chunk, attempts, job, token);
+  };
 
+  /** Makes the chunk's call and lands its answer; what is to happen next is the step returned. */
+  const fetchAndLand = async (chunk: ClaimedChunk, attempts: number): Promise<ChunkStep> => {
     const wait = await deps.budget.take();
-    if (wait > 0) {
-      await releaseChunk(deps.db, chunk.chunkId);
-      return deps.pauseAll(wait);
-    }
+    if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
 
     let result: LandingResult;
     try {
@@ -140,135 +157,183 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
         { speciesRisk: deps.speciesRisk },
       );
-      const notCovered = landing.outcome === 'not_covered';
-      if ((await checkAddress(chunk.runId, notCovered)) && notCovered) {
-        await releaseChunk(deps.db, chunk.chunkId);
-        return 'skipped';
-      }
+      const notCovered =
+        landing.outcome === 'not_covered' && OUTCOME_POLICY.NOT_COVERED.wrongAddressSign;
+      if ((await checkAddress(chunk.runId, notCovered)) && notCovered) return { kind: 'release' };
       result = await deps.land(landing);
-      throttled = 0;
+      throttle.reset();
     } catch (thrown) {
-      return handleError(coerceError(thrown));
+      const error = coerceError(thrown);
+      const { code, outcome, retryAfterMs } = outcomeOf(error);
+      if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
+        return { kind: 'release' };
+      }
+      return stepOf(code, outcome, error, { attempts, madeCall: true, retryAfterMs });
     }
 
     if (result.state === 'refetch') {
-      const delay = Math.round(
-        deps.refetchDelayMs * 2 ** Math.min(chunk.refetches, 12) * (0.5 + Math.random()),
-      );
-      log.warn(
-        {
-          chunkId: chunk.chunkId,
-          missingHours: result.missingHours,
-          quarantinedHours: result.quarantinedHours,
-          refetch: chunk.refetches + 1,
-          delayMs: delay,
-        },
-        'answer lacked hours: fetching the chunk again',
-      );
-      await job.moveToDelayed(Date.now() + delay, token);
-      throw new DelayedError();
+      return {
+        kind: 'refetch',
+        result,
+        delayMs: jitteredBackoffMs(deps.refetchDelayMs, chunk.refetches),
+      };
     }
     if (result.state === 'partial') {
-      const message =
-        'the service trimmed the payload (206); rows kept, the chunk will be fetched again';
-      return retryOrFail('PARTIAL', message, true, false);
-    }
-    if (result.missingHours > 0 || result.quarantinedHours > 0 || result.conflictHours > 0) {
-      log.warn(
-        {
-          chunkId: chunk.chunkId,
-          missingHours: result.missingHours,
-          quarantinedHours: result.quarantinedHours,
-          conflictHours: result.conflictHours,
-        },
-        'chunk done with hours missing upstream or quarantined',
+      const trimmed = new Error(
+        'the service trimmed the payload (206); rows kept, the chunk will be fetched again',
       );
+      return stepOf('PARTIAL', OUTCOME_POLICY.PARTIAL, trimmed, {
+        attempts,
+        madeCall: false,
+        retryAfterMs: undefined,
+      });
     }
-    settleSoon(chunk.runId);
-    return 'landed';
+    return { kind: 'landed', result };
+  };
 
-    async function retryOrFail(
-      code: string,
-      message: string,
-      retryable: boolean,
-      madeCall: boolean,
-      error?: Error,
-    ): Promise<IngestOutcome> {
-      if (retryable && attempts < deps.maxAttempts) {
-        await recordChunkError(deps.db, chunk!.chunkId, 'retry', {
-          attempts,
+  /** The table's outcome for this chunk (the ingest job's reading of `OUTCOME_POLICY`). */
+  const stepOf = (
+    code: PolicyCode,
+    outcome: Outcome,
+    error: Error,
+    call: { attempts: number; madeCall: boolean; retryAfterMs: number | undefined },
+  ): ChunkStep => {
+    const { message } = error;
+    const { attempts, madeCall } = call;
+    switch (outcome.kind) {
+      case 'pause-all':
+        return { kind: 'pause-all', code, ms: throttle.pauseMs(outcome, call.retryAfterMs) };
+      case 'stop-run':
+        // The client's message says what was refused; what it means here is this job's to say.
+        return {
+          kind: 'stop-run',
+          code,
+          message: `${message}; the run stops until the key is fixed`,
+        };
+      case 'block-dataset':
+        return { kind: 'block-dataset', code, message };
+      case 'split':
+        return {
+          kind: 'split',
+          code,
+          unsplittable:
+            code === 'RESPONSE_TOO_LARGE'
+              ? `${message} (one hour is the shortest window: only a higher limit helps)`
+              : message,
+        };
+      case 'release':
+        return { kind: 'release', error };
+      case 'retry':
+        return {
+          kind: attempts < deps.maxAttempts ? 'retry' : 'fail',
           code,
           message,
           madeCall,
-        });
-        log.warn({ chunkId: chunk!.chunkId, code, attempts }, 'will retry');
-        throw error ?? new Error(message);
-      }
-      await recordChunkError(deps.db, chunk!.chunkId, 'fail', {
-        attempts,
-        code,
-        message,
-        madeCall,
-      });
-      await settle();
-      log.warn({ chunkId: chunk!.chunkId, code, attempts }, 'chunk failed');
-      return 'failed';
+          error,
+        };
+      // `fetchChunk` turns "no data" and "not covered" into landings: thrown, the chunk fails.
+      case 'land-empty':
+      case 'fail':
+        return { kind: 'fail', code, message, madeCall, error };
     }
+  };
 
-    async function handleError(error: Error): Promise<IngestOutcome> {
-      const code = isServiceError(error) ? error.code : 'INTERNAL';
-      if (isServiceError(error, 'RATE_LIMITED') || isServiceError(error, 'QUOTA_EXCEEDED')) {
-        await releaseChunk(deps.db, chunk!.chunkId);
-        const quota = error.code === 'QUOTA_EXCEEDED';
-        const ms =
-          error.retryAfterMs && error.retryAfterMs > 0
-            ? error.retryAfterMs
-            : backoff(quota ? 60_000 : 1_000, quota ? 3_600_000 : MAX_BACKOFF_MS);
-        log.warn({ chunkId: chunk!.chunkId, code, pauseMs: ms }, 'throttled: pausing all workers');
-        return deps.pauseAll(ms);
+  /** Does what the step says: the one place the ledger and BullMQ hear of an outcome. */
+  const act = async (
+    step: ChunkStep,
+    chunk: ClaimedChunk,
+    attempts: number,
+    job: Job<IngestJobData>,
+    token: string | undefined,
+  ): Promise<IngestOutcome> => {
+    const { chunkId, runId } = chunk;
+    switch (step.kind) {
+      case 'landed': {
+        const { result } = step;
+        if (result.missingHours > 0 || result.quarantinedHours > 0 || result.conflictHours > 0) {
+          log.warn(
+            {
+              chunkId,
+              missingHours: result.missingHours,
+              quarantinedHours: result.quarantinedHours,
+              conflictHours: result.conflictHours,
+            },
+            'chunk done with hours missing upstream or quarantined',
+          );
+        }
+        settleSoon(runId);
+        return 'landed';
       }
-      if (isServiceError(error, 'UNAUTHORIZED')) {
-        // The client's message says what was refused; what it means here is this job's to say.
-        const message = `${error.message}; the run stops until the key is fixed`;
-        await releaseChunk(deps.db, chunk!.chunkId);
-        await stopRun(deps.db, chunk!.runId, code, message);
-        log.error({ runId: chunk!.runId }, message);
-        throw new UnrecoverableError(message);
-      }
-      if (isServiceError(error, 'FORBIDDEN')) {
-        await recordChunkError(deps.db, chunk!.chunkId, 'fail', {
+      case 'refetch':
+        log.warn(
+          {
+            chunkId,
+            missingHours: step.result.missingHours,
+            quarantinedHours: step.result.quarantinedHours,
+            refetch: chunk.refetches + 1,
+            delayMs: step.delayMs,
+          },
+          'answer lacked hours: fetching the chunk again',
+        );
+        await job.moveToDelayed(Date.now() + step.delayMs, token);
+        throw new DelayedError();
+      case 'pause-all':
+        await releaseChunk(deps.db, chunkId);
+        if (step.code) {
+          log.warn(
+            { chunkId, code: step.code, pauseMs: step.ms },
+            'throttled: pausing all workers',
+          );
+        }
+        return deps.pauseAll(step.ms);
+      case 'release':
+        await releaseChunk(deps.db, chunkId);
+        // ABORTED: the worker is shutting down; the job goes back for another worker.
+        if (step.error) throw step.error;
+        return 'skipped';
+      case 'stop-run':
+        await releaseChunk(deps.db, chunkId);
+        await stopRun(deps.db, runId, step.code, step.message);
+        log.error({ runId }, step.message);
+        throw new UnrecoverableError(step.message);
+      case 'block-dataset':
+        await recordChunkError(deps.db, chunkId, 'fail', {
           attempts,
-          code,
-          message: error.message,
+          code: step.code,
+          message: step.message,
         });
-        await blockDataset(deps.db, chunk!.runId, chunk!.dataset, error.message);
-        await settle();
-        throw new UnrecoverableError(error.message);
-      }
-      if (isServiceError(error, 'RANGE_TOO_LONG') || isServiceError(error, 'RESPONSE_TOO_LARGE')) {
-        // A shorter window means a smaller answer too: split like a range the service refuses.
-        const halves = await splitChunk(deps.db, chunk!, attempts, error.code);
+        await blockDataset(deps.db, runId, chunk.dataset, step.message);
+        await closeRun(runId);
+        throw new UnrecoverableError(step.message);
+      case 'split': {
+        const halves = await splitChunk(deps.db, chunk, attempts, step.code);
         if (halves.length > 0) {
           await deps.dispatch(halves);
           return 'split';
         }
-        const last =
-          error.code === 'RESPONSE_TOO_LARGE'
-            ? `${error.message} (one hour is the shortest window: only a higher limit helps)`
-            : error.message;
-        return retryOrFail(code, last, false, true);
+        const message = step.unsplittable;
+        return act(
+          { kind: 'fail', code: step.code, message, madeCall: true, error: new Error(message) },
+          chunk,
+          attempts,
+          job,
+          token,
+        );
       }
-      if (isServiceError(error, 'ABORTED')) {
-        // The worker is shutting down: the chunk goes back, untouched, for another worker.
-        await releaseChunk(deps.db, chunk!.chunkId);
-        throw error;
+      case 'retry': {
+        const { code, message, madeCall } = step;
+        await recordChunkError(deps.db, chunkId, 'retry', { attempts, code, message, madeCall });
+        log.warn({ chunkId, code, attempts }, 'will retry');
+        // BullMQ runs the job again after the backoff of its options.
+        throw step.error;
       }
-      if (isServiceError(error, 'MALFORMED_RESPONSE') && (await checkAddress(chunk!.runId, true))) {
-        await releaseChunk(deps.db, chunk!.chunkId);
-        return 'skipped';
+      case 'fail': {
+        const { code, message, madeCall } = step;
+        await recordChunkError(deps.db, chunkId, 'fail', { attempts, code, message, madeCall });
+        await closeRun(runId);
+        log.warn({ chunkId, code, attempts }, 'chunk failed');
+        return 'failed';
       }
-      const retryable = !isServiceError(error) || error.retryable;
-      return retryOrFail(code, error.message, retryable, true, error);
     }
   };
 

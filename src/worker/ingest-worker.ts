@@ -15,6 +15,7 @@ import { isServiceError } from '../service/service-error.js';
 import { FactWriter } from '../warehouse/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest-chunk-job.js';
+import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
 import { LandingBatcher } from './landing-batcher.js';
@@ -89,6 +90,8 @@ export class IngestWorker {
       maxBatch: Math.max(1, Math.min(32, options.concurrency)),
       maxWaitMs: 15,
     });
+    // Both job kinds pause every worker on a throttled answer: one burst, one growing pause.
+    const throttle = new ThrottleBackoff();
     this.processor = createIngestChunkProcessor({
       db: app.db,
       client: this.client,
@@ -101,6 +104,7 @@ export class IngestWorker {
       baseUrl: config.service.baseUrl,
       speciesRisk: config.ingest.speciesRisk,
       pauseAll: (ms) => pauseAll(ms),
+      throttle,
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
       outages: this.outages,
     });
@@ -115,6 +119,7 @@ export class IngestWorker {
       logger,
       speciesRisk: config.ingest.speciesRisk,
       pauseAll,
+      throttle,
     });
     this.worker = app.queues.worker<JobData, IngestOutcome | number>(
       QUEUE_NAMES.ingest,

@@ -1,0 +1,57 @@
+/** The doubling is capped at 2^12 times the base, so a long outage cannot overflow it. */
+const MAX_DOUBLINGS = 12;
+
+/**
+ * `baseMs` doubled `times` times (at most 12), capped at `capMs`, then jittered to between half
+ * and one and a half of that, so workers that waited together do not all call again together.
+ */
+export function jitteredBackoffMs(
+  baseMs: number,
+  times: number,
+  capMs = Number.POSITIVE_INFINITY,
+  random: () => number = Math.random,
+): number {
+  return Math.round(
+    Math.min(capMs, baseMs * 2 ** Math.min(times, MAX_DOUBLINGS)) * (0.5 + random()),
+  );
+}
+
+/**
+ * How long every worker pauses when the service throttles (`pause-all` in `OUTCOME_POLICY`):
+ * what `Retry-After` asked for when it was sent and above 0, else a backoff with jitter that
+ * grows with each throttled answer, never 0. One per worker process, shared by every job kind.
+ *
+ * The throttled answers of the calls that were already in flight when the first one paused every
+ * worker belong to the same burst: they keep that pause rather than doubling it once per call.
+ *
+ * @example
+ * ```ts
+ * const throttle = new ThrottleBackoff();
+ * throttle.pauseMs(OUTCOME_POLICY.RATE_LIMITED, error.retryAfterMs); // ~1 s, then ~2 s, ~4 s…
+ * throttle.reset(); // a call got through
+ * ```
+ */
+export class ThrottleBackoff {
+  private throttled = 0;
+  private pausedUntil = 0;
+
+  constructor(private readonly random: () => number = Math.random) {}
+
+  /** The pause for one throttled answer, under the outcome's `baseMs` and `capMs`. */
+  pauseMs(
+    policy: { readonly baseMs: number; readonly capMs: number },
+    retryAfterMs: number | undefined,
+    now = Date.now(),
+  ): number {
+    if (retryAfterMs !== undefined && retryAfterMs > 0) return retryAfterMs;
+    if (now < this.pausedUntil) return this.pausedUntil - now;
+    const ms = jitteredBackoffMs(policy.baseMs, this.throttled++, policy.capMs, this.random);
+    this.pausedUntil = now + ms;
+    return ms;
+  }
+
+  /** A call got through: the next throttled answer starts again from the base. */
+  reset(): void {
+    this.throttled = 0;
+  }
+}
