@@ -10,8 +10,7 @@ export function createFeeder(app: App): QueueFeeder {
     app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest),
     {
       maxQueued: app.config.worker.maxQueuedJobs,
-      attempts: app.config.worker.maxAttempts,
-      retryBaseMs: app.config.worker.retryBaseMs,
+      retry: app.config.worker,
       recheckMs: app.config.ingest.recheckMs,
       chunkRetentionMs: app.config.worker.chunkRetentionMs,
     },

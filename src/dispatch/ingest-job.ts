@@ -4,8 +4,3 @@ export interface IngestJobData {
 }
 
 export const INGEST_JOB_NAME = 'ingest-chunk';
-
-/** One job id per chunk, so dispatching a chunk twice is a no-op in BullMQ. */
-export function ingestJobId(chunkId: number): string {
-  return `chunk-${chunkId}`;
-}

@@ -1,4 +1,4 @@
-import type { JobsOptions, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logging/create-logger.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
@@ -11,16 +11,14 @@ import {
 } from '../ledger/materialize-chunks.js';
 import { runningRunIds } from '../ledger/reopen-runs.js';
 import type { Database } from '../warehouse/schema.js';
-import { INGEST_JOB_NAME, ingestJobId, type IngestJobData } from './ingest-job.js';
-
-/** BullMQ priority of backfill jobs: behind the sync's unprioritized ones. */
-const BACKFILL_JOB_PRIORITY = 100;
+import type { IngestJobData } from './ingest-job.js';
+import { chunkJob, type JobRetry } from './job-options.js';
 
 export interface QueueFeederOptions {
   /** At most this many jobs wait in Redis, whatever the size of the plan. */
   readonly maxQueued: number;
-  readonly attempts: number;
-  readonly retryBaseMs: number;
+  /** How the jobs added are retried. */
+  readonly retry: JobRetry;
   /** Holes asked about less than this long ago are not fetched again (ENVDATA_MISSING_RECHECK). */
   readonly recheckMs: number;
   /** Finished chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
@@ -119,30 +117,17 @@ export class QueueFeeder {
 
   /**
    * Adds one job per chunk (a no-op for a chunk whose job is already in Redis). Urgent chunks
-   * (a sync) get no priority, which BullMQ serves before every prioritized (backfill) job.
+   * (a sync) go before every backfill job.
    */
   async add(chunks: readonly (number | DispatchChunk)[]): Promise<number> {
     if (chunks.length === 0) return 0;
-    const opts: JobsOptions = {
-      attempts: this.options.attempts,
-      backoff: { type: 'exponential', delay: this.options.retryBaseMs, jitter: 0.5 },
-      removeOnComplete: true,
-      removeOnFail: true,
-    };
     await this.queue.addBulk(
-      chunks.map((chunk) => {
-        const { chunkId, urgent } =
-          typeof chunk === 'number' ? { chunkId: chunk, urgent: false } : chunk;
-        return {
-          name: INGEST_JOB_NAME,
-          data: { chunkId },
-          opts: {
-            ...opts,
-            jobId: ingestJobId(chunkId),
-            ...(urgent ? {} : { priority: BACKFILL_JOB_PRIORITY }),
-          },
-        };
-      }),
+      chunks.map((chunk) =>
+        chunkJob(
+          typeof chunk === 'number' ? { chunkId: chunk, urgent: false } : chunk,
+          this.options.retry,
+        ),
+      ),
     );
     return chunks.length;
   }

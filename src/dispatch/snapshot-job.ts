@@ -23,7 +23,3 @@ export const SNAPSHOT_PRODUCTS: readonly {
   { product: 'forecast_120h', dataset: 'pollen' },
   { product: 'forecast_72h', dataset: 'weather' },
 ];
-
-export function snapshotJobId(data: SnapshotJobData): string {
-  return `snapshot-${data.runId}-${data.locationId}-${data.dataset}-${data.product}`;
-}

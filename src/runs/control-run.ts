@@ -1,5 +1,6 @@
 import type { App } from '../app.js';
-import { ingestJobId, type IngestJobData } from '../dispatch/ingest-job.js';
+import type { IngestJobData } from '../dispatch/ingest-job.js';
+import { ingestJobId } from '../dispatch/job-options.js';
 import { cancelRun, type CancelledRun } from '../ledger/cancel-run.js';
 import { pauseRun } from '../ledger/pause-run.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';

@@ -1,11 +1,7 @@
 import type { App } from '../app.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
-import {
-  SNAPSHOT_JOB_NAME,
-  SNAPSHOT_PRODUCTS,
-  snapshotJobId,
-  type SnapshotJobData,
-} from '../dispatch/snapshot-job.js';
+import { snapshotJob } from '../dispatch/job-options.js';
+import { SNAPSHOT_PRODUCTS, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { resolveLocations } from '../locations/resolve-locations.js';
 import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
@@ -80,26 +76,12 @@ export async function startSync(app: App, now: Date = new Date()): Promise<SyncS
   const { runId, gaps, leftToBackfill } = await planSync(app.db, syncRequest(app, locations, now));
   const fetchedAt = now.toISOString();
   const jobs = locations.flatMap((l) =>
-    SNAPSHOT_PRODUCTS.map(({ product, dataset }) => {
-      const data: SnapshotJobData = {
-        runId,
-        locationId: l.locationId,
-        product,
-        dataset,
-        fetchedAt,
-      };
-      return {
-        name: SNAPSHOT_JOB_NAME,
-        data,
-        opts: {
-          jobId: snapshotJobId(data),
-          attempts: app.config.worker.maxAttempts,
-          backoff: { type: 'exponential', delay: app.config.worker.retryBaseMs, jitter: 0.5 },
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      };
-    }),
+    SNAPSHOT_PRODUCTS.map(({ product, dataset }) =>
+      snapshotJob(
+        { runId, locationId: l.locationId, product, dataset, fetchedAt },
+        app.config.worker,
+      ),
+    ),
   );
   const queue = app.queues.queue<SnapshotJobData>(QUEUE_NAMES.ingest);
   for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));

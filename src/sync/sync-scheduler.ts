@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq';
 import type { App } from '../app.js';
+import { syncFiringOptions } from '../dispatch/job-options.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
@@ -40,7 +41,7 @@ export class SyncScheduler {
         {
           name: NIGHTLY_SYNC_SCHEDULER_ID,
           data: {},
-          opts: { removeOnComplete: true, removeOnFail: 50 },
+          opts: syncFiringOptions(),
         },
       );
     await schedule();

@@ -1,0 +1,93 @@
+import { Worker, type Job } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { queueLimiter } from '../../src/dispatch/call-budget.js';
+import { snapshotJob } from '../../src/dispatch/job-options.js';
+import type { SnapshotJobData } from '../../src/dispatch/snapshot-job.js';
+import { createFetchSnapshotProcessor } from '../../src/ingest/fetch-snapshot-job.js';
+import { ThrottleBackoff } from '../../src/ingest/throttle-backoff.js';
+import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
+import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
+import { SpeciesIds } from '../../src/warehouse/species-ids.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+
+const fx = useBackfillFixture();
+let client: ServiceClient | undefined;
+let worker: Worker<SnapshotJobData, number> | undefined;
+
+afterEach(async () => {
+  await worker?.close();
+  await client?.close();
+  fx.simulator.setOptions({ dailyQuota: null });
+});
+
+/**
+ * Runs the snapshot processor in a BullMQ worker on the fixture's queue, pausing every worker
+ * the way `IngestWorker` does; `onPause` sees each pause before it is taken.
+ */
+function startSnapshotWorker(throttle: ThrottleBackoff, onPause: (ms: number) => void) {
+  client = createServiceClient({ ...fx.app.config.service, apiKey: DEMO_API_KEY });
+  const processor = createFetchSnapshotProcessor({
+    db: fx.app.db,
+    client,
+    species: new SpeciesIds(),
+    logger: fx.app.logger,
+    speciesRisk: false,
+    throttle,
+    pauseAll: async (ms) => {
+      onPause(ms);
+      await worker!.rateLimit(ms);
+      throw Worker.RateLimitError();
+    },
+  });
+  worker = fx.app.queues.worker<SnapshotJobData, number>(QUEUE_NAMES.ingest, processor, {
+    limiter: queueLimiter(undefined),
+  });
+  return new Promise<{ job: Job<SnapshotJobData, number>; rows: number }>((resolve, reject) => {
+    worker!.on('completed', (job, rows) => resolve({ job, rows }));
+    worker!.on('failed', (_job, error) => reject(error));
+  });
+}
+
+describe('the snapshot job, throttled without Retry-After', () => {
+  it('pauses every worker with the shared backoff (doubling per burst), no attempt used, then stores the reading', async () => {
+    // Every call is refused 429 without Retry-After until the second pause lifts the quota.
+    fx.simulator.setOptions({ dailyQuota: { max: 0, status: 429, retryAfter: 'never' } });
+    fx.simulator.resetLimits();
+    fx.simulator.resetStats();
+    const pauses: number[] = [];
+    const done = startSnapshotWorker(new ThrottleBackoff(() => 0.5), (ms) => {
+      pauses.push(ms);
+      if (pauses.length === 2) fx.simulator.setOptions({ dailyQuota: null });
+    });
+    const berlin = fx.locations[0]!;
+    const fetchedAt = new Date('2024-06-30T12:00:00Z');
+    const job = snapshotJob(
+      {
+        runId: 1,
+        locationId: berlin.locationId,
+        product: 'latest',
+        dataset: 'weather',
+        fetchedAt: fetchedAt.toISOString(),
+      },
+      fx.app.config.worker,
+    );
+    await fx.app.queues
+      .queue<SnapshotJobData>(QUEUE_NAMES.ingest)
+      .add(job.name, job.data, job.opts);
+
+    const { job: finished, rows } = await done;
+    // RATE_LIMITED's base, then doubled: the history job's policy (a flat 2 s before).
+    expect(pauses).toEqual([1_000, 2_000]);
+    // BullMQ counts the attempt that completed; the two pauses used none.
+    expect(finished.attemptsMade).toBe(1);
+    expect(rows).toBe(1);
+    expect(fx.simulator.stats().byStatus).toEqual({ '200': 1, '429': 2 });
+    const stored = await fx.app.db
+      .selectFrom('weather_snapshot')
+      .select(['product', 'fetched_at'])
+      .where('location_id', '=', berlin.locationId)
+      .execute();
+    expect(stored).toEqual([{ product: 'latest', fetched_at: fetchedAt }]);
+  });
+});
