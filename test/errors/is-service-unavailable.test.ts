@@ -4,6 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { EnvdataError } from '../../src/errors/envdata-error.js';
 import { isServiceUnavailable } from '../../src/errors/is-service-unavailable.js';
+import { SQLSTATE, hasSqlState } from '../../src/errors/pg-errors.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 import { redisUnavailable } from '../../src/queue/redis-unavailable.js';
 import { ServiceError } from '../../src/service/service-error.js';
@@ -54,7 +55,7 @@ describe('isServiceUnavailable: errors that mean Postgres or Redis is not there'
       );
       await pollTerminated(killer, rows[0]!.pid);
       const cut = await during;
-      expect((cut as { code?: string }).code).toBe('57P01');
+      expect(hasSqlState(cut, SQLSTATE.adminShutdown)).toBe(true);
       expect(isServiceUnavailable(cut)).toBe(true);
       expect(isServiceUnavailable(await failure(() => victim.query('select 1')))).toBe(true);
     } finally {
