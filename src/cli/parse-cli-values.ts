@@ -1,4 +1,4 @@
-import { DATASETS, type Dataset } from '../types.js';
+import { DATASETS, type Dataset } from '../datasets/registry.js';
 import { usageError } from './usage-error.js';
 
 /** Largest value of a Postgres `integer`: run and location ids never exceed it. */

@@ -304,22 +304,23 @@ describe('faults map to codes', () => {
     expect(String(error.details.body)).toMatch(/^\{message"/);
   });
 
-  it('a truncated 206 is PARTIAL carrying the complete records received', async () => {
+  it('a truncated 206 on history is an incomplete answer holding the complete records received', async () => {
     sim.addFaultScripts([{ endpoint: ID, kind: 'truncated', count: 1 }]);
-    const error = await failure(history());
-    expect(error).toMatchObject({ code: 'PARTIAL', retryable: true, httpStatus: 206 });
-    const partial = error.partial as ParsedPayload<{ at: Date }>;
+    const partial = await history();
+    expect(partial.complete).toBe(false);
     expect(partial.records.length).toBeGreaterThan(10);
     expect(partial.records.length).toBeLessThan(48);
     expect(partial.rejected).toEqual([]);
     hourly(partial, '2025-04-28T00:00:00Z', HOUR);
+    const whole = await history();
+    expect(whole.complete).toBe(true);
+    expect(whole.records).toHaveLength(48);
   });
 
-  it('a truncated 206 on weather latest (one object) is PARTIAL with zero records', async () => {
+  it('a truncated 206 on weather latest (not a history endpoint) is PARTIAL, retryable', async () => {
     sim.addFaultScripts([{ endpoint: 'weather-latest', kind: 'truncated', count: 1 }]);
     const error = await failure(api.weatherLatest(BARCELONA));
-    expect(error.code).toBe('PARTIAL');
-    expect(error.partial?.records).toEqual([]);
+    expect(error).toMatchObject({ code: 'PARTIAL', retryable: true, httpStatus: 206 });
   });
 
   it('latency below the timeout still answers', async () => {
