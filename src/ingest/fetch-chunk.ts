@@ -1,5 +1,6 @@
 import { datasetDefinition } from '../datasets/registry.js';
 import type { ClaimedChunk } from '../ledger/claim-chunk.js';
+import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { NO_FACTS } from '../warehouse/fact-table.js';
@@ -45,7 +46,7 @@ export async function fetchChunk(
     attempts: chunk.attempts,
     startedAt,
   };
-  let payload;
+  let payload: HistoryPayload<ParsedPayload<unknown>>;
   try {
     payload = await definition.fetchHistory(client, {
       location: chunk.location,

@@ -1,12 +1,12 @@
+import type { Kysely } from 'kysely';
 import type { PollenSpeciesRow, PollenTypeRow } from '../../normalize/fact-rows.js';
 import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
+import type { Database } from '../../warehouse/schema.js';
 import {
   upsertPollenHourly,
   upsertPollenSpeciesHourly,
 } from '../../warehouse/upsert-pollen-hourly.js';
 import type { SnapshotTable } from '../../warehouse/write-snapshot.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../warehouse/schema.js';
 
 /** Species rows carry a smallint id: new species get theirs before the transaction. */
 const resolveSpecies = (
