@@ -150,11 +150,9 @@ export class FactWriter {
       await this.partitions.ensure(this.db, table.name, years.values());
     }
     for (const [table, groups] of batch) {
-      await table.prepare?.(
-        this.db,
-        groups.flatMap((g) => g.rows),
-        this.context,
-      );
+      if (!table.prepare) continue;
+      const rows = groups.flatMap((g) => g.rows);
+      await table.prepare(this.db, rows, this.context);
     }
   }
 }
