@@ -2,7 +2,8 @@
  * The vocabulary of envdata. Every module uses these words the same way (docs/architecture.md).
  *
  * - **location**: a point we ingest for: name, coordinates, country, IANA time zone, pollen region.
- * - **dataset**: what is ingested for a location: `pollen` or `weather` history.
+ * - **dataset**: what is ingested for a location: `pollen` or `weather` history (one definition
+ *   each in `src/datasets/`).
  * - **window**: a half-open UTC interval `[from, to)` aligned to whole hours.
  * - **chunk**: one dataset × location × window: one history request to the service.
  * - **run**: one backfill or sync: the set of chunks it planned.
@@ -12,8 +13,12 @@
  * - **snapshot**: a forecast or latest reading as fetched at one moment, kept beside observations.
  */
 
-export const DATASETS = ['pollen', 'weather'] as const;
-export type Dataset = (typeof DATASETS)[number];
+/**
+ * A dataset's name, from the registry of dataset definitions (`src/datasets/registry.ts`, which
+ * also exports `DATASETS`, the names at run time). Re-exported here as a type only: this module
+ * stays free of run-time imports, so every module can import it without a cycle.
+ */
+export type { Dataset } from './datasets/registry.js';
 
 export const RISK_LEVELS = ['Low', 'Moderate', 'High', 'Very High'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];

@@ -1,4 +1,4 @@
-import { DATASETS, type Dataset } from '../types.js';
+import { DATASETS, type Dataset } from '../datasets/registry.js';
 import { usageError } from './usage-error.js';
 
 /** Largest value of a Postgres `integer`: run and location ids never exceed it. */
@@ -31,11 +31,11 @@ export function parseRunId(value: string): number {
   return parseWholeNumber('RUN', value, { min: 1, max: MAX_DATABASE_ID }, 'a run id such as 12');
 }
 
-/** `pollen`, `weather` or `all` → datasets. */
+/** A dataset's name (`pollen`, `weather`) or `all` → datasets. */
 export function parseDatasetOption(value: string): Dataset[] {
   if (value === 'all') return [...DATASETS];
   if ((DATASETS as readonly string[]).includes(value)) return [value as Dataset];
-  throw usageError(`--dataset must be pollen, weather or all (got "${value}")`);
+  throw usageError(`--dataset must be ${DATASETS.join(', ')} or all (got "${value}")`);
 }
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2}))?$/;

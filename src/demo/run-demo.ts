@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { App } from '../app.js';
+import { DATASETS, type Dataset } from '../datasets/registry.js';
 import { insertLocation, toLocation } from '../locations/insert-location.js';
 import type { Location } from '../locations/location.js';
 import type { RunProgress } from '../ledger/run-progress.js';
@@ -17,8 +18,8 @@ export const DEMO_LOCATIONS = [
 ] as const;
 
 export interface DemoOptions {
-  readonly pollenDays: number;
-  readonly weatherDays: number;
+  /** Days of history to backfill per dataset, up to the last complete hour. */
+  readonly days: Readonly<Record<Dataset, number>>;
   readonly print: (line: string) => void;
   /** Follows a run until it is finished (a progress bar, log lines, or just waiting). */
   readonly watch: (runId: number) => Promise<RunProgress>;
@@ -67,10 +68,8 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
   // ledger, bounded queue, worker under the shared limit, idempotent landing.
   const worker = IngestWorker.start(app, { concurrency: app.config.worker.concurrency });
   try {
-    for (const [dataset, days] of [
-      ['pollen', options.pollenDays],
-      ['weather', options.weatherDays],
-    ] as const) {
+    for (const dataset of DATASETS) {
+      const days = options.days[dataset];
       const start = await startBackfill(app, {
         datasets: [dataset],
         locations,

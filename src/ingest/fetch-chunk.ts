@@ -1,9 +1,10 @@
+import { datasetDefinition } from '../datasets/registry.js';
 import type { ClaimedChunk } from '../ledger/claim-chunk.js';
-import type { PollenPayload, WeatherPayload } from '../service/models.js';
+import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
+import { NO_FACTS } from '../warehouse/fact-table.js';
 import type { ChunkLanding } from '../warehouse/fact-writer.js';
-import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
@@ -19,27 +20,25 @@ export interface ChunkToFetch extends Pick<
 }
 
 /**
- * Makes the one history request of a chunk (pollen by place for a location that asked for it)
- * and turns the answer into a landing. "No data"
- * and "not covered" become done chunks with zero rows; a trimmed (206) answer becomes an
- * incomplete landing that keeps its rows. Every other error is thrown for the caller's retry
- * policy to decide on (by `code` and `retryable`).
+ * Makes the one history request of a chunk, as its dataset's definition says (pollen by place
+ * for a location that asked for it), and turns the answer into a landing: normalized here, so
+ * the warehouse receives fact rows only. "No data" and "not covered" become done chunks with
+ * zero rows; a trimmed (206) answer becomes an incomplete landing that keeps its rows. Every
+ * other error is thrown for the caller's retry policy to decide on (by `code` and `retryable`).
  */
 export async function fetchChunk(
   client: ServiceClient,
   chunk: ChunkToFetch,
   options: { readonly speciesRisk?: boolean } = {},
 ): Promise<ChunkLanding> {
+  const definition = datasetDefinition(chunk.dataset);
   const startedAt = new Date();
   const base = {
     chunkId: chunk.chunkId,
     runId: chunk.runId,
+    dataset: chunk.dataset,
     // The hours the answer should hold: within the dataset's history, before the current hour.
-    expected: clipWindow(
-      chunk.window,
-      HISTORY_STARTS[chunk.dataset],
-      lastCompleteHourEnd(startedAt),
-    ),
+    expected: clipWindow(chunk.window, definition.historyStart, lastCompleteHourEnd(startedAt)),
     refetchAllowed: chunk.refetchAllowed,
     locationId: chunk.location.locationId,
     window: chunk.window,
@@ -47,59 +46,32 @@ export async function fetchChunk(
     attempts: chunk.attempts,
     startedAt,
   };
-  const query = {
-    lat: chunk.location.lat,
-    lng: chunk.location.lng,
-    from: chunk.window.from,
-    to: chunk.window.to,
-  };
+  let payload: HistoryPayload<ParsedPayload<unknown>>;
   try {
-    if (chunk.dataset === 'pollen') {
-      const risk = options.speciesRisk ? { speciesRisk: true } : {};
-      const { place, ingestByPlace } = chunk.location;
-      // A location registered by place may be ingested by place (an option); coordinates
-      // remain the default. Weather has coordinate endpoints only.
-      const payload: PollenPayload =
-        ingestByPlace && place
-          ? await client.pollenHistoryByPlace({
-              place,
-              from: chunk.window.from,
-              to: chunk.window.to,
-              ...risk,
-            })
-          : await client.pollenHistoryByLatLng({ ...query, ...risk });
-      return {
-        ...base,
-        dataset: 'pollen',
-        payload,
-        outcome: 'rows',
-        complete: true,
-        httpStatus: 200,
-      };
-    }
-    const payload: WeatherPayload = await client.weatherHistory(query);
-    return {
-      ...base,
-      dataset: 'weather',
-      payload,
-      outcome: 'rows',
-      complete: true,
-      httpStatus: 200,
-    };
+    payload = await definition.fetchHistory(client, {
+      location: chunk.location,
+      window: chunk.window,
+      options: { speciesRisk: options.speciesRisk ?? false },
+    });
   } catch (error) {
     if (isServiceError(error, 'NO_DATA') || isServiceError(error, 'NOT_COVERED')) {
-      const outcome = error.code === 'NO_DATA' ? 'no_data' : 'not_covered';
-      const httpStatus = error.httpStatus ?? 200;
-      return chunk.dataset === 'pollen'
-        ? { ...base, dataset: 'pollen', payload: undefined, outcome, complete: true, httpStatus }
-        : { ...base, dataset: 'weather', payload: undefined, outcome, complete: true, httpStatus };
-    }
-    if (isServiceError(error, 'PARTIAL') && error.partial) {
-      const partial = { ...base, outcome: 'rows' as const, complete: false, httpStatus: 206 };
-      return chunk.dataset === 'pollen'
-        ? { ...partial, dataset: 'pollen', payload: error.partial as PollenPayload }
-        : { ...partial, dataset: 'weather', payload: error.partial as WeatherPayload };
+      return {
+        ...base,
+        outcome: error.code === 'NO_DATA' ? 'no_data' : 'not_covered',
+        complete: true,
+        httpStatus: error.httpStatus ?? 200,
+        facts: NO_FACTS,
+        rawBody: undefined,
+      };
     }
     throw error;
   }
+  return {
+    ...base,
+    outcome: 'rows',
+    complete: payload.complete,
+    httpStatus: payload.complete ? 200 : 206,
+    facts: definition.toFacts(payload, chunk.window),
+    rawBody: payload.rawBody,
+  };
 }

@@ -1,11 +1,13 @@
 import type { Job } from 'bullmq';
 import type { Kysely } from 'kysely';
+import { snapshotSourceOf } from '../datasets/snapshot-source-of.js';
 import type { SnapshotJobData } from '../dispatch/snapshot-job.js';
 import type { Logger } from '../logging/create-logger.js';
+import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
 import type { SpeciesIds } from '../warehouse/species-ids.js';
-import { writeSnapshot, type Snapshot } from '../warehouse/write-snapshot.js';
+import { writeSnapshot } from '../warehouse/write-snapshot.js';
 import { outcomeOf } from './outcome-policy.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
@@ -44,25 +46,13 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
       .where('location_id', '=', locationId)
       .executeTakeFirst();
     if (!location) return 0;
-    const at = { lat: location.lat, lng: location.lng };
-    const pollen = deps.speciesRisk ? { ...at, speciesRisk: true } : at;
-    let snapshot: Snapshot;
+    const source = snapshotSourceOf(dataset, product);
+    let payload: ParsedPayload<unknown>;
     try {
-      if (dataset === 'weather') {
-        const payload =
-          product === 'latest'
-            ? await deps.client.weatherLatest(at)
-            : await deps.client.weatherForecast(at);
-        snapshot = { dataset, payload };
-      } else {
-        const payload =
-          product === 'latest'
-            ? await deps.client.pollenLatestByLatLng(pollen)
-            : product === 'forecast_120h'
-              ? await deps.client.pollenForecast120hByLatLng(pollen)
-              : await deps.client.pollenForecastByLatLng(pollen);
-        snapshot = { dataset, payload };
-      }
+      payload = await source.fetch(deps.client, {
+        location,
+        options: { speciesRisk: deps.speciesRisk },
+      });
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);
       switch (outcome.kind) {
@@ -86,7 +76,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
       deps.db,
       deps.species,
       { locationId, product, fetchedAt: new Date(job.data.fetchedAt) },
-      snapshot,
+      source.toRows(payload),
     );
   };
 }

@@ -1,3 +1,4 @@
+import { DATASET_DEFINITIONS } from '../datasets/registry.js';
 import { openRunsOfLocations } from '../ledger/open-runs-of-locations.js';
 import { sql, type Kysely } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
@@ -8,7 +9,7 @@ import type { Location } from './location.js';
 /** What happened to one location. */
 export interface RemovedLocation {
   readonly location: Location;
-  /** Hourly fact rows it has (pollen, pollen species, weather): kept when retired, gone when purged. */
+  /** Hourly fact rows it has (every fact table): kept when retired, gone when purged. */
   readonly facts: number;
   /** Retiring a location that was already retired changes nothing. */
   readonly alreadyRetired: boolean;
@@ -102,21 +103,18 @@ export async function purgeLocations(
   });
 }
 
-/** Hourly fact rows per location (pollen, pollen species and weather). */
+/** Hourly fact rows per location, in every dataset's fact tables. */
 export async function countFacts(
   db: Kysely<Database>,
   ids: readonly number[],
 ): Promise<Map<number, number>> {
+  const counts = DATASET_DEFINITIONS.flatMap((d) => d.factTables).map(
+    ({ name }) => sql`
+      select location_id, count(*) as n from ${sql.table(`envdata.${name}`)}
+        where location_id = any(${ids}::int[]) group by location_id`,
+  );
   const { rows } = await sql<{ location_id: number; n: number }>`
-    select location_id, sum(n)::int as n from (
-      select location_id, count(*) as n from envdata.pollen_hourly
-        where location_id = any(${ids}::int[]) group by location_id
-      union all
-      select location_id, count(*) from envdata.pollen_species_hourly
-        where location_id = any(${ids}::int[]) group by location_id
-      union all
-      select location_id, count(*) from envdata.weather_hourly
-        where location_id = any(${ids}::int[]) group by location_id
-    ) counts group by location_id`.execute(db);
+    select location_id, sum(n)::int as n from (${sql.join(counts, sql` union all `)}) counts
+    group by location_id`.execute(db);
   return new Map(rows.map((r) => [r.location_id, r.n]));
 }

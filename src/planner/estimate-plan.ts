@@ -1,21 +1,10 @@
 import type { RateLimitRule } from '../config/rate-limit.js';
-import type { Dataset, PollenRegion } from '../types.js';
+import { datasetDefinition, type Dataset } from '../datasets/registry.js';
+import type { PollenRegion } from '../types.js';
 
-/** Species rows per hour by region (the interface's region table, `Others` included). */
-const SPECIES_ROWS_PER_HOUR: Readonly<Record<PollenRegion, number>> = {
-  europe: 15,
-  north_america: 12,
-  australia_qld_nt: 11,
-  australia_nz_rest: 18,
-  rest_of_world: 0,
-  south_america_oceania: 0,
-};
-
-/** Fact rows one hour of a dataset lands for a location of `region`. */
+/** Fact rows one hour of a dataset lands for a location of `region` (its definition says). */
 export function rowsPerHour(dataset: Dataset, region: PollenRegion): number {
-  if (dataset === 'weather') return 1;
-  if (region === 'south_america_oceania') return 0;
-  return 3 + SPECIES_ROWS_PER_HOUR[region];
+  return datasetDefinition(dataset).rowsPerHour({ pollenRegion: region });
 }
 
 /** How long `calls` take at the configured rate limits (the tightest rule wins); 0 when unlimited. */

@@ -1,6 +1,5 @@
 import type { Gap } from '../ledger/find-gaps.js';
-import type { Dataset } from '../types.js';
-import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
+import { datasetDefinition, type Dataset } from '../datasets/registry.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
 export interface PlanNoteRequest {
@@ -34,7 +33,7 @@ export function explainPlan(request: PlanNoteRequest, gaps: readonly Gap[]): str
   if (request.to > end)
     notes.push(`the range is clipped at the last complete hour, ${day(end)} UTC`);
   for (const dataset of request.datasets) {
-    const start = HISTORY_STARTS[dataset];
+    const start = datasetDefinition(dataset).historyStart;
     if (request.to <= start) {
       notes.push(
         `${dataset}: nothing to fetch before ${day(start)} UTC, where the service's ${dataset} history starts`,

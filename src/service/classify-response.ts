@@ -47,7 +47,7 @@ const RANGE_TOO_LONG =
  * | 200 + `success` | — (parse) | |
  * | 200 + `Data not available!` | `NO_DATA` | no |
  * | 200 + any other message | `MALFORMED_RESPONSE` | yes |
- * | 206 | `PARTIAL` (the caller attaches the trimmed payload) | yes |
+ * | 206 | `PARTIAL` (history methods return the trimmed payload instead, `complete: false`) | yes |
  * | 400 saying the range is too long / `Only past 2 days data available!` | `RANGE_TOO_LONG` | no |
  * | 400, other 4xx | `BAD_REQUEST` | no |
  * | 401 | `UNAUTHORIZED` | no |
@@ -102,8 +102,8 @@ export function classifyResponse(
       return fail(
         'PARTIAL',
         true,
-        `the service trimmed its answer to ${endpoint} (206: the quota ran out mid-response). ` +
-          'The rows received are in error.partial; keep them and retry the chunk later.',
+        `the service trimmed its answer to ${endpoint} (206: the quota ran out mid-response): ` +
+          'retry the call later.',
       );
     case 400:
       if (upstream !== undefined && RANGE_TOO_LONG.test(upstream)) return rangeTooLong();

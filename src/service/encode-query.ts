@@ -10,9 +10,10 @@ import { ServiceError } from './service-error.js';
  * Rules: `lat` in [-90, 90] and `lng` in [-180, 180], finite numbers, sent rounded to 4 decimals;
  * `place` a non-blank string, sent trimmed; `from`/`to` on historical endpoints only, each a
  * whole-second `Date` or `YYYY-MM-DD hh:mm:ss` (UTC), `from` strictly before `to`, sent as
- * `YYYY-MM-DD hh:mm:ss` URL-encoded; `speciesRisk` (boolean) on pollen endpoints only; `units`
- * (`si`) on weather endpoints only, default `si`, always sent. Any other key is refused, so a
- * typo does not silently drop an option.
+ * `YYYY-MM-DD hh:mm:ss` URL-encoded; the endpoint's own options (`endpoint.options`): a boolean
+ * one (`speciesRisk` on pollen endpoints) sent when given, a fixed one (`units=si` on weather
+ * endpoints) always sent and refusing any other value. Any other key is refused, so a typo does
+ * not silently drop an option.
  *
  * @example encodeQuery(ENDPOINTS.weatherLatest, { lat: 52.52, lng: 13.405 }) // 'lat=52.52&lng=13.405&units=si'
  */
@@ -62,30 +63,33 @@ export function encodeQuery(endpoint: Endpoint, query: unknown): string {
     }
   }
 
-  if (endpoint.kind === 'pollen' && q.speciesRisk !== undefined) {
-    if (typeof q.speciesRisk === 'boolean') parts.push(`speciesRisk=${String(q.speciesRisk)}`);
-    else problems.push(`speciesRisk must be a boolean, got ${describe(q.speciesRisk)}`);
-  }
-  if (endpoint.kind === 'weather') {
-    if (q.units === undefined || q.units === 'si') parts.push('units=si');
-    else problems.push(`units must be 'si', got ${describe(q.units)}`);
+  for (const option of endpoint.options) {
+    const value = q[option.key];
+    if (option.type === 'boolean') {
+      if (value === undefined) continue;
+      if (typeof value === 'boolean') parts.push(`${option.key}=${String(value)}`);
+      else problems.push(`${option.key} must be a boolean, got ${describe(value)}`);
+    } else if (value === undefined || value === option.value) {
+      parts.push(`${option.key}=${encodeURIComponent(option.value)}`);
+    } else {
+      problems.push(`${option.key} must be '${option.value}', got ${describe(value)}`);
+    }
   }
 
   if (problems.length > 0) throw invalidQuery(endpoint, problems);
   return parts.join('&');
 }
 
-const KEY_SETS = new Map<string, ReadonlySet<string>>();
+const KEY_SETS = new WeakMap<Endpoint, ReadonlySet<string>>();
 
 function allowedKeys(endpoint: Endpoint): ReadonlySet<string> {
-  let keys = KEY_SETS.get(endpoint.path);
+  let keys = KEY_SETS.get(endpoint);
   if (keys === undefined) {
     const list = endpoint.location === 'latLng' ? ['lat', 'lng'] : ['place'];
     if (endpoint.range) list.push('from', 'to');
-    if (endpoint.kind === 'pollen') list.push('speciesRisk');
-    if (endpoint.kind === 'weather') list.push('units');
+    for (const option of endpoint.options) list.push(option.key);
     keys = new Set(list);
-    KEY_SETS.set(endpoint.path, keys);
+    KEY_SETS.set(endpoint, keys);
   }
   return keys;
 }

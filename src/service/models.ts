@@ -85,5 +85,12 @@ export type PollenPayload = ParsedPayload<PollenRecord>;
 export type WeatherPayload = ParsedPayload<WeatherRecord>;
 export type GeocodePayload = ParsedPayload<GeocodeMatch>;
 
-/** Any payload the client returns; what a `PARTIAL` error carries. */
-export type ServicePayload = PollenPayload | WeatherPayload | GeocodePayload;
+/**
+ * What a history method returns: the payload, and whether it is all the service meant to send.
+ * `complete: false` is a `206` answer, trimmed when the quota ran out mid-response: the records
+ * received are kept (a truncated body is salvaged up to its last complete record, possibly
+ * zero), and the window must be asked for again.
+ */
+export type HistoryPayload<TPayload extends ParsedPayload<unknown>> = TPayload & {
+  readonly complete: boolean;
+};

@@ -25,7 +25,6 @@ export function redactServiceError(error: unknown, secret: string): unknown {
     httpStatus: error.httpStatus,
     retryable: error.retryable,
     retryAfterMs: error.retryAfterMs,
-    partial: error.partial,
     details: JSON.parse(scrub(details)) as Record<string, unknown>,
     cause: containsSecret(cause, secret) ? new Error(scrub(String(error.cause))) : error.cause,
   });

@@ -11,7 +11,13 @@ import {
 } from './classify-transport-error.js';
 import { encodeQuery } from './encode-query.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
-import type { GeocodePayload, PollenPayload, ServicePayload, WeatherPayload } from './models.js';
+import type {
+  GeocodePayload,
+  HistoryPayload,
+  ParsedPayload,
+  PollenPayload,
+  WeatherPayload,
+} from './models.js';
 import { parseJsonBody, type ParseContext } from './parse-envelope.js';
 import { parseGeocodeDocument } from './parse-geocode-body.js';
 import { parsePartialBody } from './parse-partial-body.js';
@@ -62,7 +68,9 @@ export interface ServiceClientOptions {
  * place envdata makes HTTP calls to it. Each method checks its query first (`INVALID_QUERY`, no
  * request), makes exactly one request (retries are the caller's: see `ServiceError.retryable`),
  * and returns the parsed payload: valid records in `records`, unfit ones in `rejected`, the exact
- * body in `rawBody`. Every failure is a `ServiceError` with a stable `code`.
+ * body in `rawBody`. History methods also say whether the answer is `complete`: a trimmed `206`
+ * is a value (`complete: false`, the records received kept), not an error. Every failure is a
+ * `ServiceError` with a stable `code`.
  */
 export interface ServiceClient {
   /** `GET /latest/pollen/by-lat-lng` */
@@ -70,9 +78,9 @@ export interface ServiceClient {
   /** `GET /latest/pollen/by-place` */
   pollenLatestByPlace(query: PollenPlaceQuery): Promise<PollenPayload>;
   /** `GET /history/pollen/by-lat-lng`: hourly records in `[from, to)`. */
-  pollenHistoryByLatLng(query: PollenHistoryLatLngQuery): Promise<PollenPayload>;
+  pollenHistoryByLatLng(query: PollenHistoryLatLngQuery): Promise<HistoryPayload<PollenPayload>>;
   /** `GET /history/pollen/by-place`: hourly records in `[from, to)`. */
-  pollenHistoryByPlace(query: PollenHistoryPlaceQuery): Promise<PollenPayload>;
+  pollenHistoryByPlace(query: PollenHistoryPlaceQuery): Promise<HistoryPayload<PollenPayload>>;
   /** `GET /forecast/pollen/by-lat-lng`: 48 hourly records. */
   pollenForecastByLatLng(query: PollenLatLngQuery): Promise<PollenPayload>;
   /** `GET /forecast/pollen/by-place`: 48 hourly records. */
@@ -84,13 +92,29 @@ export interface ServiceClient {
   /** `GET /weather/latest/by-lat-lng`: a payload with one record. `units` default `si`. */
   weatherLatest(query: WeatherQuery): Promise<WeatherPayload>;
   /** `GET /weather/history/by-lat-lng`: hourly records. `units` default `si`. */
-  weatherHistory(query: WeatherHistoryQuery): Promise<WeatherPayload>;
+  weatherHistory(query: WeatherHistoryQuery): Promise<HistoryPayload<WeatherPayload>>;
   /** `GET /weather/forecast/by-lat-lng`: hourly records over 72 h. `units` default `si`. */
   weatherForecast(query: WeatherQuery): Promise<WeatherPayload>;
   /** `GET /geocode/by-place`: matches, best first. */
   geocode(query: GeocodeQuery): Promise<GeocodePayload>;
   /** `GET /geocode/reverse/by-lat-lng`: nearby named locations, best first. */
   reverseGeocode(query: ReverseGeocodeQuery): Promise<GeocodePayload>;
+  /**
+   * Any endpoint described with `endpoint(…)`, its body read by `parseDocument`: how a dataset
+   * that brings an endpoint of its own calls the service. The methods above are this with their
+   * row of `ENDPOINTS`. A `206` is `PARTIAL`, like on every endpoint that is not a history one.
+   */
+  request<TPayload extends ParsedPayload<unknown>>(
+    endpoint: Endpoint,
+    query: object,
+    parseDocument: DocumentParser<TPayload>,
+  ): Promise<TPayload>;
+  /** Like `request`, for a history endpoint: a trimmed `206` comes back with `complete: false`. */
+  requestHistory<TPayload extends ParsedPayload<unknown>>(
+    endpoint: Endpoint,
+    query: object,
+    parseDocument: DocumentParser<TPayload>,
+  ): Promise<HistoryPayload<TPayload>>;
   /** Closes the connection pool after in-flight requests finish. Idempotent. */
   close(): Promise<void>;
 }
@@ -98,7 +122,8 @@ export interface ServiceClient {
 /** 1 MiB: about 29 times the largest 48 h history body of the simulator (36,352 bytes). */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
-type DocumentParser<TPayload extends ServicePayload> = (
+/** Reads a JSON body into a payload (`parsePollenDocument`…); throws `MALFORMED_RESPONSE`. */
+export type DocumentParser<TPayload extends ParsedPayload<unknown>> = (
   json: unknown,
   context: ParseContext,
 ) => TPayload;
@@ -139,23 +164,41 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const baseUrl = origin + basePath;
   let closing: Promise<void> | undefined;
 
-  async function call<TPayload extends ServicePayload>(
+  async function call<TPayload extends ParsedPayload<unknown>>(
     endpoint: Endpoint,
     query: unknown,
     parseDocument: DocumentParser<TPayload>,
   ): Promise<TPayload> {
     try {
-      return await send(endpoint, query, parseDocument);
+      return (await send(endpoint, query, parseDocument, false)).payload;
     } catch (error) {
       throw redactServiceError(error, apiKey);
     }
   }
 
-  async function send<TPayload extends ServicePayload>(
+  async function callHistory<TPayload extends ParsedPayload<unknown>>(
     endpoint: Endpoint,
     query: unknown,
     parseDocument: DocumentParser<TPayload>,
-  ): Promise<TPayload> {
+  ): Promise<HistoryPayload<TPayload>> {
+    try {
+      const { payload, complete } = await send(endpoint, query, parseDocument, true);
+      return { ...payload, complete };
+    } catch (error) {
+      throw redactServiceError(error, apiKey);
+    }
+  }
+
+  /**
+   * One request. A `206` answer is returned with `complete: false` when `keepPartial` (history:
+   * the records received are worth landing), and is `PARTIAL` otherwise.
+   */
+  async function send<TPayload extends ParsedPayload<unknown>>(
+    endpoint: Endpoint,
+    query: unknown,
+    parseDocument: DocumentParser<TPayload>,
+    keepPartial: boolean,
+  ): Promise<{ payload: TPayload; complete: boolean }> {
     const queryString = encodeQuery(endpoint, query);
     if (closing !== undefined) {
       throw new ServiceError(
@@ -222,16 +265,28 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       body,
       json,
     });
+    if (failure?.code === 'PARTIAL' && keepPartial) {
+      // parsePartialBody's empty payload has `never` records: assignable to any payload.
+      const payload = parsePartialBody(json, context, parseDocument) as TPayload;
+      log?.debug(
+        {
+          endpoint: endpoint.path,
+          query: queryString,
+          status,
+          partialRecords: payload.records.length,
+          ms: elapsed(started),
+        },
+        'service call answered in part',
+      );
+      return { payload, complete: false };
+    }
     if (failure !== undefined) {
-      const partial =
-        failure.code === 'PARTIAL' ? parsePartialBody(json, context, parseDocument) : undefined;
       log?.debug(
         {
           endpoint: endpoint.path,
           query: queryString,
           status,
           code: failure.code,
-          partialRecords: partial?.records.length,
           ms: elapsed(started),
         },
         'service call failed',
@@ -241,7 +296,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         httpStatus: failure.httpStatus,
         retryable: failure.retryable,
         retryAfterMs: failure.retryAfterMs,
-        partial,
         details: failure.details,
       });
     }
@@ -270,24 +324,26 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       },
       'service call',
     );
-    return payload;
+    return { payload, complete: true };
   }
 
   const E = ENDPOINTS;
   return {
     pollenLatestByLatLng: (q) => call(E.pollenLatestByLatLng, q, parsePollenDocument),
     pollenLatestByPlace: (q) => call(E.pollenLatestByPlace, q, parsePollenDocument),
-    pollenHistoryByLatLng: (q) => call(E.pollenHistoryByLatLng, q, parsePollenDocument),
-    pollenHistoryByPlace: (q) => call(E.pollenHistoryByPlace, q, parsePollenDocument),
+    pollenHistoryByLatLng: (q) => callHistory(E.pollenHistoryByLatLng, q, parsePollenDocument),
+    pollenHistoryByPlace: (q) => callHistory(E.pollenHistoryByPlace, q, parsePollenDocument),
     pollenForecastByLatLng: (q) => call(E.pollenForecastByLatLng, q, parsePollenDocument),
     pollenForecastByPlace: (q) => call(E.pollenForecastByPlace, q, parsePollenDocument),
     pollenForecast120hByLatLng: (q) => call(E.pollenForecast120hByLatLng, q, parsePollenDocument),
     pollenForecast120hByPlace: (q) => call(E.pollenForecast120hByPlace, q, parsePollenDocument),
     weatherLatest: (q) => call(E.weatherLatest, q, parseWeatherDocument),
-    weatherHistory: (q) => call(E.weatherHistory, q, parseWeatherDocument),
+    weatherHistory: (q) => callHistory(E.weatherHistory, q, parseWeatherDocument),
     weatherForecast: (q) => call(E.weatherForecast, q, parseWeatherDocument),
     geocode: (q) => call(E.geocode, q, parseGeocodeDocument),
     reverseGeocode: (q) => call(E.reverseGeocode, q, parseGeocodeDocument),
+    request: (endpoint, q, parseDocument) => call(endpoint, q, parseDocument),
+    requestHistory: (endpoint, q, parseDocument) => callHistory(endpoint, q, parseDocument),
     close: () => (closing ??= pool.close().finally(untrack)),
   };
 }

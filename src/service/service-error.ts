@@ -1,6 +1,5 @@
 import { EnvdataError, type EnvdataErrorOptions } from '../errors/envdata-error.js';
 import type { ServiceErrorCode } from '../errors/error-code.js';
-import type { ServicePayload } from './models.js';
 
 export interface ServiceErrorOptions extends EnvdataErrorOptions {
   /**
@@ -12,8 +11,6 @@ export interface ServiceErrorOptions extends EnvdataErrorOptions {
   httpStatus?: number;
   /** For `RATE_LIMITED` (and any status that sent one): the wait `Retry-After` asked for, in ms. */
   retryAfterMs?: number;
-  /** For `PARTIAL`: the trimmed payload, parsed as far as it goes (possibly zero records). */
-  partial?: ServicePayload;
 }
 
 /**
@@ -33,7 +30,6 @@ export class ServiceError extends EnvdataError {
   readonly endpoint: string | undefined;
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
-  readonly partial: ServicePayload | undefined;
 
   constructor(code: ServiceErrorCode, message: string, options: ServiceErrorOptions) {
     super(code, message, options);
@@ -41,7 +37,6 @@ export class ServiceError extends EnvdataError {
     this.endpoint = options.endpoint;
     this.httpStatus = options.httpStatus;
     this.retryAfterMs = options.retryAfterMs;
-    this.partial = options.partial;
   }
 }
 

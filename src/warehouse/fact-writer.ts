@@ -1,16 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
-import type {
-  NormalizedPollen,
-  NormalizedWeather,
-  PollenSpeciesRow,
-  PollenTypeRow,
-  WeatherRow,
-} from '../normalize/fact-rows.js';
-import { normalizePollen } from '../normalize/normalize-pollen.js';
-import { normalizeWeather } from '../normalize/normalize-weather.js';
-import type { PollenPayload, WeatherPayload } from '../service/models.js';
-import type { Window } from '../types.js';
+import type { Dataset, Window } from '../types.js';
 import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
 import {
   recordLandings,
@@ -18,10 +8,10 @@ import {
   type LandingRecord,
   type LandingState,
 } from '../ledger/record-landings.js';
+import type { FactRow, FactTable, LandingFacts, WriteContext } from './fact-table.js';
 import type { ChunkOutcome, Database } from './schema.js';
 import { SpeciesIds } from './species-ids.js';
-import { upsertPollenHourly, upsertPollenSpeciesHourly } from './upsert-pollen-hourly.js';
-import { upsertWeatherHourly, type LocatedRows } from './upsert-weather-hourly.js';
+import type { LocatedRows } from './upsert-weather-hourly.js';
 import { YearPartitions } from './year-partitions.js';
 
 interface LandingBase {
@@ -57,18 +47,23 @@ interface LandingBase {
   readonly httpStatus: number;
 }
 
-/** What one chunk brings to the warehouse. */
-export type ChunkLanding = LandingBase &
-  (
-    | { readonly dataset: 'pollen'; readonly payload: PollenPayload | undefined }
-    | { readonly dataset: 'weather'; readonly payload: WeatherPayload | undefined }
-  );
+/**
+ * What one chunk brings to the warehouse: rows, already normalized by the job (the warehouse
+ * knows no payload and no dataset's rules), and the body they came from, for the archive.
+ */
+export interface ChunkLanding extends LandingBase {
+  readonly dataset: Dataset;
+  /** The answer's fact rows by table, its quarantined records and counts (`NO_FACTS`: none). */
+  readonly facts: LandingFacts;
+  /** The body exactly as received; `undefined` when the answer had none to keep. */
+  readonly rawBody: string | undefined;
+}
 
 export interface LandingResult {
   readonly chunkId: number;
   /** What the ledger made of it (`done`, `refetch`, `partial`, `rebuild`). */
   readonly state: LandingState;
-  /** Fact rows the payload normalized to. */
+  /** Fact rows the answer normalized to. */
   readonly rows: number;
   readonly quarantined: number;
   readonly outsideWindow: number;
@@ -91,19 +86,18 @@ export interface FactWriterOptions {
   readonly archiveRaw: boolean;
 }
 
-type Normalized =
-  | { readonly dataset: 'pollen'; readonly facts: NormalizedPollen }
-  | { readonly dataset: 'weather'; readonly facts: NormalizedWeather };
+/** A batch's rows of one fact table, one group per landing. */
+type TableBatch = Map<FactTable<FactRow>, LocatedRows<FactRow>[]>;
 
 /**
- * Lands chunks: normalizes their payloads and commits facts, quarantine, raw payload, dirty
- * rollup days and the ledger mark in ONE transaction, with set-based statements for the whole
- * batch (per fact table a probe and one insert or upsert, then one statement for the rest). A
- * chunk is either fully landed and marked done, or not at all; landing the same chunk again
- * changes no fact row.
+ * Lands chunks: commits their fact rows, quarantine, raw payload, dirty rollup days and the
+ * ledger mark in ONE transaction, with set-based statements for the whole batch (per fact table
+ * a probe and one insert or upsert, then one statement for the rest). A chunk is either fully
+ * landed and marked done, or not at all; landing the same chunk again changes no fact row. Rows
+ * arrive normalized, grouped by the table they go to; each table says how it is written.
  */
 export class FactWriter {
-  private readonly species = new SpeciesIds();
+  private readonly context: WriteContext = { species: new SpeciesIds() };
   private readonly partitions = new YearPartitions();
 
   constructor(
@@ -113,41 +107,30 @@ export class FactWriter {
 
   async land(landings: readonly ChunkLanding[]): Promise<LandingSummary> {
     if (landings.length === 0) return { results: [], rowsWritten: 0 };
-    const normalized = landings.map((l) => normalize(l));
-    await this.prepare(normalized);
-    const archives = this.options.archiveRaw ? archivesOf(landings) : new Map<number, never>();
-
-    const weatherGroups: LocatedRows<WeatherRow>[] = [];
-    const pollenGroups: LocatedRows<PollenTypeRow>[] = [];
-    const speciesGroups: LocatedRows<PollenSpeciesRow>[] = [];
+    const batch: TableBatch = new Map();
     const results: LandingResult[] = [];
     const records: LandingRecord[] = [];
+    const archives = this.options.archiveRaw ? archivesOf(landings) : new Map<number, never>();
     for (let i = 0; i < landings.length; i++) {
       const landing = landings[i]!;
-      const n = normalized[i]!;
-      let rows: number;
+      let rows = 0;
       const landedHours = new Set<number>();
-      if (n.dataset === 'weather') {
-        weatherGroups.push({ locationId: landing.locationId, rows: n.facts.rows });
-        rows = n.facts.rows.length;
-        for (const r of n.facts.rows) landedHours.add(r.observedAt.getTime());
-      } else {
-        pollenGroups.push({ locationId: landing.locationId, rows: n.facts.typeRows });
-        speciesGroups.push({ locationId: landing.locationId, rows: n.facts.speciesRows });
-        rows = n.facts.typeRows.length + n.facts.speciesRows.length;
-        for (const r of n.facts.typeRows) landedHours.add(r.observedAt.getTime());
-        for (const r of n.facts.speciesRows) landedHours.add(r.observedAt.getTime());
+      for (const { table, rows: tableRows } of landing.facts.tables) {
+        let groups = batch.get(table);
+        if (!groups) batch.set(table, (groups = []));
+        groups.push({ locationId: landing.locationId, rows: tableRows });
+        rows += tableRows.length;
+        for (const r of tableRows) landedHours.add(r.observedAt.getTime());
       }
-      const { record, result } = toLedger(landing, n.facts, rows, landedHours, archives.get(i));
+      const { record, result } = toLedger(landing, rows, landedHours, archives.get(i));
       records.push(record);
       results.push(result);
     }
+    await this.prepare(batch);
 
     const rowsWritten = await this.db.transaction().execute(async (trx) => {
       let written = 0;
-      written += await upsertWeatherHourly(trx, weatherGroups);
-      written += await upsertPollenHourly(trx, pollenGroups);
-      written += await upsertPollenSpeciesHourly(trx, speciesGroups, this.species);
+      for (const [table, groups] of batch) written += await table.write(trx, groups, this.context);
 
       await recordLandings(trx, records);
       return written;
@@ -155,25 +138,22 @@ export class FactWriter {
     return { results, rowsWritten };
   }
 
-  /** Partitions and species ids, outside the landing transaction (short locks, no rollback). */
-  private async prepare(normalized: readonly Normalized[]): Promise<void> {
-    // One instant per UTC year is all the partitions need; not one per row.
-    const weatherYears = new Map<number, Date>();
-    const pollenYears = new Map<number, Date>();
-    const species: (readonly PollenSpeciesRow[])[] = [];
-    for (const n of normalized) {
-      if (n.dataset === 'weather') {
-        addYears(weatherYears, n.facts.rows);
-      } else {
-        addYears(pollenYears, n.facts.typeRows);
-        addYears(pollenYears, n.facts.speciesRows);
-        species.push(n.facts.speciesRows);
-      }
+  /**
+   * Partitions, then what each table needs first (species ids), outside the landing transaction
+   * (short locks, no rollback).
+   */
+  private async prepare(batch: TableBatch): Promise<void> {
+    for (const [table, groups] of batch) {
+      // One instant per UTC year is all the partitions need; not one per row.
+      const years = new Map<number, Date>();
+      for (const { rows } of groups) addYears(years, rows);
+      await this.partitions.ensure(this.db, table.name, years.values());
     }
-    await this.partitions.ensure(this.db, 'weather_hourly', weatherYears.values());
-    await this.partitions.ensure(this.db, 'pollen_hourly', pollenYears.values());
-    await this.partitions.ensure(this.db, 'pollen_species_hourly', pollenYears.values());
-    await this.species.resolve(this.db, species.flat());
+    for (const [table, groups] of batch) {
+      if (!table.prepare) continue;
+      const rows = groups.flatMap((g) => g.rows);
+      await table.prepare(this.db, rows, this.context);
+    }
   }
 }
 
@@ -197,12 +177,12 @@ function archivesOf(landings: readonly ChunkLanding[]): Map<number, ArchivedPayl
   const byChunk = new Map<number, number>();
   landings.forEach((landing, i) => {
     // One per chunk: the last one if a chunk came twice in a batch.
-    if (landing.payload && !landing.rebuild) byChunk.set(landing.chunkId, i);
+    if (landing.rawBody !== undefined && !landing.rebuild) byChunk.set(landing.chunkId, i);
   });
   const archives = new Map<number, ArchivedPayload>();
   for (const i of byChunk.values()) {
     const landing = landings[i]!;
-    const rawBody = landing.payload!.rawBody;
+    const rawBody = landing.rawBody!;
     archives.set(i, {
       fetchedAt: landing.startedAt,
       httpStatus: landing.httpStatus,
@@ -221,11 +201,11 @@ function archivesOf(landings: readonly ChunkLanding[]): Map<number, ArchivedPayl
  */
 function toLedger(
   landing: ChunkLanding,
-  facts: NormalizedPollen | NormalizedWeather,
   rows: number,
   landedHours: ReadonlySet<number>,
   archive: ArchivedPayload | undefined,
 ): { record: LandingRecord; result: LandingResult } {
+  const { facts } = landing;
   const expected = landing.outcome === 'rows' && landing.expected ? hoursOf(landing.expected) : [];
   const missing = expected.filter((h) => !landedHours.has(h) && !facts.quarantinedHours.has(h));
   const quarantinedHours = [...facts.quarantinedHours].filter((h) => !landedHours.has(h));
@@ -290,25 +270,4 @@ function toLedger(
     quarantinedHours: quarantinedHours.length,
   };
   return { record, result };
-}
-
-const NOTHING = {
-  quarantined: [],
-  quarantinedHours: new Set<number>(),
-  outsideWindow: 0,
-  duplicateHours: 0,
-  conflictHours: 0,
-} as const;
-
-function normalize(landing: ChunkLanding): Normalized {
-  if (landing.dataset === 'weather') {
-    const facts = landing.payload
-      ? normalizeWeather(landing.payload, landing.window)
-      : { rows: [], ...NOTHING };
-    return { dataset: 'weather', facts };
-  }
-  const facts = landing.payload
-    ? normalizePollen(landing.payload, landing.window)
-    : { typeRows: [], speciesRows: [], ...NOTHING };
-  return { dataset: 'pollen', facts };
 }

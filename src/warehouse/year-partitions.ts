@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-export type PartitionedTable = 'weather_hourly' | 'pollen_hourly' | 'pollen_species_hourly';
+/** The fact tables, range-partitioned by UTC year (`weather_hourly`…): every `*_hourly` table. */
+export type PartitionedTable = Extract<keyof Database, `${string}_hourly`>;
 
 /**
  * Creates the yearly partitions facts are about to land in, ahead of them, once per process and

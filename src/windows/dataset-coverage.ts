@@ -1,7 +1,9 @@
-import type { Dataset } from '../types.js';
+import { DATASET_DEFINITIONS, type Dataset } from '../datasets/registry.js';
 
-/** Where the service's history starts for each dataset (UTC). */
-export const HISTORY_STARTS: Readonly<Record<Dataset, Date>> = {
-  pollen: new Date('2016-01-01T00:00:00Z'),
-  weather: new Date('1990-01-01T00:00:00Z'),
-};
+/** Where the service's history starts for each dataset (UTC), from the dataset definitions. */
+export const HISTORY_STARTS: Readonly<Record<Dataset, Date>> = Object.freeze(
+  Object.fromEntries(DATASET_DEFINITIONS.map((d) => [d.name, d.historyStart])) as Record<
+    Dataset,
+    Date
+  >,
+);

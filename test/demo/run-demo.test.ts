@@ -31,8 +31,7 @@ describe('runDemo', () => {
   it('ingests every planned chunk with exactly one call each, then nothing on a second run', async () => {
     const lines: string[] = [];
     const first = await runDemo(app, {
-      pollenDays: 4,
-      weatherDays: 6,
+      days: { pollen: 4, weather: 6 },
       print: (l) => lines.push(l),
       watch: (runId) => waitForRun(app.db, runId),
     });
@@ -46,8 +45,7 @@ describe('runDemo', () => {
 
     simulator.resetStats();
     const second = await runDemo(app, {
-      pollenDays: 4,
-      weatherDays: 6,
+      days: { pollen: 4, weather: 6 },
       print: () => undefined,
       watch: (runId) => waitForRun(app.db, runId),
     });

@@ -4,8 +4,7 @@ import { createRun } from '../../src/ledger/create-run.js';
 import { insertChunks } from '../../src/ledger/insert-chunks.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
-import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import type { Dataset, Window } from '../../src/types.js';
 import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
@@ -50,8 +49,9 @@ export function useTestWarehouse(): TestWarehouse {
     },
     addLocation: (input) => insertLocation(get().db, { ...input, registeredBy: 'coordinates' }),
     async landingOf(dataset, locationId, window, body, extra = {}) {
-      const base = {
+      return {
         chunkId: await this.planChunk(dataset, locationId, window.from, window.to),
+        dataset,
         runId: null,
         locationId,
         window,
@@ -63,11 +63,10 @@ export function useTestWarehouse(): TestWarehouse {
         attempts: 1,
         startedAt: new Date(),
         httpStatus: 200,
+        facts: factsOfBody(dataset, body, window),
+        rawBody: body,
         ...extra,
-      } as const;
-      return dataset === 'weather'
-        ? { ...base, dataset, payload: parseWeatherBody(body) }
-        : { ...base, dataset, payload: parsePollenBody(body) };
+      };
     },
     async planChunk(dataset, locationId, from, to) {
       const db = get().db;

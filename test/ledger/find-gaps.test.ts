@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findGaps } from '../../src/ledger/find-gaps.js';
+import { NO_FACTS } from '../../src/warehouse/fact-table.js';
 import { FactWriter, type ChunkLanding } from '../../src/warehouse/fact-writer.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -22,7 +23,7 @@ async function land(
   const landing = await wh.landingOf('weather', oslo, window, body, { expected: window });
   const answer: ChunkLanding =
     options.outcome === 'no_data'
-      ? { ...landing, outcome: 'no_data', payload: undefined }
+      ? { ...landing, outcome: 'no_data', facts: NO_FACTS, rawBody: undefined }
       : landing;
   await new FactWriter(wh.app.db, { archiveRaw: false }).land([answer]);
 }

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/create-logger.js';
+import { endpoint, UNITS_SI } from '../../src/service/endpoints.js';
 import type {
   GeocodeMatch,
   ParsedPayload,
@@ -12,6 +13,7 @@ import {
   type ServiceClient,
   type ServiceClientOptions,
 } from '../../src/service/service-client.js';
+import { parseWeatherDocument } from '../../src/service/parse-weather-body.js';
 import { ServiceError } from '../../src/service/service-error.js';
 import { API_PRODUCTS } from '../../src/simulator/simulator-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
@@ -304,22 +306,23 @@ describe('faults map to codes', () => {
     expect(String(error.details.body)).toMatch(/^\{message"/);
   });
 
-  it('a truncated 206 is PARTIAL carrying the complete records received', async () => {
+  it('a truncated 206 on history is an incomplete answer holding the complete records received', async () => {
     sim.addFaultScripts([{ endpoint: ID, kind: 'truncated', count: 1 }]);
-    const error = await failure(history());
-    expect(error).toMatchObject({ code: 'PARTIAL', retryable: true, httpStatus: 206 });
-    const partial = error.partial as ParsedPayload<{ at: Date }>;
+    const partial = await history();
+    expect(partial.complete).toBe(false);
     expect(partial.records.length).toBeGreaterThan(10);
     expect(partial.records.length).toBeLessThan(48);
     expect(partial.rejected).toEqual([]);
     hourly(partial, '2025-04-28T00:00:00Z', HOUR);
+    const whole = await history();
+    expect(whole.complete).toBe(true);
+    expect(whole.records).toHaveLength(48);
   });
 
-  it('a truncated 206 on weather latest (one object) is PARTIAL with zero records', async () => {
+  it('a truncated 206 on weather latest (not a history endpoint) is PARTIAL, retryable', async () => {
     sim.addFaultScripts([{ endpoint: 'weather-latest', kind: 'truncated', count: 1 }]);
     const error = await failure(api.weatherLatest(BARCELONA));
-    expect(error.code).toBe('PARTIAL');
-    expect(error.partial?.records).toEqual([]);
+    expect(error).toMatchObject({ code: 'PARTIAL', retryable: true, httpStatus: 206 });
   });
 
   it('latency below the timeout still answers', async () => {
@@ -451,5 +454,27 @@ describe('the connection pool', () => {
     const error = await failure(closing.weatherLatest(BARCELONA));
     expect(error).toMatchObject({ code: 'NETWORK', retryable: false });
     expect(sim.stats().total).toBe(0);
+  });
+});
+
+describe('an endpoint a dataset declares itself', () => {
+  const own = endpoint('/weather/history/by-lat-lng', 'latLng', true, [UNITS_SI]);
+  const query = { ...BARCELONA, ...RANGE };
+
+  it('is called like the typed methods: same request, same payload', async () => {
+    const typed = await api.weatherHistory(query);
+    const generic = await api.requestHistory(own, query, parseWeatherDocument);
+    expect(generic).toEqual(typed);
+    expect(generic.complete).toBe(true);
+    expect(sim.stats().byEndpoint).toEqual({ 'weather-history': 2 });
+  });
+
+  it('keeps its query rules and makes a trimmed 206 a value, like history methods', async () => {
+    const error = await failure(api.request(own, BARCELONA, parseWeatherDocument));
+    expect(error).toMatchObject({ code: 'INVALID_QUERY' });
+    sim.addFaultScripts([{ endpoint: 'weather-history', kind: 'truncated', count: 1 }]);
+    const partial = await api.requestHistory(own, query, parseWeatherDocument);
+    expect(partial.complete).toBe(false);
+    expect(partial.records.length).toBeLessThan(48);
   });
 });

@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { FactWriter } from '../../src/warehouse/fact-writer.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
@@ -9,18 +7,6 @@ import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
 let berlin: number;
-
-const landed = {
-  calls: 1,
-  attempts: 1,
-  startedAt: new Date(),
-  httpStatus: 200,
-  outcome: 'rows',
-  complete: true,
-  runId: null,
-  expected: undefined,
-  refetchAllowed: false,
-} as const;
 
 beforeAll(async () => {
   berlin = (await wh.addLocation({ name: 'Berlin', lat: 52.52, lng: 13.405, countryCode: 'DE' }))
@@ -34,22 +20,8 @@ beforeAll(async () => {
     const window = { from: new Date(from), to: new Date(to) };
     const hours = hoursBetween(from, to);
     await writer.land([
-      {
-        ...landed,
-        chunkId: await wh.planChunk('weather', berlin, window.from, window.to),
-        locationId: berlin,
-        window,
-        dataset: 'weather',
-        payload: parseWeatherBody(weatherHistoryBody(hours)),
-      },
-      {
-        ...landed,
-        chunkId: await wh.planChunk('pollen', berlin, window.from, window.to),
-        locationId: berlin,
-        window,
-        dataset: 'pollen',
-        payload: parsePollenBody(pollenHistoryBody(hours)),
-      },
+      await wh.landingOf('weather', berlin, window, weatherHistoryBody(hours)),
+      await wh.landingOf('pollen', berlin, window, pollenHistoryBody(hours)),
     ]);
   }
   await refreshDailyRollups(wh.app.db);

@@ -1,14 +1,12 @@
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import { factsOfBody } from '../../src/datasets/facts-of-body.js';
+import { NO_FACTS } from '../../src/warehouse/fact-table.js';
 import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
 import { FactWriter } from '../../src/warehouse/fact-writer.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
-
-type WeatherLanding = Extract<ChunkLanding, { dataset: 'weather' }>;
 
 const wh = useTestWarehouse();
 let berlin: number;
@@ -22,30 +20,20 @@ beforeAll(async () => {
   ).locationId;
 });
 
-async function weatherLanding(
+/** A complete weather answer for a newly planned chunk, normalized as the job hands it over. */
+function weatherLanding(
   locationId: number,
   from: string,
   to: string,
   body?: string,
-): Promise<WeatherLanding> {
+): Promise<ChunkLanding> {
   const window = { from: new Date(from), to: new Date(to) };
-  const chunkId = await wh.planChunk('weather', locationId, window.from, window.to);
-  return {
-    chunkId,
+  return wh.landingOf(
+    'weather',
     locationId,
     window,
-    dataset: 'weather',
-    payload: parseWeatherBody(body ?? weatherHistoryBody(hoursBetween(from, to))),
-    outcome: 'rows',
-    complete: true,
-    runId: null,
-    expected: undefined,
-    refetchAllowed: false,
-    calls: 1,
-    attempts: 1,
-    startedAt: new Date(),
-    httpStatus: 200,
-  };
+    body ?? weatherHistoryBody(hoursBetween(from, to)),
+  );
 }
 
 async function count(table: string, locationId: number): Promise<number> {
@@ -75,7 +63,7 @@ describe('FactWriter.land', () => {
       .selectAll()
       .where('chunk_id', '=', landing.chunkId)
       .executeTakeFirstOrThrow();
-    expect(gunzipSync(raw.body).toString('utf8')).toBe(landing.payload?.rawBody);
+    expect(gunzipSync(raw.body).toString('utf8')).toBe(landing.rawBody);
     const first = await sql<{ temperature_c: number; humidity_pct: number; icon: string }>`
       select temperature_c, humidity_pct, icon from analytics.weather_hourly
       where location_id = ${berlin} and observed_at = '2023-01-01T05:00:00Z'`.execute(wh.app.db);
@@ -111,8 +99,9 @@ describe('FactWriter.land', () => {
       data: { history: { temperature: number }[] };
     };
     changed.data.history[3]!.temperature = -3.5;
+    const body = JSON.stringify(changed);
     const second = await writer.land([
-      { ...landing, payload: parseWeatherBody(JSON.stringify(changed)) },
+      { ...landing, facts: factsOfBody('weather', body, landing.window), rawBody: body },
     ]);
     expect(second.rowsWritten).toBe(1);
   });
@@ -122,24 +111,8 @@ describe('FactWriter.land', () => {
     const from = '2024-10-01T00:00:00Z';
     const to = '2024-10-02T00:00:00Z';
     const window = { from: new Date(from), to: new Date(to) };
-    const chunkId = await wh.planChunk('pollen', brisbane, window.from, window.to);
     const summary = await writer.land([
-      {
-        chunkId,
-        locationId: brisbane,
-        window,
-        dataset: 'pollen',
-        payload: parsePollenBody(pollenHistoryBody(hoursBetween(from, to))),
-        outcome: 'rows',
-        complete: true,
-        runId: null,
-        expected: undefined,
-        refetchAllowed: false,
-        calls: 1,
-        attempts: 1,
-        startedAt: new Date(),
-        httpStatus: 200,
-      },
+      await wh.landingOf('pollen', brisbane, window, pollenHistoryBody(hoursBetween(from, to))),
     ]);
     expect(summary.results[0]!.rows).toBe(24 * 3 + 24 * 5);
     expect(await count('envdata.pollen_hourly', brisbane)).toBe(72);
@@ -238,26 +211,13 @@ describe('FactWriter.land', () => {
       await weatherLanding(berlin, '2040-12-31T22:00:00Z', '2041-01-01T00:00:00Z'),
     ]);
     const window = { from: new Date('2040-06-01T00:00:00Z'), to: new Date('2040-06-01T02:00:00Z') };
-    const chunkId = await wh.planChunk('pollen', berlin, window.from, window.to);
     await writer.land([
-      {
-        chunkId,
-        locationId: berlin,
+      await wh.landingOf(
+        'pollen',
+        berlin,
         window,
-        dataset: 'pollen',
-        payload: parsePollenBody(
-          pollenHistoryBody(hoursBetween('2040-06-01T00:00:00Z', '2040-06-01T02:00:00Z')),
-        ),
-        outcome: 'rows',
-        complete: true,
-        runId: null,
-        expected: undefined,
-        refetchAllowed: false,
-        calls: 1,
-        attempts: 1,
-        startedAt: new Date(),
-        httpStatus: 200,
-      },
+        pollenHistoryBody(hoursBetween('2040-06-01T00:00:00Z', '2040-06-01T02:00:00Z')),
+      ),
     ]);
     const { rows } = await sql<{ relname: string }>`
       select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -299,7 +259,7 @@ describe('FactWriter.land', () => {
   it('marks a no-data chunk done with zero rows', async () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: true });
     const landing = await weatherLanding(brisbane, '1989-12-30T00:00:00Z', '1990-01-01T00:00:00Z');
-    await writer.land([{ ...landing, payload: undefined, outcome: 'no_data' }]);
+    await writer.land([{ ...landing, facts: NO_FACTS, rawBody: undefined, outcome: 'no_data' }]);
     const chunk = await wh.app.db
       .selectFrom('chunk')
       .selectAll()

@@ -48,8 +48,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
         const outcome = await context.withApp(
           (app) =>
             runDemo(app, {
-              pollenDays: 92,
-              weatherDays: 10 * 365,
+              days: { pollen: 92, weather: 10 * 365 },
               print: (l) => context.print(l),
               watch: (runId) =>
                 watchRun(app.db, runId, {

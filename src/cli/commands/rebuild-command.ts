@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
-import { rebuildFromArchive } from '../../warehouse/rebuild-from-archive.js';
+import { rebuildFromArchive } from '../../ingest/rebuild-from-archive.js';
 import type { CommandContext } from '../command-context.js';
 import {
   assertOrdered,

@@ -1,26 +1,13 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { FactWriter } from '../../src/warehouse/fact-writer.js';
-import { rebuildFromArchive } from '../../src/warehouse/rebuild-from-archive.js';
+import { rebuildFromArchive } from '../../src/ingest/rebuild-from-archive.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { captureLogger } from '../harness/capture-logger.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
 let paris: number;
-const landed = {
-  calls: 1,
-  attempts: 1,
-  startedAt: new Date(),
-  httpStatus: 200,
-  outcome: 'rows',
-  complete: true,
-  runId: null,
-  expected: undefined,
-  refetchAllowed: false,
-} as const;
 
 async function warehouseFingerprint(): Promise<unknown> {
   const { rows } = await sql<{ w: string; p: string; s: string }>`
@@ -41,22 +28,8 @@ beforeAll(async () => {
   const to = '2024-05-03T00:00:00Z';
   const window = { from: new Date(from), to: new Date(to) };
   await writer.land([
-    {
-      ...landed,
-      chunkId: await wh.planChunk('weather', paris, window.from, window.to),
-      locationId: paris,
-      window,
-      dataset: 'weather',
-      payload: parseWeatherBody(weatherHistoryBody(hoursBetween(from, to))),
-    },
-    {
-      ...landed,
-      chunkId: await wh.planChunk('pollen', paris, window.from, window.to),
-      locationId: paris,
-      window,
-      dataset: 'pollen',
-      payload: parsePollenBody(pollenHistoryBody(hoursBetween(from, to))),
-    },
+    await wh.landingOf('weather', paris, window, weatherHistoryBody(hoursBetween(from, to))),
+    await wh.landingOf('pollen', paris, window, pollenHistoryBody(hoursBetween(from, to))),
   ]);
 });
 

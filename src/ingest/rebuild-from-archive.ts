@@ -1,14 +1,13 @@
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
 import type { Kysely } from 'kysely';
+import { factsOfBody } from '../datasets/facts-of-body.js';
+import type { Dataset } from '../datasets/registry.js';
 import { coerceError } from '../errors/coerce-error.js';
 import type { Logger } from '../logging/create-logger.js';
-import { parsePollenBody } from '../service/parse-pollen-body.js';
-import { parseWeatherBody } from '../service/parse-weather-body.js';
-import type { Dataset } from '../types.js';
-import { FactWriter, type ChunkLanding } from './fact-writer.js';
-import { refreshDailyRollups } from './refresh-daily-rollups.js';
-import type { Database } from './schema.js';
+import { FactWriter, type ChunkLanding } from '../warehouse/fact-writer.js';
+import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
+import type { Database } from '../warehouse/schema.js';
 
 const gunzip = promisify(gunzipCallback);
 
@@ -29,8 +28,9 @@ export interface RebuildOutcome {
 
 /**
  * Rebuilds fact rows from the raw payload archive, without calling the service: every archived
- * answer in the filter is parsed again and landed again (idempotently; coverage only grows), then
- * the daily rollups of the touched days are refreshed. Use it after a normalization fix.
+ * answer in the filter is parsed and normalized again by its dataset's definition and landed
+ * again (idempotently; coverage only grows), then the daily rollups of the touched days are
+ * refreshed. Use it after a normalization fix.
  */
 export async function rebuildFromArchive(
   db: Kysely<Database>,
@@ -75,12 +75,14 @@ export async function rebuildFromArchive(
     for (const row of batch) {
       try {
         const body = (await gunzip(row.body)).toString('utf8');
-        const base = {
+        const window = { from: row.window_from, to: row.window_to };
+        landings.push({
           chunkId: row.chunk_id,
           runId: null,
+          dataset: row.dataset,
           locationId: row.location_id,
-          window: { from: row.window_from, to: row.window_to },
-          outcome: 'rows' as const,
+          window,
+          outcome: 'rows',
           complete: true,
           rebuild: true,
           expected: undefined,
@@ -89,12 +91,10 @@ export async function rebuildFromArchive(
           attempts: 0,
           startedAt: row.fetched_at,
           httpStatus: row.http_status,
-        };
-        landings.push(
-          row.dataset === 'pollen'
-            ? { ...base, dataset: 'pollen', payload: parsePollenBody(body) }
-            : { ...base, dataset: 'weather', payload: parseWeatherBody(body) },
-        );
+          facts: factsOfBody(row.dataset, body, window),
+          // Already in the archive: a rebuild archives nothing.
+          rawBody: undefined,
+        });
       } catch (thrown) {
         const reason = coerceError(thrown).message;
         failed.push({ chunkId: row.chunk_id, reason });

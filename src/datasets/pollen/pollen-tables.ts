@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { PollenSpeciesRow, PollenTypeRow } from '../../normalize/fact-rows.js';
+import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
+import type { Database } from '../../warehouse/schema.js';
+import {
+  upsertPollenHourly,
+  upsertPollenSpeciesHourly,
+} from '../../warehouse/upsert-pollen-hourly.js';
+import type { SnapshotTable } from '../../warehouse/write-snapshot.js';
+
+/** Species rows carry a smallint id: new species get theirs before the transaction. */
+const resolveSpecies = (
+  db: Kysely<Database>,
+  rows: readonly PollenSpeciesRow[],
+  { species }: WriteContext,
+): Promise<void> => species.resolve(db, rows);
+
+/** `envdata.pollen_hourly`: one row per location, hour and pollen type. */
+export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
+  name: 'pollen_hourly',
+  write: (trx, groups) => upsertPollenHourly(trx, groups),
+};
+
+/** `envdata.pollen_species_hourly`: one row per location, hour and species (`Others` included). */
+export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
+  name: 'pollen_species_hourly',
+  prepare: resolveSpecies,
+  write: (trx, groups, { species }) => upsertPollenSpeciesHourly(trx, groups, species),
+};
+
+/** `envdata.pollen_snapshot`: latest readings and forecasts by type, as fetched. */
+export const POLLEN_SNAPSHOT: SnapshotTable<PollenTypeRow> = {
+  name: 'pollen_snapshot',
+  async insert(trx, { locationId, product, fetchedAt }, rows) {
+    const result = await trx
+      .insertInto('pollen_snapshot')
+      .values(
+        rows.map((row) => ({
+          location_id: locationId,
+          product,
+          fetched_at: fetchedAt,
+          valid_at: row.observedAt,
+          pollen_type: row.pollenType,
+          count: row.count,
+          risk_level: row.riskLevel,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n);
+  },
+};
+
+/** `envdata.pollen_species_snapshot`: latest readings and forecasts by species, as fetched. */
+export const POLLEN_SPECIES_SNAPSHOT: SnapshotTable<PollenSpeciesRow> = {
+  name: 'pollen_species_snapshot',
+  prepare: resolveSpecies,
+  async insert(trx, { locationId, product, fetchedAt }, rows, { species }) {
+    const result = await trx
+      .insertInto('pollen_species_snapshot')
+      .values(
+        rows.map((row) => ({
+          location_id: locationId,
+          product,
+          fetched_at: fetchedAt,
+          valid_at: row.observedAt,
+          species_id: species.require(row.category, row.species),
+          count: row.count,
+          risk_level: row.riskLevel,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n);
+  },
+};
