@@ -26,8 +26,7 @@ import { insertChunks, type PlannedChunk } from '../src/ledger/insert-chunks.js'
 import { insertLocation } from '../src/locations/insert-location.js';
 import type { Location } from '../src/locations/location.js';
 import { OTHERS_SPECIES } from '../src/normalize/normalize-pollen.js';
-import { parsePollenBody } from '../src/service/parse-pollen-body.js';
-import { parseWeatherBody } from '../src/service/parse-weather-body.js';
+import { factsOfBody } from '../src/datasets/facts-of-body.js';
 import type { Dataset, PollenType } from '../src/types.js';
 import { withDatabase } from '../src/warehouse/database-url.js';
 import { ensureDatabase } from '../src/warehouse/ensure-database.js';
@@ -497,7 +496,7 @@ class LandingBench {
     }));
   }
 
-  /** Generates the chunk's body and parses it, as the service client hands it to a job. */
+  /** Generates the chunk's body, parsed and normalized as the job hands it to the writer. */
   private landingOf(dataset: Dataset, chunk: PlannedRow): ChunkLanding {
     const site = this.sites.get(chunk.location_id)!;
     const window = { from: chunk.window_from, to: chunk.window_to };
@@ -516,9 +515,7 @@ class LandingBench {
       startedAt: new Date(),
       httpStatus: 200,
     };
-    return dataset === 'weather'
-      ? { ...base, dataset, payload: parseWeatherBody(body) }
-      : { ...base, dataset, payload: parsePollenBody(body) };
+    return { ...base, dataset, facts: factsOfBody(dataset, body, window), rawBody: body };
   }
 }
 
