@@ -1,5 +1,6 @@
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
+import { coerceError } from '../errors/coerce-error.js';
 import { snapshotSourceOf } from '../datasets/snapshot-source-of.js';
 import type { SnapshotJobData } from '../dispatch/snapshot-job.js';
 import type { Logger } from '../logging/create-logger.js';
@@ -32,8 +33,10 @@ export interface FetchSnapshotDeps {
  *   worker's one `ThrottleBackoff` (`Retry-After`, else a growing backoff with jitter); the job
  *   goes back without using an attempt.
  * - `release` (ABORTED): thrown for the worker to put the job back, no attempt used.
- * - every other outcome: thrown, and BullMQ's attempts and backoff retry the snapshot (it has
- *   no chunk to split or fail, no run of its own to stop).
+ * - `retry`: thrown, and BullMQ's attempts and backoff retry the snapshot.
+ * - every other outcome (a refused key, a forbidden product, a query the service rejects):
+ *   the snapshot fails at once, without the calls its remaining attempts would waste. It has no
+ *   chunk to split and no run of its own to stop; the next sync asks again.
  */
 export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
   const log = deps.logger.child({ component: 'snapshot' });
@@ -65,9 +68,12 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
         }
         case 'release':
           throw error;
-        default:
-          log.warn({ locationId, product, dataset, code }, 'snapshot failed');
+        case 'retry':
+          log.warn({ locationId, product, dataset, code }, 'snapshot failed; will retry');
           throw error;
+        default:
+          log.warn({ locationId, product, dataset, code }, 'snapshot refused; not retried');
+          throw new UnrecoverableError(coerceError(error).message);
       }
     }
     // A call got through: the next throttled answer starts a new burst.

@@ -21,12 +21,30 @@ afterEach(async () => {
   fx.simulator.setOptions({ dailyQuota: null });
 });
 
+function addSnapshotJob(fetchedAt: Date) {
+  const job = snapshotJob(
+    {
+      runId: 1,
+      locationId: fx.locations[0]!.locationId,
+      product: 'latest',
+      dataset: 'weather',
+      fetchedAt: fetchedAt.toISOString(),
+    },
+    fx.app.config.worker,
+  );
+  return fx.app.queues.queue<SnapshotJobData>(QUEUE_NAMES.ingest).add(job.name, job.data, job.opts);
+}
+
 /**
  * Runs the snapshot processor in a BullMQ worker on the fixture's queue, pausing every worker
  * the way `IngestWorker` does; `onPause` sees each pause before it is taken.
  */
-function startSnapshotWorker(throttle: ThrottleBackoff, onPause: (ms: number) => void) {
-  client = createServiceClient({ ...fx.app.config.service, apiKey: DEMO_API_KEY });
+function startSnapshotWorker(
+  throttle: ThrottleBackoff,
+  onPause: (ms: number) => void,
+  apiKey = DEMO_API_KEY,
+) {
+  client = createServiceClient({ ...fx.app.config.service, apiKey });
   const processor = createFetchSnapshotProcessor({
     db: fx.app.db,
     client,
@@ -62,19 +80,7 @@ describe('the snapshot job, throttled without Retry-After', () => {
     });
     const berlin = fx.locations[0]!;
     const fetchedAt = new Date('2024-06-30T12:00:00Z');
-    const job = snapshotJob(
-      {
-        runId: 1,
-        locationId: berlin.locationId,
-        product: 'latest',
-        dataset: 'weather',
-        fetchedAt: fetchedAt.toISOString(),
-      },
-      fx.app.config.worker,
-    );
-    await fx.app.queues
-      .queue<SnapshotJobData>(QUEUE_NAMES.ingest)
-      .add(job.name, job.data, job.opts);
+    await addSnapshotJob(fetchedAt);
 
     const { job: finished, rows } = await done;
     // RATE_LIMITED's base, then doubled: the history job's policy (a flat 2 s before).
@@ -89,5 +95,24 @@ describe('the snapshot job, throttled without Retry-After', () => {
       .where('location_id', '=', berlin.locationId)
       .execute();
     expect(stored).toEqual([{ product: 'latest', fetched_at: fetchedAt }]);
+  });
+});
+
+describe('the snapshot job, refused', () => {
+  it('fails at once on a refused key: one call, not one per attempt, nothing stored', async () => {
+    fx.simulator.resetStats();
+    const done = startSnapshotWorker(new ThrottleBackoff(), () => undefined, 'not-a-valid-key');
+    const fetchedAt = new Date('2024-07-01T12:00:00Z');
+    await addSnapshotJob(fetchedAt);
+
+    await expect(done).rejects.toThrow(/key/i);
+    expect(fx.app.config.worker.maxAttempts).toBeGreaterThan(1);
+    expect(fx.simulator.stats().byStatus).toEqual({ '401': 1 });
+    const stored = await fx.app.db
+      .selectFrom('weather_snapshot')
+      .select('product')
+      .where('fetched_at', '=', fetchedAt)
+      .execute();
+    expect(stored).toEqual([]);
   });
 });
