@@ -45,6 +45,7 @@ export function useTestWarehouse(): TestWarehouse {
   afterAll(async () => {
     await app?.close();
   });
+  let planning: Promise<unknown> = Promise.resolve();
   const get = () => {
     if (!app) throw new Error('useTestWarehouse: app used before beforeAll');
     return app;
@@ -75,33 +76,48 @@ export function useTestWarehouse(): TestWarehouse {
         ? { ...base, dataset, payload: parseWeatherBody(body) }
         : { ...base, dataset, payload: parsePollenBody(body) };
     },
-    async planChunk(dataset, locationId, from, to) {
-      const { db, config } = get();
-      const runId = await createRunWithGaps(db, {
-        kind: 'backfill',
-        priority: 0,
-        // Windows tile a fixed grid from the epoch: one this long holds [from, to) whole, so the
-        // gap is one chunk whatever hours it starts and ends at.
-        windowHours: Math.ceil(to.getTime() / HOUR_MS),
-        gaps: [{ dataset, locationId, from, to }],
-        request: { test: true },
-        refetch: true,
-      });
-      const [chunk, ...more] = await materializeChunks(db, 2, {
-        recheckMs: config.ingest.recheckMs,
-      });
-      const row = await db
-        .selectFrom('chunk')
-        .select(['chunk_id', 'window_from', 'window_to'])
-        .where('chunk_id', '=', chunk?.chunkId ?? 0)
-        .where('run_id', '=', runId)
-        .executeTakeFirst();
-      if (!row || more.length > 0 || +row.window_from !== +from || +row.window_to !== +to) {
-        throw new Error(
-          `planChunk: the feeder did not make one chunk [${from.toISOString()}, ${to.toISOString()}) of run ${runId} (another run open in this database?)`,
-        );
-      }
-      return row.chunk_id;
+    planChunk(dataset, locationId, from, to) {
+      // One at a time: the feeder feeds whichever run is oldest (landings built in parallel
+      // would take each other's chunks), and only one feeder works at once anyway.
+      const planned = planning.then(() => planOneChunk(get(), dataset, locationId, from, to));
+      planning = planned.catch(() => undefined);
+      return planned;
     },
   };
+}
+
+/** `planChunk`: a run with one gap, turned into one chunk by the feeder. */
+async function planOneChunk(
+  app: App,
+  dataset: Dataset,
+  locationId: number,
+  from: Date,
+  to: Date,
+): Promise<number> {
+  const { db, config } = app;
+  const runId = await createRunWithGaps(db, {
+    kind: 'backfill',
+    priority: 0,
+    // Windows tile a fixed grid from the epoch: one this long holds [from, to) whole, so the
+    // gap is one chunk whatever hours it starts and ends at.
+    windowHours: Math.ceil(to.getTime() / HOUR_MS),
+    gaps: [{ dataset, locationId, from, to }],
+    request: { test: true },
+    refetch: true,
+  });
+  const [chunk, ...more] = await materializeChunks(db, 2, {
+    recheckMs: config.ingest.recheckMs,
+  });
+  const row = await db
+    .selectFrom('chunk')
+    .select(['chunk_id', 'window_from', 'window_to'])
+    .where('chunk_id', '=', chunk?.chunkId ?? 0)
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+  if (!row || more.length > 0 || +row.window_from !== +from || +row.window_to !== +to) {
+    throw new Error(
+      `planChunk: the feeder did not make one chunk [${from.toISOString()}, ${to.toISOString()}) of run ${runId} (another run open in this database?)`,
+    );
+  }
+  return row.chunk_id;
 }
