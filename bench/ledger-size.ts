@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { createRun } from '../src/ledger/create-run.js';
+import { createRunWithGaps } from '../src/ledger/create-run-with-gaps.js';
 import { foldDoneChunks } from '../src/ledger/fold-done-chunks.js';
+import { materializeChunks } from '../src/ledger/materialize-chunks.js';
 import { createLogger } from '../src/logging/create-logger.js';
 import { createDatabase } from '../src/warehouse/create-database.js';
 import { withDatabase } from '../src/warehouse/database-url.js';
@@ -17,6 +18,8 @@ export interface LedgerSize {
   /** Run, gap, chunk, coverage and hole tables once the done chunks are folded into the run. */
   readonly afterBytes: number;
 }
+
+const WINDOW_MS = 48 * 3_600_000;
 
 const LEDGER_TABLES = ['run', 'run_gap', 'chunk', 'coverage', 'coverage_hole'] as const;
 
@@ -36,9 +39,10 @@ async function ledgerBytes(db: Kysely<Database>): Promise<number> {
 
 /**
  * The ledger of a finished plan of `chunks` 48-hour weather chunks over 1,000 locations, in a
- * database of its own on `serverUrl` (created, migrated and dropped here), built server-side as
- * the landings leave it: every chunk row done (the ledger before coverage), then the coverage
- * those chunks landed and the chunks folded into their run (the ledger now).
+ * database of its own on `serverUrl` (created, migrated and dropped here): the run and its gaps
+ * planned and turned into chunks as in production (`createRunWithGaps`, `materializeChunks`),
+ * then marked done server-side as the landings leave them (the ledger before coverage), then the
+ * coverage those chunks landed and the chunks folded into their run (the ledger now).
  */
 export async function measureLedgerSize(serverUrl: string, chunks = 200_000): Promise<LedgerSize> {
   const name = `envdata_bench_ledger_${randomBytes(4).toString('hex')}`;
@@ -64,19 +68,39 @@ async function measure(db: Kysely<Database>, chunks: number): Promise<LedgerSize
       'Europe/Berlin', 'europe', 'coordinates'
     from generate_series(1, 1000) g
     returning location_id`.execute(db);
-  const locationIds = locations.map((l) => l.location_id);
-  const perLocation = Math.ceil(chunks / locationIds.length);
-  const runId = await createRun(db, 'backfill', { bench: 'ledger-size' });
+  // Each location's gap holds its share of the chunks: 48 h windows from 1995 on, on the grid.
+  const start = Math.ceil(Date.UTC(1995, 0, 1) / WINDOW_MS) * WINDOW_MS;
+  const gaps = locations
+    .map((l, i) => ({
+      dataset: 'weather' as const,
+      locationId: l.location_id,
+      windows: Math.floor(chunks / locations.length) + (i < chunks % locations.length ? 1 : 0),
+    }))
+    .filter((g) => g.windows > 0)
+    .map(({ windows, ...g }) => ({
+      ...g,
+      from: new Date(start),
+      to: new Date(start + windows * WINDOW_MS),
+    }));
+  const runId = await createRunWithGaps(db, {
+    kind: 'backfill',
+    priority: 0,
+    windowHours: 48,
+    gaps,
+    request: { bench: 'ledger-size' },
+  });
+  let planned = 0;
+  for (;;) {
+    const fed = await materializeChunks(db, 50_000, { recheckMs: 0 });
+    if (fed.length === 0) break;
+    planned += fed.length;
+  }
+  if (planned !== chunks) throw new Error(`planned ${planned} chunks, not ${chunks}`);
   await sql`
-    insert into envdata.chunk (run_id, dataset, location_id, window_from, window_to, status,
-      outcome, attempts, calls, rows_landed, started_at, finished_at)
-    select ${runId}::int, 'weather', l.id, w.from_at, w.from_at + interval '48 hours', 'done',
-      'rows', 1, 1, 48, now() - interval '2 hours', now() - interval '2 hours'
-    from unnest(${[...locationIds]}::int[]) as l(id)
-    cross join lateral (
-      select timestamptz '1995-01-01 00:00:00+00' + g * interval '48 hours' as from_at
-      from generate_series(0, ${perLocation - 1}) g) w
-    limit ${chunks}`.execute(db);
+    update envdata.chunk set status = 'done', outcome = 'rows', attempts = 1, calls = 1,
+      rows_landed = 48, started_at = now() - interval '2 hours',
+      finished_at = now() - interval '2 hours'
+    where run_id = ${runId}`.execute(db);
   const beforeBytes = await ledgerBytes(db);
   await sql`
     insert into envdata.coverage as c (location_id, dataset, landed)

@@ -1,12 +1,23 @@
+import { setMaxListeners } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
+import type { AppComponent } from './app/app-component.js';
+import { HEALTHZ_ROUTE, HttpServer, type HttpRoute } from './app/http-server.js';
 import type { Config } from './config/config.js';
+import { requireApiKey } from './config/require-api-key.js';
+import { coerceError } from './errors/coerce-error.js';
 import { OutageMonitor } from './lifecycle/outage-monitor.js';
+import { settlesWithin } from './lifecycle/settles-within.js';
 import { createLogger, type Logger } from './logging/create-logger.js';
 import { assertRedisAnswers } from './queue/create-redis.js';
 import { QueueFactory } from './queue/queue-factory.js';
+import { createServiceClient, type ServiceClient } from './service/service-client.js';
+import { SyncScheduler } from './sync/sync-scheduler.js';
 import { assertDatabaseAnswers, createDatabase } from './warehouse/create-database.js';
 import type { Database } from './warehouse/schema.js';
+import { IngestWorker, type IngestWorkerOptions } from './worker/ingest-worker.js';
+
+export type { AppComponent } from './app/app-component.js';
 
 export interface CreateAppOptions {
   /** Use this logger instead of building one from the config (tests capture lines this way). */
@@ -18,10 +29,45 @@ export interface CreateAppOptions {
   logDestination?: DestinationStream;
 }
 
+/** The components `App.start()` adds, after those added with `add()`, in this order. */
+export interface StartOptions {
+  /** An HTTP server: `/healthz`, and `routes`. Started first, so it answers while the rest starts. */
+  readonly http?: {
+    readonly host: string;
+    /** 0 takes a free port (`app.http.url`). */
+    readonly port: number;
+    readonly routes?: readonly HttpRoute[];
+  };
+  /** An ingest worker (`envdata worker`): takes jobs and feeds the queue. */
+  readonly worker?: IngestWorkerOptions;
+  /** The nightly sync's schedule and the worker that plans it (`envdata scheduler`). */
+  readonly scheduler?: boolean;
+}
+
 /**
- * The composition root of one envdata process: it owns the logger, the Postgres pool and the
- * Redis connections, created on first use, and closes them all in `close()`. The CLI, workers,
- * the demo and the tests all go through it.
+ * What a component may take beyond the shutdown deadline to hand back the work it abandoned
+ * there: the worker then waits for its aborted jobs to requeue their chunks (half a second) and
+ * lands what was already fetched.
+ */
+const STOP_GRACE_MS = 1_000;
+/** What closing the service client's connection pool may take. */
+const CLOSE_CLIENT_MS = 300;
+
+/**
+ * The composition root of one envdata process. It owns the config, the logger and the shared
+ * resources, each created on first use: the Postgres pool (`db`), the Redis connections
+ * (`queues`), the service client (`serviceClient`) and the outage monitor (`outages`). It also
+ * runs the long-running components of the process, started in order by `start()` and stopped in
+ * reverse order by `stop()`, which then closes the resources; every step is bounded by
+ * ENVDATA_SHUTDOWN_TIMEOUT_MS. The CLI, workers, the demo and the tests all go through it.
+ *
+ * @example
+ * ```ts
+ * const app = createApp(config);
+ * await app.start({ worker: { concurrency: 8 }, scheduler: true, http: { host: '127.0.0.1', port: 9464 } });
+ * await shutdownSignal();
+ * await app.stop();
+ * ```
  */
 export class App {
   readonly config: Config;
@@ -29,6 +75,14 @@ export class App {
   private database: Kysely<Database> | undefined;
   private queueFactory: QueueFactory | undefined;
   private outageMonitor: OutageMonitor | undefined;
+  private client: ServiceClient | undefined;
+  /** Aborted at the shutdown deadline: every call to the service in flight is abandoned. */
+  private readonly calls = new AbortController();
+  /** Components added and not yet started. */
+  private readonly pending: AppComponent[] = [];
+  /** Components started, in order. */
+  private readonly running: AppComponent[] = [];
+  private stopping: Promise<void> | undefined;
   private closed = false;
 
   constructor(config: Config, options: CreateAppOptions = {}) {
@@ -42,6 +96,9 @@ export class App {
         secrets: [config.service.apiKey],
         destination: options.logDestination,
       });
+    // Every call in flight listens on it until it settles: as many as the callers allow at once
+    // (a worker's concurrency, an import's four geocoding calls), which is not a leak.
+    setMaxListeners(0, this.calls.signal);
   }
 
   /** The warehouse (Kysely over a pg pool), opened on first use. */
@@ -66,6 +123,21 @@ export class App {
   }
 
   /**
+   * The client of the Environmental Data Service, created on first use and shared by everything
+   * in the process. Throws `CONFIG_INVALID` when ENVDATA_API_KEY is not set.
+   */
+  get serviceClient(): ServiceClient {
+    this.assertOpen();
+    this.client ??= createServiceClient({
+      ...this.config.service,
+      apiKey: requireApiKey(this.config),
+      logger: this.logger,
+      signal: this.calls.signal,
+    });
+    return this.client;
+  }
+
+  /**
    * Rides out outages of Postgres and Redis for this process's long-running loops (workers, the
    * scheduler, `--wait`): one monitor per process, so an outage is logged once whoever meets it.
    */
@@ -81,17 +153,129 @@ export class App {
     return this.outageMonitor;
   }
 
-  /** Closes workers and queues first, then the pool. Safe to call twice. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.outageMonitor?.close();
-    await this.queueFactory?.close();
-    await this.database?.destroy();
+  /** The HTTP server started by `start({ http })`, to add routes to. */
+  get http(): HttpServer | undefined {
+    return this.find((c) => c instanceof HttpServer);
   }
 
+  /** The ingest worker started by `start({ worker })`. */
+  get worker(): IngestWorker | undefined {
+    return this.find((c) => c instanceof IngestWorker);
+  }
+
+  /** The scheduler started by `start({ scheduler: true })`. */
+  get scheduler(): SyncScheduler | undefined {
+    return this.find((c) => c instanceof SyncScheduler);
+  }
+
+  /**
+   * Abandons every call to the service in flight (`ABORTED`) and refuses new ones: the shutdown
+   * deadline has passed. Workers call it when their jobs did not finish in time.
+   */
+  abortServiceCalls(): void {
+    this.calls.abort();
+  }
+
+  /** Adds a component for the next `start()`. */
+  add(component: AppComponent): this {
+    this.assertRunning();
+    this.pending.push(component);
+    return this;
+  }
+
+  /**
+   * Starts the components added with `add()`, then those `options` ask for: the HTTP server,
+   * the worker, the scheduler, in this order (stopped in reverse: the scheduler stops planning,
+   * the worker finishes its chunks, the server answers until the end). When one fails to start,
+   * those already started are stopped and its error is thrown; the resources stay open until
+   * `stop()`. May be called again to start more.
+   */
+  async start(options: StartOptions = {}): Promise<void> {
+    this.assertRunning();
+    if (options.http) {
+      this.add(
+        new HttpServer({
+          ...options.http,
+          logger: this.logger,
+          routes: [HEALTHZ_ROUTE, ...(options.http.routes ?? [])],
+        }),
+      );
+    }
+    if (options.worker) this.add(IngestWorker.create(this, options.worker));
+    if (options.scheduler) this.add(new SyncScheduler(this));
+    const started: AppComponent[] = [];
+    try {
+      for (const component of this.pending.splice(0)) {
+        await component.start();
+        started.push(component);
+        this.running.push(component);
+      }
+    } catch (error) {
+      for (const c of started) this.running.splice(this.running.indexOf(c), 1);
+      await this.stopComponents(
+        started.reverse(),
+        Date.now() + this.config.worker.shutdownTimeoutMs,
+      );
+      throw error;
+    }
+  }
+
+  /**
+   * Stops the components in reverse order of starting, then closes the service client, the
+   * Redis connections and the pool. The components share ENVDATA_SHUTDOWN_TIMEOUT_MS: each may
+   * finish its work in hand until that deadline (plus a moment to hand back what it abandoned
+   * there), so the whole stop is bounded whatever is down. Safe to call twice.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const endBy = Date.now() + this.config.worker.shutdownTimeoutMs;
+      await this.stopComponents(this.running.splice(0).reverse(), endBy);
+      this.closed = true;
+      this.outageMonitor?.close();
+      this.calls.abort();
+      if (this.client) await settlesWithin(this.client.close(), CLOSE_CLIENT_MS);
+      await this.queueFactory?.close();
+      await this.database?.destroy();
+    })();
+    return this.stopping;
+  }
+
+  /** `stop()`, for code that only used the resources (`db`, `queues`, `serviceClient`). */
+  close(): Promise<void> {
+    return this.stop();
+  }
+
+  private async stopComponents(components: readonly AppComponent[], endBy: number): Promise<void> {
+    for (const component of components) {
+      const timeoutMs = Math.max(0, endBy - Date.now());
+      const stopping = component.stop(timeoutMs);
+      stopping.catch((error: unknown) =>
+        this.logger.warn(
+          { err: coerceError(error), component: component.name },
+          'component failed to stop',
+        ),
+      );
+      if (!(await settlesWithin(stopping, timeoutMs + STOP_GRACE_MS))) {
+        this.logger.warn(
+          { component: component.name, timeoutMs },
+          'component did not stop within ENVDATA_SHUTDOWN_TIMEOUT_MS: left behind',
+        );
+      }
+    }
+  }
+
+  /** The first component running, or added to start, that `is` picks. */
+  private find<T extends AppComponent>(is: (c: AppComponent) => c is T): T | undefined {
+    return [...this.running, ...this.pending].find(is);
+  }
+
+  /** The resources stay usable while the components stop (a worker lands what it fetched). */
   private assertOpen(): void {
     if (this.closed) throw new Error('envdata app is closed');
+  }
+
+  private assertRunning(): void {
+    if (this.stopping) throw new Error('envdata app is stopping: it starts nothing more');
   }
 }
 

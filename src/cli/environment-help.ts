@@ -1,4 +1,4 @@
-import { ENV_EXAMPLE_SECTIONS } from '../config/env-example-sections.js';
+import { ENV_EXAMPLE_SECTIONS } from './env-example-sections.js';
 import { formatRange } from '../config/format-range.js';
 import {
   ENVIRONMENT_VARIABLES,

@@ -1,7 +1,6 @@
 import type { App } from '../app.js';
 import { pauseRun } from '../ledger/pause-run.js';
 import { runProgress } from '../ledger/run-progress.js';
-import { IngestWorker } from '../worker/ingest-worker.js';
 import type { CommandContext } from './command-context.js';
 import { shutdownSignal } from './shutdown-signal.js';
 import { formatRunSummary, runSucceeded, watchRun } from './watch-run.js';
@@ -21,6 +20,9 @@ const INTERRUPTED = 130;
  * or SIGTERM stops following: with a local worker the unfinished runs are paused — their chunks
  * in flight land, no other starts anywhere — and the commands to continue or cancel them are
  * printed; a watcher without a worker only stops watching (the runs go on elsewhere).
+ *
+ * The local worker is a component of `app`: it works until the app stops (the command's
+ * `withApp` stops it on the way out, after what is printed here), so chunks in flight land.
  */
 export async function followRuns(
   app: App,
@@ -33,26 +35,20 @@ export async function followRuns(
   const stop = shutdownSignal().then(() => {
     interrupted = true;
   });
-  const worker = options.localWorker
-    ? IngestWorker.start(app, { concurrency: options.concurrency })
-    : undefined;
-  try {
-    for (const [i, runId] of runIds.entries()) {
-      const progress = await watchRun(app.db, runId, {
-        statusLine: context.statusLine,
-        logger: app.logger,
-        stop,
-        outages: app.outages,
-      });
-      if (interrupted && progress.status === 'running') {
-        await interrupt(app, context, runIds.slice(i), options.localWorker);
-        return;
-      }
-      context.print(formatRunSummary(progress));
-      if (!runSucceeded(progress)) context.exitCode = 1;
+  if (options.localWorker) await app.start({ worker: { concurrency: options.concurrency } });
+  for (const [i, runId] of runIds.entries()) {
+    const progress = await watchRun(app.db, runId, {
+      statusLine: context.statusLine,
+      logger: app.logger,
+      stop,
+      outages: app.outages,
+    });
+    if (interrupted && progress.status === 'running') {
+      await interrupt(app, context, runIds.slice(i), options.localWorker);
+      return;
     }
-  } finally {
-    await worker?.close();
+    context.print(formatRunSummary(progress));
+    if (!runSucceeded(progress)) context.exitCode = 1;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq';
 import type { App } from '../app.js';
+import type { AppComponent } from '../app/app-component.js';
 import { syncFiringOptions } from '../dispatch/job-options.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
@@ -17,22 +18,33 @@ export const NIGHTLY_SYNC_SCHEDULER_ID = 'nightly-sync';
  * An outage of Postgres or Redis is ridden out: said once (`app.outages`); a sync that meets it
  * waits until both answer again, then goes back to the queue without using an attempt and is
  * planned again; the schedule is upserted again when the outage is over.
+ *
+ * A component of the app (`app.start({ scheduler: true })`), or started on its own.
  */
-export class SyncScheduler {
+export class SyncScheduler implements AppComponent {
+  readonly name = 'scheduler';
   /** Aborted by `close()`: a sync waiting out an outage gives up its wait at once. */
   private readonly stopping = new AbortController();
   private unsubscribe: () => void = () => undefined;
   /** The process's outage monitor, kept: it must be reachable after the app closed. */
   private readonly outages: OutageMonitor;
+  private worker: Worker | undefined;
 
-  private constructor(
-    private readonly app: App,
-    private worker: Worker | undefined,
-  ) {
+  /** A scheduler that schedules nothing until `start()`. */
+  constructor(private readonly app: App) {
     this.outages = app.outages;
   }
 
+  /** A scheduler started at once; `close()` stops it. */
   static async start(app: App): Promise<SyncScheduler> {
+    const scheduler = new SyncScheduler(app);
+    await scheduler.start();
+    return scheduler;
+  }
+
+  /** Upserts the schedule, then takes its firings. */
+  async start(): Promise<void> {
+    const { app } = this;
     const queue = app.queues.queue(QUEUE_NAMES.sync);
     const schedule = () =>
       queue.upsertJobScheduler(
@@ -45,23 +57,21 @@ export class SyncScheduler {
         },
       );
     await schedule();
-    const scheduler = new SyncScheduler(app, undefined);
     // A Redis that comes back empty (no persistence, or a new one) has lost the schedule.
-    scheduler.unsubscribe = app.outages.subscribe((state) => {
+    this.unsubscribe = this.outages.subscribe((state) => {
       if (state !== 'up') return;
       schedule().catch((error: unknown) => {
-        if (!app.outages.report(error)) {
+        if (!this.outages.report(error)) {
           app.logger.warn({ err: error }, 'could not schedule the nightly sync again');
         }
       });
     });
-    const worker = app.queues.worker(QUEUE_NAMES.sync, () => scheduler.plan());
+    const worker = app.queues.worker(QUEUE_NAMES.sync, () => this.plan());
     worker.on('error', (error) => {
-      if (!app.outages.report(error)) app.logger.warn({ err: error }, 'scheduler worker error');
+      if (!this.outages.report(error)) app.logger.warn({ err: error }, 'scheduler worker error');
     });
-    scheduler.worker = worker;
+    this.worker = worker;
     app.logger.info({ cron: app.config.sync.cron }, 'nightly sync scheduled (UTC)');
-    return scheduler;
   }
 
   /** Plans one sync (the job of each firing); returns its run id. */
@@ -84,5 +94,10 @@ export class SyncScheduler {
     this.unsubscribe();
     this.stopping.abort();
     if (this.worker) await settlesWithin(this.worker.close(), timeoutMs);
+  }
+
+  /** `close(timeoutMs)`: how the app stops it. */
+  stop(timeoutMs: number): Promise<void> {
+    return this.close(timeoutMs);
   }
 }

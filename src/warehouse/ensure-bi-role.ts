@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
+/** The read-only role BI tools log in as (the migrations, frozen in time, spell it out). */
 export const BI_ROLE = 'envdata_bi';
 
 /** Default `statement_timeout` of the BI role, unless an administrator set another. */
@@ -26,28 +27,34 @@ export const BI_CONNECTION_LIMIT = 30;
  * administrator's job (docs/warehouse.md, "Fencing the role").
  */
 export async function ensureBiRole(db: Kysely<Database>, password?: string): Promise<void> {
+  const role = sql.id(BI_ROLE);
+  // A DO block takes no bind parameters: the name is inlined, quoted.
   await sql`
     do $do$
     begin
-      if not exists (select 1 from pg_roles where rolname = 'envdata_bi') then
-        create role envdata_bi nologin;
+      if not exists (select 1 from pg_roles where rolname = ${sql.lit(BI_ROLE)}) then
+        create role ${role} nologin;
       end if;
     exception when duplicate_object or unique_violation then null;
     end
     $do$`.execute(db);
   const { name, owner } = await currentDatabase(db);
   const database = sql.id(name);
-  await sql`grant usage on schema analytics to envdata_bi`.execute(db);
-  await sql`grant select on all tables in schema analytics to envdata_bi`.execute(db);
-  await sql`revoke all on schema envdata from envdata_bi`.execute(db);
-  await sql`grant connect on database ${database} to envdata_bi`.execute(db);
+  await sql`grant usage on schema analytics to ${role}`.execute(db);
+  await sql`grant select on all tables in schema analytics to ${role}`.execute(db);
+  await sql`revoke all on schema envdata from ${role}`.execute(db);
+  await sql`grant connect on database ${database} to ${role}`.execute(db);
   await sql`revoke temporary on database ${database} from public`.execute(db);
   await sql`grant temporary on database ${database} to ${sql.id(owner)}, current_user`.execute(db);
-  await sql`revoke temporary on database ${database} from envdata_bi`.execute(db);
+  await sql`revoke temporary on database ${database} from ${role}`.execute(db);
   await applyRoleDefaults(db);
   if (password !== undefined) {
     // ALTER ROLE takes no bind parameters: the literal is escaped by pg, never logged.
-    await sql.raw(`alter role envdata_bi login password ${pg.escapeLiteral(password)}`).execute(db);
+    await sql
+      .raw(
+        `alter role ${pg.escapeIdentifier(BI_ROLE)} login password ${pg.escapeLiteral(password)}`,
+      )
+      .execute(db);
   }
 }
 
@@ -59,17 +66,19 @@ async function applyRoleDefaults(db: Kysely<Database>): Promise<void> {
         where s.setrole = r.oid and s.setdatabase = 0 and c like 'statement_timeout=%'
       ) as has_timeout,
       r.rolconnlimit as connection_limit
-    from pg_roles r where r.rolname = 'envdata_bi'`.execute(db);
+    from pg_roles r where r.rolname = ${BI_ROLE}`.execute(db);
   const role = rows[0];
   if (role !== undefined && !role.has_timeout) {
     await sql
       .raw(
-        `alter role envdata_bi set statement_timeout = ${pg.escapeLiteral(BI_STATEMENT_TIMEOUT)}`,
+        `alter role ${pg.escapeIdentifier(BI_ROLE)} set statement_timeout = ${pg.escapeLiteral(BI_STATEMENT_TIMEOUT)}`,
       )
       .execute(db);
   }
   if (role !== undefined && role.connection_limit === -1) {
-    await sql.raw(`alter role envdata_bi connection limit ${BI_CONNECTION_LIMIT}`).execute(db);
+    await sql
+      .raw(`alter role ${pg.escapeIdentifier(BI_ROLE)} connection limit ${BI_CONNECTION_LIMIT}`)
+      .execute(db);
   }
 }
 

@@ -1,16 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
+import type { AppComponent } from '../app/app-component.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
-import { EnvdataError } from '../errors/envdata-error.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
-import { createServiceClient, type ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { FactWriter } from '../warehouse/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
@@ -32,28 +31,27 @@ export interface IngestWorkerOptions {
  * recovery. Together with closing the rest, the process exits within the deadline plus a second.
  */
 const WIND_UP_MS = 500;
-/** What closing the ledger's pending run checks and the HTTP pool may take after that. */
+/** What closing the ledger's pending run checks may take after that. */
 const CLOSE_REST_MS = 300;
 
 type JobData = IngestJobData | SnapshotJobData;
 
 /**
  * One worker process's share of the work: a BullMQ worker on the ingest queue under the shared
- * rate limit, the feeder that keeps the queue supplied from the ledger, and the service client.
- * Any number of these may run on any number of hosts against one Redis and one Postgres.
+ * rate limit, and the feeder that keeps the queue supplied from the ledger; calls go through the
+ * app's service client. Any number of these may run on any number of hosts against one Redis and
+ * one Postgres. A component of the app (`app.start({ worker })`), or started on its own.
  */
-export class IngestWorker {
+export class IngestWorker implements AppComponent {
+  readonly name = 'worker';
   readonly worker: Worker<JobData, IngestOutcome | number>;
   readonly feeder: QueueFeeder;
-  private readonly client: ServiceClient;
   private readonly batcher: LandingBatcher;
   private readonly processor: ReturnType<typeof createIngestChunkProcessor>;
   private readonly snapshots: ReturnType<typeof createFetchSnapshotProcessor>;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   /** Aborted when closing starts: jobs waiting out an outage give their slot back at once. */
   private readonly stopping = new AbortController();
-  /** Aborted at the shutdown deadline: every call in flight is abandoned (`ABORTED`). */
-  private readonly deadline = new AbortController();
   /** The process's outage monitor, kept: it must be reachable after the app closed. */
   private readonly outages: OutageMonitor;
   /** The jobs being processed (whatever BullMQ still has to record about them). */
@@ -62,26 +60,14 @@ export class IngestWorker {
 
   private constructor(
     private readonly app: App,
-    options: IngestWorkerOptions,
+    private readonly options: IngestWorkerOptions,
   ) {
     const { config, logger } = app;
     this.outages = app.outages;
-    // Every call in flight (and every job waiting out an outage) listens on these: as many as
-    // the concurrency, which is not a leak.
-    setMaxListeners(options.concurrency + 16, this.deadline.signal, this.stopping.signal);
-    const apiKey = config.service.apiKey;
-    if (!apiKey) {
-      throw new EnvdataError(
-        'USAGE',
-        'ENVDATA_API_KEY is not set: workers call the service and need your API key',
-      );
-    }
-    this.client = createServiceClient({
-      ...config.service,
-      apiKey,
-      logger,
-      signal: this.deadline.signal,
-    });
+    // Every job waiting out an outage listens on it: as many as the concurrency, not a leak.
+    setMaxListeners(options.concurrency + 16, this.stopping.signal);
+    // Throws CONFIG_INVALID without ENVDATA_API_KEY, before anything is created.
+    const client = app.serviceClient;
     this.feeder = createFeeder(app);
     const { limiter, others } = splitRateLimits(config.rateLimits);
     const budget = new CallBudget(app.queues.connection(), `${config.queuePrefix}:envdata`, others);
@@ -94,7 +80,7 @@ export class IngestWorker {
     const throttle = new ThrottleBackoff();
     this.processor = createIngestChunkProcessor({
       db: app.db,
-      client: this.client,
+      client,
       land: (landing) => this.batcher.land(landing),
       budget,
       logger,
@@ -114,7 +100,7 @@ export class IngestWorker {
     };
     this.snapshots = createFetchSnapshotProcessor({
       db: app.db,
-      client: this.client,
+      client,
       species: new SpeciesIds(),
       logger,
       speciesRisk: config.ingest.speciesRisk,
@@ -139,7 +125,6 @@ export class IngestWorker {
       if (!this.outages.report(error)) logger.warn({ err: error }, 'worker error');
     });
     this.worker.on('drained', () => void this.feed());
-    this.timer = setInterval(() => void this.feed(), options.feedIntervalMs ?? 1_000);
   }
 
   /**
@@ -168,14 +153,30 @@ export class IngestWorker {
     }
   }
 
-  /** Starts taking jobs (and feeding the queue) at once. */
+  /**
+   * A worker that takes no job until `start()`. Throws `CONFIG_INVALID` when ENVDATA_API_KEY is
+   * not set.
+   */
+  static create(app: App, options: IngestWorkerOptions): IngestWorker {
+    return new IngestWorker(app, options);
+  }
+
+  /** A worker taking jobs (and feeding the queue) at once; `close()` stops it. */
   static start(app: App, options: IngestWorkerOptions): IngestWorker {
     const worker = new IngestWorker(app, options);
-    void worker.worker
-      .run()
-      .catch((error: unknown) => app.logger.error({ err: error }, 'worker stopped'));
-    void worker.feed();
+    void worker.start();
     return worker;
+  }
+
+  /** Starts taking jobs and feeding the queue. */
+  start(): Promise<void> {
+    if (this.timer || this.closing) return Promise.resolve();
+    this.timer = setInterval(() => void this.feed(), this.options.feedIntervalMs ?? 1_000);
+    void this.worker
+      .run()
+      .catch((error: unknown) => this.app.logger.error({ err: error }, 'worker stopped'));
+    void this.feed();
+    return Promise.resolve();
   }
 
   /**
@@ -202,6 +203,9 @@ export class IngestWorker {
    * its slot back at once. When Redis is down, what BullMQ could not record is left to stalled
    * recovery (the ledger has the truth). Everything is bounded, so the process exits within
    * `timeoutMs` plus a second whatever is down.
+   *
+   * At the deadline the app's service calls are abandoned (`app.abortServiceCalls()`): the
+   * deadline is the process's, so nothing else should be calling the service any more.
    */
   close(timeoutMs = this.app.config.worker.shutdownTimeoutMs): Promise<void> {
     this.closing ??= (async () => {
@@ -214,7 +218,7 @@ export class IngestWorker {
           { timeoutMs, inFlight: this.active.size },
           'in-flight chunks did not finish within ENVDATA_SHUTDOWN_TIMEOUT_MS: their calls are aborted and their chunks handed back to the queue',
         );
-        this.deadline.abort();
+        this.app.abortServiceCalls();
         await settlesWithin(this.whenIdle(), WIND_UP_MS);
       }
       // BullMQ records what the jobs did (completed, back to wait) in Redis: a moment, unless
@@ -232,10 +236,13 @@ export class IngestWorker {
         }
       });
       await settlesWithin(rest, Math.max(CLOSE_REST_MS, endBy - Date.now()));
-      this.deadline.abort();
-      await settlesWithin(this.client.close(), CLOSE_REST_MS);
     })();
     return this.closing;
+  }
+
+  /** `close(timeoutMs)`: how the app stops it. */
+  stop(timeoutMs: number): Promise<void> {
+    return this.close(timeoutMs);
   }
 
   /** Resolves once no job is being processed. */

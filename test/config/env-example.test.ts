@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderEnvExample } from '../../src/config/render-env-example.js';
-import { ENV_EXAMPLE_SECTIONS } from '../../src/config/env-example-sections.js';
+import { ENV_EXAMPLE_SECTIONS } from '../../src/cli/env-example-sections.js';
 
 describe('.env.example', () => {
   it('documents every variable the code reads (regenerate with `npm run env:example`)', () => {

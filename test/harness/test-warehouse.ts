@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { createRun } from '../../src/ledger/create-run.js';
-import { insertChunks } from '../../src/ledger/insert-chunks.js';
+import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
+import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
 import { factsOfBody } from '../../src/datasets/facts-of-body.js';
@@ -13,7 +13,11 @@ export interface TestWarehouse {
   readonly env: TestEnvironment;
   readonly app: App;
   addLocation(input: Omit<NewLocation, 'registeredBy'>): Promise<Location>;
-  /** Plans one chunk in the ledger (a run of its own) and returns its id. */
+  /**
+   * Plans one chunk over `[from, to)` in the ledger as a backfill would, a run of its own with
+   * one gap turned into one `queued` chunk by the feeder's `materializeChunks`, and returns its
+   * id. The window may already be covered (a test landing it again): the gap re-reads.
+   */
   planChunk(dataset: Dataset, locationId: number, from: Date, to: Date): Promise<number>;
   /**
    * A complete 200 landing of `body` for a newly planned chunk over `[from, to)`: what the worker
@@ -28,6 +32,8 @@ export interface TestWarehouse {
   ): Promise<ChunkLanding>;
 }
 
+const HOUR_MS = 3_600_000;
+
 /** A test file's own migrated database with an app on it, closed after the file. */
 export function useTestWarehouse(): TestWarehouse {
   const env = useTestEnvironment();
@@ -38,6 +44,7 @@ export function useTestWarehouse(): TestWarehouse {
   afterAll(async () => {
     await app?.close();
   });
+  let planning: Promise<unknown> = Promise.resolve();
   const get = () => {
     if (!app) throw new Error('useTestWarehouse: app used before beforeAll');
     return app;
@@ -68,20 +75,48 @@ export function useTestWarehouse(): TestWarehouse {
         ...extra,
       };
     },
-    async planChunk(dataset, locationId, from, to) {
-      const db = get().db;
-      const runId = await createRun(db, 'backfill', { test: true });
-      await insertChunks(db, runId, [{ dataset, locationId, from, to }]);
-      const row = await db
-        .selectFrom('chunk')
-        .select('chunk_id')
-        .where('run_id', '=', runId)
-        .where('dataset', '=', dataset)
-        .where('location_id', '=', locationId)
-        .where('window_from', '=', from)
-        .where('window_to', '=', to)
-        .executeTakeFirstOrThrow();
-      return row.chunk_id;
+    planChunk(dataset, locationId, from, to) {
+      // One at a time: the feeder feeds whichever run is oldest (landings built in parallel
+      // would take each other's chunks), and only one feeder works at once anyway.
+      const planned = planning.then(() => planOneChunk(get(), dataset, locationId, from, to));
+      planning = planned.catch(() => undefined);
+      return planned;
     },
   };
+}
+
+/** `planChunk`: a run with one gap, turned into one chunk by the feeder. */
+async function planOneChunk(
+  app: App,
+  dataset: Dataset,
+  locationId: number,
+  from: Date,
+  to: Date,
+): Promise<number> {
+  const { db, config } = app;
+  const runId = await createRunWithGaps(db, {
+    kind: 'backfill',
+    priority: 0,
+    // Windows tile a fixed grid from the epoch: one this long holds [from, to) whole, so the
+    // gap is one chunk whatever hours it starts and ends at.
+    windowHours: Math.ceil(to.getTime() / HOUR_MS),
+    gaps: [{ dataset, locationId, from, to }],
+    request: { test: true },
+    refetch: true,
+  });
+  const [chunk, ...more] = await materializeChunks(db, 2, {
+    recheckMs: config.ingest.recheckMs,
+  });
+  const row = await db
+    .selectFrom('chunk')
+    .select(['chunk_id', 'window_from', 'window_to'])
+    .where('chunk_id', '=', chunk?.chunkId ?? 0)
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+  if (!row || more.length > 0 || +row.window_from !== +from || +row.window_to !== +to) {
+    throw new Error(
+      `planChunk: the feeder did not make one chunk [${from.toISOString()}, ${to.toISOString()}) of run ${runId} (another run open in this database?)`,
+    );
+  }
+  return row.chunk_id;
 }

@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
-import { createRun } from '../../src/ledger/create-run.js';
-import { insertChunks } from '../../src/ledger/insert-chunks.js';
+import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location } from '../../src/locations/location.js';
 import {
@@ -10,6 +9,7 @@ import {
   retireLocations,
 } from '../../src/locations/remove-locations.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
+import { planRun } from '../../src/planner/plan-run.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -83,15 +83,20 @@ describe('purgeLocations', () => {
   });
 
   it('refuses while a running run has open chunks for it, deleting nothing', async () => {
-    const runId = await createRun(wh.app.db, 'backfill', { test: true });
-    await insertChunks(wh.app.db, runId, [
+    // A backfill of one 48 h window, planned and fed as workers would: one queued chunk.
+    const { runId } = await planRun(
+      wh.app.db,
       {
-        dataset: 'weather',
-        locationId: berlin.locationId,
+        kind: 'backfill',
+        datasets: ['weather'],
+        locations: [berlin],
         from: new Date('2024-02-01T00:00:00Z'),
         to: new Date('2024-02-03T00:00:00Z'),
+        windowHours: 48,
       },
-    ]);
+      [],
+    );
+    expect(await materializeChunks(wh.app.db, 10, { recheckMs: 0 })).toHaveLength(1);
     const error = await purgeLocations(wh.app.db, [berlin, rome]).catch((e: unknown) => e);
     expect(isEnvdataError(error) && error.code).toBe('CONFLICT');
     expect((error as Error).message).toContain(`run(s) ${runId} (1 open chunk(s))`);

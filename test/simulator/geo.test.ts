@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  countryNameOf,
-  countryOfPoint,
-  geocodePlace,
-  isCountryCode,
-  nearestPlace,
-  pollenRegionOf,
-  reverseGeocode,
-  timezoneOf,
-} from '../../src/geo/index.js';
+import { countryNameOf } from '../../src/geo/country-name-of.js';
+import { countryOfPoint } from '../../src/geo/country-of-point.js';
+import { geocodePlace } from '../../src/geo/geocode-place.js';
+import { isCountryCode } from '../../src/geo/is-country-code.js';
+import { nearestPlace } from '../../src/geo/nearest-place.js';
+import { pollenRegionOf } from '../../src/geo/pollen-region-of.js';
+import { reverseGeocode } from '../../src/geo/reverse-geocode.js';
+import { timezoneOf } from '../../src/geo/timezone-of.js';
 import { ALTERNATE_PLACE_NAMES } from '../../src/geo/alternate-place-names.js';
 import { PLACES } from './simulator-http.js';
 

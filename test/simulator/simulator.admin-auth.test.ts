@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSimulatorConfig } from '../../src/config/simulator-config.js';
+import { parseSimulatorEnvironment } from '../../src/cli/simulator-environment.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
@@ -171,7 +171,7 @@ describe('envdata simulate beyond loopback', () => {
   it('never shows the token in a configuration error', () => {
     let message = '';
     try {
-      parseSimulatorConfig({ ENVDATA_SIM_ADMIN_TOKEN: TOKEN, ENVDATA_SIM_PORT: 'x' });
+      parseSimulatorEnvironment({ ENVDATA_SIM_ADMIN_TOKEN: TOKEN, ENVDATA_SIM_PORT: 'x' });
     } catch (error) {
       message = (error as Error).message;
     }

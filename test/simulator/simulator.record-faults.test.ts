@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { parseSimulatorConfig } from '../../src/config/simulator-config.js';
+import { parseSimulatorEnvironment } from '../../src/cli/simulator-environment.js';
 import type { PollenPayload, WeatherPayload } from '../../src/service/models.js';
 import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
 import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
@@ -289,7 +289,7 @@ describe('record fault specs', () => {
   });
 
   it('read from ENVDATA_SIM_FAULTS', () => {
-    const options = parseSimulatorConfig({
+    const options = parseSimulatorEnvironment({
       ENVDATA_SIM_FAULTS: 'history:short=6@100%; weather-history:duplicate=3x1',
     });
     expect(options.faults).toMatchObject({

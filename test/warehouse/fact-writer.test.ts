@@ -183,7 +183,7 @@ describe('FactWriter.land', () => {
       .selectAll()
       .where('chunk_id', '=', landing.chunkId)
       .executeTakeFirstOrThrow();
-    expect(chunk.status).toBe('pending');
+    expect(chunk.status).toBe('queued');
     expect(
       await wh.app.db
         .selectFrom('raw_payload')
@@ -253,7 +253,7 @@ describe('FactWriter.land', () => {
       .selectAll()
       .where('chunk_id', '=', landing.chunkId)
       .executeTakeFirstOrThrow();
-    expect(chunk).toMatchObject({ status: 'pending', error_code: 'PARTIAL', rows_landed: 10 });
+    expect(chunk).toMatchObject({ status: 'queued', error_code: 'PARTIAL', rows_landed: 10 });
   });
 
   it('marks a no-data chunk done with zero rows', async () => {

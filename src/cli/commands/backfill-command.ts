@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { formatPlanDuration } from '../../planner/format-plan-duration.js';
@@ -13,7 +14,7 @@ import {
 } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
 import { usageError } from '../usage-error.js';
-import { parseConcurrency, requireApiKey } from './worker-command.js';
+import { parseConcurrency } from './worker-command.js';
 
 interface BackfillOptions {
   dataset?: string;
@@ -65,7 +66,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           ? config.ingest.historyWindowHours
           : parseWindowOption(options.window);
       const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
-      if (!options.dryRun) requireApiKey(context);
+      if (!options.dryRun) requireApiKey(context.config);
       if (!options.wait && options.localWorker === false) {
         throw usageError('--no-local-worker only makes sense with --wait');
       }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { databaseNameOf } from '../../warehouse/database-url.js';
-import { ensureBiRole } from '../../warehouse/ensure-bi-role.js';
+import { BI_ROLE, ensureBiRole } from '../../warehouse/ensure-bi-role.js';
 import type { CommandContext } from '../command-context.js';
 import { promptSecret } from '../prompt-secret.js';
 import { usageError } from '../usage-error.js';
@@ -9,11 +9,11 @@ export function registerBiRoleCommand(program: Command, context: CommandContext)
   program
     .command('bi-role')
     .description(
-      'Create or refresh the read-only role envdata_bi (reads schema analytics only) for BI tools; the role is server-wide: one for every database of this PostgreSQL server',
+      `Create or refresh the read-only role ${BI_ROLE} (reads schema analytics only) for BI tools; the role is server-wide: one for every database of this PostgreSQL server`,
     )
     .option(
       '--password-stdin',
-      'read a password from standard input (asked for, not shown, on a terminal) and allow envdata_bi to log in',
+      `read a password from standard input (asked for, not shown, on a terminal) and allow ${BI_ROLE} to log in`,
     )
     .action(async (options: { passwordStdin?: boolean }) => {
       const config = context.config;
@@ -23,16 +23,16 @@ export function registerBiRoleCommand(program: Command, context: CommandContext)
           ? await askTwice(context)
           : (await readAll(process.stdin)).replace(/\r?\n$/, '');
         if (password.length < 8) {
-          throw usageError('the password for envdata_bi must be at least 8 characters');
+          throw usageError(`the password for ${BI_ROLE} must be at least 8 characters`);
         }
       }
       await context.withApp(async (app) => ensureBiRole(app.db, password));
       context.print(
-        `role envdata_bi can read schema analytics of database ${databaseNameOf(config.databaseUrl)}` +
+        `role ${BI_ROLE} can read schema analytics of database ${databaseNameOf(config.databaseUrl)}` +
           (password ? ' and log in with the password given' : ' (no login: use --password-stdin)'),
       );
       context.print(
-        'note: envdata_bi is a role of the whole PostgreSQL server, shared by every database on it ' +
+        `note: ${BI_ROLE} is a role of the whole PostgreSQL server, shared by every database on it ` +
           '(docs/warehouse.md says what to revoke so it reads this warehouse only)',
       );
     });
@@ -43,7 +43,7 @@ async function askTwice(context: CommandContext): Promise<string> {
   const first = await promptSecret(
     process.stdin,
     context.io.stderr,
-    'password for envdata_bi (not shown): ',
+    `password for ${BI_ROLE} (not shown): `,
   );
   const second = await promptSecret(process.stdin, context.io.stderr, 'the same again: ');
   if (first !== second) throw usageError('the two passwords differ: nothing was changed');

@@ -1,11 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { App } from '../../app.js';
+import { requireApiKey } from '../../config/require-api-key.js';
 import { coerceError } from '../../errors/coerce-error.js';
 import { isEnvdataError } from '../../errors/envdata-error.js';
 import { addLocationByPlace, addLocationByPoint } from '../../locations/add-location.js';
 import { importLocations } from '../../locations/import-locations.js';
-import { toLocation } from '../../locations/insert-location.js';
+import { listLocations } from '../../locations/list-locations.js';
 import type { Location } from '../../locations/location.js';
 import { locationTextMessage } from '../../locations/location-text-problem.js';
 import { parseCoordinate, type CoordinateAxis } from '../../locations/parse-coordinate.js';
@@ -19,11 +19,9 @@ import {
   retireLocations,
 } from '../../locations/remove-locations.js';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
-import { createServiceClient, type ServiceClient } from '../../service/service-client.js';
 import type { CommandContext } from '../command-context.js';
 import { confirm } from '../confirm.js';
 import { usageError } from '../usage-error.js';
-import { requireApiKey } from './worker-command.js';
 import { errorCode } from '../../errors/pg-errors.js';
 
 interface AddOptions {
@@ -109,16 +107,14 @@ border) it records it as given and warns.`,
           throw usageError('give either --place or --lat/--lng, not both');
         }
         const place = checkedText('--place', 'place', options.place)!;
-        requireApiKey(context);
+        requireApiKey(context.config);
         const location = await context.withApp((app) =>
-          withServiceClient(app, (client) =>
-            addLocationByPlace(app.db, client, {
-              place,
-              country,
-              name,
-              ingestByPlace: options.ingestByPlace ?? false,
-            }),
-          ),
+          addLocationByPlace(app.db, app.serviceClient, {
+            place,
+            country,
+            name,
+            ingestByPlace: options.ingestByPlace ?? false,
+          }),
         );
         context.print(describeLocation(location));
         return;
@@ -136,11 +132,12 @@ border) it records it as given and warns.`,
         onWarning: (m: string) => context.io.stderr.write(`envdata: warning: ${m}\n`),
       };
       const location = await context.withApp((app) =>
-        byService
-          ? withServiceClient(app, (client) =>
-              addLocationByPoint(app.db, client, { lat, lng, name, country }, warn),
-            )
-          : addLocationByPoint(app.db, undefined, { lat, lng, name, country }, warn),
+        addLocationByPoint(
+          app.db,
+          byService ? app.serviceClient : undefined,
+          { lat, lng, name, country },
+          warn,
+        ),
       );
       context.print(describeLocation(location));
       if (name === undefined && !byService) {
@@ -180,11 +177,9 @@ border) it records it as given and warns.`,
           })
           .finally(() => handle.close());
         const needsService = file.entries.some((e) => e.kind === 'place');
-        if (needsService) requireApiKey(context);
+        if (needsService) requireApiKey(context.config);
         const outcome = await context.withApp((app) =>
-          needsService
-            ? withServiceClient(app, (client) => importLocations(app.db, file, client))
-            : importLocations(app.db, file, undefined),
+          importLocations(app.db, file, needsService ? app.serviceClient : undefined),
         );
         for (const warning of outcome.warnings) {
           context.io.stderr.write(`envdata: warning: ${fileName}: ${warning}\n`);
@@ -206,10 +201,7 @@ border) it records it as given and warns.`,
     .description('List registered locations (retired ones marked)')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const rows = await context.withApp((app) =>
-        app.db.selectFrom('location').selectAll().orderBy('location_id').execute(),
-      );
-      const list = rows.map(toLocation);
+      const list = await context.withApp((app) => listLocations(app.db));
       if (options.json) {
         context.print(JSON.stringify(list, null, 2));
         return;
@@ -287,23 +279,6 @@ border) it records it as given and warns.`,
         for (const l of restored) context.print(`active again: ${describeLocation(l)}`);
       });
     });
-}
-
-/** Runs `body` with a service client on the app's config; the key was checked by the caller. */
-async function withServiceClient<T>(
-  app: App,
-  body: (client: ServiceClient) => Promise<T>,
-): Promise<T> {
-  const client = createServiceClient({
-    ...app.config.service,
-    apiKey: app.config.service.apiKey ?? '',
-    logger: app.logger,
-  });
-  try {
-    return await body(client);
-  } finally {
-    await client.close();
-  }
 }
 
 function describeLocation(l: Location): string {

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { runExists } from '../../ledger/reopen-runs.js';
 import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
 import { parseRunId } from '../parse-cli-values.js';
-import { parseConcurrency, requireApiKey } from './worker-command.js';
+import { parseConcurrency } from './worker-command.js';
 
 interface WaitOptions {
   wait?: boolean;
@@ -23,7 +24,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
     .action(async (run: string | undefined, options: WaitOptions) => {
       const runId = run === undefined ? undefined : parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
-      if (options.wait) requireApiKey(context);
+      if (options.wait) requireApiKey(context.config);
       await context.withApp(
         async (app) => {
           const outcome = await resumeRuns(app, runId);
@@ -54,7 +55,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
     .action(async (run: string, options: WaitOptions) => {
       const runId = parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
-      if (options.wait) requireApiKey(context);
+      if (options.wait) requireApiKey(context.config);
       await context.withApp(
         async (app) => {
           if (!(await runExists(app.db, runId))) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseSimulatorConfig } from '../../config/simulator-config.js';
+import { parseSimulatorEnvironment } from '../simulator-environment.js';
 import { createLogger } from '../../logging/create-logger.js';
 import { DEMO_API_KEY } from '../../simulator/simulator-options.js';
 import { startSimulator } from '../../simulator/start-simulator.js';
@@ -19,7 +19,7 @@ export function registerSimulateCommand(program: Command, context: CommandContex
           ? undefined
           : parseWholeNumber('--port', options.port, { min: 0, max: 65_535 }, 'a port number');
       const config = context.config;
-      const simOptions = parseSimulatorConfig(context.io.env);
+      const simOptions = parseSimulatorEnvironment(context.io.env);
       const logger = createLogger({ level: config.log.level, format: config.log.format });
       const simulator = await startSimulator({
         ...simOptions,

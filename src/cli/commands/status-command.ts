@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { failedChunkGroups, type FailedChunkGroup } from '../../ledger/failed-chunk-groups.js';
-import { readFreshness, type Freshness } from '../../ledger/read-freshness.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
-import { recentRunIds, runProgress, type RunProgress } from '../../ledger/run-progress.js';
-import { collectStatus, type EnvdataStatus } from '../../status/collect-status.js';
+import type { RunProgress } from '../../ledger/run-progress.js';
+import type { EnvdataStatus } from '../../status/collect-status.js';
+import { collectStatusReport } from '../../status/collect-status-report.js';
 import { formatDuration } from '../../planner/estimate-plan.js';
 import { databaseNameOf } from '../../warehouse/database-url.js';
 import type { CommandContext } from '../command-context.js';
@@ -33,32 +32,14 @@ export function registerStatusCommand(program: Command, context: CommandContext)
     .action(async (run: string | undefined, options: { json?: boolean; check?: boolean }) => {
       const runId = run === undefined ? undefined : parseRunId(run);
       const maxLag = context.config.sync.maxLagHours;
-      const { status, runs, freshness, failedChunks } = await context.withApp(
-        async (app) => {
-          const status = await collectStatus(app);
-          const runs: RunProgress[] = [];
-          let freshness: Freshness[] = [];
-          let failedChunks: FailedChunkGroup[] = [];
-          if (status.postgres.ok && !status.postgres.pendingMigrations?.length) {
-            const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, RECENT_RUNS);
-            for (const id of ids) {
-              const progress = await runProgress(app.db, id);
-              if (progress) runs.push(progress);
-            }
-            if (runId !== undefined && runs.length === 0) {
-              throw new EnvdataError(
-                'NOT_FOUND',
-                `there is no run ${runId}: see \`envdata status\``,
-              );
-            }
-            freshness = await readFreshness(app.db, maxLag);
-            if (runId !== undefined) failedChunks = await failedChunkGroups(app.db, runId);
-          }
-          return { status, runs, freshness, failedChunks };
-        },
+      const { status, ledgerRead, runs, freshness, failedChunks } = await context.withApp(
+        (app) => collectStatusReport(app, { runId, recentRuns: RECENT_RUNS, maxLagHours: maxLag }),
         context.config,
         { migrated: false },
       );
+      if (runId !== undefined && ledgerRead && runs.length === 0) {
+        throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
+      }
       const byLocation = freshnessByLocation(freshness);
       if (options.json) {
         const shown = runId === undefined ? runs : runs.map((p) => ({ ...p, failedChunks }));
@@ -156,7 +137,7 @@ function formatRunLine(p: RunProgress): string {
   );
 }
 
-export function formatStatus(status: EnvdataStatus, paint: Paint = createPaint(false)): string {
+function formatStatus(status: EnvdataStatus, paint: Paint = createPaint(false)): string {
   const health = (s: { ok: boolean; problem?: string }) =>
     s.ok ? paint('green', 'ok') : paint('red', `DOWN — ${s.problem}`);
   const lines: string[] = [];

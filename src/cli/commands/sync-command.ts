@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
+import { requireApiKey } from '../../config/require-api-key.js';
 import { estimateDurationMs } from '../../planner/estimate-plan.js';
 import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
-import { SyncScheduler } from '../../sync/sync-scheduler.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
-import { shutdownSignal } from '../shutdown-signal.js';
+import { runUntilSignal } from '../run-until-signal.js';
 import { usageError } from '../usage-error.js';
-import { parseConcurrency, requireApiKey } from './worker-command.js';
+import { parseConcurrency } from './worker-command.js';
 
 export function registerSyncCommands(program: Command, context: CommandContext): void {
   program
@@ -53,7 +53,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           });
           return;
         }
-        requireApiKey(context);
+        requireApiKey(config);
         await context.withApp(
           async (app) => {
             const start = await startSync(app);
@@ -79,16 +79,12 @@ export function registerSyncCommands(program: Command, context: CommandContext):
     .action(async () => {
       const config = context.config;
       await context.withApp(
-        async (app) => {
-          // Listening before starting: a signal during start-up stops the scheduler gracefully.
-          const stop = shutdownSignal((s) =>
-            app.logger.info({ signal: s }, 'stopping (a second signal stops at once)'),
-          );
-          const scheduler = await SyncScheduler.start(app);
-          const signal = await stop;
-          await scheduler.close();
-          app.logger.info({ signal }, 'scheduler stopped');
-        },
+        (app) =>
+          runUntilSignal(
+            app,
+            { scheduler: true },
+            { stopping: 'stopping (a second signal stops at once)', stopped: 'scheduler stopped' },
+          ),
         config,
         { queue: true },
       );

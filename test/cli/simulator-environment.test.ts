@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  parseSimulatorConfig,
+  parseSimulatorEnvironment,
   SIMULATOR_ENVIRONMENT_VARIABLES,
-} from '../../src/config/simulator-config.js';
+} from '../../src/cli/simulator-environment.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { parseFaultSpec } from '../../src/simulator/faults/parse-fault-spec.js';
 import { DEFAULT_SIMULATOR_OPTIONS, DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator } from '../../src/simulator/start-simulator.js';
-import { createTestClient, TEST_NOW } from './simulator-http.js';
+import { createTestClient, TEST_NOW } from '../simulator/simulator-http.js';
 
-describe('parseSimulatorConfig', () => {
+describe('parseSimulatorEnvironment', () => {
   it('gives the defaults for an empty environment, on port 8787', () => {
-    const options = parseSimulatorConfig({});
+    const options = parseSimulatorEnvironment({});
     expect(options).toMatchObject({
       port: 8787,
       host: '127.0.0.1',
@@ -27,7 +27,7 @@ describe('parseSimulatorConfig', () => {
   });
 
   it('parses every variable', () => {
-    const options = parseSimulatorConfig({
+    const options = parseSimulatorEnvironment({
       ENVDATA_SIM_PORT: '0',
       ENVDATA_SIM_HOST: '::1',
       ENVDATA_SIM_KEYS: 'alpha-key:pollen+weather, beta-key:*, gamma-key',
@@ -66,7 +66,7 @@ describe('parseSimulatorConfig', () => {
   it('lists every problem at once and never shows key values', () => {
     let thrown: unknown;
     try {
-      parseSimulatorConfig({
+      parseSimulatorEnvironment({
         ENVDATA_SIM_PORT: '70000',
         ENVDATA_SIM_KEYS: 'secret-key-value:coffee',
         ENVDATA_SIM_RATE_LIMIT: 'lots',
@@ -108,7 +108,7 @@ describe('parseSimulatorConfig', () => {
 
   it('starts a simulator that behaves as configured', async () => {
     const sim = await startSimulator({
-      ...parseSimulatorConfig({
+      ...parseSimulatorEnvironment({
         ENVDATA_SIM_PORT: '0',
         ENVDATA_SIM_KEYS: 'only-key:geocode',
         ENVDATA_SIM_FAULTS: 'geocode:error=500x1',

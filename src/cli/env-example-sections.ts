@@ -1,5 +1,5 @@
-import type { EnvironmentVariable } from './environment-variables.js';
-import { SIMULATOR_ENVIRONMENT_VARIABLES } from './simulator-config.js';
+import type { EnvironmentVariable } from '../config/environment-variables.js';
+import { SIMULATOR_ENVIRONMENT_VARIABLES } from './simulator-environment.js';
 
 /** Sections of `.env.example` and `--help` beyond the core variables. */
 export const ENV_EXAMPLE_SECTIONS: readonly {

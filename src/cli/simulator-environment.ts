@@ -10,13 +10,15 @@ import {
   type RetryAfterMode,
   type SimulatorOptions,
 } from '../simulator/simulator-options.js';
-import type { EnvironmentVariable } from './environment-variables.js';
-import type { Environment } from './load-config.js';
-import { parseRateLimits } from './rate-limit.js';
+import type { EnvironmentVariable } from '../config/environment-variables.js';
+import type { Environment } from '../config/load-config.js';
+import { parseRateLimits } from '../config/rate-limit.js';
 
 /**
  * The environment variables of `envdata simulate`, with defaults and descriptions, for
- * `parseSimulatorConfig` and `--help`.
+ * `parseSimulatorEnvironment` and `--help`. They belong to the command's boundary, not to
+ * `src/config/`: the simulator owns its options (`SimulatorOptions`), which the envdata config
+ * knows nothing of.
  */
 export const SIMULATOR_ENVIRONMENT_VARIABLES = [
   {
@@ -101,17 +103,16 @@ class Problem {
   constructor(readonly reason: string) {}
 }
 
-export type SimulatorEnvironmentVariableName =
-  (typeof SIMULATOR_ENVIRONMENT_VARIABLES)[number]['name'];
+type SimulatorEnvironmentVariableName = (typeof SIMULATOR_ENVIRONMENT_VARIABLES)[number]['name'];
 
 /**
  * Parses the `ENVDATA_SIM_*` variables of `env` (passed in; the process environment is never read here)
  * into simulator options, defaults applied. Throws one `EnvdataError('CONFIG_INVALID')` listing
  * every problem; key values never appear in messages.
  *
- * @example const sim = await startSimulator(parseSimulatorConfig(io.env));
+ * @example const sim = await startSimulator(parseSimulatorEnvironment(io.env));
  */
-export function parseSimulatorConfig(env: Environment): SimulatorOptions {
+export function parseSimulatorEnvironment(env: Environment): SimulatorOptions {
   const value = (name: SimulatorEnvironmentVariableName): string => {
     const raw = env[name];
     const fallback = SIMULATOR_ENVIRONMENT_VARIABLES.find((v) => v.name === name)?.default;
