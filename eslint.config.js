@@ -2,6 +2,26 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import { wallZones } from './eslint.walls.js';
+
+/** Syntax no file may use. */
+const RESTRICTED_SYNTAX = [
+  {
+    selector: 'TSEnumDeclaration',
+    message: 'Use a union or an `as const` object, not enum.',
+  },
+  {
+    selector:
+      "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='only']",
+    message: '.only hides the rest of the suite.',
+  },
+  {
+    selector:
+      'CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name=/^(skip|skipIf)$/]',
+    message: 'A skipped test proves nothing.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'coverage/**'] },
@@ -17,21 +37,55 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
+      'no-restricted-syntax': ['error', ...RESTRICTED_SYNTAX],
+    },
+  },
+  {
+    // The walls between src/ folders (eslint.walls.js), and no import cycle anywhere.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: wallZones() }],
+      'import-x/no-cycle': 'error',
+    },
+  },
+  {
+    // Only src/config and the CLI boundary read the environment; everything else gets a Config.
+    files: ['src/**/*.ts'],
+    ignores: ['src/config/**', 'src/cli/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read settings through src/config.' },
+        { object: 'process', property: 'argv', message: "Arguments are the CLI's (src/cli)." },
+      ],
+    },
+  },
+  {
+    // Commands are thin: parse, call a use case, print. No SQL in the CLI.
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'kysely',
+              allowTypeImports: true,
+              message: 'Queries belong in a use case (src/ledger, src/runs, src/locations, …).',
+            },
+          ],
+        },
+      ],
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'TSEnumDeclaration',
-          message: 'Use a union or an `as const` object, not enum.',
-        },
-        {
           selector:
-            "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='only']",
-          message: '.only hides the rest of the suite.',
-        },
-        {
-          selector:
-            'CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name=/^(skip|skipIf)$/]',
-          message: 'A skipped test proves nothing.',
+            'CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|with|transaction)$/]',
+          message: 'Queries belong in a use case (src/ledger, src/runs, src/locations, …).',
         },
       ],
     },

@@ -9,9 +9,12 @@
 /** Foundations: depended on by everything, depending on nothing above them. */
 const FOUNDATION = ['types.ts', 'errors', 'windows', 'logging'];
 
-/** What each part of `src/` may import besides itself and the foundations. */
+/**
+ * What each part of `src/` may import besides itself and the foundations. A part is a folder
+ * or a file of `src/`; `folder/file.ts` opens one file of a folder and not the rest.
+ */
 export const MAY_IMPORT = {
-  'types.ts': [],
+  'types.ts': ['datasets/registry.ts'],
   errors: [],
   windows: ['types.ts'],
   logging: ['config', 'errors'],
@@ -20,29 +23,25 @@ export const MAY_IMPORT = {
   lifecycle: [],
   // The service: HTTP requests and the parsing of bodies. Never storage, never the queue.
   service: ['lifecycle'],
-  // Parsed payloads become fact rows: pure functions.
-  normalize: ['service'],
-  // Rows meet Postgres; it takes fact rows, never payloads.
-  warehouse: ['config', 'lifecycle', 'normalize'],
-  ledger: ['warehouse', 'locations'],
-  datasets: ['service', 'normalize', 'warehouse'],
-  locations: ['geo', 'service', 'warehouse', 'ledger'],
+  // Parsed payloads become the warehouse's fact rows: pure functions.
+  normalize: ['service', 'warehouse'],
+  // Rows meet Postgres. It takes fact rows: it never parses nor normalizes a payload.
+  warehouse: ['config', 'lifecycle'],
+  // A dataset's definition: its endpoints, its normalization, its fact tables.
+  datasets: ['service', 'normalize', 'warehouse', 'locations'],
+  ledger: ['datasets', 'warehouse', 'locations'],
+  locations: ['datasets', 'geo', 'service', 'warehouse', 'ledger'],
   queue: ['lifecycle', 'warehouse', 'config'],
   planner: ['config', 'datasets', 'ledger', 'locations', 'warehouse'],
-  dispatch: ['config', 'ledger', 'queue', 'warehouse', 'planner'],
+  // What the composition root lends to the parts it runs (`Uses<…>`), and its HTTP server.
+  app: ['config', 'lifecycle', 'queue', 'service', 'warehouse'],
+  dispatch: ['app', 'config', 'datasets', 'ledger', 'queue', 'warehouse', 'planner'],
+  // Fetching a chunk or a snapshot and landing it: where the data flows.
   ingest: ['datasets', 'dispatch', 'ledger', 'service', 'warehouse', 'normalize', 'queue'],
-  worker: [
-    'config',
-    'datasets',
-    'dispatch',
-    'ingest',
-    'lifecycle',
-    'queue',
-    'service',
-    'warehouse',
-  ],
-  runs: ['config', 'dispatch', 'ledger', 'locations', 'planner', 'queue', 'warehouse'],
+  worker: ['app', 'config', 'dispatch', 'ingest', 'lifecycle', 'queue', 'service', 'warehouse'],
+  runs: ['app', 'config', 'dispatch', 'ledger', 'locations', 'planner', 'queue', 'warehouse'],
   sync: [
+    'app',
     'config',
     'datasets',
     'dispatch',
@@ -53,11 +52,11 @@ export const MAY_IMPORT = {
     'queue',
     'warehouse',
   ],
-  status: ['config', 'datasets', 'ledger', 'queue', 'warehouse'],
+  status: ['app', 'config', 'datasets', 'ledger', 'queue', 'warehouse'],
   // The simulator stands in for the service: it shares the gazetteer, never the product's parts.
   simulator: ['geo', 'lifecycle'],
-  'app.ts': ['config', 'lifecycle', 'queue', 'service', 'warehouse', 'worker', 'sync'],
-  demo: ['app.ts', 'ledger', 'locations', 'runs', 'warehouse', 'worker', 'config', 'simulator'],
+  'app.ts': ['app', 'config', 'lifecycle', 'queue', 'service', 'warehouse', 'worker', 'sync'],
+  demo: ['app.ts', 'datasets', 'ledger', 'locations', 'runs', 'warehouse', 'worker', 'config'],
   // The CLI is the boundary: it may use everything; nothing uses it.
   cli: ['*'],
 };
@@ -65,18 +64,37 @@ export const MAY_IMPORT = {
 /** `import-x/no-restricted-paths` zones: for each part, every other part it may not import. */
 export function wallZones(parts = MAY_IMPORT) {
   const all = Object.keys(parts);
-  return all.flatMap((part) => {
-    const allowed = parts[part];
-    if (allowed.includes('*')) return [];
-    const open = new Set([part, ...allowed, ...(FOUNDATION.includes(part) ? [] : FOUNDATION)]);
-    const closed = all.filter((other) => !open.has(other));
-    if (closed.length === 0) return [];
-    return [
-      {
-        target: `./src/${part}`,
-        from: closed.map((other) => `./src/${other}`),
-        message: `src/${part} may import only ${[...open].filter((p) => p !== part).join(', ') || 'nothing else in src/'} (eslint.walls.js)`,
-      },
-    ];
-  });
+  const product = {
+    target: './src',
+    from: ['./test', './bench', './scripts'],
+    message: 'the product never imports its tests, benchmarks or scripts (eslint.walls.js)',
+  };
+  return [
+    product,
+    ...all.flatMap((part) => {
+      const allowed = parts[part];
+      if (allowed.includes('*')) return [];
+      const open = new Set([part, ...allowed, ...(FOUNDATION.includes(part) ? [] : FOUNDATION)]);
+      /** Files opened in a folder that stays closed otherwise: `{ folder: ['./file.ts'] }`. */
+      const files = new Map();
+      for (const entry of allowed) {
+        const [folder, file] = entry.split('/');
+        if (file) files.set(folder, [...(files.get(folder) ?? []), `./${file}`]);
+      }
+      const closed = all.filter((other) => !open.has(other) && !files.has(other));
+      const message = `src/${part} may import only ${[...open].filter((p) => p !== part).join(', ') || 'nothing else in src/'} (eslint.walls.js)`;
+      const target = `./src/${part}`;
+      return [
+        ...(closed.length > 0
+          ? [{ target, from: closed.map((other) => `./src/${other}`), message }]
+          : []),
+        ...[...files].map(([folder, except]) => ({
+          target,
+          from: `./src/${folder}`,
+          except,
+          message,
+        })),
+      ];
+    }),
+  ];
 }

@@ -30,7 +30,7 @@ import { factsOfBody } from '../src/datasets/facts-of-body.js';
 import type { Dataset, PollenType } from '../src/types.js';
 import { withDatabase } from '../src/warehouse/database-url.js';
 import { ensureDatabase } from '../src/warehouse/ensure-database.js';
-import { FactWriter, type ChunkLanding } from '../src/warehouse/fact-writer.js';
+import { FactWriter, type ChunkLanding } from '../src/ingest/fact-writer.js';
 import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../src/warehouse/schema.js';

@@ -1,10 +1,10 @@
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import type { IngestJobData } from './ingest-job.js';
 import { QueueFeeder } from './queue-feeder.js';
 
 /** The app's feeder of the ingest queue, configured from its config. */
-export function createFeeder(app: App): QueueFeeder {
+export function createFeeder(app: Uses<'config' | 'db' | 'logger' | 'queues'>): QueueFeeder {
   return new QueueFeeder(
     app.db,
     app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest),

@@ -13,7 +13,7 @@ import { splitChunk } from '../ledger/split-chunk.js';
 import { stopRun } from '../ledger/stop-run.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { ChunkLanding, LandingResult } from '../warehouse/fact-writer.js';
+import type { ChunkLanding, LandingResult } from './fact-writer.js';
 import type { Database } from '../warehouse/schema.js';
 import { OUTCOME_POLICY, outcomeOf, type Outcome, type PolicyCode } from './outcome-policy.js';
 import { jitteredBackoffMs, type ThrottleBackoff } from './throttle-backoff.js';

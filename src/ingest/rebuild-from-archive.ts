@@ -5,7 +5,7 @@ import { factsOfBody } from '../datasets/facts-of-body.js';
 import type { Dataset } from '../datasets/registry.js';
 import { coerceError } from '../errors/coerce-error.js';
 import type { Logger } from '../logging/create-logger.js';
-import { FactWriter, type ChunkLanding } from '../warehouse/fact-writer.js';
+import { FactWriter, type ChunkLanding } from './fact-writer.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
-import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
+import { HISTORY_STARTS } from '../datasets/dataset-coverage.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
 export interface Gap {

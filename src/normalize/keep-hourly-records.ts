@@ -1,6 +1,6 @@
 import type { ParsedPayload } from '../service/models.js';
 import type { Window } from '../types.js';
-import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
+import type { NormalizeStats, QuarantinedRecord } from '../warehouse/fact-rows.js';
 import { hourOf } from './hour-of.js';
 
 /** The values of a record that become fact columns, by name: what two copies must agree on. */

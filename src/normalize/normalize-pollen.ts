@@ -1,6 +1,6 @@
 import type { PollenPayload, PollenRecord } from '../service/models.js';
 import { POLLEN_TYPES, type Window } from '../types.js';
-import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from './fact-rows.js';
+import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from '../warehouse/fact-rows.js';
 import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
 
 /** The name the bare `Species.Others` count is stored under (category `other`). */

@@ -1,6 +1,6 @@
 import type { WeatherPayload, WeatherRecord } from '../service/models.js';
 import type { Window } from '../types.js';
-import type { NormalizedWeather, WeatherRow } from './fact-rows.js';
+import type { NormalizedWeather, WeatherRow } from '../warehouse/fact-rows.js';
 import { fractionOf } from './fraction-of.js';
 import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
 import { mapWeatherIcon } from './map-weather-icon.js';

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { ingestJobId } from '../dispatch/job-options.js';
 import { cancelRun, type CancelledRun } from '../ledger/cancel-run.js';
@@ -10,7 +10,7 @@ import { QUEUE_NAMES } from '../queue/queue-names.js';
  * ledger and their jobs from the queue (a job a worker already holds finishes and lands). What
  * landed stays. `undefined`: the run had already finished.
  */
-export async function cancelRunAndJobs(app: App, runId: number): Promise<CancelledRun | undefined> {
+export async function cancelRunAndJobs(app: Uses<'db' | 'logger' | 'queues'>, runId: number): Promise<CancelledRun | undefined> {
   const cancelled = await cancelRun(app.db, runId);
   if (!cancelled) return undefined;
   const queue = app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest);
@@ -25,6 +25,6 @@ export async function cancelRunAndJobs(app: App, runId: number): Promise<Cancell
 }
 
 /** `envdata pause RUN`: no worker starts another chunk of it until `envdata resume RUN`. */
-export function pauseRunning(app: App, runId: number): Promise<boolean> {
+export function pauseRunning(app: Uses<'db' | 'logger' | 'queues'>, runId: number): Promise<boolean> {
   return pauseRun(app.db, runId);
 }

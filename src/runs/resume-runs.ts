@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { reopenRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
 
@@ -8,7 +8,7 @@ import { reopenRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
  * queued twice. Returns the runs resumed and the jobs dispatched.
  */
 export async function resumeRuns(
-  app: App,
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
   runId?: number,
 ): Promise<{ runs: number[]; dispatched: number }> {
   const runs = await reopenRuns(app.db, runId);
@@ -18,7 +18,7 @@ export async function resumeRuns(
 }
 
 /** `envdata retry RUN`: only the failed chunks of the run go back on the queue. */
-export async function retryFailedChunks(app: App, runId: number): Promise<number> {
+export async function retryFailedChunks(app: Uses<'config' | 'db' | 'logger' | 'queues'>, runId: number): Promise<number> {
   const chunks = await requeueFailedChunks(app.db, runId);
   if (chunks.length === 0) return 0;
   return createFeeder(app).add(chunks);

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { findRunningBackfill, tagRunRequest } from '../ledger/find-running-backfill.js';
 import type { Location } from '../locations/location.js';
@@ -29,7 +29,7 @@ export interface BackfillStart {
  * that run instead: its unfinished chunks are dispatched again (after a Redis loss, say).
  */
 export async function startBackfill(
-  app: App,
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
   request: BackfillRequest,
   options: { dryRun?: boolean } = {},
 ): Promise<BackfillStart> {

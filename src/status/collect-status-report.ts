@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
@@ -29,7 +29,7 @@ export interface StatusReport {
  * failed chunks.
  */
 export async function collectStatusReport(
-  app: App,
+  app: Uses<'config' | 'db' | 'queues'>,
   request: StatusReportRequest,
 ): Promise<StatusReport> {
   const status = await collectStatus(app);

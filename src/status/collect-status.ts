@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { listWorkers, type ConnectedWorker } from '../queue/list-workers.js';
@@ -25,7 +25,7 @@ export interface EnvdataStatus {
  * Health of Postgres and Redis, pending migrations, queue depths and the workers connected
  * (`envdata status`).
  */
-export async function collectStatus(app: App): Promise<EnvdataStatus> {
+export async function collectStatus(app: Uses<'config' | 'db' | 'queues'>): Promise<EnvdataStatus> {
   const { databaseUrl, redisUrl } = app.config;
   const postgres = await probe(databaseUrl, async () => {
     await assertDatabaseAnswers(databaseUrl);

@@ -5,7 +5,7 @@ import type { Gap } from '../ledger/find-gaps.js';
 import type { Location } from '../locations/location.js';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
-import { HISTORY_STARTS } from '../windows/dataset-coverage.js';
+import { HISTORY_STARTS } from '../datasets/dataset-coverage.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
 /** Runs of the nightly sync go before backfills. */

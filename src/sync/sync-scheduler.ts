@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
 import { syncFiringOptions } from '../dispatch/job-options.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
@@ -31,12 +31,12 @@ export class SyncScheduler implements AppComponent {
   private worker: Worker | undefined;
 
   /** A scheduler that schedules nothing until `start()`. */
-  constructor(private readonly app: App) {
+  constructor(private readonly app: Uses<'config' | 'db' | 'logger' | 'outages' | 'queues'>) {
     this.outages = app.outages;
   }
 
   /** A scheduler started at once; `close()` stops it. */
-  static async start(app: App): Promise<SyncScheduler> {
+  static async start(app: Uses<'config' | 'db' | 'logger' | 'outages' | 'queues'>): Promise<SyncScheduler> {
     const scheduler = new SyncScheduler(app);
     await scheduler.start();
     return scheduler;

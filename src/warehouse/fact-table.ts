@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { NormalizeStats, QuarantinedRecord } from '../normalize/fact-rows.js';
+import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
 import type { LocatedRows } from './upsert-weather-hourly.js';

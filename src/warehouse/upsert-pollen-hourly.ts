@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { PollenSpeciesRow, PollenTypeRow } from '../normalize/fact-rows.js';
+import type { PollenSpeciesRow, PollenTypeRow } from './fact-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
 import {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { WeatherRow } from '../normalize/fact-rows.js';
+import type { WeatherRow } from './fact-rows.js';
 import type { Database } from './schema.js';
 
 /** Rows of one location, as the writer groups them. */

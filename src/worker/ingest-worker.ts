@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
-import type { App } from '../app.js';
+import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
@@ -11,7 +11,7 @@ import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
 import { isServiceError } from '../service/service-error.js';
-import { FactWriter } from '../warehouse/fact-writer.js';
+import { FactWriter } from '../ingest/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest-chunk-job.js';
 import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
@@ -59,7 +59,7 @@ export class IngestWorker implements AppComponent {
   private closing: Promise<void> | undefined;
 
   private constructor(
-    private readonly app: App,
+    private readonly app: Uses<'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'>,
     private readonly options: IngestWorkerOptions,
   ) {
     const { config, logger } = app;
@@ -157,12 +157,12 @@ export class IngestWorker implements AppComponent {
    * A worker that takes no job until `start()`. Throws `CONFIG_INVALID` when ENVDATA_API_KEY is
    * not set.
    */
-  static create(app: App, options: IngestWorkerOptions): IngestWorker {
+  static create(app: Uses<'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'>, options: IngestWorkerOptions): IngestWorker {
     return new IngestWorker(app, options);
   }
 
   /** A worker taking jobs (and feeding the queue) at once; `close()` stops it. */
-  static start(app: App, options: IngestWorkerOptions): IngestWorker {
+  static start(app: Uses<'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'>, options: IngestWorkerOptions): IngestWorker {
     const worker = new IngestWorker(app, options);
     void worker.start();
     return worker;

@@ -1,4 +1,4 @@
-import type { ChunkLanding, FactWriter, LandingResult } from '../warehouse/fact-writer.js';
+import type { ChunkLanding, FactWriter, LandingResult } from '../ingest/fact-writer.js';
 
 interface Pending {
   readonly landing: ChunkLanding;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DATASET_DEFINITIONS, DATASETS, datasetDefinition } from '../../src/datasets/registry.js';
 import { SNAPSHOT_PRODUCTS } from '../../src/dispatch/snapshot-job.js';
-import { HISTORY_STARTS } from '../../src/windows/dataset-coverage.js';
+import { HISTORY_STARTS } from '../../src/datasets/dataset-coverage.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();

@@ -6,7 +6,7 @@ import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
 import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import type { Dataset, Window } from '../../src/types.js';
-import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
+import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
 
 export interface TestWarehouse {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchChunk, type ChunkToFetch } from '../../src/ingest/fetch-chunk.js';
 import type { Location } from '../../src/locations/location.js';
-import type { PollenSpeciesRow } from '../../src/normalize/fact-rows.js';
+import type { PollenSpeciesRow } from '../../src/warehouse/fact-rows.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import type { Dataset } from '../../src/types.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
+import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
 
 // The ingest side of a chunk against the simulator over real HTTP: one call, and the answer
 // normalized into fact rows by table before anything reaches the warehouse.

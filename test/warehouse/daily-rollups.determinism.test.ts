@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter, type ChunkLanding } from '../../src/warehouse/fact-writer.js';
+import { FactWriter, type ChunkLanding } from '../../src/ingest/fact-writer.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { hoursBetween, pollenHistoryBody } from '../fixtures/payload-bodies.js';

@@ -1,4 +1,4 @@
-import type { WeatherRow } from '../../normalize/fact-rows.js';
+import type { WeatherRow } from '../../warehouse/fact-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
 import { upsertWeatherHourly } from '../../warehouse/upsert-weather-hourly.js';
 import type { SnapshotTable } from '../../warehouse/write-snapshot.js';

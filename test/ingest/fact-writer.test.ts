@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import type { ChunkLanding } from '../../src/warehouse/fact-writer.js';
-import { FactWriter } from '../../src/warehouse/fact-writer.js';
+import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/ingest/fact-writer.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
