@@ -10,7 +10,10 @@ import { QUEUE_NAMES } from '../queue/queue-names.js';
  * ledger and their jobs from the queue (a job a worker already holds finishes and lands). What
  * landed stays. `undefined`: the run had already finished.
  */
-export async function cancelRunAndJobs(app: Uses<'db' | 'logger' | 'queues'>, runId: number): Promise<CancelledRun | undefined> {
+export async function cancelRunAndJobs(
+  app: Uses<'db' | 'logger' | 'queues'>,
+  runId: number,
+): Promise<CancelledRun | undefined> {
   const cancelled = await cancelRun(app.db, runId);
   if (!cancelled) return undefined;
   const queue = app.queues.queue<IngestJobData>(QUEUE_NAMES.ingest);
@@ -25,6 +28,9 @@ export async function cancelRunAndJobs(app: Uses<'db' | 'logger' | 'queues'>, ru
 }
 
 /** `envdata pause RUN`: no worker starts another chunk of it until `envdata resume RUN`. */
-export function pauseRunning(app: Uses<'db' | 'logger' | 'queues'>, runId: number): Promise<boolean> {
+export function pauseRunning(
+  app: Uses<'db' | 'logger' | 'queues'>,
+  runId: number,
+): Promise<boolean> {
   return pauseRun(app.db, runId);
 }

@@ -18,7 +18,10 @@ export async function resumeRuns(
 }
 
 /** `envdata retry RUN`: only the failed chunks of the run go back on the queue. */
-export async function retryFailedChunks(app: Uses<'config' | 'db' | 'logger' | 'queues'>, runId: number): Promise<number> {
+export async function retryFailedChunks(
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  runId: number,
+): Promise<number> {
   const chunks = await requeueFailedChunks(app.db, runId);
   if (chunks.length === 0) return 0;
   return createFeeder(app).add(chunks);

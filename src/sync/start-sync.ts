@@ -26,7 +26,11 @@ export interface SyncEstimate {
   readonly leftToBackfill: readonly LeftToBackfill[];
 }
 
-function syncRequest(app: Uses<'config' | 'db' | 'logger' | 'queues'>, locations: SyncRequest['locations'], now: Date): SyncRequest {
+function syncRequest(
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  locations: SyncRequest['locations'],
+  now: Date,
+): SyncRequest {
   return {
     locations,
     datasets: DATASETS,
@@ -38,7 +42,10 @@ function syncRequest(app: Uses<'config' | 'db' | 'logger' | 'queues'>, locations
 }
 
 /** `envdata sync --dry-run`: the calls a sync would make now, writing nothing. */
-export async function estimateSync(app: Uses<'config' | 'db' | 'logger' | 'queues'>, now: Date = new Date()): Promise<SyncEstimate> {
+export async function estimateSync(
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  now: Date = new Date(),
+): Promise<SyncEstimate> {
   const locations = await resolveLocations(app.db, []);
   const plan = await planSyncGaps(app.db, syncRequest(app, locations, now));
   return {
@@ -71,7 +78,10 @@ export function formatLeftToBackfill(left: LeftToBackfill): string {
  * readings and the three forecasts of each location as snapshot jobs. The workers do the rest,
  * through the same ledger, queue and rate limit as backfills.
  */
-export async function startSync(app: Uses<'config' | 'db' | 'logger' | 'queues'>, now: Date = new Date()): Promise<SyncStart> {
+export async function startSync(
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  now: Date = new Date(),
+): Promise<SyncStart> {
   const locations = await resolveLocations(app.db, []);
   const { runId, gaps, leftToBackfill } = await planSync(app.db, syncRequest(app, locations, now));
   const fetchedAt = now.toISOString();

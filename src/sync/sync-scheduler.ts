@@ -36,7 +36,9 @@ export class SyncScheduler implements AppComponent {
   }
 
   /** A scheduler started at once; `close()` stops it. */
-  static async start(app: Uses<'config' | 'db' | 'logger' | 'outages' | 'queues'>): Promise<SyncScheduler> {
+  static async start(
+    app: Uses<'config' | 'db' | 'logger' | 'outages' | 'queues'>,
+  ): Promise<SyncScheduler> {
     const scheduler = new SyncScheduler(app);
     await scheduler.start();
     return scheduler;

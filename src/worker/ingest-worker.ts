@@ -59,7 +59,9 @@ export class IngestWorker implements AppComponent {
   private closing: Promise<void> | undefined;
 
   private constructor(
-    private readonly app: Uses<'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'>,
+    private readonly app: Uses<
+      'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'
+    >,
     private readonly options: IngestWorkerOptions,
   ) {
     const { config, logger } = app;
@@ -157,12 +159,22 @@ export class IngestWorker implements AppComponent {
    * A worker that takes no job until `start()`. Throws `CONFIG_INVALID` when ENVDATA_API_KEY is
    * not set.
    */
-  static create(app: Uses<'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'>, options: IngestWorkerOptions): IngestWorker {
+  static create(
+    app: Uses<
+      'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'
+    >,
+    options: IngestWorkerOptions,
+  ): IngestWorker {
     return new IngestWorker(app, options);
   }
 
   /** A worker taking jobs (and feeding the queue) at once; `close()` stops it. */
-  static start(app: Uses<'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'>, options: IngestWorkerOptions): IngestWorker {
+  static start(
+    app: Uses<
+      'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'
+    >,
+    options: IngestWorkerOptions,
+  ): IngestWorker {
     const worker = new IngestWorker(app, options);
     void worker.start();
     return worker;
