@@ -1,17 +1,13 @@
 import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { findRunningBackfill, tagRunRequest } from '../ledger/find-running-backfill.js';
-import type { Location } from '../locations/location.js';
-import { planRun, type PlanEstimate } from '../planner/plan-run.js';
-import type { Dataset } from '../types.js';
+import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run.js';
 
-export interface BackfillRequest {
-  readonly datasets: readonly Dataset[];
-  readonly locations: readonly Location[];
-  readonly from: Date;
-  readonly to: Date;
-  readonly windowHours: number;
-}
+/** What `envdata backfill` asks for: a run request, of kind `backfill`, at the default priority. */
+export type BackfillRequest = Pick<
+  RunRequest,
+  'datasets' | 'locations' | 'from' | 'to' | 'windowHours'
+>;
 
 export interface BackfillStart {
   /** `undefined`: a dry run, or nothing to fetch (no run is written). */
