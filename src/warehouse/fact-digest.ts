@@ -155,19 +155,26 @@ function inKeyOrder<Row extends FactRow>(
   table: FactTable<Row>,
   rows: readonly Row[],
 ): readonly Row[] {
-  const compare = (a: Row, b: Row): number => {
-    const d = a.observedAt.getTime() - b.observedAt.getTime();
+  // Each row's key read once (a species id is a lookup), then compared as often as needed.
+  const hours = rows.map((r) => r.observedAt.getTime());
+  const keys = table.key.map((column) => rows.map((r) => column.value(r) ?? ''));
+  const compare = (a: number, b: number): number => {
+    const d = hours[a]! - hours[b]!;
     if (d !== 0) return d;
-    for (const column of table.key) {
-      const x = column.value(a);
-      const y = column.value(b);
-      if (x === y) continue;
-      return (x ?? '') < (y ?? '') ? -1 : 1;
+    for (const values of keys) {
+      const x = values[a]!;
+      const y = values[b]!;
+      if (x !== y) return x < y ? -1 : 1;
     }
     return 0;
   };
   for (let i = 1; i < rows.length; i++) {
-    if (compare(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(compare);
+    if (compare(i - 1, i) > 0) {
+      return rows
+        .map((_, j) => j)
+        .sort(compare)
+        .map((j) => rows[j]!);
+    }
   }
   return rows;
 }
