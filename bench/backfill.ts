@@ -3,8 +3,9 @@
  * run:
  *
  * 1. rows/s of a backfill against the simulator (a separate process, no rate limit), as a ratio of
- *    the server-side ceiling: the same number of rows inserted by `INSERT … SELECT … FROM
- *    generate_series` into tables identical to the fact tables (target ≥ 50 %);
+ *    this machine's ceilings (`lib/ceiling.ts`): the landed rows written again into tables
+ *    identical to the fact tables by a server-side `INSERT … SELECT` (target ≥ 50 %) and by a
+ *    binary `COPY … FROM STDIN`;
  * 2. with the simulator limited to R calls/s and envdata's ENVDATA_RATE_LIMIT set to R: the call
  *    rate achieved (target ≥ 95 % of R) and the 429s provoked (target 0);
  * 3. a plan of 1,000 locations × 30 years of weather: planning time, ledger size, and the Redis
@@ -31,6 +32,14 @@ import { insertLocation, toLocation } from '../src/locations/insert-location.js'
 import type { Location } from '../src/locations/location.js';
 import { runProgress, type RunProgress } from '../src/ledger/run-progress.js';
 import { measureLedgerSize } from './ledger-size.js';
+import {
+  createCeilingTables,
+  dropCeilingTables,
+  FACT_TABLES,
+  measureCeilings,
+  sumCeilings,
+} from './lib/ceiling.js';
+import { fmtInt, fmtPct, fmtSec, rate, verdict } from './lib/report.js';
 import { planRun } from '../src/planner/plan-run.js';
 import { lastCompleteHourEnd } from '../src/windows/tile-windows.js';
 import { DEMO_API_KEY } from '../src/simulator/simulator-options.js';
@@ -112,63 +121,6 @@ function appFor(databaseUrl: string, prefix: string, env: Record<string, string>
   );
 }
 
-/** The same rows the backfill landed, inserted server-side into identical tables: seconds. */
-async function ceilingSeconds(
-  db: Kysely<Database>,
-  from: Date,
-  to: Date,
-): Promise<{ rows: number; seconds: number }> {
-  await sql`drop schema if exists bench_ceiling cascade; create schema bench_ceiling`.execute(db);
-  const years: number[] = [];
-  for (let y = from.getUTCFullYear(); y <= to.getUTCFullYear(); y++) years.push(y);
-  for (const table of ['weather_hourly', 'pollen_hourly', 'pollen_species_hourly']) {
-    await sql`create table ${sql.table(`bench_ceiling.${table}`)} (like ${sql.table(`envdata.${table}`)} including all) partition by range (observed_at)`.execute(
-      db,
-    );
-    await sql`alter table ${sql.table(`bench_ceiling.${table}`)} add foreign key (location_id) references envdata.location`.execute(
-      db,
-    );
-    for (const y of years) {
-      await sql`select envdata.ensure_year_partitions(${`bench_ceiling.${table}`}::regclass, ${y}::int, ${y}::int)`.execute(
-        db,
-      );
-    }
-  }
-  await sql`checkpoint`.execute(db);
-  const t0 = performance.now();
-  let rows = 0;
-  // Exactly the (location, hour[, type | species]) keys the backfill landed, values computed.
-  for (const statement of [
-    sql`insert into bench_ceiling.weather_hourly
-      select location_id, observed_at, (10 + 8 * sin(x))::real, (9 + 8 * sin(x))::real, (4 + 3 * sin(x))::real,
-        (0.6 + 0.3 * sin(x))::real, (1013 + 10 * sin(x))::real, (3 + 2 * sin(x))::real, (5 + 3 * sin(x))::real,
-        (180 + 170 * sin(x))::real, (0.5 + 0.4 * sin(x))::real, 10::real, (2 + 2 * sin(x))::real,
-        (300 + 20 * sin(x))::real, (0.5 + 0.5 * sin(x))::real, (0.5 + 0.4 * sin(x))::real,
-        case when sin(x) > 0 then 'rain' end, 'Partly Cloudy', 'partly-cloudy'::envdata.weather_icon, 'partly-cloudy-day'
-      from (select w.location_id, h as observed_at, extract(epoch from h) / 3600 + w.location_id as x
-        from (select distinct location_id from envdata.weather_hourly) w
-        cross join generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour', interval '1 hour') h) k
-      where exists (select 1 from envdata.weather_hourly o where o.location_id = k.location_id and o.observed_at = k.observed_at)`,
-    sql`insert into bench_ceiling.pollen_hourly
-      select location_id, observed_at, pollen_type, (100 + 100 * sin(extract(epoch from observed_at) / 3600))::int, 'Low'
-      from (select p.location_id, h as observed_at, t.pollen_type
-        from (select distinct location_id from envdata.pollen_hourly) p
-        cross join generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour', interval '1 hour') h
-        cross join unnest(enum_range(null::envdata.pollen_type)) t(pollen_type)) k
-      where exists (select 1 from envdata.pollen_hourly o where o.location_id = k.location_id and o.observed_at = k.observed_at and o.pollen_type = k.pollen_type)`,
-    sql`insert into bench_ceiling.pollen_species_hourly
-      select location_id, observed_at, species_id, (50 + 50 * sin(extract(epoch from observed_at) / 3600))::int, null
-      from (select p.location_id, h as observed_at, p.species_id
-        from (select distinct location_id, species_id from envdata.pollen_species_hourly) p
-        cross join generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour', interval '1 hour') h) k
-      where exists (select 1 from envdata.pollen_species_hourly o where o.location_id = k.location_id and o.observed_at = k.observed_at and o.species_id = k.species_id)`,
-  ]) {
-    const result = await statement.execute(db);
-    rows += Number(result.numAffectedRows ?? 0n);
-  }
-  return { rows, seconds: (performance.now() - t0) / 1000 };
-}
-
 async function main(): Promise<void> {
   const name = `envdata_bench_${randomBytes(4).toString('hex')}`;
   const prefix = `envdata-bench-${randomBytes(3).toString('hex')}`;
@@ -228,9 +180,14 @@ async function main(): Promise<void> {
     const e2eSeconds = (performance.now() - t0) / 1000;
     await worker.close();
     await stopProcess(sim.child);
-    const ceiling = await ceilingSeconds(e2e.db, from, end);
-    const e2eRate = done.rows / e2eSeconds;
-    const ceilingRate = ceiling.rows / ceiling.seconds;
+    await createCeilingTables(e2e.db, from, end);
+    const ceilings = await measureCeilings(e2e.db, databaseUrl);
+    await dropCeilingTables(e2e.db);
+    const e2eRate = rate(done.rows, e2eSeconds);
+    const ceiling = sumCeilings(...FACT_TABLES.map((t) => ceilings.insertSelect[t]));
+    const copy = sumCeilings(...FACT_TABLES.map((t) => ceilings.copy[t]));
+    const ceilingRate = rate(ceiling.rows, ceiling.seconds);
+    const copyRate = rate(copy.rows, copy.seconds);
     // 2. Rate limited at R calls/s on both sides.
     const limited = await startSimulatorProcess({
       ENVDATA_SIM_RATE_LIMIT: `${RATE}/s`,
@@ -322,16 +279,16 @@ async function main(): Promise<void> {
     const size = await measureLedgerSize(SERVER);
     const perYear = (bytes: number) => bytes / size.locationYears;
 
-    const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-    const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    const pct = fmtPct;
     out.push(
       '',
       `envdata bench:backfill — ${LOCATIONS} locations, ${DAYS} days of pollen and weather, concurrency ${CONCURRENCY}`,
       '',
       `1. end to end (simulator in its own process, no rate limit)`,
       `   ${estimate.chunks} chunks, ${done.calls} calls, ${done.rows} rows in ${e2eSeconds.toFixed(1)} s = ${Math.round(e2eRate)} rows/s (${(done.calls / e2eSeconds).toFixed(0)} calls/s)`,
-      `   ceiling (same rows, server-side INSERT … SELECT generate_series, identical tables): ${ceiling.rows} rows in ${ceiling.seconds.toFixed(2)} s = ${Math.round(ceilingRate)} rows/s`,
-      `   ratio ${pct(e2eRate / ceilingRate)} of the ceiling (target ≥ 50 %): ${verdict(e2eRate / ceilingRate >= 0.5)}`,
+      `   ceiling (the landed rows written again into identical tables), server-side INSERT … SELECT: ${ceiling.rows} rows in ${fmtSec(ceiling.seconds)} s = ${fmtInt(ceilingRate)} rows/s`,
+      `   ceiling, binary COPY FROM STDIN: ${copy.rows} rows in ${fmtSec(copy.seconds)} s = ${fmtInt(copyRate)} rows/s`,
+      `   ratio ${pct(e2eRate / ceilingRate)} of the INSERT … SELECT ceiling (target ≥ 50 %): ${verdict(e2eRate / ceilingRate >= 0.5)}; ${pct(e2eRate / copyRate)} of the COPY ceiling`,
       '',
       `2. rate limited: simulator ${RATE} calls/s per key, ENVDATA_RATE_LIMIT=${RATE}/s`,
       `   ${stats.total} calls; ${achieved.toFixed(1)} calls/s from first call to last landing (${rateSeconds.toFixed(1)} s with start-up) = ${pct(achieved / RATE)} of R (target ≥ 95 %): ${verdict(achieved / RATE >= 0.95)}`,

@@ -8,10 +8,15 @@ import {
   type LandingRecord,
   type LandingState,
 } from '../ledger/record-landings.js';
-import type { FactRow, FactTable, LandingFacts, WriteContext } from '../warehouse/fact-table.js';
+import type {
+  FactRow,
+  FactTable,
+  LandingFacts,
+  LocatedRows,
+  WriteContext,
+} from '../warehouse/fact-table.js';
 import type { ChunkOutcome, Database } from '../warehouse/schema.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
-import type { LocatedRows } from '../warehouse/upsert-weather-hourly.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 
 interface LandingBase {

@@ -2,12 +2,17 @@ import type { Kysely, Transaction } from 'kysely';
 import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
-import type { LocatedRows } from './upsert-weather-hourly.js';
 import type { PartitionedTable } from './year-partitions.js';
 
 /** A fact row: every fact table is keyed by location and UTC hour (its partition key). */
 export interface FactRow {
   readonly observedAt: Date;
+}
+
+/** Rows of one location, as the writer groups them. */
+export interface LocatedRows<Row> {
+  readonly locationId: number;
+  readonly rows: readonly Row[];
 }
 
 /**

@@ -2,10 +2,8 @@ import type { Kysely } from 'kysely';
 import type { PollenSpeciesRow, PollenTypeRow } from '../../warehouse/fact-rows.js';
 import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
 import type { Database } from '../../warehouse/schema.js';
-import {
-  upsertPollenHourly,
-  upsertPollenSpeciesHourly,
-} from '../../warehouse/upsert-pollen-hourly.js';
+import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';
+import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import type { SnapshotTable } from '../../warehouse/write-snapshot.js';
 
 /** Species rows carry a smallint id: new species get theirs before the transaction. */
@@ -15,17 +13,53 @@ const resolveSpecies = (
   { species }: WriteContext,
 ): Promise<void> => species.resolve(db, rows);
 
+/** The columns of `envdata.pollen_hourly`, as `upsertFacts` writes them. */
+const POLLEN_HOURLY_SPEC = defineFactTable<PollenTypeRow>({
+  table: 'envdata.pollen_hourly',
+  key: [{ name: 'pollen_type', type: 'envdata.pollen_type', value: (r) => r.pollenType }],
+  columns: [
+    { name: 'count', type: 'int', value: (r) => r.count },
+    { name: 'risk_level', type: 'envdata.risk_level', value: (r) => r.riskLevel },
+  ],
+});
+
+/** The id of a (category, species) pair in `envdata.pollen_species`, already resolved. */
+export interface SpeciesIdLookup {
+  require(category: PollenSpeciesRow['category'], species: string): number;
+}
+
+/**
+ * `envdata.pollen_species_hourly`: one row per location, hour and species, the species by the
+ * id `species` resolved for it (`SpeciesIds`).
+ */
+function pollenSpeciesHourlySpec(species: SpeciesIdLookup): FactTableSpec<PollenSpeciesRow> {
+  return defineFactTable<PollenSpeciesRow>({
+    table: 'envdata.pollen_species_hourly',
+    key: [
+      {
+        name: 'species_id',
+        type: 'smallint',
+        value: (r) => species.require(r.category, r.species),
+      },
+    ],
+    columns: [
+      { name: 'count', type: 'int', value: (r) => r.count },
+      { name: 'risk_level', type: 'envdata.risk_level', value: (r) => r.riskLevel },
+    ],
+  });
+}
+
 /** `envdata.pollen_hourly`: one row per location, hour and pollen type. */
 export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
   name: 'pollen_hourly',
-  write: (trx, groups) => upsertPollenHourly(trx, groups),
+  write: (trx, groups) => upsertFacts(trx, POLLEN_HOURLY_SPEC, groups),
 };
 
 /** `envdata.pollen_species_hourly`: one row per location, hour and species (`Others` included). */
 export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
   name: 'pollen_species_hourly',
   prepare: resolveSpecies,
-  write: (trx, groups, { species }) => upsertPollenSpeciesHourly(trx, groups, species),
+  write: (trx, groups, { species }) => upsertFacts(trx, pollenSpeciesHourlySpec(species), groups),
 };
 
 /** `envdata.pollen_snapshot`: latest readings and forecasts by type, as fetched. */

@@ -1,12 +1,43 @@
 import type { WeatherRow } from '../../warehouse/fact-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
-import { upsertWeatherHourly } from '../../warehouse/upsert-weather-hourly.js';
+import { defineFactTable } from '../../warehouse/fact-table-spec.js';
+import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import type { SnapshotTable } from '../../warehouse/write-snapshot.js';
+
+/** The columns of `envdata.weather_hourly`, as `upsertFacts` writes them. */
+const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
+  table: 'envdata.weather_hourly',
+  key: [],
+  columns: [
+    { name: 'temperature_c', type: 'real', value: (r) => r.temperatureC },
+    { name: 'apparent_temperature_c', type: 'real', value: (r) => r.apparentTemperatureC },
+    { name: 'dew_point_c', type: 'real', value: (r) => r.dewPointC },
+    { name: 'humidity_fraction', type: 'real', value: (r) => r.humidityFraction },
+    { name: 'pressure_hpa', type: 'real', value: (r) => r.pressureHpa },
+    { name: 'wind_speed_ms', type: 'real', value: (r) => r.windSpeedMs },
+    { name: 'wind_gust_ms', type: 'real', value: (r) => r.windGustMs },
+    { name: 'wind_bearing_deg', type: 'real', value: (r) => r.windBearingDeg },
+    { name: 'cloud_cover_fraction', type: 'real', value: (r) => r.cloudCoverFraction },
+    { name: 'visibility_km', type: 'real', value: (r) => r.visibilityKm },
+    { name: 'uv_index', type: 'real', value: (r) => r.uvIndex },
+    { name: 'ozone_du', type: 'real', value: (r) => r.ozoneDu },
+    { name: 'precip_intensity_mm_h', type: 'real', value: (r) => r.precipIntensityMmH },
+    {
+      name: 'precip_probability_fraction',
+      type: 'real',
+      value: (r) => r.precipProbabilityFraction,
+    },
+    { name: 'precip_type', type: 'text', value: (r) => r.precipType },
+    { name: 'summary', type: 'text', value: (r) => r.summary },
+    { name: 'icon', type: 'envdata.weather_icon', value: (r) => r.icon },
+    { name: 'icon_raw', type: 'text', value: (r) => r.iconRaw },
+  ],
+});
 
 /** `envdata.weather_hourly`: one row per location and hour. */
 export const WEATHER_HOURLY: FactTable<WeatherRow> = {
   name: 'weather_hourly',
-  write: (trx, groups) => upsertWeatherHourly(trx, groups),
+  write: (trx, groups) => upsertFacts(trx, WEATHER_HOURLY_SPEC, groups),
 };
 
 /** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */

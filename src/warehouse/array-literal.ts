@@ -1,0 +1,45 @@
+/**
+ * A Postgres array literal (`{1,2.5,NULL,"a \"b\""}`) built element by element, passed as ONE
+ * text parameter and cast server-side (`$1::real[]`). The writers build their arrays this way
+ * rather than handing JS arrays to node-postgres, which quotes and regex-escapes every element
+ * and formats every Date field by field in the local zone: on a batch of chunks that took longer
+ * than the server's insert. Timestamps travel as epoch seconds (`to_timestamp`), which the server
+ * also reads faster than ISO text.
+ */
+export class ArrayLiteral {
+  private text = '{';
+  private first = true;
+
+  /** A number as JS prints it (`1.5`, `1e-7`); `null` → NULL. */
+  number(value: number | null): void {
+    const element =
+      value === null
+        ? 'NULL'
+        : Number.isFinite(value)
+          ? String(value)
+          : // 'NaN', 'Infinity': what node-postgres sent, quoted as it quoted them.
+            `"${String(value)}"`;
+    this.text += this.first ? element : `,${element}`;
+    this.first = false;
+  }
+
+  /** An instant as epoch seconds, for `to_timestamp(…)`; exact to the microsecond. */
+  instant(value: Date): void {
+    this.number(value.getTime() / 1_000);
+  }
+
+  /** A string, always quoted, `\` and `"` escaped; `null` → NULL. */
+  string(value: string | null): void {
+    const element =
+      value === null
+        ? 'NULL'
+        : `"${value.includes('\\') || value.includes('"') ? value.replace(/[\\"]/g, '\\$&') : value}"`;
+    this.text += this.first ? element : `,${element}`;
+    this.first = false;
+  }
+
+  /** The literal, e.g. `{1,2,NULL}`. */
+  build(): string {
+    return `${this.text}}`;
+  }
+}

@@ -1,0 +1,151 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { ArrayLiteral } from './array-literal.js';
+import { factDigest, storedDigest } from './fact-digest.js';
+import type { FactRow, LocatedRows } from './fact-table.js';
+import { isNumericColumn, type FactColumn, type FactTableSpec } from './fact-table-spec.js';
+import { insertOrUpsert } from './insert-or-upsert.js';
+import type { Database } from './schema.js';
+import { inStoredRange, storedRanges } from './stored-ranges.js';
+
+/**
+ * Writes fact rows into `table` set-based, leaving it as `INSERT … ON CONFLICT DO UPDATE … WHERE
+ * … IS DISTINCT FROM` alone would: new rows inserted, changed rows updated, identical rows
+ * neither rewritten nor locked. Rows must be unique per key within the batch. Returns the rows
+ * written (0 when every row was stored as it is).
+ *
+ * One probe first reads, per group, how many rows are stored in its hours and their digest
+ * (`storedDigest`, one index range scan per group):
+ * - none stored (a backfill): one plain INSERT of every row (`insertOrUpsert`);
+ * - a group whose stored rows are exactly its rows (digest and count equal) is left out:
+ *   re-landing identical rows sends nothing but the probe;
+ * - the other groups go through the upsert, which also leaves out their identical rows.
+ *
+ * Values travel as one array literal per column (`ArrayLiteral`), so a batch has no bind
+ * parameter ceiling. Run it in the landing's transaction; outside one it opens its own.
+ *
+ * @example await upsertFacts(trx, WEATHER_HOURLY, [{ locationId: 7, rows }]);
+ */
+export async function upsertFacts<Row extends FactRow>(
+  db: Kysely<Database> | Transaction<Database>,
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): Promise<number> {
+  const batch = groups.filter((g) => g.rows.length > 0);
+  if (batch.length === 0) return 0;
+  if (!db.isTransaction) {
+    return db.transaction().execute((trx) => upsertFacts(trx, table, batch));
+  }
+  const trx = db as Transaction<Database>;
+  const stored = storedRanges(batch);
+  const { rows: probed } = await sql<{ i: number; n: number; digest: Buffer }>`
+    select g.i::int as i, x.n::int as n, x.digest
+    from ${stored.ranges}
+    cross join lateral (
+      select count(*) as n, ${storedDigest(table, 's')} as digest
+      from ${sql.table(table.table)} s
+      where ${inStoredRange('s', stored)}
+    ) x
+    where x.n > 0`.execute(trx);
+
+  if (probed.length === 0) {
+    return insertOrUpsert(trx, {
+      insert: sql`insert into ${sql.table(table.table)} (${columnList(table, '')}) ${rowsOf(table, batch)}`,
+      upsert: () => upsertStatement(table, batch),
+    });
+  }
+  const storedOf = new Map(probed.map((p) => [p.i - 1, p]));
+  const changed = batch.filter((group, i) => {
+    const s = storedOf.get(i);
+    if (s === undefined || s.n !== group.rows.length) return true;
+    return !factDigest(table, group.rows)?.equals(s.digest);
+  });
+  if (changed.length === 0) return 0;
+  const upserted = await upsertStatement(table, changed).execute(trx);
+  return Number(upserted.numAffectedRows ?? 0n);
+}
+
+function allColumns<Row extends FactRow>(table: FactTableSpec<Row>): readonly FactColumn<Row>[] {
+  return [...table.key, ...table.columns];
+}
+
+/** `location_id, observed_at, <key…>, <columns…>`, each name after `prefix`. */
+function columnList<Row extends FactRow>(table: FactTableSpec<Row>, prefix: string) {
+  const names = ['location_id', 'observed_at', ...allColumns(table).map((c) => c.name)];
+  return sql.raw(names.map((n) => `${prefix}${n}`).join(', '));
+}
+
+/** The value columns as a row, `(a.x, a.y)`, for `is [not] distinct from`. */
+function valueRow<Row extends FactRow>(table: FactTableSpec<Row>, alias: string) {
+  return sql.raw(`(${table.columns.map((c) => `${alias}.${c.name}`).join(', ')})`);
+}
+
+/**
+ * The batch's rows as a select, one array literal per column. `unnest()` in the select list
+ * (ProjectSet) zips the arrays without materialising each one into a tuplestore as
+ * `FROM unnest(a, b, …)` does: about a third less server time.
+ */
+function rowsOf<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): RawBuilder<unknown> {
+  const columns = allColumns(table);
+  const locationIds = new ArrayLiteral();
+  const observedAt = new ArrayLiteral();
+  const arrays = columns.map(() => new ArrayLiteral());
+  for (const { locationId, rows } of groups) {
+    for (const row of rows) {
+      locationIds.number(locationId);
+      observedAt.instant(row.observedAt);
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        const array = arrays[c]!;
+        if (isNumericColumn(column)) array.number(column.value(row));
+        else array.string(column.value(row));
+      }
+    }
+  }
+  const unnests = columns.map(
+    (column, c) =>
+      sql`unnest(${arrays[c]!.build()}::${sql.raw(column.type)}[]) as ${sql.raw(column.name)}`,
+  );
+  return sql`
+    select location_id, to_timestamp(observed_at) as observed_at, ${sql.raw(columns.map((c) => c.name).join(', '))}
+    from (
+      select unnest(${locationIds.build()}::int[]) as location_id,
+        unnest(${observedAt.build()}::float8[]) as observed_at, ${sql.join(unnests)}
+    ) r`;
+}
+
+/**
+ * The upsert: rows identical to the stored ones (read with one index range scan per group) are
+ * left out, so they are neither locked nor rewritten; the rest go through `ON CONFLICT … DO
+ * UPDATE … WHERE … IS DISTINCT FROM`.
+ */
+function upsertStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): RawBuilder<unknown> {
+  const stored = storedRanges(groups);
+  const target = sql.table(table.table);
+  const keyNames = ['location_id', 'observed_at', ...table.key.map((k) => k.name)];
+  const sameKey = sql.raw(keyNames.map((k) => `s.${k} = u.${k}`).join(' and '));
+  const setList = sql.raw(table.columns.map((c) => `${c.name} = excluded.${c.name}`).join(', '));
+  return sql`
+    with u as materialized (${rowsOf(table, groups)}),
+    stored as materialized (
+      -- offset 0 keeps the lateral one index range scan per group, never a join that could
+      -- scan the whole table; materialized, the anti-join below hashes it once.
+      select x.* from ${stored.ranges}
+      cross join lateral (
+        select ${columnList(table, 's.')} from ${target} s
+        where ${inStoredRange('s', stored)}
+        offset 0) x
+    )
+    insert into ${target} as t (${columnList(table, '')})
+    select * from u
+    where not exists (
+      select from stored s
+      where ${sameKey} and ${valueRow(table, 's')} is not distinct from ${valueRow(table, 'u')})
+    on conflict (${sql.raw(keyNames.join(', '))}) do update set ${setList}
+    where ${valueRow(table, 't')} is distinct from ${valueRow(table, 'excluded')}`;
+}
