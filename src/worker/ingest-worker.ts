@@ -10,6 +10,7 @@ import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
+import { isLostJob } from '../queue/lost-job.js';
 import { isServiceError } from '../service/service-error.js';
 import { FactWriter } from '../ingest/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
@@ -124,7 +125,16 @@ export class IngestWorker implements AppComponent {
       },
     );
     this.worker.on('error', (error) => {
-      if (!this.outages.report(error)) logger.warn({ err: error }, 'worker error');
+      if (this.outages.report(error)) return;
+      if (isLostJob(error)) {
+        // After Redis lost its data, each job in flight says so once: one line, no stack.
+        logger.warn(
+          { reason: error.message },
+          'a job in flight is gone from the queue; its chunk stays in the ledger and is dispatched again',
+        );
+        return;
+      }
+      logger.warn({ err: error }, 'worker error');
     });
     this.worker.on('drained', () => void this.feed());
   }
