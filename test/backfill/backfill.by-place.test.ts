@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { insertLocation } from '../../src/locations/insert-location.js';
-import { planRun } from '../../src/planner/plan-run.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 const fx = useBackfillFixture();
@@ -18,19 +17,11 @@ describe('a location registered by place', () => {
       ingestByPlace: true,
       registeredBy: 'place',
     });
-    const { runId, estimate } = await planRun(
-      fx.app.db,
-      {
-        kind: 'backfill',
-        datasets: ['pollen', 'weather'],
-        locations: [paris],
-        from: new Date('2024-06-02T00:00:00Z'),
-        to: new Date('2024-06-06T00:00:00Z'),
-        windowHours: 48,
-        now: new Date('2024-06-30T12:00:00Z'),
-      },
-      [],
-    );
+    const { runId, estimate } = await fx.planBackfill({
+      ...backfillRange('2024-06-02', '2024-06-06'),
+      locations: [paris],
+      now: new Date('2024-06-30T12:00:00Z'),
+    });
     const worker = IngestWorker.start(fx.app, { concurrency: 2 });
     try {
       const progress = await waitForRun(fx.app.db, runId!);

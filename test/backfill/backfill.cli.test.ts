@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planRun } from '../../src/planner/plan-run.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
+import { countRows } from '../harness/count-rows.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { queueKeys } from './queue-keys.js';
@@ -17,32 +17,16 @@ const runInProcess = runCliInProcess;
 
 /** What RANGE costs, as the planner counts it (a dry run: nothing written). */
 async function plannedEstimate() {
-  const { estimate } = await planRun(
-    fx.app.db,
-    {
-      kind: 'backfill',
-      datasets: ['pollen', 'weather'],
-      locations: fx.locations,
-      from: new Date('2024-06-02T00:00:00Z'),
-      to: new Date('2024-06-12T00:00:00Z'),
-      windowHours: 48,
-    },
-    [],
-    { dryRun: true },
-  );
+  const { estimate } = await fx.planBackfill(backfillRange('2024-06-02', '2024-06-12'), {
+    dryRun: true,
+  });
   return estimate;
 }
 
 /** Rows in the ledger's run, gap and chunk tables together. */
 async function ledgerRows(): Promise<number> {
   let n = 0;
-  for (const table of ['run', 'run_gap', 'chunk'] as const) {
-    const row = await fx.app.db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow();
-    n += Number(row.n);
-  }
+  for (const table of ['run', 'run_gap', 'chunk'] as const) n += await countRows(fx.app.db, table);
   return n;
 }
 

@@ -7,7 +7,7 @@ import type { App } from '../../src/app.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { API_PRODUCTS } from '../../src/simulator/simulator-endpoints.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { startStubService, type StubService } from '../harness/start-stub-service.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
@@ -183,11 +183,8 @@ describe('a service that echoes the API key', () => {
     let runId: number;
     try {
       const start = await startBackfill(app, {
-        datasets: ['pollen', 'weather'],
+        ...backfillRange('2024-06-02', '2024-06-06'),
         locations: fx.locations,
-        from: new Date('2024-06-02T00:00:00Z'),
-        to: new Date('2024-06-06T00:00:00Z'),
-        windowHours: 48,
       });
       runId = start.runId!;
       const progress = await waitForRun(app.db, runId);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { useCleanReference } from './clean-reference.js';
 import { runChunks, waitForChunk, type ChunkRow } from './run-chunks.js';
@@ -16,12 +16,7 @@ const fx = useBackfillFixture(
 );
 const reference = useCleanReference();
 // 2 datasets × 2 locations × 2 windows of 48 h.
-const range = {
-  datasets: ['pollen', 'weather'] as const,
-  from: new Date('2024-06-02T00:00:00Z'),
-  to: new Date('2024-06-06T00:00:00Z'),
-  windowHours: 48,
-};
+const range = backfillRange('2024-06-02', '2024-06-06');
 
 /** Fact rows of the chunk's dataset, location and window now in the warehouse. */
 async function rowsInWindow(chunk: ChunkRow): Promise<number> {

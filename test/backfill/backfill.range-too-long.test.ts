@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { useCleanReference } from './clean-reference.js';
 import { runChunks } from './run-chunks.js';
@@ -11,12 +11,7 @@ const HOUR_MS = 3_600_000;
 const fx = useBackfillFixture({ maxRangeHours: 12 });
 const reference = useCleanReference();
 // One 48-hour window per dataset and location: 4 chunks the service refuses as too long.
-const range = {
-  datasets: ['pollen', 'weather'] as const,
-  from: new Date('2024-06-02T00:00:00Z'),
-  to: new Date('2024-06-04T00:00:00Z'),
-  windowHours: 48,
-};
+const range = backfillRange('2024-06-02', '2024-06-04');
 
 describe('a service that refuses ranges longer than 12 h', () => {
   it('splits each 48-hour chunk in halves down to 12 h and lands every hour', async () => {

@@ -3,7 +3,8 @@ import type { IngestJobData } from '../../src/dispatch/ingest-job.js';
 import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
+import { countRows } from '../harness/count-rows.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { useCleanReference } from './clean-reference.js';
 import { deleteQueueKeys, queueKeys } from './queue-keys.js';
@@ -14,13 +15,8 @@ const fx = useBackfillFixture();
 const reference = useCleanReference();
 const CONCURRENCY = 2;
 // 48-hour grid days: 2 datasets × 2 locations × 5 windows = 20 chunks each.
-const first = {
-  datasets: ['pollen', 'weather'] as const,
-  from: new Date('2024-06-02T00:00:00Z'),
-  to: new Date('2024-06-12T00:00:00Z'),
-  windowHours: 48,
-};
-const second = { ...first, from: first.to, to: new Date('2024-06-22T00:00:00Z') };
+const first = backfillRange('2024-06-02', '2024-06-12');
+const second = backfillRange(first.to, '2024-06-22');
 
 /** A worker slow enough (10 calls/s) that a run is still going when Redis loses its keys. */
 function slowWorker(): IngestWorker {
@@ -29,13 +25,7 @@ function slowWorker(): IngestWorker {
   });
 }
 
-async function runCount(): Promise<number> {
-  const row = await fx.app.db
-    .selectFrom('run')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const runCount = () => countRows(fx.app.db, 'run');
 
 describe('Redis loses the queue mid-run', () => {
   it('the same backfill resumes its run and dispatches exactly its unfinished chunks', async () => {

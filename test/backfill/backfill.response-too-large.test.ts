@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { startHugeBodyServer, type HugeBodyServer } from '../harness/huge-body-server.js';
 import { rssGrowth } from '../harness/rss-growth.js';
 import { waitForRun } from '../harness/wait-for-run.js';
@@ -33,11 +33,8 @@ describe('a service answer larger than ENVDATA_HTTP_MAX_BODY_BYTES', () => {
     const limit = 12_000;
     const app = fx.newApp({ ENVDATA_HTTP_MAX_BODY_BYTES: String(limit) });
     const start = await startBackfill(app, {
-      datasets: ['pollen', 'weather'],
+      ...backfillRange('2024-06-02', '2024-06-06'),
       locations: fx.locations,
-      from: new Date('2024-06-02T00:00:00Z'),
-      to: new Date('2024-06-06T00:00:00Z'),
-      windowHours: 48,
     });
     expect(start.estimate.chunks).toBe(8);
     const worker = IngestWorker.start(app, { concurrency: 4 });

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBackfill } from '../../src/runs/start-backfill.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { ENVDATA_BIN } from '../harness/run-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { useCleanReference } from './clean-reference.js';
@@ -14,12 +13,7 @@ const fx = useBackfillFixture();
 const reference = useCleanReference();
 const KILLED_CONCURRENCY = 2;
 // 2024-06-02 is on the 48-hour grid: 2 datasets × 2 locations × 5 windows = 20 chunks.
-const range = {
-  datasets: ['pollen', 'weather'] as const,
-  from: new Date('2024-06-02T00:00:00Z'),
-  to: new Date('2024-06-12T00:00:00Z'),
-  windowHours: 48,
-};
+const range = backfillRange('2024-06-02', '2024-06-12');
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -32,18 +26,13 @@ function spawnWorker(): { child: ChildProcess; exited: Promise<NodeJS.Signals | 
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
-      DATABASE_URL: fx.env.databaseUrl,
-      REDIS_URL: fx.env.redisUrl,
-      ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-      ENVDATA_BASE_URL: fx.simulator.url,
-      ENVDATA_API_KEY: DEMO_API_KEY,
-      // Slow enough that the run is still going when the process is killed.
-      ENVDATA_RATE_LIMIT: '5/s',
-      ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
-      ENVDATA_JOB_LOCK_MS: '2000',
-      ENVDATA_ARCHIVE_RAW: 'false',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
+      ...fx.cliEnv({
+        // Slow enough that the run is still going when the process is killed.
+        ENVDATA_RATE_LIMIT: '5/s',
+        ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
+        ENVDATA_JOB_LOCK_MS: '2000',
+        ENVDATA_ARCHIVE_RAW: 'false',
+      }),
     },
     stdio: ['ignore', 'ignore', 'ignore'],
   });

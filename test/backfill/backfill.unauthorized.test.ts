@@ -3,7 +3,7 @@ import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { waitForQueueEmpty } from '../harness/poll-until.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { runChunks } from './run-chunks.js';
@@ -19,16 +19,7 @@ describe('a refused API key (401)', () => {
         ...['--dataset', 'all', '--from', '2024-06-12', '--to', '2024-06-16'],
         ...['--wait', '--concurrency', '2'],
       ],
-      {
-        DATABASE_URL: fx.env.databaseUrl,
-        REDIS_URL: fx.env.redisUrl,
-        ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-        ENVDATA_BASE_URL: fx.simulator.url,
-        ENVDATA_API_KEY: WRONG_KEY,
-        ENVDATA_RATE_LIMIT: 'off',
-        LOG_LEVEL: 'warn',
-        LOG_FORMAT: 'json',
-      },
+      fx.cliEnv({ ENVDATA_API_KEY: WRONG_KEY }),
     );
     const output = result.stdout + result.stderr;
     expect(result.code, output).toBe(1);
@@ -49,11 +40,8 @@ describe('a refused API key (401)', () => {
     fx.simulator.resetStats();
     const bad = fx.newApp({ ENVDATA_API_KEY: WRONG_KEY });
     const start = await startBackfill(bad, {
-      datasets: ['pollen', 'weather'],
+      ...backfillRange('2024-06-02', '2024-06-06'),
       locations: fx.locations,
-      from: new Date('2024-06-02T00:00:00Z'),
-      to: new Date('2024-06-06T00:00:00Z'),
-      windowHours: 48,
     });
     const runId = start.runId!;
     expect(start.estimate.chunks).toBe(8);

@@ -1,16 +1,11 @@
 import { expect } from 'vitest';
 import { planRun } from '../../src/planner/plan-run.js';
-import type { Dataset } from '../../src/types.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { useBackfillFixture, type BackfillRange } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { warehouseDigest, type WarehouseDigest } from './warehouse-digest.js';
 
-export interface ReferenceRequest {
-  readonly datasets: readonly Dataset[];
-  readonly from: Date;
-  readonly to: Date;
-  readonly windowHours: number;
+export interface ReferenceRequest extends BackfillRange {
   /** Default: every location of the fixture (Berlin and Brisbane). */
   readonly locationNames?: readonly string[];
 }

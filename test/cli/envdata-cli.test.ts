@@ -4,12 +4,7 @@ import { runEnvdata } from '../harness/run-envdata.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
-const base = () => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  LOG_FORMAT: 'json',
-});
+const base = () => env.cliEnv({ LOG_FORMAT: 'json' });
 
 describe('envdata CLI', () => {
   it('--help lists commands, options and every environment variable, exit 0', async () => {

@@ -1,54 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
+import { weatherFactCount } from '../harness/count-rows.js';
 import { runOnTerminal } from '../harness/run-on-terminal.js';
 import { runEnvdata } from '../harness/run-envdata.js';
-import { useTestEnvironment } from '../harness/test-environment.js';
+import { useTempDir } from '../harness/temp-dir.js';
 import { PLACES, mixedCsv } from '../locations/location-files.js';
+import { useLocationsFixture } from '../locations/locations-fixture.js';
 
-const env = useTestEnvironment();
-let simulator: RunningSimulator;
-let app: App;
-let dir: string;
-
-beforeAll(async () => {
-  simulator = await startSimulator();
-  app = createApp(env.config());
-  dir = await mkdtemp(path.join(tmpdir(), 'envdata-locations-'));
-});
-beforeEach(async () => {
-  await app.db.deleteFrom('location').execute();
-  simulator.resetStats();
-});
-afterAll(async () => {
-  await app.close();
-  await simulator.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const base = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  ENVDATA_BASE_URL: simulator.url,
-  ENVDATA_API_KEY: DEMO_API_KEY,
-  LOG_LEVEL: 'silent',
-  ...extra,
-});
+const fx = useLocationsFixture();
+const dir = useTempDir('envdata-locations-');
 const envdata = (args: string[], extra?: Record<string, string>) =>
-  runEnvdata(['locations', ...args], base(extra));
-const rows = () => app.db.selectFrom('location').selectAll().orderBy('location_id').execute();
-const calls = (endpoint: string) => simulator.stats().byEndpoint[endpoint] ?? 0;
-async function file(name: string, text: string): Promise<string> {
-  const file = path.join(dir, name);
-  await writeFile(file, text);
-  return file;
-}
+  runEnvdata(['locations', ...args], fx.cliEnv(extra));
+const rows = () => fx.locationRows();
 
 describe('envdata locations add', () => {
   it('--place geocodes through the service once and stores the best match', async () => {
@@ -58,7 +21,7 @@ describe('envdata locations add', () => {
     expect(result.stdout).toMatch(
       /^location \d+ Berlin: 52\.\d+, 13\.\d+ DE Europe\/Berlin \(pollen region europe\) — place "Berlin, Germany"\n$/,
     );
-    expect(calls('geocode-by-place')).toBe(1);
+    expect(fx.geocodeCalls()).toBe(1);
     expect(await rows()).toMatchObject([
       {
         name: 'Berlin',
@@ -77,7 +40,7 @@ describe('envdata locations add', () => {
     const result = await envdata(['add', '--lat', '41.3874', '--lng', '2.1686']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Barcelona: 41\.3874, 2\.1686 ES Europe\/Madrid/);
-    expect(calls('geocode-reverse')).toBe(1);
+    expect(fx.reverseGeocodeCalls()).toBe(1);
     expect((await rows()).map((r) => [r.name, r.registered_by])).toEqual([
       ['Barcelona', 'coordinates'],
     ]);
@@ -155,19 +118,19 @@ describe('envdata locations add', () => {
     const result = await envdata(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(simulator.stats().total).toBe(0);
+    expect(fx.simulator.stats().total).toBe(0);
   });
 
   it('a command that calls the service exits 2 without ENVDATA_API_KEY, before anything else', async () => {
     const result = await envdata(['add', '--place', 'Berlin'], { ENVDATA_API_KEY: '' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ENVDATA_API_KEY is not set/);
-    const importing = await envdata(['import', await file('places.csv', 'place\nBerlin\n')], {
+    const importing = await envdata(['import', await dir.write('places.csv', 'place\nBerlin\n')], {
       ENVDATA_API_KEY: '',
     });
     expect(importing.code).toBe(2);
     expect(importing.stderr).toMatch(/ENVDATA_API_KEY is not set/);
-    expect(simulator.stats().total).toBe(0);
+    expect(fx.simulator.stats().total).toBe(0);
     expect(await rows()).toEqual([]);
   });
 
@@ -188,13 +151,13 @@ describe('envdata locations add', () => {
 
 describe('envdata locations import', () => {
   it('registers every row of a 50-row CSV mixing points and places', async () => {
-    const result = await envdata(['import', await file('mixed.csv', mixedCsv(40))]);
+    const result = await envdata(['import', await dir.write('mixed.csv', mixedCsv(40))]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /imported 50 location\(s\) from .*mixed\.csv \(10 geocoding call\(s\)\)/,
     );
-    expect(calls('geocode-by-place')).toBe(PLACES.length);
+    expect(fx.geocodeCalls()).toBe(PLACES.length);
     const all = await rows();
     expect(all).toHaveLength(50);
     expect(all.filter((r) => r.place !== null).map((r) => r.name)).toEqual([...PLACES]);
@@ -202,7 +165,7 @@ describe('envdata locations import', () => {
 
   it('one bad row exits 2, names the row and writes nothing', async () => {
     const csv = mixedCsv(40).replace(/^Grid 30,[^,]*,/m, 'Grid 30,north,');
-    const result = await envdata(['import', await file('bad.csv', csv)]);
+    const result = await envdata(['import', await dir.write('bad.csv', csv)]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('1 problem(s) in the file, nothing was written');
     expect(result.stderr).toContain(
@@ -216,7 +179,7 @@ describe('envdata locations import', () => {
       { name: 'Munich', lat: 48.1351, lng: 11.582, country: 'DE' },
       { place: 'Valencia', country: 'ES' },
     ]);
-    const list = await file('list.json', json);
+    const list = await dir.write('list.json', json);
     const result = await envdata(['import', list]);
     expect(result.code).toBe(0);
     expect((await rows()).map((r) => [r.name, r.country_code, r.registered_by])).toEqual([
@@ -233,7 +196,7 @@ describe('envdata locations import', () => {
   });
 
   it('a file that cannot be read exits 2', async () => {
-    const result = await envdata(['import', path.join(dir, 'missing.csv')]);
+    const result = await envdata(['import', dir.path('missing.csv')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot read .*missing\.csv \(ENOENT\)/);
   });
@@ -244,7 +207,7 @@ describe('envdata locations remove', () => {
     const added = await envdata(['add', '--lat', '52.52', '--lng', '13.405', '--name', 'Berlin']);
     expect(added.code).toBe(0);
     const [row] = await rows();
-    await app.db
+    await fx.app.db
       .insertInto('weather_hourly')
       .values({
         location_id: row!.location_id,
@@ -254,14 +217,7 @@ describe('envdata locations remove', () => {
       .execute();
     return row!.location_id;
   }
-  const facts = async (id: number) =>
-    (
-      await app.db
-        .selectFrom('weather_hourly')
-        .select('location_id')
-        .where('location_id', '=', id)
-        .execute()
-    ).length;
+  const facts = (id: number) => weatherFactCount(fx.app.db, id);
 
   it('retires the location: excluded from resolveLocations([]), its facts stay', async () => {
     const id = await withFact();
@@ -270,13 +226,13 @@ describe('envdata locations remove', () => {
     expect(result.stdout).toMatch(
       /retired location \d+ Berlin: its 1 fact row\(s\) stay queryable/,
     );
-    expect(await resolveLocations(app.db, [])).toEqual([]);
+    expect(await resolveLocations(fx.app.db, [])).toEqual([]);
     expect(await facts(id)).toBe(1);
     const list = await envdata(['list']);
     expect(list.stdout).toMatch(/Berlin .*\(retired \d{4}-\d{2}-\d{2}\)/);
 
     expect((await envdata(['restore', String(id)])).code).toBe(0);
-    expect((await resolveLocations(app.db, [])).map((l) => l.name)).toEqual(['Berlin']);
+    expect((await resolveLocations(fx.app.db, [])).map((l) => l.name)).toEqual(['Berlin']);
   });
 
   it('--purge without --yes off a terminal refuses, names what it would delete, deletes nothing', async () => {
@@ -292,14 +248,14 @@ describe('envdata locations remove', () => {
 
   it('--purge on a terminal asks first: no keeps everything, yes deletes', async () => {
     const id = await withFact();
-    const no = runOnTerminal(['locations', 'remove', String(id), '--purge'], base());
+    const no = runOnTerminal(['locations', 'remove', String(id), '--purge'], fx.cliEnv());
     await no.waitFor('Delete? [y/N] ');
     no.type('n\r');
     expect(await no.exited).toBe(2);
     expect(no.screen()).toMatch(/nothing was deleted/);
     expect(await facts(id)).toBe(1);
 
-    const yes = runOnTerminal(['locations', 'remove', String(id), '--purge'], base());
+    const yes = runOnTerminal(['locations', 'remove', String(id), '--purge'], fx.cliEnv());
     await yes.waitFor('Delete? [y/N] ');
     yes.type('y\r');
     expect(await yes.exited).toBe(0);

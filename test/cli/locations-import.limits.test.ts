@@ -1,48 +1,33 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import { countRows } from '../harness/count-rows.js';
 import { runEnvdata } from '../harness/run-envdata.js';
+import { useTempDir } from '../harness/temp-dir.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 import { writeCsvFile } from '../locations/write-csv-file.js';
 
 const MB = 1024 * 1024;
 const env = useTestEnvironment();
 let app: App;
-let dir: string;
+const dir = useTempDir('envdata-import-limits-');
 
-beforeAll(async () => {
+beforeAll(() => {
   app = createApp(env.config());
-  dir = await mkdtemp(path.join(tmpdir(), 'envdata-import-limits-'));
 });
 beforeEach(async () => {
   await app.db.deleteFrom('location').execute();
 });
 afterAll(async () => {
   await app.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
-const base = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  LOG_LEVEL: 'silent',
-  ...extra,
-});
+const base = (extra: Record<string, string> = {}) => env.cliEnv({ LOG_LEVEL: 'silent', ...extra });
 
-async function registered(): Promise<number> {
-  const row = await app.db
-    .selectFrom('location')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const registered = () => countRows(app.db, 'location');
 
 describe('envdata locations import of a large file', () => {
   it('refuses a 100 MB file at ENVDATA_IMPORT_MAX_ROWS with exit 2, in a 96 MB heap, writing nothing', async () => {
-    const file = path.join(dir, 'cities.csv');
+    const file = dir.path('cities.csv');
     await writeCsvFile(file, { bytes: 100 * MB });
     // The heap is capped far below the file: reading it whole would end in "out of memory".
     const result = await runEnvdata(
@@ -57,7 +42,7 @@ describe('envdata locations import of a large file', () => {
   });
 
   it('imports a file of 10,000 rows', async () => {
-    const file = path.join(dir, '10k.csv');
+    const file = dir.path('10k.csv');
     await writeCsvFile(file, { rows: 10_000 });
     const result = await runEnvdata(['locations', 'import', file], base());
     expect(result.code, result.stderr).toBe(0);
@@ -66,7 +51,7 @@ describe('envdata locations import of a large file', () => {
   });
 
   it('takes ENVDATA_IMPORT_MAX_ROWS from the environment', async () => {
-    const file = path.join(dir, '11.csv');
+    const file = dir.path('11.csv');
     await writeCsvFile(file, { rows: 11 });
     const result = await runEnvdata(
       ['locations', 'import', file],

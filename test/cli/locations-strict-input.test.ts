@@ -1,35 +1,27 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRAGUE } from '../fixtures/places.js';
+import { addPointLocation } from '../harness/add-point-location.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { startStubService, type StubService } from '../harness/start-stub-service.js';
-import { useTestEnvironment } from '../harness/test-environment.js';
+import { useTempDir } from '../harness/temp-dir.js';
+import { useLocationsFixture } from '../locations/locations-fixture.js';
 
 // Strict input for locations, on the command line: plain decimals, names without control or
 // bidirectional characters, ids and names that cannot be confused, countries that contain the
 // point. Every refusal exits 2, says what failed and what to do, and writes nothing.
 
-const env = useTestEnvironment();
-let simulator: RunningSimulator;
+const fx = useLocationsFixture();
+const dir = useTempDir('envdata-strict-');
 let stub: StubService;
-let app: App;
-let dir: string;
-
-const PRAGUE = { lat: '50.0755', lng: '14.4378' } as const;
 
 /** `locations add` of a named point with a country. */
-const addPoint = (lat: string, lng: string, name: string, country: string) => [
+const addPoint = (lat: string | number, lng: string | number, name: string, country: string) => [
   'locations',
   'add',
   '--lat',
-  lat,
+  String(lat),
   '--lng',
-  lng,
+  String(lng),
   '--name',
   name,
   '--country',
@@ -52,42 +44,19 @@ function reverseGeocodeBody(lat: number): string {
 }
 
 beforeAll(async () => {
-  simulator = await startSimulator();
   stub = await startStubService((request) =>
     request.path === '/geocode/reverse/by-lat-lng'
       ? { status: 200, body: reverseGeocodeBody(Number(request.query.get('lat'))) }
       : { status: 404, body: '{"message":"Not found"}' },
   );
-  app = createApp(env.config());
-  dir = await mkdtemp(path.join(tmpdir(), 'envdata-strict-'));
-});
-beforeEach(async () => {
-  await app.db.deleteFrom('location').execute();
-  simulator.resetStats();
 });
 afterAll(async () => {
-  await app.close();
   await stub.close();
-  await simulator.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
-const base = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  ENVDATA_BASE_URL: simulator.url,
-  ENVDATA_API_KEY: DEMO_API_KEY,
-  LOG_LEVEL: 'silent',
-  ...extra,
-});
-const envdata = (args: string[], extra?: Record<string, string>) => runEnvdata(args, base(extra));
-const rows = () => app.db.selectFrom('location').selectAll().orderBy('location_id').execute();
-async function file(name: string, text: string): Promise<string> {
-  const file = path.join(dir, name);
-  await writeFile(file, text);
-  return file;
-}
+const envdata = (args: string[], extra?: Record<string, string>) =>
+  runEnvdata(args, fx.cliEnv(extra));
+const rows = () => fx.locationRows();
 
 /** Runs `envdata ARGS`, expects exit 2 with `message`, no call and an unchanged table. */
 async function refused(args: string[], message: RegExp, extra?: Record<string, string>) {
@@ -97,7 +66,7 @@ async function refused(args: string[], message: RegExp, extra?: Record<string, s
   expect(result.stderr).toMatch(message);
   expect(result.stderr).not.toMatch(/unexpected error|\n\s+at /);
   expect(await rows()).toEqual(before);
-  expect(simulator.stats().total).toBe(0);
+  expect(fx.simulator.stats().total).toBe(0);
   return result;
 }
 
@@ -120,7 +89,7 @@ describe('numbers are plain decimals', () => {
   });
 
   it('a location file with " 52.5" or 1e1 exits 2 naming the rows, and writes nothing', async () => {
-    const csv = await file(
+    const csv = await dir.write(
       'spaced.csv',
       'name,lat,lng\nOk,52.5,13.4\nSpaced, 52.5,13.5\nExp,1e1,13\n',
     );
@@ -131,7 +100,10 @@ describe('numbers are plain decimals', () => {
     expect(result.stderr).toContain(
       'line 4: lat must be a plain decimal number such as 52.52 (got "1e1")',
     );
-    const json = await file('hex.json', JSON.stringify([{ name: 'Hex', lat: '0x10', lng: 1 }]));
+    const json = await dir.write(
+      'hex.json',
+      JSON.stringify([{ name: 'Hex', lat: '0x10', lng: 1 }]),
+    );
     await refused(['locations', 'import', json], /index 0: lat must be a plain decimal number/);
   });
 });
@@ -166,7 +138,7 @@ describe('names and places hold no control or bidirectional characters', () => {
   });
 
   it('an import row with one exits 2 naming the row', async () => {
-    const json = await file(
+    const json = await dir.write(
       'bidi.json',
       JSON.stringify([
         { name: 'Ok', lat: 1, lng: 1 },
@@ -212,14 +184,9 @@ describe('ids and names cannot be confused', () => {
   });
 
   it("a bare number that is an id and another location's name is refused; id: and name: pick one", async () => {
-    const first = await insertLocation(app.db, {
-      name: 'Berlin',
-      lat: 52.52,
-      lng: 13.405,
-      registeredBy: 'coordinates',
-    });
+    const first = await addPointLocation(fx.app.db, { name: 'Berlin', lat: 52.52, lng: 13.405 });
     // Registered before names of digits only were refused: only the database takes it now.
-    const legacy = await app.db
+    const legacy = await fx.app.db
       .insertInto('location')
       .values({
         name: String(first.locationId),
@@ -243,12 +210,7 @@ describe('ids and names cannot be confused', () => {
     await refused(
       [
         'backfill',
-        '--dataset',
-        'weather',
-        '--from',
-        '2024-01-01',
-        '--to',
-        '2024-01-03',
+        ...['--dataset', 'weather', '--from', '2024-01-01', '--to', '2024-01-03'],
         '--location',
         n,
         '--dry-run',
@@ -329,7 +291,7 @@ describe('countries are ISO codes of the country the point is in', () => {
   });
 
   it('an import row whose country does not contain its point exits 2; a border row warns', async () => {
-    const bad = await file(
+    const bad = await dir.write(
       'prague.csv',
       `name,lat,lng,country\nPrague,${PRAGUE.lat},${PRAGUE.lng},US\nNowhere,1,1,ZZ\n`,
     );
@@ -339,7 +301,7 @@ describe('countries are ISO codes of the country the point is in', () => {
     );
     expect(result.stderr).toMatch(/line 3: country must be an ISO 3166-1 alpha-2 country code/);
 
-    const border = await file(
+    const border = await dir.write(
       'border.csv',
       'name,lat,lng,country\nStrasbourg Centre,48.5734,7.7521,de\n',
     );
@@ -352,13 +314,7 @@ describe('countries are ISO codes of the country the point is in', () => {
   });
 
   it('the pollen region never follows a given country', async () => {
-    const prague = await insertLocation(app.db, {
-      name: 'Prague',
-      lat: 50.0755,
-      lng: 14.4378,
-      countryCode: 'US',
-      registeredBy: 'coordinates',
-    });
+    const prague = await addPointLocation(fx.app.db, { ...PRAGUE, countryCode: 'US' });
     expect(prague.pollenRegion).toBe('europe');
   });
 });

@@ -3,15 +3,13 @@ import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
-const vars = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  ENVDATA_API_KEY: 'envdata-demo-key',
-  LOG_FORMAT: 'json',
-  LOG_LEVEL: 'warn',
-  ...extra,
-});
+const vars = (extra: Record<string, string> = {}) =>
+  env.cliEnv({
+    ENVDATA_API_KEY: 'envdata-demo-key',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
 const RANGE = ['--dataset', 'all', '--from', '2024-06-02', '--to', '2024-06-04'];
 
 describe('envdata points to --help after usage errors only', () => {

@@ -1,33 +1,26 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
+import { BERLIN } from '../fixtures/places.js';
+import { addPointLocation } from '../harness/add-point-location.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
 let app: App;
-const base = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  // Nothing may be called: the service is never reached when a check fails first.
-  ENVDATA_BASE_URL: 'http://127.0.0.1:1',
-  ENVDATA_API_KEY: DEMO_API_KEY,
-  LOG_FORMAT: 'json',
-  ...extra,
-});
+const base = (extra: Record<string, string> = {}) =>
+  env.cliEnv({
+    // Nothing may be called: the service is never reached when a check fails first.
+    ENVDATA_BASE_URL: 'http://127.0.0.1:1',
+    ENVDATA_API_KEY: DEMO_API_KEY,
+    LOG_FORMAT: 'json',
+    ...extra,
+  });
 
 beforeAll(async () => {
   app = createApp(env.config());
-  await insertLocation(app.db, {
-    name: 'Berlin',
-    lat: 52.52,
-    lng: 13.405,
-    countryCode: 'DE',
-    registeredBy: 'coordinates',
-  });
+  await addPointLocation(app.db, BERLIN);
 });
 afterAll(async () => {
   await app.close();

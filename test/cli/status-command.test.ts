@@ -8,15 +8,13 @@ import { useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
 let app: App;
-const vars = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  LOG_FORMAT: 'json',
-  LOG_LEVEL: 'warn',
-  ENVDATA_FRESHNESS_MAX_LAG: '36h',
-  ...extra,
-});
+const vars = (extra: Record<string, string> = {}) =>
+  env.cliEnv({
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+    ENVDATA_FRESHNESS_MAX_LAG: '36h',
+    ...extra,
+  });
 // eslint-disable-next-line no-control-regex
 const ESCAPE = /\x1b\[[0-9;]*m/;
 

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 
 const fx = useBackfillFixture();
@@ -30,11 +30,8 @@ describe('envdata status and the workers', () => {
 
   it('warns when runs wait for work and no worker is connected', async () => {
     const start = await startBackfill(fx.app, {
-      datasets: ['weather'],
+      ...backfillRange('2024-06-02', '2024-06-06', { datasets: ['weather'] }),
       locations: fx.locations,
-      from: new Date('2024-06-02T00:00:00Z'),
-      to: new Date('2024-06-06T00:00:00Z'),
-      windowHours: 48,
     });
     const status = await runCliInProcess(['status'], fx.cliEnv());
     expect(status.stdout).toMatch(/workers connected: 0\n/);

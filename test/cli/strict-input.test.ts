@@ -18,14 +18,8 @@ afterAll(async () => {
   await app.close();
 });
 
-const base = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: env.databaseUrl,
-  REDIS_URL: env.redisUrl,
-  ENVDATA_QUEUE_PREFIX: env.queuePrefix,
-  ENVDATA_API_KEY: 'envdata-demo-key',
-  LOG_LEVEL: 'silent',
-  ...extra,
-});
+const base = (extra: Record<string, string> = {}) =>
+  env.cliEnv({ ENVDATA_API_KEY: 'envdata-demo-key', LOG_LEVEL: 'silent', ...extra });
 
 /** Every row of the ledger and the locations, and every queue key: what "nothing written" means. */
 async function state(): Promise<unknown> {
@@ -86,12 +80,7 @@ describe('numeric flags are plain decimals', () => {
     [
       [
         'backfill',
-        '--dataset',
-        'weather',
-        '--from',
-        '2024-01-01',
-        '--to',
-        '2024-01-03',
+        ...['--dataset', 'weather', '--from', '2024-01-01', '--to', '2024-01-03'],
         '--window',
         ' 48h',
       ],

@@ -2,12 +2,38 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import type { Environment } from '../../src/config/load-config.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location } from '../../src/locations/location.js';
+import { planRun, type RunRequest } from '../../src/planner/plan-run.js';
+import type { BackfillRequest } from '../../src/runs/start-backfill.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import type { SimulatorOptions } from '../../src/simulator/simulator-options.js';
+import { BERLIN, BRISBANE } from '../fixtures/places.js';
+import { addPointLocation } from './add-point-location.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
+
+/** What a backfill asks for but where: datasets, `[from, to)` and the window. */
+export type BackfillRange = Omit<BackfillRequest, 'locations'>;
+
+/**
+ * Both datasets over `[from, to)` in 48-hour windows, the service's own; `over` replaces any of
+ * it. A string is a UTC instant or day (`'2024-06-02'` is its midnight UTC). From 2024-06-02 the
+ * windows are on the 48-hour grid: 2024-06-02 to 2024-06-06 is two windows, so 2 datasets ×
+ * 2 locations × 2 windows = 8 chunks at the fixture's locations.
+ */
+export function backfillRange(
+  from: string | Date,
+  to: string | Date,
+  over: Partial<BackfillRange> = {},
+): BackfillRange {
+  return {
+    datasets: ['pollen', 'weather'],
+    from: new Date(from),
+    to: new Date(to),
+    windowHours: 48,
+    ...over,
+  };
+}
 
 export interface BackfillFixture {
   readonly env: TestEnvironment;
@@ -20,6 +46,11 @@ export interface BackfillFixture {
   fingerprint(): Promise<Record<string, string | null>>;
   /** The environment of an `envdata` command on this fixture's database, queue and simulator. */
   cliEnv(extra?: Record<string, string>): Record<string, string>;
+  /** `planRun` of a backfill of `request` (at every location of the fixture unless it says). */
+  planBackfill(
+    request: BackfillRange & Partial<Pick<RunRequest, 'locations' | 'now'>>,
+    options?: { dryRun?: boolean },
+  ): ReturnType<typeof planRun>;
 }
 
 /** Simulator + database + queue prefix + two locations, all torn down after the file. */
@@ -50,22 +81,7 @@ export function useBackfillFixture(
   beforeAll(async () => {
     simulator = await startSimulator({ now: '2024-06-30T12:00:00Z', ...simulatorOptions });
     const app = newApp();
-    locations = [
-      await insertLocation(app.db, {
-        name: 'Berlin',
-        lat: 52.52,
-        lng: 13.405,
-        countryCode: 'DE',
-        registeredBy: 'coordinates',
-      }),
-      await insertLocation(app.db, {
-        name: 'Brisbane',
-        lat: -27.4698,
-        lng: 153.0251,
-        countryCode: 'AU',
-        registeredBy: 'coordinates',
-      }),
-    ];
+    locations = [await addPointLocation(app.db, BERLIN), await addPointLocation(app.db, BRISBANE)];
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
@@ -84,17 +100,17 @@ export function useBackfillFixture(
     },
     newApp,
     cliEnv(extra = {}) {
-      return {
-        DATABASE_URL: testEnv.databaseUrl,
-        REDIS_URL: testEnv.redisUrl,
-        ENVDATA_QUEUE_PREFIX: testEnv.queuePrefix,
+      return testEnv.cliEnv({
         ENVDATA_BASE_URL: simulator!.url,
         ENVDATA_API_KEY: DEMO_API_KEY,
         ENVDATA_RATE_LIMIT: 'off',
         LOG_LEVEL: 'warn',
         LOG_FORMAT: 'json',
         ...extra,
-      };
+      });
+    },
+    planBackfill(request, options = {}) {
+      return planRun(apps[0]!.db, { kind: 'backfill', locations, ...request }, [], options);
     },
     async fingerprint() {
       const { rows } = await sql<Record<string, string | null>>`

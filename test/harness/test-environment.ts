@@ -15,6 +15,8 @@ export interface TestEnvironment {
   readonly queuePrefix: string;
   /** A config on this file's database and prefix, silent logs, `env` on top. */
   config(env?: Environment): Config;
+  /** The environment of an `envdata` command on this file's database and prefix, `extra` on top. */
+  cliEnv(extra?: Record<string, string>): Record<string, string>;
 }
 
 /**
@@ -44,18 +46,18 @@ export function useTestEnvironment(): TestEnvironment {
     await deleteKeys(services.redisUrl, `${queuePrefix}:*`);
   });
 
+  const cliEnv = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: services.redisUrl,
+    ENVDATA_QUEUE_PREFIX: queuePrefix,
+    ...extra,
+  });
   return {
     databaseUrl,
     redisUrl: services.redisUrl,
     queuePrefix,
-    config: (env = {}) =>
-      configFromDefaults({
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: services.redisUrl,
-        ENVDATA_QUEUE_PREFIX: queuePrefix,
-        LOG_LEVEL: 'silent',
-        ...env,
-      }),
+    config: (env = {}) => configFromDefaults({ ...cliEnv({ LOG_LEVEL: 'silent' }), ...env }),
+    cliEnv,
   };
 }
 

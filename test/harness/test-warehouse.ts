@@ -2,11 +2,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
 import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
 import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import type { Dataset, Window } from '../../src/types.js';
 import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
+import { addPointLocation } from './add-point-location.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
 
 export interface TestWarehouse {
@@ -54,7 +54,7 @@ export function useTestWarehouse(): TestWarehouse {
     get app() {
       return get();
     },
-    addLocation: (input) => insertLocation(get().db, { ...input, registeredBy: 'coordinates' }),
+    addLocation: (input) => addPointLocation(get().db, input),
     async landingOf(dataset, locationId, window, body, extra = {}) {
       return {
         chunkId: await this.planChunk(dataset, locationId, window.from, window.to),

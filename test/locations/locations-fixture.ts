@@ -1,11 +1,14 @@
+import type { Selectable } from 'kysely';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
-import { useTestEnvironment } from '../harness/test-environment.js';
+import type { LocationTable } from '../../src/warehouse/schema.js';
+import { useTestEnvironment, type TestEnvironment } from '../harness/test-environment.js';
 
 export interface LocationsFixture {
+  readonly env: TestEnvironment;
   readonly app: App;
   readonly simulator: RunningSimulator;
   /** A client of the simulator with the demo key. */
@@ -13,6 +16,10 @@ export interface LocationsFixture {
   /** Geocoding calls the simulator answered since the last test started. */
   geocodeCalls(): number;
   reverseGeocodeCalls(): number;
+  /** Every row of the location table, in the order registered. */
+  locationRows(): Promise<Selectable<LocationTable>[]>;
+  /** The environment of an `envdata` command on this database and simulator, logs off. */
+  cliEnv(extra?: Record<string, string>): Record<string, string>;
 }
 
 /**
@@ -41,6 +48,7 @@ export function useLocationsFixture(): LocationsFixture {
   });
   const calls = (id: string) => simulator!.stats().byEndpoint[id] ?? 0;
   return {
+    env,
     get app() {
       return app!;
     },
@@ -52,5 +60,13 @@ export function useLocationsFixture(): LocationsFixture {
     },
     geocodeCalls: () => calls('geocode-by-place'),
     reverseGeocodeCalls: () => calls('geocode-reverse'),
+    locationRows: () => app!.db.selectFrom('location').selectAll().orderBy('location_id').execute(),
+    cliEnv: (extra = {}) =>
+      env.cliEnv({
+        ENVDATA_BASE_URL: simulator!.url,
+        ENVDATA_API_KEY: DEMO_API_KEY,
+        LOG_LEVEL: 'silent',
+        ...extra,
+      }),
   };
 }

@@ -11,6 +11,7 @@ import {
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
+import { weatherFactCount } from '../harness/count-rows.js';
 
 const wh = useTestWarehouse();
 let berlin: Location;
@@ -32,14 +33,7 @@ beforeEach(async () => {
     .execute();
 });
 
-const factsOf = async (locationId: number) =>
-  (
-    await wh.app.db
-      .selectFrom('weather_hourly')
-      .select('observed_at')
-      .where('location_id', '=', locationId)
-      .execute()
-  ).length;
+const factsOf = (locationId: number) => weatherFactCount(wh.app.db, locationId);
 
 describe('retireLocations', () => {
   it('keeps the row and its facts, and leaves it out of resolveLocations([])', async () => {

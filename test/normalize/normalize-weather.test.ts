@@ -2,27 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { mapWeatherIcon } from '../../src/normalize/map-weather-icon.js';
 import { normalizeWeather } from '../../src/normalize/normalize-weather.js';
 import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import { RECORDED_WEATHER_HOUR } from '../fixtures/weather-record.js';
 
 const epoch = (iso: string) => Date.parse(iso) / 1000;
-const base = {
-  temperature: 21.1,
-  apparentTemperature: 20.5,
-  dewPoint: 14.2,
-  humidity: 0.65,
-  pressure: 1011,
-  windSpeed: 3.2,
-  windGust: 6.06,
-  windBearing: 258,
-  cloudCover: 0.4,
-  visibility: 10,
-  uvIndex: 3,
-  ozone: 316.52,
-  precipIntensity: 0,
-  precipProbability: 0,
-  precipType: 'rain',
-  summary: 'Partly Cloudy',
-  icon: 'partly-cloudy-day',
-};
+// Apparent temperature unlike the temperature, so that a mix-up of the two shows.
+const base = { ...RECORDED_WEATHER_HOUR, apparentTemperature: 20.5 };
 const window = { from: new Date('2020-07-13T00:00:00Z'), to: new Date('2020-07-15T00:00:00Z') };
 
 describe('normalizeWeather', () => {

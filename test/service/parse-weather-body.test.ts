@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { ServiceError } from '../../src/service/service-error.js';
+import { RECORDED_WEATHER_HOUR } from '../fixtures/weather-record.js';
 import { readFixture } from './read-fixture.js';
 
 const parseFixture = (name: string) => parseWeatherBody(readFixture(name));
@@ -12,26 +13,7 @@ describe('parseWeatherBody', () => {
     expect(payload.lng).toBe(13.405);
     expect(payload.rejected).toEqual([]);
     expect(payload.records).toEqual([
-      {
-        at: new Date(1_657_000_000_000),
-        temperature: 21.1,
-        apparentTemperature: 21.1,
-        dewPoint: 14.2,
-        humidity: 0.65,
-        pressure: 1011,
-        windSpeed: 3.2,
-        windGust: 6.06,
-        windBearing: 258,
-        cloudCover: 0.4,
-        visibility: 10,
-        uvIndex: 3,
-        ozone: 316.52,
-        precipIntensity: 0,
-        precipProbability: 0,
-        precipType: 'rain',
-        summary: 'Partly Cloudy',
-        icon: 'partly-cloudy-day',
-      },
+      { at: new Date(1_657_000_000_000), ...RECORDED_WEATHER_HOUR },
     ]);
   });
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createFeeder } from '../../src/dispatch/create-feeder.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
-import { planRun } from '../../src/planner/plan-run.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 const fx = useBackfillFixture({ now: '2024-06-30T12:00:00Z' });
@@ -12,19 +11,7 @@ const fx = useBackfillFixture({ now: '2024-06-30T12:00:00Z' });
 describe('sync before backfill', () => {
   it('a backfill in progress does not delay the sync of recent data', async () => {
     const now = new Date('2024-06-30T12:00:00Z');
-    const backfill = await planRun(
-      fx.app.db,
-      {
-        kind: 'backfill',
-        datasets: ['pollen', 'weather'],
-        locations: fx.locations,
-        from: new Date('2024-03-01T00:00:00Z'),
-        to: new Date('2024-06-01T00:00:00Z'),
-        windowHours: 48,
-        now,
-      },
-      [],
-    );
+    const backfill = await fx.planBackfill({ ...backfillRange('2024-03-01', '2024-06-01'), now });
     await createFeeder(fx.app).topUp();
     const sync = await startSync(fx.app, now);
     const worker = IngestWorker.start(fx.app, { concurrency: 2 });

@@ -2,15 +2,14 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { readFreshness } from '../../src/ledger/read-freshness.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
-import { planRun } from '../../src/planner/plan-run.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { planSyncGaps } from '../../src/sync/plan-sync.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { countWindows } from '../../src/windows/tile-windows.js';
 import type { App } from '../../src/app.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { CHICAGO } from '../fixtures/places.js';
+import { addPointLocation } from '../harness/add-point-location.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForQueueEmpty } from '../harness/poll-until.js';
 import { waitForRun } from '../harness/wait-for-run.js';
@@ -42,19 +41,10 @@ async function ledgerState() {
 describe('a sync', () => {
   it('that fails (a refused key, server errors) leaves what landed, freshness and past runs as they were', async () => {
     const t0 = new Date('2024-06-06T00:00:00Z');
-    const { runId: backfillId } = await planRun(
-      fx.app.db,
-      {
-        kind: 'backfill',
-        datasets: ['pollen', 'weather'],
-        locations: fx.locations,
-        from: new Date('2024-06-02T00:00:00Z'),
-        to: t0,
-        windowHours: 48,
-        now: t0,
-      },
-      [],
-    );
+    const { runId: backfillId } = await fx.planBackfill({
+      ...backfillRange('2024-06-02', t0),
+      now: t0,
+    });
     expect(await work(fx.app, backfillId!)).toMatchObject({ status: 'done', failed: 0 });
     const before = await ledgerState();
     const pastRun = await runProgress(fx.app.db, backfillId!);
@@ -78,25 +68,11 @@ describe('a sync', () => {
   });
 
   it('after a tiny backfill in 1990 catches up the horizon only, and says the rest is for backfill', async () => {
-    const chicago = await insertLocation(fx.app.db, {
-      name: 'Chicago',
-      lat: 41.8781,
-      lng: -87.6298,
-      countryCode: 'US',
-      registeredBy: 'coordinates',
+    const chicago = await addPointLocation(fx.app.db, CHICAGO);
+    const { runId } = await fx.planBackfill({
+      ...backfillRange('1990-01-01', '1990-01-03', { datasets: ['weather'] }),
+      locations: [chicago],
     });
-    const { runId } = await planRun(
-      fx.app.db,
-      {
-        kind: 'backfill',
-        datasets: ['weather'],
-        locations: [chicago],
-        from: new Date('1990-01-01T00:00:00Z'),
-        to: new Date('1990-01-03T00:00:00Z'),
-        windowHours: 48,
-      },
-      [],
-    );
     expect(await work(fx.app, runId!)).toMatchObject({ status: 'done' });
 
     const now = new Date('2024-06-30T12:00:00Z');
@@ -120,14 +96,7 @@ describe('a sync', () => {
     expect(plan.leftToBackfill[0]!.from).toEqual(new Date('1990-01-03T00:00:00Z'));
 
     // `sync --dry-run` prints the calls a sync would make now, and what is left to backfill.
-    const result = await runCliInProcess(['sync', '--dry-run'], {
-      DATABASE_URL: fx.env.databaseUrl,
-      REDIS_URL: fx.env.redisUrl,
-      ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-      ENVDATA_BASE_URL: fx.simulator.url,
-      ENVDATA_API_KEY: DEMO_API_KEY,
-      LOG_LEVEL: 'warn',
-    });
+    const result = await runCliInProcess(['sync', '--dry-run'], fx.cliEnv());
     expect(result.code).toBe(0);
     const end = new Date(Math.floor(Date.now() / H) * H);
     const perPair = countWindows(new Date(end.getTime() - 30 * 24 * H), end, 48);

@@ -2,10 +2,9 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_PRODUCTS } from '../../src/dispatch/snapshot-job.js';
 import { countWindows } from '../../src/windows/tile-windows.js';
-import { planRun } from '../../src/planner/plan-run.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForQueueEmpty } from '../harness/poll-until.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
@@ -29,19 +28,7 @@ describe('the sync', () => {
 
   it('after a backfill up to T0, a sync three days later makes exactly the calls the gap needs', async () => {
     fx.simulator.setOptions({ now: t0.toISOString() });
-    const { runId } = await planRun(
-      fx.app.db,
-      {
-        kind: 'backfill',
-        datasets: ['pollen', 'weather'],
-        locations: fx.locations,
-        from: new Date('2024-06-02T00:00:00Z'),
-        to: t0,
-        windowHours: 48,
-        now: t0,
-      },
-      [],
-    );
+    const { runId } = await fx.planBackfill({ ...backfillRange('2024-06-02', t0), now: t0 });
     await runToEnd(runId!);
 
     const t3 = new Date(t0.getTime() + 72 * H);

@@ -2,9 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
-import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { startEnvdata, type RunningEnvdata } from '../harness/start-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
@@ -24,24 +23,17 @@ describe('a worker given SIGTERM while its calls are still in flight', () => {
   it('aborts them at ENVDATA_SHUTDOWN_TIMEOUT_MS, hands their chunks back and exits within a second more', async () => {
     // 2 datasets × 2 locations × 2 windows = 8 chunks.
     const start = await startBackfill(fx.app, {
-      datasets: ['pollen', 'weather'],
+      ...backfillRange('2024-06-02', '2024-06-06'),
       locations: fx.locations,
-      from: new Date('2024-06-02T00:00:00Z'),
-      to: new Date('2024-06-06T00:00:00Z'),
-      windowHours: 48,
     });
     const runId = start.runId!;
-    const worker = startEnvdata(['worker', '--concurrency', String(CONCURRENCY)], {
-      DATABASE_URL: fx.env.databaseUrl,
-      REDIS_URL: fx.env.redisUrl,
-      ENVDATA_QUEUE_PREFIX: fx.env.queuePrefix,
-      ENVDATA_BASE_URL: fx.simulator.url,
-      ENVDATA_API_KEY: DEMO_API_KEY,
-      ENVDATA_RATE_LIMIT: 'off',
-      ENVDATA_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      ENVDATA_ARCHIVE_RAW: 'false',
-      LOG_FORMAT: 'json',
-    });
+    const worker = startEnvdata(
+      ['worker', '--concurrency', String(CONCURRENCY)],
+      fx.cliEnv({
+        ENVDATA_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+        ENVDATA_ARCHIVE_RAW: 'false',
+      }),
+    );
     children.push(worker);
 
     // Four calls have reached the service and are being held there.
