@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import type { QueueBackend } from '../../src/config/config.js';
 import type { Environment } from '../../src/config/load-config.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location } from '../../src/locations/location.js';
@@ -22,12 +23,17 @@ export interface BackfillFixture {
   cliEnv(extra?: Record<string, string>): Record<string, string>;
 }
 
-/** Simulator + database + queue prefix + two locations, all torn down after the file. */
+/**
+ * Simulator + database + queue prefix + two locations, all torn down after the file. The queue
+ * backend is `options.queueBackend`, else ENVDATA_TEST_QUEUE_BACKEND, else Redis
+ * (`useTestEnvironment`).
+ */
 export function useBackfillFixture(
   simulatorOptions: Partial<SimulatorOptions> = {},
   env: Environment = {},
+  options: { queueBackend?: QueueBackend } = {},
 ): BackfillFixture {
-  const testEnv = useTestEnvironment();
+  const testEnv = useTestEnvironment(options);
   const apps: App[] = [];
   let simulator: RunningSimulator | undefined;
   let locations: Location[] = [];
@@ -88,6 +94,7 @@ export function useBackfillFixture(
         DATABASE_URL: testEnv.databaseUrl,
         REDIS_URL: testEnv.redisUrl,
         ENVDATA_QUEUE_PREFIX: testEnv.queuePrefix,
+        ENVDATA_QUEUE_BACKEND: testEnv.queueBackend,
         ENVDATA_BASE_URL: simulator!.url,
         ENVDATA_API_KEY: DEMO_API_KEY,
         ENVDATA_RATE_LIMIT: 'off',
