@@ -16,6 +16,7 @@
 --   2026_11_22_0010_coverage_ledger
 --   2026_11_22_0011_bi_role_hardening
 --   2026_11_22_0012_run_pause_cancel
+--   2026_11_22_0013_call_budget
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -36,6 +37,16 @@ create type envdata.snapshot_product as enum ('latest', 'forecast_48h', 'forecas
 create type envdata.species_category as enum ('tree', 'grass', 'weed', 'other');
 
 create type envdata.weather_icon as enum ('cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog');
+
+create table envdata.call_budget (
+  duration_ms bigint not null,
+  window_index bigint not null,
+  used integer not null,
+  expires_at timestamp with time zone not null
+);
+alter table envdata.call_budget add constraint call_budget_duration_ms_check CHECK (duration_ms > 0);
+alter table envdata.call_budget add constraint call_budget_pkey PRIMARY KEY (duration_ms, window_index);
+alter table envdata.call_budget add constraint call_budget_used_check CHECK (used > 0);
 
 create table envdata.chunk (
   chunk_id bigint not null generated always as identity,

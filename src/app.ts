@@ -112,12 +112,18 @@ export class App {
     return this.database;
   }
 
-  /** BullMQ queues and workers with the configured prefix, connected on first use. */
+  /**
+   * BullMQ queues and workers on the configured backend (Redis with the configured prefix, or
+   * Postgres), connected on first use.
+   */
   get queues(): QueueFactory {
     this.assertOpen();
     this.queueFactory ??= new QueueFactory({
+      backend: this.config.queueBackend,
       redisUrl: this.config.redisUrl,
+      databaseUrl: this.config.databaseUrl,
       prefix: this.config.queuePrefix,
+      db: () => this.db,
     });
     return this.queueFactory;
   }
@@ -147,7 +153,10 @@ export class App {
       logger: this.logger,
       probes: [
         { name: 'Postgres', check: () => assertDatabaseAnswers(this.config.databaseUrl) },
-        { name: 'Redis', check: () => assertRedisAnswers(this.config.redisUrl) },
+        // On the postgres backend the queue is the database: nothing more to probe.
+        ...(this.config.queueBackend === 'redis'
+          ? [{ name: 'Redis', check: () => assertRedisAnswers(this.config.redisUrl) }]
+          : []),
       ],
     });
     return this.outageMonitor;

@@ -2,7 +2,7 @@ import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load-config.js';
 import { EnvdataError } from '../errors/envdata-error.js';
-import { assertRedisAnswers } from '../queue/create-redis.js';
+import { assertQueueAnswers } from '../queue/queue-factory.js';
 import { databaseNameOf } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
@@ -33,7 +33,8 @@ export class CommandContext {
   /**
    * Runs `body` with an app built from the config and always closes it. Unless `migrated` is
    * false, the database must be at the latest migration first: an old schema is a clear
-   * "run envdata migrate", never a crash halfway. With `queue`, Redis must answer too: a command
+   * "run envdata migrate", never a crash halfway. With `queue`, the queue's backend (Redis, unless
+   * ENVDATA_QUEUE_BACKEND=postgres) must answer too: a command
    * that dispatches work checks both before it writes anything, and exits 1 with the one-line
    * message of the one that does not answer.
    */
@@ -45,7 +46,7 @@ export class CommandContext {
     const app = createApp(config, { logDestination: this.statusLine });
     try {
       if (options.migrated !== false) await assertMigrated(app);
-      if (options.queue) await assertRedisAnswers(config.redisUrl);
+      if (options.queue) await assertQueueAnswers({ ...config, backend: config.queueBackend });
       return await body(app);
     } finally {
       await app.close();

@@ -14,10 +14,12 @@ export async function describeUnavailable(config: Config, error: Error): Promise
       () => undefined,
       (e: unknown) => coerceError(e).message,
     ),
-    assertRedisAnswers(config.redisUrl).then(
-      () => undefined,
-      (e: unknown) => coerceError(e).message,
-    ),
+    config.queueBackend === 'redis'
+      ? assertRedisAnswers(config.redisUrl).then(
+          () => undefined,
+          (e: unknown) => coerceError(e).message,
+        )
+      : undefined,
   ]);
   const down = probes.filter((m) => m !== undefined);
   if (down.length > 0) return down.join('\nenvdata: ');

@@ -4,10 +4,16 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFormat = 'json' | 'pretty';
 
+/** Where BullMQ keeps the queue (ENVDATA_QUEUE_BACKEND). */
+export const QUEUE_BACKENDS = ['redis', 'postgres'] as const;
+export type QueueBackend = (typeof QUEUE_BACKENDS)[number];
+
 /** The validated, frozen configuration of one envdata process. Build it with `loadConfig`. */
 export interface Config {
   readonly databaseUrl: string;
   readonly databasePoolMax: number;
+  /** `postgres`: the queue lives in schema `envdata_queue` of `databaseUrl`; Redis is not used. */
+  readonly queueBackend: QueueBackend;
   readonly redisUrl: string;
   readonly queuePrefix: string;
   readonly service: {

@@ -35,14 +35,22 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 1, max: 1000, unit: 'count' },
   },
   {
+    name: 'ENVDATA_QUEUE_BACKEND',
+    default: 'redis',
+    description:
+      'Where BullMQ keeps the queue: redis (REDIS_URL; the largest deployments) or postgres (schema envdata_queue of DATABASE_URL; no Redis needed).',
+  },
+  {
     name: 'REDIS_URL',
     default: 'redis://127.0.0.1:6379',
-    description: 'Redis that dispatches jobs (BullMQ). Use maxmemory-policy noeviction.',
+    description:
+      'Redis that dispatches jobs (BullMQ) when ENVDATA_QUEUE_BACKEND=redis. Use maxmemory-policy noeviction.',
   },
   {
     name: 'ENVDATA_QUEUE_PREFIX',
     default: 'envdata',
-    description: 'BullMQ key prefix; separate installations sharing one Redis need different ones.',
+    description:
+      'BullMQ key prefix (redis backend); separate installations sharing one Redis need different ones.',
   },
   {
     name: 'ENVDATA_BASE_URL',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EnvdataError } from '../errors/envdata-error.js';
-import { LOG_LEVELS, type Config } from './config.js';
+import { LOG_LEVELS, QUEUE_BACKENDS, type Config } from './config.js';
 import { cronPatternProblem } from './cron-pattern-problem.js';
 import {
   ENVIRONMENT_VARIABLES,
@@ -71,6 +71,9 @@ const booleanSchema = z
 const schema = z.object({
   DATABASE_URL: postgresUrl,
   DATABASE_POOL_MAX: wholeNumber('DATABASE_POOL_MAX'),
+  ENVDATA_QUEUE_BACKEND: z.enum(QUEUE_BACKENDS, {
+    error: `must be one of ${QUEUE_BACKENDS.join(', ')}`,
+  }),
   REDIS_URL: redisUrl,
   ENVDATA_QUEUE_PREFIX: z
     .string()
@@ -142,6 +145,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   return deepFreeze({
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    queueBackend: e.ENVDATA_QUEUE_BACKEND,
     redisUrl: e.REDIS_URL,
     queuePrefix: e.ENVDATA_QUEUE_PREFIX,
     service: {

@@ -1,15 +1,15 @@
-import type { Redis } from 'ioredis';
 import type { RateLimitRule } from '../config/rate-limit.js';
+import type { CallCounter } from '../queue/call-counter.js';
 
 /**
  * The rate-limit rules BullMQ's queue limiter does not cover (it takes one: the tightest), kept
- * as fixed windows in Redis so every worker on every host draws from the same budget, e.g. the
- * `50000/day` of `20/s,50000/day`.
+ * as fixed windows beside the queue (Redis keys or a Postgres table: `app.queues.callCounter()`)
+ * so every worker on every host draws from the same budget, e.g. the `50000/day` of
+ * `20/s,50000/day`.
  */
 export class CallBudget {
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly counter: CallCounter,
     private readonly rules: readonly RateLimitRule[],
   ) {}
 
@@ -18,12 +18,7 @@ export class CallBudget {
     let wait = 0;
     for (const rule of this.rules) {
       const window = Math.floor(now / rule.durationMs);
-      const key = `${this.prefix}:budget:${rule.durationMs}:${window}`;
-      const [[, used]] = (await this.redis
-        .multi()
-        .incr(key)
-        .pexpire(key, rule.durationMs * 2)
-        .exec()) as [[Error | null, number]];
+      const used = await this.counter.increment(rule.durationMs, window);
       if (used > rule.max) wait = Math.max(wait, (window + 1) * rule.durationMs - now);
     }
     return wait;

@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../warehouse/schema.js';
 import type { QueueName } from './queue-names.js';
 import { parseWorkerName, type WorkerIdentity } from './worker-identity.js';
 
-/** A worker connected to a queue, as Redis sees its connection. */
+/** A worker connected to a queue, as Redis or Postgres sees its connection. */
 export interface ConnectedWorker extends WorkerIdentity {
   /** Seconds since the connection's last command (a worker waiting for jobs stays near 0). */
   readonly idleSeconds: number;
@@ -15,7 +17,7 @@ export interface ConnectedWorker extends WorkerIdentity {
  * `<prefix>:<base64 queue>:w:<name>` and ours announce `host:pid:concurrency` (`workerName`).
  * Read from `CLIENT LIST` directly: BullMQ's `getWorkers()` reports the queue name instead.
  */
-export async function listWorkers(
+export async function listRedisWorkers(
   redis: Redis,
   prefix: string,
   queue: QueueName,
@@ -38,4 +40,27 @@ export async function listWorkers(
     });
   }
   return workers;
+}
+
+/**
+ * The workers of `queue` on the Postgres backend: BullMQ sets the `application_name` of each
+ * worker's LISTEN connection to `<queue>:w:<name>` (`createPostgresBackend`), so they are the
+ * sessions of this database by that name (BullMQ's `getWorkers()` reads the same view, without
+ * the times). Idle is the time since the session's last change of state.
+ */
+export async function listPostgresWorkers(
+  db: Kysely<Database>,
+  queue: QueueName,
+): Promise<ConnectedWorker[]> {
+  const { rows } = await sql<{ name: string; idle: number; age: number }>`
+    select application_name as name,
+           floor(extract(epoch from now() - coalesce(state_change, backend_start)))::int as idle,
+           floor(extract(epoch from now() - backend_start))::int as age
+      from pg_stat_activity
+     where datname = current_database() and starts_with(application_name, ${`${queue}:w:`})
+     order by backend_start`.execute(db);
+  return rows.flatMap((row) => {
+    const identity = parseWorkerName(row.name);
+    return identity ? [{ ...identity, idleSeconds: row.idle, ageSeconds: row.age }] : [];
+  });
 }

@@ -2,69 +2,190 @@ import {
   Queue,
   QueueEvents,
   Worker,
+  createPostgresBackend,
+  withBackend,
+  type PostgresConnectionOptions,
   type Processor,
   type QueueOptions,
   type WorkerOptions,
 } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { QueueBackend } from '../config/config.js';
 import { trackResource } from '../lifecycle/open-resources.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
-import { createRedis } from './create-redis.js';
+import { assertDatabaseAnswers } from '../warehouse/create-database.js';
+import { maskUrl } from '../warehouse/database-url.js';
+import type { Database } from '../warehouse/schema.js';
+import type { CallCounter } from './call-counter.js';
+import { assertRedisAnswers, createRedis } from './create-redis.js';
+import { listPostgresWorkers, listRedisWorkers, type ConnectedWorker } from './list-workers.js';
+import { PostgresCallCounter } from './postgres-call-counter.js';
 import type { QueueName } from './queue-names.js';
+import { RedisCallCounter } from './redis-call-counter.js';
 
 /**
- * How long closing one queue, worker or connection may wait on Redis. Workers wind up their jobs
- * before (IngestWorker, SyncScheduler); what is left here is a few commands, unless Redis is down,
- * where waiting would only hang the shutdown.
+ * How long closing one queue, worker or connection may wait on Redis or Postgres. Workers wind up
+ * their jobs before (IngestWorker, SyncScheduler); what is left here is a few commands, unless the
+ * backend is down, where waiting would only hang the shutdown.
  */
 const CLOSE_WAIT_MS = 500;
 
+/** BullMQ's classes on its Postgres backend. */
+const OnPostgres = withBackend(createPostgresBackend);
+
+/**
+ * The Postgres schema BullMQ's tables live in with ENVDATA_QUEUE_BACKEND=postgres, beside the
+ * warehouse's `envdata` in the database of DATABASE_URL. One database holds one installation (the
+ * warehouse's schema is fixed), so the schema needs no prefix: ENVDATA_QUEUE_PREFIX is Redis's.
+ * BullMQ creates and migrates it itself on first connect (its own ledger, `envdata_queue.migration`,
+ * under an advisory lock), so `envdata migrate` knows nothing of it and its tables follow the
+ * installed BullMQ version, not our frozen migrations.
+ */
+export const POSTGRES_QUEUE_SCHEMA = 'envdata_queue';
+
 export interface QueueFactoryOptions {
+  /** Where BullMQ keeps the queue (ENVDATA_QUEUE_BACKEND); default `redis`. */
+  backend?: QueueBackend;
   redisUrl: string;
-  /** BullMQ key prefix (ENVDATA_QUEUE_PREFIX). */
+  /** The warehouse's database; with the `postgres` backend, the queue's too. */
+  databaseUrl?: string;
+  /** BullMQ key prefix (ENVDATA_QUEUE_PREFIX); Redis only. */
   prefix: string;
+  /**
+   * The warehouse pool, for what the `postgres` backend keeps in our own tables (the call budget)
+   * and reads of `pg_stat_activity` (the workers connected). Called on first use only.
+   */
+  db?: () => Kysely<Database>;
+}
+
+interface Closer {
+  kind: 'queue' | 'worker';
+  close: () => Promise<unknown>;
 }
 
 /**
- * The queue seam: creates BullMQ queues, workers and event listeners on connections of its
- * own, all with the configured prefix. `close()` closes everything it created.
+ * The queue seam: creates BullMQ queues, workers and event listeners on connections of its own,
+ * on Redis (the default, with the configured prefix) or on Postgres (schema `envdata_queue` of
+ * DATABASE_URL). Callers see the same BullMQ API either way. `close()` closes everything it
+ * created.
+ *
+ * On Postgres each queue, worker and listener owns a small `pg` pool plus, for workers and
+ * listeners, one LISTEN connection (BullMQ's `PostgresConnection`): the warehouse pool is not
+ * lent to BullMQ, so a busy queue never starves the landings, and closing a BullMQ object ends
+ * exactly its connections.
  */
 export class QueueFactory {
-  private readonly closers: { kind: 'queue' | 'worker'; close: () => Promise<unknown> }[] = [];
+  private readonly closers: Closer[] = [];
   private shared: Redis | undefined;
   private readonly untrack: () => void;
 
   constructor(private readonly options: QueueFactoryOptions) {
-    this.untrack = trackResource('queue factory', options.prefix, () => this.close());
+    if (this.backend === 'postgres' && (!options.databaseUrl || !options.db)) {
+      throw new Error('the postgres queue backend needs databaseUrl and db');
+    }
+    this.untrack = trackResource('queue factory', this.describe(), () => this.close());
+  }
+
+  get backend(): QueueBackend {
+    return this.options.backend ?? 'redis';
   }
 
   get prefix(): string {
     return this.options.prefix;
   }
 
-  /** One shared non-blocking connection for queues and plain commands. */
+  /**
+   * One shared non-blocking Redis connection for queues and plain commands. Redis backend only:
+   * code that works on both backends goes through `callCounter()`, `listWorkers()` and
+   * `assertAnswers()`.
+   */
   connection(): Redis {
+    if (this.backend !== 'redis') {
+      throw new Error('QueueFactory.connection(): the queue is on Postgres; there is no Redis');
+    }
     this.shared ??= createRedis(this.options.redisUrl, 'client', 'queue');
     return this.shared;
   }
 
+  /** The call budget's counters, beside the queue: Redis keys, or `envdata.call_budget`. */
+  callCounter(): CallCounter {
+    return this.backend === 'redis'
+      ? new RedisCallCounter(this.connection(), `${this.options.prefix}:envdata`)
+      : new PostgresCallCounter(this.options.db!);
+  }
+
+  /** The workers connected to `queue` now, with the name they announced (`workerName`). */
+  listWorkers(queue: QueueName): Promise<ConnectedWorker[]> {
+    return this.backend === 'redis'
+      ? listRedisWorkers(this.connection(), this.options.prefix, queue)
+      : listPostgresWorkers(this.options.db!(), queue);
+  }
+
+  /**
+   * Checks that the backend answers; throws `REDIS_UNAVAILABLE` or `DATABASE_UNAVAILABLE` with
+   * the operator's next step.
+   */
+  assertAnswers(): Promise<void> {
+    return assertQueueAnswers(this.options);
+  }
+
   queue<Data = unknown>(name: QueueName, options: Partial<QueueOptions> = {}): Queue<Data> {
-    const queue = new Queue<Data>(name, {
-      ...options,
-      connection: this.connection(),
-      prefix: this.options.prefix,
-    });
+    let queue: Queue<Data>;
+    if (this.backend === 'redis') {
+      queue = new Queue<Data>(name, {
+        ...options,
+        connection: this.connection(),
+        prefix: this.options.prefix,
+      });
+    } else {
+      queue = asRedisTyped<Queue<Data>>(
+        new OnPostgres.Queue<Data>(name, { ...options, connection: this.postgres(2) }),
+      );
+    }
     queue.on('error', () => undefined);
-    this.closers.push({ kind: 'queue', close: () => settlesWithin(queue.close(), CLOSE_WAIT_MS) });
+    const untrack = this.trackPostgres(`queue:${name}`);
+    this.closers.push({
+      kind: 'queue',
+      close: async () => {
+        // A Redis queue uses the shared connection; a Postgres one ends its own pool.
+        await settlesWithin(queue.close(), CLOSE_WAIT_MS);
+        untrack();
+      },
+    });
     return queue;
   }
 
-  /** A worker on its own blocking connection (`maxRetriesPerRequest: null`). */
+  /** A worker on its own blocking connection (Redis: `maxRetriesPerRequest: null`). */
   worker<Data = unknown, Result = unknown>(
     name: QueueName,
     processor: Processor<Data, Result>,
     options: Partial<WorkerOptions> = {},
   ): Worker<Data, Result> {
+    if (this.backend === 'postgres') {
+      // One connection per job slot for the claims and lock renewals, one for the rest.
+      const pool = Math.min(10, (options.concurrency ?? 1) + 1);
+      const worker = asRedisTyped<Worker<Data, Result>>(
+        new OnPostgres.Worker<Data, Result>(name, processor, {
+          ...options,
+          connection: this.postgres(pool),
+        }),
+      );
+      const untrack = this.trackPostgres(`worker:${name}`);
+      this.closers.push({
+        kind: 'worker',
+        close: async () => {
+          const closing = worker.close();
+          // A job still running, or Postgres is down: ending the pool cuts both.
+          if (!(await settlesWithin(closing, CLOSE_WAIT_MS))) {
+            await settlesWithin(worker.disconnect(), CLOSE_WAIT_MS);
+            await settlesWithin(closing, CLOSE_WAIT_MS);
+          }
+          untrack();
+        },
+      });
+      return worker;
+    }
     const connection = createRedis(this.options.redisUrl, 'worker', `worker:${name}`);
     const worker = new Worker<Data, Result>(name, processor, {
       ...options,
@@ -89,6 +210,23 @@ export class QueueFactory {
   }
 
   events(name: QueueName): QueueEvents {
+    if (this.backend === 'postgres') {
+      const events = asRedisTyped<QueueEvents>(
+        new OnPostgres.QueueEvents(name, { connection: this.postgres(1) }),
+      );
+      events.on('error', () => undefined);
+      const untrack = this.trackPostgres(`events:${name}`);
+      this.closers.push({
+        kind: 'worker',
+        close: async () => {
+          if (!(await settlesWithin(events.close(), CLOSE_WAIT_MS))) {
+            await settlesWithin(events.disconnect(), CLOSE_WAIT_MS);
+          }
+          untrack();
+        },
+      });
+      return events;
+    }
     const connection = createRedis(this.options.redisUrl, 'worker', `events:${name}`);
     const events = new QueueEvents(name, { connection, prefix: this.options.prefix });
     events.on('error', () => undefined);
@@ -104,7 +242,7 @@ export class QueueFactory {
 
   /**
    * Closes workers and event listeners first, then queues, then the shared connection, each
-   * group at once. Bounded: whatever waits on Redis longer than a moment (Redis is down) is
+   * group at once. Bounded: whatever waits on the backend longer than a moment (it is down) is
    * disconnected instead.
    */
   async close(): Promise<void> {
@@ -117,6 +255,58 @@ export class QueueFactory {
     }
     this.untrack();
   }
+
+  /**
+   * The connection options of one BullMQ object on Postgres: a pool of `max` connections with
+   * `search_path` pinned to the queue's schema (BullMQ builds it from this config; its CommonJS
+   * build, the one Node loads for `bullmq`, requires `pg` itself).
+   */
+  private postgres(max: number): PostgresConnectionOptions {
+    return {
+      connectionString: this.options.databaseUrl!,
+      schema: POSTGRES_QUEUE_SCHEMA,
+      migrate: true,
+      max,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+    };
+  }
+
+  /** Tracks one BullMQ object's Postgres pool as an open resource (Redis connections track themselves). */
+  private trackPostgres(name: string): () => void {
+    if (this.backend !== 'postgres') return () => undefined;
+    return trackResource('queue pg pool', `${maskUrl(this.options.databaseUrl!)} (${name})`, () =>
+      Promise.resolve(),
+    );
+  }
+
+  private describe(): string {
+    return this.backend === 'redis'
+      ? this.options.prefix
+      : `${maskUrl(this.options.databaseUrl!)} schema ${POSTGRES_QUEUE_SCHEMA}`;
+  }
+}
+
+/**
+ * Checks that the queue's backend answers: Redis (`REDIS_UNAVAILABLE`), or on the `postgres`
+ * backend the database (`DATABASE_UNAVAILABLE`), each with the operator's next step.
+ */
+export async function assertQueueAnswers(options: {
+  backend?: QueueBackend;
+  redisUrl: string;
+  databaseUrl?: string;
+}): Promise<void> {
+  if ((options.backend ?? 'redis') === 'redis') await assertRedisAnswers(options.redisUrl);
+  else await assertDatabaseAnswers(options.databaseUrl!);
+}
+
+/**
+ * A BullMQ object on the Postgres backend as the Redis-typed class callers know. The API is the
+ * same on both backends (BullMQ's `IQueueBackend`); the types differ only in their backend and
+ * connection parameters, which nothing outside this file touches.
+ */
+function asRedisTyped<T>(value: unknown): T {
+  return value as T;
 }
 
 /** QUIT when Redis answers (pending replies arrive first), else drop the socket at once. */

@@ -1,8 +1,8 @@
 import type { Uses } from '../app/app-resources.js';
+import type { QueueBackend } from '../config/config.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
-import { listWorkers, type ConnectedWorker } from '../queue/list-workers.js';
-import { assertRedisAnswers } from '../queue/create-redis.js';
+import type { ConnectedWorker } from '../queue/list-workers.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
@@ -15,7 +15,9 @@ export interface ServiceHealth {
 
 export interface EnvdataStatus {
   readonly postgres: ServiceHealth & { readonly pendingMigrations?: readonly string[] };
+  /** The queue's backend: Redis, or with ENVDATA_QUEUE_BACKEND=postgres the database again. */
   readonly redis: ServiceHealth & {
+    readonly backend: QueueBackend;
     readonly queues?: Record<string, Record<string, number>>;
     readonly workers?: readonly ConnectedWorker[];
   };
@@ -26,27 +28,24 @@ export interface EnvdataStatus {
  * (`envdata status`).
  */
 export async function collectStatus(app: Uses<'config' | 'db' | 'queues'>): Promise<EnvdataStatus> {
-  const { databaseUrl, redisUrl } = app.config;
+  const { databaseUrl, redisUrl, queueBackend } = app.config;
   const postgres = await probe(databaseUrl, async () => {
     await assertDatabaseAnswers(databaseUrl);
     return { pendingMigrations: await pendingMigrations(app.db) };
   });
-  const redis = await probe(redisUrl, async () => {
-    await assertRedisAnswers(redisUrl);
+  const queueUrl = queueBackend === 'redis' ? redisUrl : databaseUrl;
+  const queue = await probe(queueUrl, async () => {
+    await app.queues.assertAnswers();
     const queues: Record<string, Record<string, number>> = {};
     for (const name of Object.values(QUEUE_NAMES)) {
       queues[name] = await app.queues
         .queue(name)
         .getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
     }
-    const workers = await listWorkers(
-      app.queues.connection(),
-      app.config.queuePrefix,
-      QUEUE_NAMES.ingest,
-    );
+    const workers = await app.queues.listWorkers(QUEUE_NAMES.ingest);
     return { queues, workers };
   });
-  return { postgres, redis };
+  return { postgres, redis: { ...queue, backend: queueBackend } };
 }
 
 async function probe<T extends object>(

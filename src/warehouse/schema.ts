@@ -235,6 +235,14 @@ export interface RollupDirtyTable {
   to_at: Timestamp;
 }
 
+/** One fixed window of one rate-limit rule of the call budget (Postgres queue backend). */
+export interface CallBudgetTable {
+  duration_ms: number;
+  window_index: number;
+  used: number;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   location: LocationTable;
   pollen_species: PollenSpeciesTable;
@@ -252,4 +260,5 @@ export interface Database {
   rollup_dirty: RollupDirtyTable;
   coverage: CoverageTable;
   coverage_hole: CoverageHoleTable;
+  call_budget: CallBudgetTable;
 }

@@ -73,7 +73,7 @@ export class IngestWorker implements AppComponent {
     const client = app.serviceClient;
     this.feeder = createFeeder(app);
     const { limiter, others } = splitRateLimits(config.rateLimits);
-    const budget = new CallBudget(app.queues.connection(), `${config.queuePrefix}:envdata`, others);
+    const budget = new CallBudget(app.queues.callCounter(), others);
     const writer = new FactWriter(app.db, { archiveRaw: config.ingest.archiveRaw });
     this.batcher = new LandingBatcher(writer, {
       maxBatch: Math.max(1, Math.min(32, options.concurrency)),

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/envdata');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.queuePrefix).toBe('envdata');
+    expect(config.queueBackend).toBe('redis');
     expect(config.service.baseUrl).toBe('http://127.0.0.1:8787');
     expect(config.service.apiKey).toBeUndefined();
     expect(config.rateLimits).toEqual([{ max: 10, durationMs: 1000, label: '10/s' }]);
@@ -72,6 +73,13 @@ describe('loadConfig', () => {
     ]) {
       expect(message).toContain(name);
     }
+  });
+
+  it('takes the queue backend, and names the allowed ones for any other', () => {
+    expect(loadConfig({ ENVDATA_QUEUE_BACKEND: 'postgres' }).queueBackend).toBe('postgres');
+    expect(configError({ ENVDATA_QUEUE_BACKEND: 'mysql' })).toContain(
+      'ENVDATA_QUEUE_BACKEND (got "mysql"): must be one of redis, postgres',
+    );
   });
 
   it('never echoes the API key in a config error', () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import type { QueueBackend } from '../../src/config/config.js';
 import type { Environment } from '../../src/config/load-config.js';
 import type { Location } from '../../src/locations/location.js';
 import { planRun, type RunRequest } from '../../src/planner/plan-run.js';
@@ -53,12 +54,17 @@ export interface BackfillFixture {
   ): ReturnType<typeof planRun>;
 }
 
-/** Simulator + database + queue prefix + two locations, all torn down after the file. */
+/**
+ * Simulator + database + queue prefix + two locations, all torn down after the file. The queue
+ * backend is `options.queueBackend`, else ENVDATA_TEST_QUEUE_BACKEND, else Redis
+ * (`useTestEnvironment`).
+ */
 export function useBackfillFixture(
   simulatorOptions: Partial<SimulatorOptions> = {},
   env: Environment = {},
+  options: { queueBackend?: QueueBackend } = {},
 ): BackfillFixture {
-  const testEnv = useTestEnvironment();
+  const testEnv = useTestEnvironment(options);
   const apps: App[] = [];
   let simulator: RunningSimulator | undefined;
   let locations: Location[] = [];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
-import type { Config } from '../../src/config/config.js';
+import { QUEUE_BACKENDS, type Config, type QueueBackend } from '../../src/config/config.js';
 import { configFromDefaults, type Environment } from '../../src/config/load-config.js';
 import { withDatabase } from '../../src/warehouse/database-url.js';
 import './test-services.js';
@@ -13,7 +13,13 @@ export interface TestEnvironment {
   readonly redisUrl: string;
   /** This file's own BullMQ prefix. */
   readonly queuePrefix: string;
-  /** A config on this file's database and prefix, silent logs, `env` on top. */
+  /**
+   * The queue backend of this file's configs: the option of `useTestEnvironment`, else
+   * ENVDATA_TEST_QUEUE_BACKEND, else `redis`. On `postgres` the queue is in this file's database,
+   * so it is as much the file's own as the Redis prefix.
+   */
+  readonly queueBackend: QueueBackend;
+  /** A config on this file's database, prefix and queue backend, silent logs, `env` on top. */
   config(env?: Environment): Config;
   /** The environment of an `envdata` command on this file's database and prefix, `extra` on top. */
   cliEnv(extra?: Record<string, string>): Record<string, string>;
@@ -24,8 +30,9 @@ export interface TestEnvironment {
  * migrated template) and its own queue prefix, so files run in parallel. Both are removed after
  * the file.
  */
-export function useTestEnvironment(): TestEnvironment {
+export function useTestEnvironment(options: { queueBackend?: QueueBackend } = {}): TestEnvironment {
   const services = inject('services');
+  const queueBackend = options.queueBackend ?? defaultQueueBackend();
   const suffix = randomBytes(4).toString('hex');
   const databaseName = `${services.runTag}_${suffix}`;
   const databaseUrl = withDatabase(services.postgresAdminUrl, databaseName);
@@ -50,15 +57,26 @@ export function useTestEnvironment(): TestEnvironment {
     DATABASE_URL: databaseUrl,
     REDIS_URL: services.redisUrl,
     ENVDATA_QUEUE_PREFIX: queuePrefix,
+    ENVDATA_QUEUE_BACKEND: queueBackend,
     ...extra,
   });
   return {
     databaseUrl,
     redisUrl: services.redisUrl,
     queuePrefix,
+    queueBackend,
     config: (env = {}) => configFromDefaults({ ...cliEnv({ LOG_LEVEL: 'silent' }), ...env }),
     cliEnv,
   };
+}
+
+/** ENVDATA_TEST_QUEUE_BACKEND, checked, or `redis`. */
+export function defaultQueueBackend(): QueueBackend {
+  const chosen = process.env.ENVDATA_TEST_QUEUE_BACKEND ?? 'redis';
+  if (!(QUEUE_BACKENDS as readonly string[]).includes(chosen)) {
+    throw new Error(`ENVDATA_TEST_QUEUE_BACKEND must be one of ${QUEUE_BACKENDS.join(', ')}`);
+  }
+  return chosen as QueueBackend;
 }
 
 async function adminQuery(url: string, text: string): Promise<void> {

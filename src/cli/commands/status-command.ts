@@ -151,7 +151,11 @@ function formatStatus(status: EnvdataStatus, paint: Paint = createPaint(false)):
     lines.push('  migrations up to date');
   }
   const redis = status.redis;
-  lines.push(`redis     ${redis.url}  ${health(redis)}`);
+  lines.push(
+    redis.backend === 'redis'
+      ? `redis     ${redis.url}  ${health(redis)}`
+      : `queue     postgres backend, schema envdata_queue  ${health(redis)}`,
+  );
   for (const [queue, counts] of Object.entries(redis.queues ?? {})) {
     const parts = Object.entries(counts).map(([state, n]) => `${state} ${n}`);
     lines.push(`  queue ${queue}: ${parts.join(', ')}`);
