@@ -123,7 +123,10 @@ export function useBackfillFixture(
         select
           (select md5(string_agg(t::text, '|' order by location_id, observed_at)) from envdata.weather_hourly t) as weather,
           (select md5(string_agg(t::text, '|' order by location_id, observed_at, pollen_type)) from envdata.pollen_hourly t) as pollen,
-          (select md5(string_agg(t::text, '|' order by location_id, observed_at, species_id)) from envdata.pollen_species_hourly t) as species,
+          -- By species name, not id: ids are handed out in the order species are first seen.
+          (select md5(string_agg(row(t.location_id, t.observed_at, p.category, p.name, t.count, t.risk_level)::text, '|'
+            order by t.location_id, t.observed_at, p.category, p.name))
+            from envdata.pollen_species_hourly t join envdata.pollen_species p using (species_id)) as species,
           (select count(*)::text from envdata.weather_hourly) as weather_rows,
           (select count(*)::text from envdata.pollen_species_hourly) as species_rows`.execute(
         apps[0]!.db,
