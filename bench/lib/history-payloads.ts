@@ -1,5 +1,4 @@
 import type { Location } from '../../src/locations/location.js';
-import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import { answerPollen } from '../../src/simulator/http/answer-pollen.js';
 import { answerWeather } from '../../src/simulator/http/answer-weather.js';
 import { DATA_NOT_AVAILABLE_BODY } from '../../src/simulator/render/response-text.js';
@@ -7,7 +6,7 @@ import { CURRENT_SHAPES } from '../../src/simulator/render/shape-variants.js';
 import { SIMULATOR_ENDPOINTS } from '../../src/simulator/simulator-endpoints.js';
 import type { Dataset, Window } from '../../src/types.js';
 import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
-import { NO_FACTS } from '../../src/warehouse/fact-table.js';
+import { landingOfBody } from '../../test/fixtures/landing-of-body.js';
 
 function historyEndpoint(product: Dataset) {
   const endpoint = SIMULATOR_ENDPOINTS.find(
@@ -65,23 +64,9 @@ export interface ChunkToLand {
  */
 export function landingOf(chunk: ChunkToLand): ChunkLanding {
   const body = historyBody(chunk.dataset, chunk.location, chunk.window);
-  const noData = body === DATA_NOT_AVAILABLE_BODY;
-  const base = {
-    chunkId: chunk.chunkId,
-    runId: chunk.runId,
-    locationId: chunk.location.locationId,
-    window: chunk.window,
-    outcome: noData ? 'no_data' : 'rows',
-    complete: true,
-    // As the earlier bench landed them: no hours counted as missing (no per-hour bookkeeping).
-    expected: undefined,
-    refetchAllowed: false,
-    calls: 1,
-    attempts: 1,
-    startedAt: new Date(),
-    httpStatus: 200,
-  } as const;
-  if (noData) return { ...base, dataset: chunk.dataset, facts: NO_FACTS, rawBody: undefined };
-  const facts = factsOfBody(chunk.dataset, body, chunk.window);
-  return { ...base, dataset: chunk.dataset, facts, rawBody: body };
+  const { location, ...rest } = chunk;
+  return landingOfBody(
+    { ...rest, locationId: location.locationId },
+    body === DATA_NOT_AVAILABLE_BODY ? null : body,
+  );
 }

@@ -68,3 +68,8 @@ export async function writeSnapshot(
     return written;
   });
 }
+
+/** The columns every snapshot row starts with: which snapshot it belongs to, the hour it is about. */
+export function snapshotStamp({ locationId, product, fetchedAt }: SnapshotTarget, row: FactRow) {
+  return { location_id: locationId, product, fetched_at: fetchedAt, valid_at: row.observedAt };
+}

@@ -9,6 +9,7 @@ import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture, type BackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { runChunks } from './run-chunks.js';
+import { expectThrottledRunRodeOut } from './expect-throttled-run.js';
 
 /**
  * The same backfills on both queue backends (ENVDATA_QUEUE_BACKEND): what lands, the calls made,
@@ -93,13 +94,7 @@ describe('a service that answers 429 [postgres]', () => {
     );
     expect(start.estimate.chunks).toBe(12);
     expect(progress).toMatchObject({ status: 'done', done: 12, failed: 0 });
-    const stats = fx.simulator.stats();
-    const refused = stats.byStatus['429'] ?? 0;
-    expect(refused).toBeGreaterThan(0);
-    expect(stats.byStatus['200']).toBe(12);
-    expect(stats.total).toBe(12 + refused);
-    expect(stats.total).toBeLessThan(5 * 12);
-    expect(chunks.map((c) => [c.status, c.attempts])).toEqual(chunks.map(() => ['done', 1]));
+    expectThrottledRunRodeOut(fx.simulator.stats(), chunks, 12);
   });
 
   it('shares ENVDATA_RATE_LIMIT between two worker processes: no 429 at the service limit, every call in the budget table', async () => {

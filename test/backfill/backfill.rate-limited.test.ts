@@ -8,6 +8,7 @@ import { waitForRun } from '../harness/wait-for-run.js';
 import { deleteQueueKeys } from './queue-keys.js';
 import { runChunks } from './run-chunks.js';
 import { factRows, warehouseDigest } from './warehouse-digest.js';
+import { expectThrottledRunRodeOut } from './expect-throttled-run.js';
 
 // The simulator's rate-limit windows follow its clock: a frozen `now` would never open a new
 // window, and every call after the first `max` would be refused for ever. History coverage does
@@ -61,13 +62,7 @@ describe('a service that answers 429', () => {
     expect(progress).toMatchObject({ status: 'done', done: 12, failed: 0 });
     expect(progress.rows).toBe(start.estimate.expectedRows);
 
-    const stats = fx.simulator.stats();
-    const refused = stats.byStatus['429'] ?? 0;
-    expect(refused).toBeGreaterThan(0);
-    expect(stats.byStatus['200']).toBe(12);
-    expect(stats.total).toBe(12 + refused);
-    expect(stats.total).toBeLessThan(5 * 12);
-    expect(chunks.map((c) => [c.status, c.attempts])).toEqual(chunks.map(() => ['done', 1]));
+    expectThrottledRunRodeOut(fx.simulator.stats(), chunks, 12);
   });
 
   it('without Retry-After, backs off instead of hot-looping', async () => {

@@ -3,11 +3,11 @@ import { createApp, type App } from '../../src/app.js';
 import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
 import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
-import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import type { Dataset, Window } from '../../src/types.js';
 import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
 import { addPointLocation } from './add-point-location.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
+import { landingOfBody } from '../fixtures/landing-of-body.js';
 
 export interface TestWarehouse {
   readonly env: TestEnvironment;
@@ -56,24 +56,8 @@ export function useTestWarehouse(): TestWarehouse {
     },
     addLocation: (input) => addPointLocation(get().db, input),
     async landingOf(dataset, locationId, window, body, extra = {}) {
-      return {
-        chunkId: await this.planChunk(dataset, locationId, window.from, window.to),
-        dataset,
-        runId: null,
-        locationId,
-        window,
-        outcome: 'rows',
-        complete: true,
-        expected: undefined,
-        refetchAllowed: false,
-        calls: 1,
-        attempts: 1,
-        startedAt: new Date(),
-        httpStatus: 200,
-        facts: factsOfBody(dataset, body, window),
-        rawBody: body,
-        ...extra,
-      };
+      const chunkId = await this.planChunk(dataset, locationId, window.from, window.to);
+      return landingOfBody({ chunkId, runId: null, dataset, locationId, window }, body, extra);
     },
     planChunk(dataset, locationId, from, to) {
       // One at a time: the feeder feeds whichever run is oldest (landings built in parallel

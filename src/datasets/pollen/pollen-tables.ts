@@ -4,7 +4,7 @@ import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
 import type { Database } from '../../warehouse/schema.js';
 import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';
 import { upsertFacts } from '../../warehouse/upsert-facts.js';
-import type { SnapshotTable } from '../../warehouse/write-snapshot.js';
+import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
 /** Species rows carry a smallint id: new species get theirs before the transaction. */
 const resolveSpecies = (
@@ -65,15 +65,12 @@ export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
 /** `envdata.pollen_snapshot`: latest readings and forecasts by type, as fetched. */
 export const POLLEN_SNAPSHOT: SnapshotTable<PollenTypeRow> = {
   name: 'pollen_snapshot',
-  async insert(trx, { locationId, product, fetchedAt }, rows) {
+  async insert(trx, target, rows) {
     const result = await trx
       .insertInto('pollen_snapshot')
       .values(
         rows.map((row) => ({
-          location_id: locationId,
-          product,
-          fetched_at: fetchedAt,
-          valid_at: row.observedAt,
+          ...snapshotStamp(target, row),
           pollen_type: row.pollenType,
           count: row.count,
           risk_level: row.riskLevel,
@@ -89,15 +86,12 @@ export const POLLEN_SNAPSHOT: SnapshotTable<PollenTypeRow> = {
 export const POLLEN_SPECIES_SNAPSHOT: SnapshotTable<PollenSpeciesRow> = {
   name: 'pollen_species_snapshot',
   prepare: resolveSpecies,
-  async insert(trx, { locationId, product, fetchedAt }, rows, { species }) {
+  async insert(trx, target, rows, { species }) {
     const result = await trx
       .insertInto('pollen_species_snapshot')
       .values(
         rows.map((row) => ({
-          location_id: locationId,
-          product,
-          fetched_at: fetchedAt,
-          valid_at: row.observedAt,
+          ...snapshotStamp(target, row),
           species_id: species.require(row.category, row.species),
           count: row.count,
           risk_level: row.riskLevel,

@@ -2,7 +2,7 @@ import type { WeatherRow } from '../../warehouse/fact-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
 import { defineFactTable } from '../../warehouse/fact-table-spec.js';
 import { upsertFacts } from '../../warehouse/upsert-facts.js';
-import type { SnapshotTable } from '../../warehouse/write-snapshot.js';
+import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
 /** The columns of `envdata.weather_hourly`, as `upsertFacts` writes them. */
 const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
@@ -43,15 +43,12 @@ export const WEATHER_HOURLY: FactTable<WeatherRow> = {
 /** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */
 export const WEATHER_SNAPSHOT: SnapshotTable<WeatherRow> = {
   name: 'weather_snapshot',
-  async insert(trx, { locationId, product, fetchedAt }, rows) {
+  async insert(trx, target, rows) {
     const result = await trx
       .insertInto('weather_snapshot')
       .values(
         rows.map((r) => ({
-          location_id: locationId,
-          product,
-          fetched_at: fetchedAt,
-          valid_at: r.observedAt,
+          ...snapshotStamp(target, r),
           temperature_c: r.temperatureC,
           apparent_temperature_c: r.apparentTemperatureC,
           dew_point_c: r.dewPointC,
