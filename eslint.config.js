@@ -2,8 +2,7 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
-import { wallZones } from './eslint.walls.js';
+import { wallConfigs } from './eslint.walls.js';
 
 /** Syntax no file may use. */
 const RESTRICTED_SYNTAX = [
@@ -40,18 +39,8 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...RESTRICTED_SYNTAX],
     },
   },
-  {
-    // The walls between src/ folders (eslint.walls.js), and no import cycle anywhere.
-    files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
-    },
-    rules: {
-      'import-x/no-restricted-paths': ['error', { zones: wallZones() }],
-      'import-x/no-cycle': 'error',
-    },
-  },
+  // The walls between src/ folders (eslint.walls.js); test/architecture also proves no cycle.
+  ...wallConfigs(),
   {
     // Only src/config and the CLI boundary read the environment; everything else gets a Config.
     files: ['src/**/*.ts'],

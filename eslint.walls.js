@@ -2,8 +2,9 @@
 /**
  * The walls between envdata's folders, kept by lint: `npm test` fails on an import across one.
  * docs/architecture.md ("Walls") explains them. Each folder of `src/` lists what it may import;
- * anything else under `src/` is off limits to it (`import-x/no-restricted-paths` resolves every
- * import, type-only ones included, so a wall holds for types too).
+ * anything else under `src/` is off limits to it. ESLint's own `no-restricted-imports` checks
+ * every import and re-export, type-only ones included, so a wall holds for types too; no plugin
+ * is needed (envdata imports by relative path, so a folder shows in the specifier).
  */
 
 /** Foundations: depended on by everything, depending on nothing above them. */
@@ -61,40 +62,69 @@ export const MAY_IMPORT = {
   cli: ['*'],
 };
 
-/** `import-x/no-restricted-paths` zones: for each part, every other part it may not import. */
-export function wallZones(parts = MAY_IMPORT) {
+/** Escapes `text` for a regular expression. */
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A regular expression matching relative specifiers that reach `part` (a folder or a file of
+ * `src/`) from anywhere in `src/`, `except` files of it: `../ledger/x.js`, `../../types.js`.
+ */
+function reaching(part, except = []) {
+  const file = part.endsWith('.ts');
+  const name = literal(file ? part.replace(/\.ts$/, '.js') : part);
+  const skip = except.map((f) => `(?!${literal(f.replace(/\.ts$/, '.js'))}$)`).join('');
+  return file ? `^(\\.\\.?/)+${name}$` : `^(\\.\\.?/)+${name}/${skip}`;
+}
+
+/** One ESLint config object per part: the imports it may not make, and why. */
+export function wallConfigs(parts = MAY_IMPORT) {
   const all = Object.keys(parts);
   const product = {
-    target: './src',
-    from: ['./test', './bench', './scripts'],
-    message: 'the product never imports its tests, benchmarks or scripts (eslint.walls.js)',
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(test|bench|scripts)/',
+              message:
+                'the product never imports its tests, benchmarks or scripts (eslint.walls.js)',
+            },
+          ],
+        },
+      ],
+    },
   };
-  return [
-    product,
-    ...all.flatMap((part) => {
-      const allowed = parts[part];
-      if (allowed.includes('*')) return [];
-      const open = new Set([part, ...allowed, ...(FOUNDATION.includes(part) ? [] : FOUNDATION)]);
-      /** Files opened in a folder that stays closed otherwise: `{ folder: ['./file.ts'] }`. */
-      const files = new Map();
-      for (const entry of allowed) {
-        const [folder, file] = entry.split('/');
-        if (file) files.set(folder, [...(files.get(folder) ?? []), `./${file}`]);
-      }
-      const closed = all.filter((other) => !open.has(other) && !files.has(other));
-      const message = `src/${part} may import only ${[...open].filter((p) => p !== part).join(', ') || 'nothing else in src/'} (eslint.walls.js)`;
-      const target = `./src/${part}`;
-      return [
-        ...(closed.length > 0
-          ? [{ target, from: closed.map((other) => `./src/${other}`), message }]
-          : []),
-        ...[...files].map(([folder, except]) => ({
-          target,
-          from: `./src/${folder}`,
-          except,
-          message,
-        })),
-      ];
-    }),
-  ];
+  const walls = all.flatMap((part) => {
+    const allowed = parts[part];
+    if (allowed.includes('*')) return [];
+    const open = new Set([part, ...allowed, ...(FOUNDATION.includes(part) ? [] : FOUNDATION)]);
+    /** Files opened in a folder that stays closed otherwise: `{ folder: ['file.ts'] }`. */
+    const files = new Map();
+    for (const entry of allowed) {
+      const [folder, file] = entry.split('/');
+      if (file) files.set(folder, [...(files.get(folder) ?? []), file]);
+    }
+    const closed = all.filter((other) => !open.has(other));
+    if (closed.length === 0) return [];
+    const message = `src/${part} may import only ${[...open].filter((p) => p !== part).join(', ') || 'nothing else in src/'} (eslint.walls.js)`;
+    return [
+      {
+        files: [part.endsWith('.ts') ? `src/${part}` : `src/${part}/**/*.ts`],
+        rules: {
+          'no-restricted-imports': [
+            'error',
+            {
+              patterns: [
+                ...product.rules['no-restricted-imports'][1].patterns,
+                ...closed.map((other) => ({ regex: reaching(other, files.get(other)), message })),
+              ],
+            },
+          ],
+        },
+      },
+    ];
+  });
+  return [product, ...walls];
 }

@@ -41,7 +41,7 @@ describe('the walls between src/ folders', () => {
       "import { useBackfillFixture } from '../../test/harness/backfill-fixture.js';\nexport const f = useBackfillFixture;\n",
     ],
   ])('refuses %s', async (_what, filePath, code) => {
-    expect(await rulesBroken(filePath, code)).toContain('import-x/no-restricted-paths');
+    expect(await rulesBroken(filePath, code)).toContain('no-restricted-imports');
     // The same file without the import is clean: the wall, not the snippet, is what failed.
     const withoutImport = code
       .split('\n')
