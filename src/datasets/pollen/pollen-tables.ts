@@ -33,6 +33,18 @@ export interface SpeciesIdLookup {
  * id `species` resolved for it (`SpeciesIds`).
  */
 function pollenSpeciesHourlySpec(species: SpeciesIdLookup): FactTableSpec<PollenSpeciesRow> {
+  let spec = SPECIES_SPECS.get(species);
+  if (!spec) {
+    spec = defineSpeciesSpec(species);
+    SPECIES_SPECS.set(species, spec);
+  }
+  return spec;
+}
+
+/** One spec per writer's species lookup, declared once rather than once per landed batch. */
+const SPECIES_SPECS = new WeakMap<SpeciesIdLookup, FactTableSpec<PollenSpeciesRow>>();
+
+function defineSpeciesSpec(species: SpeciesIdLookup): FactTableSpec<PollenSpeciesRow> {
   return defineFactTable<PollenSpeciesRow>({
     table: 'envdata.pollen_species_hourly',
     key: [
