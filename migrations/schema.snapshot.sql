@@ -17,6 +17,7 @@
 --   2026_11_22_0011_bi_role_hardening
 --   2026_11_22_0012_run_pause_cancel
 --   2026_11_22_0013_call_budget
+--   2026_11_22_0014_raw_payload_digest
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -238,8 +239,10 @@ create table envdata.raw_payload (
   location_id integer not null,
   dataset envdata.dataset not null,
   window_from timestamp with time zone not null,
-  window_to timestamp with time zone not null
+  window_to timestamp with time zone not null,
+  body_sha256 bytea
 );
+alter table envdata.raw_payload add constraint raw_payload_body_sha256_check CHECK (octet_length(body_sha256) = 32);
 alter table envdata.raw_payload add constraint raw_payload_encoding_check CHECK (encoding = 'gzip'::text);
 alter table envdata.raw_payload add constraint raw_payload_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.raw_payload add constraint raw_payload_pkey PRIMARY KEY (chunk_id);

@@ -1,8 +1,11 @@
-import { gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { Dataset, Window } from '../types.js';
 import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
 import {
+  openLanding,
   recordLandings,
   type ArchivedPayload,
   type LandingRecord,
@@ -115,7 +118,7 @@ export class FactWriter {
     const batch: TableBatch = new Map();
     const results: LandingResult[] = [];
     const records: LandingRecord[] = [];
-    const archives = this.options.archiveRaw ? archivesOf(landings) : new Map<number, never>();
+    const bodies = this.options.archiveRaw ? bodiesToArchive(landings) : new Map<number, Body>();
     for (let i = 0; i < landings.length; i++) {
       const landing = landings[i]!;
       let rows = 0;
@@ -127,17 +130,31 @@ export class FactWriter {
         rows += tableRows.length;
         for (const r of tableRows) landedHours.add(r.observedAt.getTime());
       }
-      const { record, result } = toLedger(landing, rows, landedHours, archives.get(i));
+      const { record, result } = toLedger(landing, rows, landedHours);
       records.push(record);
       results.push(result);
     }
     await this.prepare(batch);
 
     const rowsWritten = await this.db.transaction().execute(async (trx) => {
+      const stored = await openLanding(
+        trx,
+        landings.flatMap((l) => (l.runId === null ? [] : [l.runId])),
+        [...bodies.keys()],
+      );
+      // Bodies the archive does not hold yet are compressed on libuv's threads while Postgres
+      // writes the facts; identical ones are not compressed nor sent again.
+      const compressing = archivesOf(bodies, stored);
+      compressing.catch(() => undefined); // awaited below, after the facts
       let written = 0;
       for (const [table, groups] of batch) written += await table.write(trx, groups, this.context);
 
-      await recordLandings(trx, records);
+      const archives = await compressing;
+      await recordLandings(
+        trx,
+        records.map((r, i) => withArchive(r, archives.get(i))),
+        { factsChanged: written > 0 },
+      );
       return written;
     });
     return { results, rowsWritten };
@@ -172,30 +189,62 @@ function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[
   }
 }
 
-/**
- * The raw payloads, gzip-compressed, by landing index.
- * Synchronously: a 48 h body compresses in well under a millisecond, while the asynchronous
- * `zlib.gzip` costs several times that per call in thread-pool handoffs and fresh deflate state,
- * on the same cores Postgres needs for the insert (measured: 32 bodies 6–14 ms vs 2.5 ms).
- */
-function archivesOf(landings: readonly ChunkLanding[]): Map<number, ArchivedPayload> {
+const gzipAsync = promisify(gzip);
+
+/** A body to archive: the landing it came with, that landing's index, and its SHA-256. */
+interface Body {
+  readonly landing: ChunkLanding;
+  readonly index: number;
+  readonly digest: Buffer;
+}
+
+/** The bodies to archive by chunk: one per chunk, the last if a chunk came twice in a batch. */
+function bodiesToArchive(landings: readonly ChunkLanding[]): Map<number, Body> {
   const byChunk = new Map<number, number>();
-  landings.forEach((landing, i) => {
-    // One per chunk: the last one if a chunk came twice in a batch.
-    if (landing.rawBody !== undefined && !landing.rebuild) byChunk.set(landing.chunkId, i);
+  landings.forEach((landing, index) => {
+    if (landing.rawBody !== undefined && !landing.rebuild) byChunk.set(landing.chunkId, index);
   });
-  const archives = new Map<number, ArchivedPayload>();
-  for (const i of byChunk.values()) {
-    const landing = landings[i]!;
-    const rawBody = landing.rawBody!;
-    archives.set(i, {
-      fetchedAt: landing.startedAt,
-      httpStatus: landing.httpStatus,
-      body: gzipSync(rawBody),
-      bodyBytes: Buffer.byteLength(rawBody),
-    });
+  const bodies = new Map<number, Body>();
+  for (const [chunkId, index] of byChunk) {
+    const landing = landings[index]!;
+    const digest = createHash('sha256').update(landing.rawBody!).digest();
+    bodies.set(chunkId, { landing, index, digest });
   }
-  return archives;
+  return bodies;
+}
+
+/**
+ * The archive entries by landing index: bodies the archive holds already (same SHA-256) without a body,
+ * the others gzip-compressed on libuv's thread pool (about a quarter of a millisecond per 48 h
+ * weather body), so compression overlaps the fact insert instead of adding to it.
+ */
+async function archivesOf(
+  bodies: ReadonlyMap<number, Body>,
+  stored: ReadonlyMap<number, Buffer>,
+): Promise<ReadonlyMap<number, ArchivedPayload>> {
+  const entries = await Promise.all(
+    [...bodies].map(
+      async ([chunkId, { landing, index, digest }]): Promise<[number, ArchivedPayload]> => {
+        const rawBody = landing.rawBody!;
+        const same = stored.get(chunkId)?.equals(digest) ?? false;
+        return [
+          index,
+          {
+            fetchedAt: landing.startedAt,
+            httpStatus: landing.httpStatus,
+            digest,
+            body: same ? undefined : await gzipAsync(rawBody),
+            bodyBytes: Buffer.byteLength(rawBody),
+          },
+        ];
+      },
+    ),
+  );
+  return new Map(entries);
+}
+
+function withArchive(record: LandingRecord, archive: ArchivedPayload | undefined): LandingRecord {
+  return archive ? { ...record, archive } : record;
 }
 
 /**
@@ -208,7 +257,6 @@ function toLedger(
   landing: ChunkLanding,
   rows: number,
   landedHours: ReadonlySet<number>,
-  archive: ArchivedPayload | undefined,
 ): { record: LandingRecord; result: LandingResult } {
   const { facts } = landing;
   const expected = landing.outcome === 'rows' && landing.expected ? hoursOf(landing.expected) : [];
@@ -261,7 +309,6 @@ function toLedger(
       reason: q.reason,
       hour: q.hour,
     })),
-    ...(archive && { archive }),
   };
   const result: LandingResult = {
     chunkId: landing.chunkId,

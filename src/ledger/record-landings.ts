@@ -50,7 +50,10 @@ export interface QuarantineEntry {
 export interface ArchivedPayload {
   readonly fetchedAt: Date;
   readonly httpStatus: number;
-  readonly body: Buffer;
+  /** SHA-256 of the body as received. */
+  readonly digest: Buffer;
+  /** The body, gzip-compressed; `undefined` when the archive holds this very body already. */
+  readonly body: Buffer | undefined;
   readonly bodyBytes: number;
 }
 
@@ -61,25 +64,49 @@ function hoursIn(ranges: readonly Window[]): number {
 }
 
 /**
+ * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
+ * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
+ * what a stopped run forgets stays forgotten — and returns the SHA-256 of the bodies archived
+ * for `chunkIds`, by chunk (none for a body archived before they were kept), so that an
+ * identical answer is neither compressed nor sent again.
+ */
+export async function openLanding(
+  trx: Transaction<Database>,
+  runIds: readonly number[],
+  chunkIds: readonly number[],
+): Promise<ReadonlyMap<number, Buffer>> {
+  const runs = [...new Set(runIds)].sort((a, b) => a - b);
+  // The count makes Postgres lock every run row even when no body is archived yet.
+  const { rows } = await sql<{ chunk_id: number | null; body_sha256: Buffer | null }>`
+    with runs as (
+      select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
+    )
+    select p.chunk_id, p.body_sha256
+    from (select count(*) from runs) locked
+    left join envdata.raw_payload p
+      on p.chunk_id = any(${[...chunkIds]}::bigint[]) and p.body_sha256 is not null
+  `.execute(trx);
+  const digests = new Map<number, Buffer>();
+  for (const r of rows)
+    if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
+  return digests;
+}
+
+/**
  * Everything the ledger keeps of a batch of landings, inside the landing's transaction (after
- * the facts): the quarantine log, raw payloads, dirty rollup days, coverage (what landed, what
- * was answered "no data"), holes, and each chunk's state. Coverage rows are locked in key order,
+ * `openLanding` and the facts): the quarantine log, raw payloads, dirty rollup days (when
+ * `factsChanged`: identical rows landed again dirty nothing), coverage (what landed, what was
+ * answered "no data"), holes, and each chunk's state. Coverage rows are locked in key order,
  * so concurrent batches never deadlock; coverage only grows here — a re-read that fails never
  * reaches this function, and one that succeeds adds what it brought.
  */
 export async function recordLandings(
   trx: Transaction<Database>,
   landings: readonly LandingRecord[],
+  options: { readonly factsChanged: boolean },
 ): Promise<void> {
   if (landings.length === 0) return;
-  // The runs' rows, shared, until commit: a run stopped meanwhile (`stopRun`) waits for this
-  // landing, and a landing after the stop sees it — what a stopped run forgets stays forgotten.
-  const runIds = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))];
-  if (runIds.length > 0) {
-    await sql`select run_id from envdata.run where run_id = any(${runIds.sort((a, b) => a - b)}::int[])
-      order by run_id for share`.execute(trx);
-  }
-  await recordLog(trx, landings);
+  await recordLog(trx, landings, options.factsChanged);
   await recordCoverage(trx, landings);
   await recordChunkStates(
     trx,
@@ -88,11 +115,16 @@ export async function recordLandings(
 }
 
 /** Quarantine entries (replacing the chunk's earlier ones), raw payloads and dirty days. */
-async function recordLog(trx: Transaction<Database>, landings: readonly LandingRecord[]) {
+async function recordLog(
+  trx: Transaction<Database>,
+  landings: readonly LandingRecord[],
+  factsChanged: boolean,
+) {
   const chunkIds = landings.map((l) => l.chunkId);
   const q = landings.flatMap((l) => l.quarantine.map((e) => ({ l, e })));
-  const archives = landings.filter((l) => l.archive !== undefined);
-  const dirty = landings.filter((l) => l.rows > 0);
+  const archives = landings.filter((l) => l.archive?.body !== undefined);
+  const kept = landings.filter((l) => l.archive !== undefined && l.archive.body === undefined);
+  const dirty = factsChanged ? landings.filter((l) => l.rows > 0) : [];
   await sql`
     with cleared as (
       delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
@@ -106,20 +138,27 @@ async function recordLog(trx: Transaction<Database>, landings: readonly LandingR
         ${q.map(({ e }) => e.reason)}::text[], ${q.map(({ e }) => e.hour ?? null)}::timestamptz[])
     ), archived as (
       insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes,
-        run_id, location_id, dataset, window_from, window_to)
+        body_sha256, run_id, location_id, dataset, window_from, window_to)
       select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
         ${archives.map((a) => a.archive!.fetchedAt)}::timestamptz[],
         ${archives.map((a) => a.archive!.httpStatus)}::smallint[],
-        ${archives.map((a) => a.archive!.body)}::bytea[],
-        ${archives.map((a) => a.archive!.bodyBytes)}::int[], ${archives.map((a) => a.runId)}::int[],
+        ${bodyArray(archives.map((a) => a.archive!.body!))},
+        ${archives.map((a) => a.archive!.bodyBytes)}::int[],
+        ${archives.map((a) => a.archive!.digest)}::bytea[], ${archives.map((a) => a.runId)}::int[],
         ${archives.map((a) => a.locationId)}::int[],
         ${archives.map((a) => a.dataset)}::envdata.dataset[],
         ${archives.map((a) => a.window.from)}::timestamptz[],
         ${archives.map((a) => a.window.to)}::timestamptz[])
-      -- An identical body keeps the stored (TOASTed) value: a re-landing does not write it again.
       on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
         http_status = excluded.http_status, body_bytes = excluded.body_bytes,
-        body = case when p.body = excluded.body then p.body else excluded.body end
+        body = excluded.body, body_sha256 = excluded.body_sha256
+    ), kept as (
+      -- The body archived is this very body (same SHA-256): only when it was fetched changes.
+      update envdata.raw_payload p set fetched_at = k.fetched_at, http_status = k.http_status
+      from unnest(${kept.map((k) => k.chunkId)}::bigint[],
+        ${kept.map((k) => k.archive!.fetchedAt)}::timestamptz[],
+        ${kept.map((k) => k.archive!.httpStatus)}::smallint[]) as k(chunk_id, fetched_at, http_status)
+      where p.chunk_id = k.chunk_id
     )
     insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
     select * from unnest(${dirty.map((l) => l.locationId)}::int[],
@@ -127,6 +166,15 @@ async function recordLog(trx: Transaction<Database>, landings: readonly LandingR
       ${dirty.map((l) => l.window.from)}::timestamptz[],
       ${dirty.map((l) => l.window.to)}::timestamptz[])
   `.execute(trx);
+}
+
+/**
+ * `array[$1::bytea, …]`, or `'{}'::bytea[]`: one parameter per body, which node-postgres sends as
+ * binary, where a `bytea[]` parameter would travel as hex text twice the size, to be decoded.
+ */
+function bodyArray(bodies: readonly Buffer[]) {
+  if (bodies.length === 0) return sql`'{}'::bytea[]`;
+  return sql`array[${sql.join(bodies.map((b) => sql`${b}::bytea`))}]`;
 }
 
 /**
@@ -174,6 +222,8 @@ async function recordCoverage(trx: Transaction<Database>, landings: readonly Lan
     on conflict (location_id, dataset) do update set
       landed = c.landed + excluded.landed, no_data = c.no_data + excluded.no_data,
       updated_at = now()
+    -- Hours covered already (a re-landing): the row is neither rewritten nor its time touched.
+    where not (c.landed @> excluded.landed and c.no_data @> excluded.no_data)
   `.execute(trx);
   await sql`
     with input as (select * from ${input}), touched as (

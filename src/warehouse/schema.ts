@@ -199,6 +199,8 @@ export interface RawPayloadTable {
   encoding: ColumnType<'gzip', 'gzip' | undefined, 'gzip'>;
   body: Buffer;
   body_bytes: number;
+  /** SHA-256 of the body as received (before gzip); `null` for bodies archived before 0014. */
+  body_sha256: Buffer | null;
   run_id: number | null;
   location_id: number;
   dataset: Dataset;

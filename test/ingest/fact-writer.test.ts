@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,45 @@ describe('FactWriter.land', () => {
       where location_id = ${berlin} and observed_at = '2023-01-01T05:00:00Z'`.execute(wh.app.db);
     expect(first.rows[0]).toMatchObject({ temperature_c: 7.5, icon: 'cloudy' });
     expect(first.rows[0]!.humidity_pct).toBeCloseTo(70, 4);
+  });
+
+  it('archives each body with its SHA-256: an identical body is kept as stored, a different one replaces it', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+    const from = '2023-04-01T00:00:00Z';
+    const to = '2023-04-03T00:00:00Z';
+    const landing = await weatherLanding(berlin, from, to);
+    const archived = () =>
+      sql<{ body: Buffer; body_sha256: Buffer; fetched_at: Date; xmin: string; dirty: number }>`
+        select body, body_sha256, fetched_at, xmin::text as xmin,
+          (select count(*)::int from envdata.rollup_dirty where location_id = ${berlin}
+            and from_at = ${new Date(from)}) as dirty
+        from envdata.raw_payload where chunk_id = ${landing.chunkId}`
+        .execute(wh.app.db)
+        .then((r) => r.rows[0]!);
+    await writer.land([landing]);
+    const first = await archived();
+    expect(first.body_sha256.toString('hex')).toBe(
+      createHash('sha256').update(landing.rawBody!).digest('hex'),
+    );
+
+    // The same answer fetched again later: the body stays as stored, only its fetch time moves,
+    // and identical facts dirty no rollup day.
+    const later = new Date(landing.startedAt.getTime() + 60_000);
+    await writer.land([{ ...landing, startedAt: later }]);
+    const again = await archived();
+    expect(again.body.equals(first.body)).toBe(true);
+    expect(again.fetched_at).toEqual(later);
+    expect(again.dirty).toBe(first.dirty);
+
+    // A different answer for the chunk replaces body and digest.
+    const changed = landing.rawBody!.replace('"temperature"', ' "temperature"');
+    expect(changed).not.toBe(landing.rawBody);
+    await writer.land([{ ...landing, rawBody: changed }]);
+    const replaced = await archived();
+    expect(gunzipSync(replaced.body).toString('utf8')).toBe(changed);
+    expect(replaced.body_sha256.toString('hex')).toBe(
+      createHash('sha256').update(changed).digest('hex'),
+    );
   });
 
   it('re-landing identical rows changes nothing: same count, same values, no row rewritten', async () => {
