@@ -175,6 +175,7 @@ export class QueueFactory {
       this.closers.push({
         kind: 'worker',
         close: async () => {
+          await settledStartUp(worker);
           const closing = worker.close();
           // A job still running, or Postgres is down: ending the pool cuts both.
           if (!(await settlesWithin(closing, CLOSE_WAIT_MS))) {
@@ -219,6 +220,7 @@ export class QueueFactory {
       this.closers.push({
         kind: 'worker',
         close: async () => {
+          await settledStartUp(events);
           if (!(await settlesWithin(events.close(), CLOSE_WAIT_MS))) {
             await settlesWithin(events.disconnect(), CLOSE_WAIT_MS);
           }
@@ -298,6 +300,18 @@ export async function assertQueueAnswers(options: {
 }): Promise<void> {
   if ((options.backend ?? 'redis') === 'redis') await assertRedisAnswers(options.redisUrl);
   else await assertDatabaseAnswers(options.databaseUrl!);
+}
+
+/**
+ * Lets a Postgres worker or listener finish starting up (bounded) before it is closed: BullMQ
+ * opens and names its LISTEN connection while it starts, and one opened after `close()` began
+ * would outlive it (seen as an idle `application_name = <queue>` connection after close).
+ */
+async function settledStartUp(object: { waitUntilReady(): Promise<unknown> }): Promise<void> {
+  await settlesWithin(
+    object.waitUntilReady().catch(() => undefined),
+    CLOSE_WAIT_MS,
+  );
 }
 
 /**

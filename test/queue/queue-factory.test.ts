@@ -88,6 +88,15 @@ describe.each(QUEUE_BACKENDS)('QueueFactory [%s]', (backend) => {
     expect(openResources().length).toBeGreaterThan(before);
     await local.close();
     expect(openResources().length).toBe(before);
+    if (backend === 'postgres') {
+      // Nothing BullMQ opened while starting up outlives the close (its LISTEN connections).
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name like ${`${QUEUE_NAMES.sync}%`}`.execute(
+        db(),
+      );
+      expect(rows[0]!.n).toBe(0);
+    }
   });
 });
 
