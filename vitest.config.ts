@@ -1,13 +1,39 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { QUEUE_SUITES } from './test/harness/queue-suites.js';
+import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/harness/global-setup.ts'],
-    setupFiles: ['test/harness/per-file-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
-    reporters: ['default'],
-  },
+/**
+ * Three projects, named in the output: `core` (every file that does not use the queue, once),
+ * and the files of QUEUE_SUITES twice, as `redis` and `postgres` (ENVDATA_TEST_QUEUE_BACKEND).
+ * Without a Redis (and outside CI) the `redis` project is left out and the run says so in its
+ * last line; under CI=true a missing Redis fails the run (test/harness/global-setup.ts).
+ */
+export default defineConfig(async (): Promise<ViteUserConfig> => {
+  const redisLeg = await redisLegRuns();
+  const leg = (backend: 'redis' | 'postgres') => ({
+    extends: true as const,
+    test: {
+      name: backend,
+      include: [...QUEUE_SUITES],
+      env: { ENVDATA_TEST_QUEUE_BACKEND: backend },
+    },
+  });
+  return {
+    test: {
+      globalSetup: ['test/harness/global-setup.ts'],
+      setupFiles: ['test/harness/per-file-setup.ts'],
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      pool: 'forks',
+      reporters: ['default', redisLegReporter(redisLeg)],
+      projects: [
+        {
+          extends: true,
+          test: { name: 'core', include: ['test/**/*.test.ts'], exclude: [...QUEUE_SUITES] },
+        },
+        ...(redisLeg.runs ? [leg('redis')] : []),
+        leg('postgres'),
+      ],
+    },
+  };
 });

@@ -3,7 +3,6 @@ import { createApp, type App, type AppComponent } from '../../src/app.js';
 import { sendText } from '../../src/app/http-server.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { openResources, type OpenResource } from '../../src/lifecycle/open-resources.js';
-import { listRedisWorkers } from '../../src/queue/list-workers.js';
 import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { NIGHTLY_SYNC_SCHEDULER_ID } from '../../src/sync/sync-scheduler.js';
@@ -220,23 +219,13 @@ describe('app.start({ worker, scheduler })', () => {
     });
     const progress = await waitForRun(app.db, start.runId!, { timeoutMs: 30_000 });
     expect(progress).toMatchObject({ status: 'done', done: 2, failed: 0 });
-    const connected = await listRedisWorkers(
-      app.queues.connection(),
-      app.config.queuePrefix,
-      QUEUE_NAMES.ingest,
-    );
+    const connected = await app.queues.listWorkers(QUEUE_NAMES.ingest);
     expect(connected).toHaveLength(1);
 
     await app.stop();
     expect(leftOpen(before)).toEqual([]);
     // The worker's connection is gone: no worker is listed any more.
     const watcher = newApp();
-    expect(
-      await listRedisWorkers(
-        watcher.queues.connection(),
-        watcher.config.queuePrefix,
-        QUEUE_NAMES.ingest,
-      ),
-    ).toEqual([]);
+    expect(await watcher.queues.listWorkers(QUEUE_NAMES.ingest)).toEqual([]);
   });
 });

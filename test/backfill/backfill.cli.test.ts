@@ -3,7 +3,7 @@ import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.j
 import { countRows } from '../harness/count-rows.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
-import { queueKeys } from './queue-keys.js';
+import { queueState } from './queue-keys.js';
 
 const fx = useBackfillFixture();
 // 2024-06-02 is on the 48-hour grid: 2 datasets × 2 locations × 5 windows = 20 chunks.
@@ -45,7 +45,7 @@ describe('envdata backfill refuses bad input with exit 2', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(await ledgerRows()).toBe(0);
-    expect(await queueKeys(fx.env.redisUrl, fx.env.queuePrefix)).toEqual([]);
+    expect(await queueState(fx.env)).toEqual([]);
     expect(fx.simulator.stats().total).toBe(0);
   });
 
@@ -54,7 +54,7 @@ describe('envdata backfill refuses bad input with exit 2', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/ENVDATA_API_KEY is not set/);
     expect(await ledgerRows()).toBe(0);
-    expect(await queueKeys(fx.env.redisUrl, fx.env.queuePrefix)).toEqual([]);
+    expect(await queueState(fx.env)).toEqual([]);
     expect(fx.simulator.stats().total).toBe(0);
   });
 });
@@ -75,7 +75,7 @@ describe('envdata backfill on the command line', () => {
     );
     expect(result.stdout).toContain('weather: 10 chunk(s), ~480 rows');
     expect(await ledgerRows()).toBe(0);
-    expect(await queueKeys(fx.env.redisUrl, fx.env.queuePrefix)).toEqual([]);
+    expect(await queueState(fx.env)).toEqual([]);
     expect(fx.simulator.stats().total).toBe(0);
   });
 

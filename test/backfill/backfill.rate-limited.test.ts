@@ -5,7 +5,7 @@ import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import type { App } from '../../src/app.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
-import { deleteQueueKeys } from './queue-keys.js';
+import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { runChunks } from './run-chunks.js';
 import { factRows, warehouseDigest } from './warehouse-digest.js';
 import { expectThrottledRunRodeOut } from './expect-throttled-run.js';
@@ -49,9 +49,12 @@ function limitSimulator(rateLimit: RateLimitOption): void {
   fx.simulator.setOptions({ rateLimit });
 }
 
-// Each test starts from an empty queue: no pause or limiter window left over from the last one.
+// Each test starts from an empty queue: no job, pause or limiter window left over from the last
+// one (BullMQ's own API, on either backend).
 beforeEach(async () => {
-  await deleteQueueKeys(fx.env.redisUrl, fx.env.queuePrefix);
+  const queue = fx.app.queues.queue(QUEUE_NAMES.ingest);
+  await queue.obliterate({ force: true });
+  await queue.removeRateLimitKey();
 });
 
 describe('a service that answers 429', () => {

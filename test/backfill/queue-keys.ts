@@ -1,4 +1,7 @@
 import { Redis } from 'ioredis';
+import pg from 'pg';
+import { POSTGRES_QUEUE_SCHEMA } from '../../src/queue/queue-factory.js';
+import type { TestEnvironment } from '../harness/test-environment.js';
 
 /** Every Redis key under `prefix:` (BullMQ's queues, the call budget), by SCAN. */
 export async function queueKeys(redisUrl: string, prefix: string): Promise<string[]> {
@@ -30,5 +33,31 @@ export async function deleteQueueKeys(redisUrl: string, prefix: string): Promise
     return keys.length;
   } finally {
     redis.disconnect();
+  }
+}
+
+/**
+ * What this test file's queue holds, on either backend: its Redis keys, or on Postgres the jobs
+ * of BullMQ's tables (`<queue>:<id>`) and the call-budget rows. Empty when nothing was enqueued.
+ */
+export async function queueState(env: TestEnvironment): Promise<string[]> {
+  if (env.queueBackend === 'redis') return queueKeys(env.redisUrl, env.queuePrefix);
+  const client = new pg.Client({ connectionString: env.databaseUrl });
+  await client.connect();
+  try {
+    const { rows: budget } = await client.query<{ key: string }>(
+      `select 'call_budget:' || duration_ms || ':' || window_index as key from envdata.call_budget`,
+    );
+    // BullMQ creates its tables on first use: none yet, no job.
+    const { rows: exists } = await client.query<{ here: boolean }>(
+      `select to_regclass('${POSTGRES_QUEUE_SCHEMA}.job') is not null as here`,
+    );
+    if (!exists[0]!.here) return budget.map((r) => r.key);
+    const { rows: jobs } = await client.query<{ key: string }>(
+      `select queue || ':' || id as key from ${POSTGRES_QUEUE_SCHEMA}.job`,
+    );
+    return [...jobs, ...budget].map((r) => r.key);
+  } finally {
+    await client.end();
   }
 }

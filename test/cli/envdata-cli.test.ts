@@ -51,10 +51,16 @@ describe('envdata CLI', () => {
     expect(result.stderr).not.toContain('s3cret');
   });
 
-  it('status reports an unreachable Redis with how to start it, exit 1', async () => {
+  it('status reports an unreachable Redis with how to start it, exit 1 (or, on the Postgres backend, needs none)', async () => {
     const result = await runEnvdata(['status'], { ...base(), REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/redis\s+redis:\/\/127\.0\.0\.1:1\s+DOWN.*start Redis/);
+    if (env.queueBackend === 'redis') {
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/redis\s+redis:\/\/127\.0\.0\.1:1\s+DOWN.*start Redis/);
+    } else {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/queue\s+postgres backend, schema envdata_queue\s+ok/);
+      expect(result.stdout).not.toMatch(/redis/i);
+    }
   });
 
   it('migrate is idempotent and status then reports healthy services, exit 0', async () => {

@@ -14,6 +14,7 @@ import {
   type PrivatePostgres,
   type PrivateRedis,
 } from '../harness/private-services.js';
+import { withoutRedis } from '../harness/test-environment.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { startEnvdata, type RunningEnvdata } from '../harness/start-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
@@ -104,105 +105,109 @@ async function chunkStates(runId: number): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
-describe('long-running commands during an outage of Postgres or Redis', () => {
-  // First: with nothing ingested yet, a sync reads the lookback only (a few chunks).
-  it('sync --now --wait rides out Redis crashing and coming back empty', async () => {
-    const sync = start(['sync', '--now', '--wait'], { ENVDATA_SYNC_LOOKBACK: '240h' });
-    const runId = Number((await sync.waitFor(/^sync run (\d+):/m))[1]);
-    await waitForRun(app.db, runId, { until: (p) => p.done >= 2, timeoutMs: 60_000 });
+// A Redis of this file's own (redis-server): where no Redis runs, none is installed either.
+describe.skipIf(withoutRedis())(
+  'long-running commands during an outage of Postgres or Redis',
+  () => {
+    // First: with nothing ingested yet, a sync reads the lookback only (a few chunks).
+    it('sync --now --wait rides out Redis crashing and coming back empty', async () => {
+      const sync = start(['sync', '--now', '--wait'], { ENVDATA_SYNC_LOOKBACK: '240h' });
+      const runId = Number((await sync.waitFor(/^sync run (\d+):/m))[1]);
+      await waitForRun(app.db, runId, { until: (p) => p.done >= 2, timeoutMs: 60_000 });
 
-    await redis.stop();
-    await sync.waitFor(UNAVAILABLE_ONCE('Redis'));
-    await redis.start();
+      await redis.stop();
+      await sync.waitFor(UNAVAILABLE_ONCE('Redis'));
+      await redis.start();
 
-    const { code } = await sync.exited;
-    expect(code, sync.stderr()).toBe(0);
-    expect(sync.stdout()).toMatch(new RegExp(`run ${runId} \\(sync\\) done`));
-    expectOneOutage(sync.stderr(), 'Redis');
-  }, 120_000);
+      const { code } = await sync.exited;
+      expect(code, sync.stderr()).toBe(0);
+      expect(sync.stdout()).toMatch(new RegExp(`run ${runId} \\(sync\\) done`));
+      expectOneOutage(sync.stderr(), 'Redis');
+    }, 120_000);
 
-  it('backfill --wait rides out Postgres stopping (pg_ctl stop -m immediate) and finishes the run', async () => {
-    const backfill = start([
-      'backfill',
-      '--dataset',
-      'all',
-      '--from',
-      '2024-03-02',
-      '--to',
-      '2024-03-22',
-      '--wait',
-    ]);
-    const runId = Number((await backfill.waitFor(/^run (\d+):/m))[1]);
-    await waitForRun(app.db, runId, { until: (p) => p.done >= 2, timeoutMs: 60_000 });
+    it('backfill --wait rides out Postgres stopping (pg_ctl stop -m immediate) and finishes the run', async () => {
+      const backfill = start([
+        'backfill',
+        '--dataset',
+        'all',
+        '--from',
+        '2024-03-02',
+        '--to',
+        '2024-03-22',
+        '--wait',
+      ]);
+      const runId = Number((await backfill.waitFor(/^run (\d+):/m))[1]);
+      await waitForRun(app.db, runId, { until: (p) => p.done >= 2, timeoutMs: 60_000 });
 
-    await pg.stop();
-    await backfill.waitFor(UNAVAILABLE_ONCE('Postgres'));
-    await pg.start();
+      await pg.stop();
+      await backfill.waitFor(UNAVAILABLE_ONCE('Postgres'));
+      await pg.start();
 
-    const { code } = await backfill.exited;
-    expect(code, backfill.stderr()).toBe(0);
-    expect(backfill.stdout()).toMatch(new RegExp(`run ${runId} \\(backfill\\) done: 40/40`));
-    expectOneOutage(backfill.stderr(), 'Postgres');
-    // A chunk caught by the outage went back to the queue: no attempt was used.
-    expect(await chunkStates(runId)).toEqual({ 'done 1': 40 });
-  }, 120_000);
+      const { code } = await backfill.exited;
+      expect(code, backfill.stderr()).toBe(0);
+      expect(backfill.stdout()).toMatch(new RegExp(`run ${runId} \\(backfill\\) done: 40/40`));
+      expectOneOutage(backfill.stderr(), 'Postgres');
+      // A chunk caught by the outage went back to the queue: no attempt was used.
+      expect(await chunkStates(runId)).toEqual({ 'done 1': 40 });
+    }, 120_000);
 
-  it('a worker rides out both, one line each, and stops promptly on SIGINT while Redis is down', async () => {
-    const backfill = await runEnvdata(
-      ['backfill', '--dataset', 'all', '--from', '2024-04-02', '--to', '2024-04-22'],
-      env(),
-    );
-    expect(backfill.code, backfill.stderr).toBe(0);
-    const runId = Number(/^run (\d+):/m.exec(backfill.stdout)![1]);
-    const worker = start(['worker', '--concurrency', '4'], { ENVDATA_RATE_LIMIT: '2/s' });
-    await waitForRun(app.db, runId, { until: (p) => p.done >= 2, timeoutMs: 60_000 });
+    it('a worker rides out both, one line each, and stops promptly on SIGINT while Redis is down', async () => {
+      const backfill = await runEnvdata(
+        ['backfill', '--dataset', 'all', '--from', '2024-04-02', '--to', '2024-04-22'],
+        env(),
+      );
+      expect(backfill.code, backfill.stderr).toBe(0);
+      const runId = Number(/^run (\d+):/m.exec(backfill.stdout)![1]);
+      const worker = start(['worker', '--concurrency', '4'], { ENVDATA_RATE_LIMIT: '2/s' });
+      await waitForRun(app.db, runId, { until: (p) => p.done >= 2, timeoutMs: 60_000 });
 
-    await pg.stop();
-    await worker.waitFor(UNAVAILABLE_ONCE('Postgres'));
-    await pg.start();
-    await worker.waitFor(/"msg":"Postgres answers again/);
-    await waitForRun(app.db, runId, { until: (p) => p.done >= 10, timeoutMs: 60_000 });
+      await pg.stop();
+      await worker.waitFor(UNAVAILABLE_ONCE('Postgres'));
+      await pg.start();
+      await worker.waitFor(/"msg":"Postgres answers again/);
+      await waitForRun(app.db, runId, { until: (p) => p.done >= 10, timeoutMs: 60_000 });
 
-    await redis.stop();
-    await worker.waitFor(UNAVAILABLE_ONCE('Redis'));
-    const signalled = Date.now();
-    worker.child.kill('SIGINT');
-    const { code } = await worker.exited;
-    const stoppedInMs = Date.now() - signalled;
-    await redis.start();
+      await redis.stop();
+      await worker.waitFor(UNAVAILABLE_ONCE('Redis'));
+      const signalled = Date.now();
+      worker.child.kill('SIGINT');
+      const { code } = await worker.exited;
+      const stoppedInMs = Date.now() - signalled;
+      await redis.start();
 
-    expect(code, worker.stderr()).toBe(0);
-    expect(stoppedInMs).toBeLessThan(3_000);
-    const stderr = worker.stderr();
-    expect([...stderr.matchAll(UNAVAILABLE)].map((m) => m[1])).toEqual(['Postgres', 'Redis']);
-    expect(stderr).not.toMatch(/please report it|\n\s+at /);
-    // Nothing was lost: what the worker held goes back to the queue, untouched in the ledger.
-    const states = await chunkStates(runId);
-    expect(Object.keys(states).every((s) => s === 'done 1' || s.endsWith(' 0'))).toBe(true);
-  }, 150_000);
+      expect(code, worker.stderr()).toBe(0);
+      expect(stoppedInMs).toBeLessThan(3_000);
+      const stderr = worker.stderr();
+      expect([...stderr.matchAll(UNAVAILABLE)].map((m) => m[1])).toEqual(['Postgres', 'Redis']);
+      expect(stderr).not.toMatch(/please report it|\n\s+at /);
+      // Nothing was lost: what the worker held goes back to the queue, untouched in the ledger.
+      const states = await chunkStates(runId);
+      expect(Object.keys(states).every((s) => s === 'done 1' || s.endsWith(' 0'))).toBe(true);
+    }, 150_000);
 
-  it('the scheduler rides out a Redis crash and schedules the nightly sync again', async () => {
-    const scheduler = start(['scheduler']);
-    await scheduler.waitFor(/nightly sync scheduled/);
-    await redis.stop();
-    await scheduler.waitFor(UNAVAILABLE_ONCE('Redis'));
-    await redis.start();
-    await scheduler.waitFor(/"msg":"Redis answers again/);
-    // The Redis that came back is empty: the schedule is back only if the scheduler put it back.
-    const queue = app.queues.queue(QUEUE_NAMES.sync);
-    await pollUntil(
-      async () => {
-        const keys = (await queue.getJobSchedulers()).map((s) => s.key);
-        return keys.includes(NIGHTLY_SYNC_SCHEDULER_ID) ? { done: keys } : { last: keys };
-      },
-      { timeoutMs: 20_000, describe: (keys) => `schedulers after the outage: ${String(keys)}` },
-    );
-    scheduler.child.kill('SIGTERM');
-    const { code } = await scheduler.exited;
-    expect(code, scheduler.stderr()).toBe(0);
-    expectOneOutage(scheduler.stderr(), 'Redis');
-  }, 120_000);
-});
+    it('the scheduler rides out a Redis crash and schedules the nightly sync again', async () => {
+      const scheduler = start(['scheduler']);
+      await scheduler.waitFor(/nightly sync scheduled/);
+      await redis.stop();
+      await scheduler.waitFor(UNAVAILABLE_ONCE('Redis'));
+      await redis.start();
+      await scheduler.waitFor(/"msg":"Redis answers again/);
+      // The Redis that came back is empty: the schedule is back only if the scheduler put it back.
+      const queue = app.queues.queue(QUEUE_NAMES.sync);
+      await pollUntil(
+        async () => {
+          const keys = (await queue.getJobSchedulers()).map((s) => s.key);
+          return keys.includes(NIGHTLY_SYNC_SCHEDULER_ID) ? { done: keys } : { last: keys };
+        },
+        { timeoutMs: 20_000, describe: (keys) => `schedulers after the outage: ${String(keys)}` },
+      );
+      scheduler.child.kill('SIGTERM');
+      const { code } = await scheduler.exited;
+      expect(code, scheduler.stderr()).toBe(0);
+      expectOneOutage(scheduler.stderr(), 'Redis');
+    }, 120_000);
+  },
+);
 
 /** The first "… is unavailable" line for `service`. */
 function UNAVAILABLE_ONCE(service: 'Postgres' | 'Redis'): RegExp {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { queueKeys } from '../backfill/queue-keys.js';
+import { queueState } from '../backfill/queue-keys.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
@@ -27,7 +27,7 @@ async function state(): Promise<unknown> {
     select (select count(*)::int from envdata.run) as runs,
       (select count(*)::int from envdata.chunk) as chunks,
       (select count(*)::int from envdata.location) as locations`.execute(app.db);
-  return { ...rows[0], keys: await queueKeys(env.redisUrl, env.queuePrefix) };
+  return { ...rows[0], keys: await queueState(env) };
 }
 
 async function refused(args: string[], message: RegExp, extra?: Record<string, string>) {

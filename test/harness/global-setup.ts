@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -8,6 +7,7 @@ import { assertRedisAnswers } from '../../src/queue/create-redis.js';
 import { withDatabase } from '../../src/warehouse/database-url.js';
 import { createDatabase } from '../../src/warehouse/create-database.js';
 import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
+import { dockerEngineAnswers } from './docker-engine.js';
 import type { TestServices } from './test-services.js';
 
 // The harness is the one place in the tests that reads the environment.
@@ -44,31 +44,23 @@ async function redisAnswers(url: string): Promise<boolean> {
   }
 }
 
-function dockerEngineAnswers(): boolean {
-  try {
-    execFileSync('docker', ['info', '--format', '{{.ServerVersion}}'], {
-      stdio: 'ignore',
-      timeout: 10_000,
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Finds Postgres and Redis (TEST_* variables, else the local defaults, else containers when a
- * Docker engine answers), migrates a template database, and hands both to every test file.
- * Nothing answers → the run fails with how to start them. It never skips.
+ * Docker engine answers), migrates a template database, and hands both to every test file of
+ * the project (vitest.config.ts: `core`, `redis`, `postgres`). Postgres is always needed; Redis
+ * by the `redis` project and, under CI=true, by every project: there a missing service fails the
+ * run with how to start it. Elsewhere the `core` and `postgres` projects run without a Redis
+ * (files that need one skip, saying so: `services.redisAnswers`).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stops: (() => Promise<unknown>)[] = [];
+  const needsRedis = project.name === 'redis' || env.CI === 'true';
   let postgresAdminUrl = env.TEST_DATABASE_URL ?? DEFAULT_POSTGRES;
   let redisUrl = env.TEST_REDIS_URL ?? DEFAULT_REDIS;
   let pgOk = await postgresAnswers(postgresAdminUrl);
   let redisOk = await redisAnswers(redisUrl);
 
-  if ((!pgOk || !redisOk) && dockerEngineAnswers()) {
+  if ((!pgOk || (!redisOk && needsRedis)) && dockerEngineAnswers()) {
     if (!pgOk && env.TEST_DATABASE_URL === undefined) {
       const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
       const container = await new PostgreSqlContainer('postgres:16-alpine').start();
@@ -76,7 +68,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       postgresAdminUrl = withDatabase(container.getConnectionUri(), 'postgres');
       pgOk = await postgresAnswers(postgresAdminUrl);
     }
-    if (!redisOk && env.TEST_REDIS_URL === undefined) {
+    if (!redisOk && needsRedis && env.TEST_REDIS_URL === undefined) {
       const { RedisContainer } = await import('@testcontainers/redis');
       const container = await new RedisContainer('redis:7-alpine').start();
       stops.push(() => container.stop());
@@ -86,7 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const missing = [
     pgOk ? undefined : `Postgres at ${postgresAdminUrl}`,
-    redisOk ? undefined : `Redis at ${redisUrl}`,
+    redisOk || !needsRedis ? undefined : `Redis at ${redisUrl}`,
   ].filter(Boolean);
   if (missing.length > 0) {
     await Promise.all(stops.map((stop) => stop()));
@@ -116,7 +108,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Keep the config module honest: the defaults must validate.
   configFromDefaults();
 
-  const services: TestServices = { postgresAdminUrl, templateDatabase, redisUrl, runTag };
+  const services: TestServices = {
+    postgresAdminUrl,
+    templateDatabase,
+    redisUrl,
+    redisAnswers: redisOk,
+    runTag,
+  };
   project.provide('services', services);
 
   return async () => {

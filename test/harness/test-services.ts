@@ -5,6 +5,8 @@ export interface TestServices {
   /** A migrated database every test file clones with `CREATE DATABASE … TEMPLATE`. */
   readonly templateDatabase: string;
   readonly redisUrl: string;
+  /** Whether a Redis answered at `redisUrl` (always under CI=true and in project `redis`). */
+  readonly redisAnswers: boolean;
   /** Unique to this run; test databases and queue prefixes start with it. */
   readonly runTag: string;
 }

@@ -3,6 +3,7 @@ import { OutageMonitor } from '../../src/lifecycle/outage-monitor.js';
 import { assertRedisAnswers } from '../../src/queue/create-redis.js';
 import { captureLogger } from '../harness/capture-logger.js';
 import { startPrivateRedis, type PrivateRedis } from '../harness/private-services.js';
+import { withoutRedis } from '../harness/test-environment.js';
 
 let redis: PrivateRedis;
 beforeAll(async () => {
@@ -41,7 +42,8 @@ function monitorOf(url: string) {
 const lostConnection = () =>
   Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 
-describe('OutageMonitor', () => {
+// A Redis of this file's own (redis-server): where none runs, none is installed either.
+describe.skipIf(withoutRedis())('OutageMonitor', () => {
   it('ignores errors that are not an outage', () => {
     const { monitor, messages } = monitorOf(redis.url);
     expect(monitor.report(new Error('a bug'))).toBe(false);

@@ -9,7 +9,7 @@ import { openResources } from '../../src/lifecycle/open-resources.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { createDatabase } from '../../src/warehouse/create-database.js';
 import { createLogger } from '../../src/logging/create-logger.js';
-import { useTestEnvironment } from '../harness/test-environment.js';
+import { useTestEnvironment, withoutRedis } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
 let factory: QueueFactory | undefined;
@@ -30,77 +30,80 @@ afterEach(async () => {
   warehouse = undefined;
 });
 
-describe.each(QUEUE_BACKENDS)('QueueFactory [%s]', (backend) => {
-  const create = () =>
-    new QueueFactory({
-      backend,
-      redisUrl: env.redisUrl,
-      databaseUrl: env.databaseUrl,
-      prefix: env.queuePrefix,
-      db,
+describe.each(QUEUE_BACKENDS.filter((b) => b !== 'redis' || !withoutRedis()))(
+  'QueueFactory [%s]',
+  (backend) => {
+    const create = () =>
+      new QueueFactory({
+        backend,
+        redisUrl: env.redisUrl,
+        databaseUrl: env.databaseUrl,
+        prefix: env.queuePrefix,
+        db,
+      });
+
+    it('runs a job through a worker', async () => {
+      factory = create();
+      const queue = factory.queue<{ n: number }>(QUEUE_NAMES.ingest);
+      const done = new Promise<number>((resolve) => {
+        const worker = factory!.worker<{ n: number }, number>(
+          QUEUE_NAMES.ingest,
+          async (job) => job.data.n * 2,
+        );
+        worker.on('completed', (_job, result) => resolve(result));
+      });
+      await queue.add('double', { n: 21 }, { jobId: 'double-21' });
+      expect(await done).toBe(42);
+      expect(await queue.getJobCounts('completed')).toEqual({ completed: 1 });
     });
 
-  it('runs a job through a worker', async () => {
-    factory = create();
-    const queue = factory.queue<{ n: number }>(QUEUE_NAMES.ingest);
-    const done = new Promise<number>((resolve) => {
-      const worker = factory!.worker<{ n: number }, number>(
-        QUEUE_NAMES.ingest,
-        async (job) => job.data.n * 2,
-      );
-      worker.on('completed', (_job, result) => resolve(result));
+    it('lists the workers connected, by the name they announced', async () => {
+      factory = create();
+      const worker = factory.worker(QUEUE_NAMES.sync, async () => undefined, {
+        name: workerName(3),
+        autorun: false,
+      });
+      await worker.waitUntilReady();
+      const workers = await factory.listWorkers(QUEUE_NAMES.sync);
+      expect(workers.map((w) => [w.pid, w.concurrency])).toEqual([[process.pid, 3]]);
     });
-    await queue.add('double', { n: 21 }, { jobId: 'double-21' });
-    expect(await done).toBe(42);
-    expect(await queue.getJobCounts('completed')).toEqual({ completed: 1 });
-  });
 
-  it('lists the workers connected, by the name they announced', async () => {
-    factory = create();
-    const worker = factory.worker(QUEUE_NAMES.sync, async () => undefined, {
-      name: workerName(3),
-      autorun: false,
+    it('shares call counters between factories of one installation', async () => {
+      factory = create();
+      const other = create();
+      try {
+        const window = Math.floor(Date.now() / 60_000);
+        expect(await factory.callCounter().increment(60_000, window)).toBe(1);
+        expect(await other.callCounter().increment(60_000, window)).toBe(2);
+        expect(await factory.callCounter().increment(60_000, window + 1)).toBe(1);
+      } finally {
+        await other.close();
+      }
     });
-    await worker.waitUntilReady();
-    const workers = await factory.listWorkers(QUEUE_NAMES.sync);
-    expect(workers.map((w) => [w.pid, w.concurrency])).toEqual([[process.pid, 3]]);
-  });
 
-  it('shares call counters between factories of one installation', async () => {
-    factory = create();
-    const other = create();
-    try {
-      const window = Math.floor(Date.now() / 60_000);
-      expect(await factory.callCounter().increment(60_000, window)).toBe(1);
-      expect(await other.callCounter().increment(60_000, window)).toBe(2);
-      expect(await factory.callCounter().increment(60_000, window + 1)).toBe(1);
-    } finally {
-      await other.close();
-    }
-  });
-
-  it('closes every connection it opened', async () => {
-    const before = openResources().length;
-    const local = create();
-    local.queue(QUEUE_NAMES.sync);
-    local.worker(QUEUE_NAMES.sync, async () => undefined, { autorun: false });
-    local.events(QUEUE_NAMES.sync);
-    expect(openResources().length).toBeGreaterThan(before);
-    await local.close();
-    expect(openResources().length).toBe(before);
-    if (backend === 'postgres') {
-      // Nothing BullMQ opened while starting up outlives the close (its LISTEN connections).
-      const { rows } = await sql<{ n: number }>`
+    it('closes every connection it opened', async () => {
+      const before = openResources().length;
+      const local = create();
+      local.queue(QUEUE_NAMES.sync);
+      local.worker(QUEUE_NAMES.sync, async () => undefined, { autorun: false });
+      local.events(QUEUE_NAMES.sync);
+      expect(openResources().length).toBeGreaterThan(before);
+      await local.close();
+      expect(openResources().length).toBe(before);
+      if (backend === 'postgres') {
+        // Nothing BullMQ opened while starting up outlives the close (its LISTEN connections).
+        const { rows } = await sql<{ n: number }>`
         select count(*)::int as n from pg_stat_activity
         where datname = current_database() and application_name like ${`${QUEUE_NAMES.sync}%`}`.execute(
-        db(),
-      );
-      expect(rows[0]!.n).toBe(0);
-    }
-  });
-});
+          db(),
+        );
+        expect(rows[0]!.n).toBe(0);
+      }
+    });
+  },
+);
 
-describe('QueueFactory on Redis [redis]', () => {
+describe.skipIf(withoutRedis())('QueueFactory on Redis [redis]', () => {
   it('puts every key under the configured prefix', async () => {
     factory = new QueueFactory({ redisUrl: env.redisUrl, prefix: env.queuePrefix });
     await factory.queue(QUEUE_NAMES.ingest).add('x', {}, { jobId: 'x' });

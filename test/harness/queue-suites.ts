@@ -1,0 +1,44 @@
+/**
+ * The test files that run on both queue backends (ENVDATA_QUEUE_BACKEND=redis and =postgres):
+ * every file whose code under test enqueues, claims or counts jobs — a worker, the scheduler,
+ * `backfill`/`sync`/`status` on the CLI. vitest.config.ts runs them twice, as projects `redis`
+ * and `postgres`; every other file runs once, as project `core`.
+ *
+ * Left out on purpose: files about Redis itself (Redis flushed mid-run, a private Redis stopped:
+ * `backfill.redis-flushed`, `long-running.outage`, …) and files that choose their backend themselves
+ * (`backfill.queue-backends`, `queue-factory`). A new file that uses the queue belongs here;
+ * `test/architecture/queue-suites.test.ts` fails when a listed file is gone.
+ */
+export const QUEUE_SUITES: readonly string[] = [
+  'test/app/app.lifecycle.test.ts',
+  'test/backfill/backfill.by-place.test.ts',
+  'test/backfill/backfill.clean-run.test.ts',
+  'test/backfill/backfill.cli.test.ts',
+  'test/backfill/backfill.completeness.test.ts',
+  'test/backfill/backfill.control.test.ts',
+  'test/backfill/backfill.key-echo.test.ts',
+  'test/backfill/backfill.partial.test.ts',
+  'test/backfill/backfill.poison.test.ts',
+  'test/backfill/backfill.range-too-long.test.ts',
+  'test/backfill/backfill.rate-limited.test.ts',
+  'test/backfill/backfill.response-too-large.test.ts',
+  'test/backfill/backfill.resume-after-sigkill.test.ts',
+  'test/backfill/backfill.server-errors.test.ts',
+  'test/backfill/backfill.unauthorized.test.ts',
+  'test/cli/envdata-cli.test.ts',
+  'test/cli/long-running.signals.test.ts',
+  'test/cli/run-cli.test.ts',
+  'test/cli/status-command.test.ts',
+  'test/cli/status-workers.test.ts',
+  'test/cli/strict-input.test.ts',
+  'test/cli/watch-run.terminal.test.ts',
+  'test/demo/run-demo.test.ts',
+  'test/dispatch/job-options.test.ts',
+  'test/ingest/fetch-snapshot-job.test.ts',
+  'test/lifecycle/open-resources.test.ts',
+  'test/sync/sync-priority.test.ts',
+  'test/sync/sync-scheduler.test.ts',
+  'test/sync/sync.ledger.test.ts',
+  'test/sync/sync.test.ts',
+  'test/worker/ingest-worker.shutdown.test.ts',
+];
