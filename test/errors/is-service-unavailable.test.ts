@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logging/create-logger.js';
 import { redisUnavailable } from '../../src/queue/redis-unavailable.js';
 import { ServiceError } from '../../src/service/service-error.js';
 import { createDatabase } from '../../src/warehouse/create-database.js';
-import { useTestEnvironment } from '../harness/test-environment.js';
+import { withoutRedis, useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
 const DOWN_PG = 'postgres://postgres@127.0.0.1:1/envdata';
@@ -76,7 +76,7 @@ describe('isServiceUnavailable: errors that mean Postgres or Redis is not there'
     }
   });
 
-  it('a Redis connection killed by the server', async () => {
+  it.skipIf(withoutRedis())('a Redis connection killed by the server', async () => {
     const victim = new Redis(env.redisUrl, { retryStrategy: () => null });
     victim.on('error', () => undefined);
     const killer = new Redis(env.redisUrl);
