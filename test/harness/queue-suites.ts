@@ -34,6 +34,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/cli/watch-run.terminal.test.ts',
   'test/demo/run-demo.test.ts',
   'test/dispatch/job-options.test.ts',
+  'test/dispatch/queue-feeder.test.ts',
   'test/ingest/fetch-snapshot-job.test.ts',
   'test/lifecycle/open-resources.test.ts',
   'test/sync/sync-priority.test.ts',
