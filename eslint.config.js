@@ -16,7 +16,8 @@ const RESTRICTED_SYNTAX = [
     message: '.only hides the rest of the suite.',
   },
   {
-    selector: "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='skip']",
+    selector:
+      "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='skip']",
     message: 'A skipped test proves nothing.',
   },
   {
