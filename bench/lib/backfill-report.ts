@@ -113,7 +113,7 @@ export function printBackfillReport(r: BackfillReport): void {
   out.push(
     '',
     `2. rate limited: simulator ${o.rate} calls/s per key (Retry-After sometimes), ENVDATA_RATE_LIMIT=${o.rate}/s, ` +
-      `${fmtInt(o.rate * o.rateSeconds)} chunks of weather (~${o.rateSeconds} s at R)`,
+      `~${fmtInt(o.rate * o.rateSeconds)} chunks of weather (${o.rateSeconds} s at R)`,
     `   steady rate: least-squares slope of calls made over time (calls come in bursts, one per limiter window)`,
     `   the workers' limiter (queueLimiter, margin included): ${limiter.max} calls per ${fmtInt(limiter.duration)} ms = ` +
       `${limiterRate.toFixed(1)} calls/s at most = ${fmtPct(limiterRate / o.rate)} of R`,
