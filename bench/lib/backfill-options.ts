@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import { QUEUE_BACKENDS, type QueueBackend } from '../../src/config/config.js';
+
+/** What `npm run bench:backfill` measures, from its flags. */
+export interface BackfillOptions {
+  /** Queue backends to measure, in `QUEUE_BACKENDS` order whatever order they were given in. */
+  readonly backends: readonly QueueBackend[];
+  readonly locations: number;
+  /** Days of pollen and weather the end-to-end backfill covers. */
+  readonly days: number;
+  /** R: the simulator's and envdata's limit, calls per second. */
+  readonly rate: number;
+  /** How long the rate-limited backfill lasts at R: R × this many calls. */
+  readonly rateSeconds: number;
+  readonly concurrency: number;
+}
+
+const USAGE = `usage: npm run bench:backfill -- [options]
+  --backends LIST      queue backends to measure, comma-separated: ${QUEUE_BACKENDS.join(', ')} (default all)
+  --locations N        locations of the end-to-end and rate-limited backfills (default 8)
+  --days N             days of pollen and weather of the end-to-end backfill (default 240)
+  --rate R             calls/s the simulator allows and ENVDATA_RATE_LIMIT is set to (default 20)
+  --rate-seconds S     length of the rate-limited backfill: R × S calls (default 20)
+  --concurrency N      ingest worker concurrency (default 32)
+Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
+
+/** A usage error: what is wrong and the usage on stderr, exit status 2. */
+function usageError(message: string): never {
+  console.error(`bench:backfill: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function wholeNumber(name: string, raw: string, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    usageError(`--${name} must be a whole number from 1 to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function backendsOf(raw: string): QueueBackend[] {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(QUEUE_BACKENDS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    usageError(
+      `--backends ${unknown.length > 0 ? `has no backend ${unknown.map((n) => `"${n}"`).join(', ')}` : 'is empty'}: allowed are ${QUEUE_BACKENDS.join(', ')}`,
+    );
+  }
+  return QUEUE_BACKENDS.filter((backend) => names.includes(backend));
+}
+
+/** Reads the flags of `argv` (without node and the script); `--help` prints the usage. */
+export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        backends: { type: 'string', default: QUEUE_BACKENDS.join(',') },
+        locations: { type: 'string', default: '8' },
+        days: { type: 'string', default: '240' },
+        rate: { type: 'string', default: '20' },
+        'rate-seconds': { type: 'string', default: '20' },
+        concurrency: { type: 'string', default: '32' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  return {
+    backends: backendsOf(values.backends),
+    locations: wholeNumber('locations', values.locations, 1_000),
+    days: wholeNumber('days', values.days, 3_660),
+    rate: wholeNumber('rate', values.rate, 1_000),
+    rateSeconds: wholeNumber('rate-seconds', values['rate-seconds'], 600),
+    concurrency: wholeNumber('concurrency', values.concurrency, 1_000),
+  };
+}

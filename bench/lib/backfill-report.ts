@@ -1,0 +1,175 @@
+import { queueLimiter } from '../../src/dispatch/call-budget.js';
+import type { LedgerSize } from '../ledger-size.js';
+import type { BackendFigures } from './backend-run.js';
+import type { BackfillOptions } from './backfill-options.js';
+import { FACT_TABLES, sumCeilings, type Ceilings } from './ceiling.js';
+import { TARGET_FULL_QUEUE_REDIS_BYTES } from './full-queue-plan.js';
+import { fmtInt, fmtPct, fmtSec, printMisses, rate, table, verdict } from './report.js';
+
+/** End to end at this share of the INSERT … SELECT ceiling at least. */
+export const TARGET_SHARE_OF_CEILING = 0.5;
+/** Rate limited: this share of R at least, in steady state. */
+export const TARGET_SHARE_OF_RATE = 0.95;
+
+export interface BackfillReport {
+  readonly options: BackfillOptions;
+  readonly backends: readonly BackendFigures[];
+  readonly ceilings: Ceilings;
+  readonly ledger: LedgerSize;
+  readonly seconds: number;
+}
+
+/** A figure's label, its cell per backend, and what postgres/redis compares, if anything. */
+interface Row {
+  readonly label: string;
+  readonly cell: (b: BackendFigures) => string;
+  readonly ratioOf?: (b: BackendFigures) => number;
+}
+
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(2)} MB`;
+const indent = (text: string): string => text.replace(/^/gm, '   ');
+
+/**
+ * Prints parts 1 to 3 with one column per backend (and postgres/redis where both ran), part 4
+ * once (the ledger does not depend on the queue), then the targets missed.
+ */
+export function printBackfillReport(r: BackfillReport): void {
+  const o = r.options;
+  const names = r.backends.map((b) => b.backend);
+  const redis = r.backends.find((b) => b.backend === 'redis');
+  const postgres = r.backends.find((b) => b.backend === 'postgres');
+  const both = redis !== undefined && postgres !== undefined;
+  const misses: string[] = [];
+  const judge = (ok: boolean, what: string): string => {
+    if (!ok) misses.push(what);
+    return verdict(ok);
+  };
+  /**
+   * One column per backend; a postgres/redis column when both ran and a row has a `ratioOf`
+   * (the ratio of its figures).
+   */
+  const sideBySide = (rows: readonly Row[]): string => {
+    const ratios = both && rows.some((row) => row.ratioOf);
+    return indent(
+      table(
+        ['figure', ...names, ...(ratios ? ['postgres/redis'] : [])],
+        rows.map((row) => [
+          row.label,
+          ...r.backends.map(row.cell),
+          ...(ratios
+            ? [row.ratioOf ? (row.ratioOf(postgres) / row.ratioOf(redis)).toFixed(2) : '']
+            : []),
+        ]),
+      ),
+    );
+  };
+  const row = (
+    label: string,
+    cell: (b: BackendFigures) => string,
+    ratioOf?: (b: BackendFigures) => number,
+  ): Row => ({ label, cell, ...(ratioOf ? { ratioOf } : {}) });
+
+  const insertSelect = sumCeilings(...FACT_TABLES.map((t) => r.ceilings.insertSelect[t]));
+  const copy = sumCeilings(...FACT_TABLES.map((t) => r.ceilings.copy[t]));
+  const ceilingRate = rate(insertSelect.rows, insertSelect.seconds);
+  const copyRate = rate(copy.rows, copy.seconds);
+  const rowsPerSecond = (b: BackendFigures) => rate(b.endToEnd.rows, b.endToEnd.seconds);
+  const share = (b: BackendFigures) => rowsPerSecond(b) / ceilingRate;
+
+  const out: string[] = [
+    '',
+    `envdata bench:backfill — queue backends ${names.join(', ')}; ${o.locations} locations, ` +
+      `${o.days} days of pollen and weather, concurrency ${o.concurrency}; run time ${fmtSec(r.seconds)} s`,
+    '',
+    `1. end to end: a backfill against the simulator (its own process, no rate limit)`,
+    `   ceilings, the landed rows written again into identical tables (measured once, on ${names[0]}'s rows):`,
+    `   server-side INSERT … SELECT ${fmtInt(insertSelect.rows)} rows in ${fmtSec(insertSelect.seconds)} s = ${fmtInt(ceilingRate)} rows/s; ` +
+      `binary COPY FROM STDIN ${fmtInt(copy.rows)} rows in ${fmtSec(copy.seconds)} s = ${fmtInt(copyRate)} rows/s`,
+    '',
+    sideBySide([
+      row('chunks / calls', (b) => `${fmtInt(b.endToEnd.chunks)} / ${fmtInt(b.endToEnd.calls)}`),
+      row('rows', (b) => fmtInt(b.endToEnd.rows)),
+      row('run', (b) => b.endToEnd.status),
+      row('seconds', (b) => b.endToEnd.seconds.toFixed(1)),
+      row('rows/s', (b) => fmtInt(rowsPerSecond(b)), rowsPerSecond),
+      row(
+        'calls/s',
+        (b) => fmtInt(rate(b.endToEnd.calls, b.endToEnd.seconds)),
+        (b) => rate(b.endToEnd.calls, b.endToEnd.seconds),
+      ),
+      row(
+        `of INSERT … SELECT (≥ ${fmtPct(TARGET_SHARE_OF_CEILING)})`,
+        (b) =>
+          `${fmtPct(share(b))} ${judge(share(b) >= TARGET_SHARE_OF_CEILING, `${b.backend}: end to end at ${fmtPct(share(b))} of the INSERT … SELECT ceiling`)}`,
+      ),
+      row('of COPY', (b) => fmtPct(rowsPerSecond(b) / copyRate)),
+    ]),
+  ];
+
+  const target = o.rate * TARGET_SHARE_OF_RATE;
+  const limiter = queueLimiter({ max: o.rate, durationMs: 1_000, label: `${o.rate}/s` });
+  const limiterRate = (limiter.max * 1_000) / limiter.duration;
+  const steady = (b: BackendFigures) => b.rateLimited.steadyRate;
+  out.push(
+    '',
+    `2. rate limited: simulator ${o.rate} calls/s per key (Retry-After sometimes), ENVDATA_RATE_LIMIT=${o.rate}/s, ` +
+      `~${fmtInt(o.rate * o.rateSeconds)} chunks of weather (${o.rateSeconds} s at R)`,
+    `   steady rate: least-squares slope of calls made over time (calls come in bursts, one per limiter window)`,
+    `   the workers' limiter (queueLimiter, margin included): ${limiter.max} calls per ${fmtInt(limiter.duration)} ms = ` +
+      `${limiterRate.toFixed(1)} calls/s at most = ${fmtPct(limiterRate / o.rate)} of R`,
+    '',
+    sideBySide([
+      row('calls (the simulator counted)', (b) => fmtInt(b.rateLimited.calls)),
+      row('run', (b) => `${b.rateLimited.status} ${b.rateLimited.done}/${b.rateLimited.chunks}`),
+      row('seconds, planning to end', (b) => b.rateLimited.seconds.toFixed(1)),
+      row('calls/s, first call to last landing', (b) =>
+        rate(b.rateLimited.calls - 1, b.rateLimited.spanSeconds).toFixed(1),
+      ),
+      row(
+        `calls/s steady (≥ ${fmtPct(TARGET_SHARE_OF_RATE)} of R = ${target.toFixed(1)})`,
+        (b) =>
+          `${steady(b).toFixed(1)} = ${fmtPct(steady(b) / o.rate)} ${judge(steady(b) >= target, `${b.backend}: rate limited at ${fmtPct(steady(b) / o.rate)} of R`)}`,
+        steady,
+      ),
+      row(
+        '429s provoked (target 0)',
+        (b) =>
+          `${b.rateLimited.throttled} ${judge(b.rateLimited.throttled === 0, `${b.backend}: ${b.rateLimited.throttled} 429s provoked`)}`,
+      ),
+    ]),
+  );
+
+  const full = (b: BackendFigures) => b.fullQueue;
+  out.push(
+    '',
+    `3. plan of 1,000 locations × 30 years of weather (48 h windows), the queue filled once (ENVDATA_MAX_QUEUED_JOBS)`,
+    '',
+    sideBySide([
+      row('chunks planned', (b) => fmtInt(full(b).chunks)),
+      row('planning seconds', (b) => full(b).planSeconds.toFixed(2)),
+      row('ledger after planning', (b) => mb(full(b).ledgerBytes)),
+      row('jobs queued', (b) => fmtInt(full(b).jobs)),
+      row(`full queue (redis: memory, ≤ ${TARGET_FULL_QUEUE_REDIS_BYTES / 1e6} MB)`, (b) => {
+        const bytes = full(b).queueBytes;
+        if (b.backend !== 'redis') return `+${mb(bytes)} on disk`;
+        const ok = bytes <= TARGET_FULL_QUEUE_REDIS_BYTES;
+        return `+${mb(bytes)} ${judge(ok, `redis: a full queue takes ${mb(bytes)}`)}`;
+      }),
+      row('queue in all (postgres: envdata_queue)', (b) => mb(full(b).queueTotalBytes)),
+    ]),
+    `   redis: MEMORY USAGE of the queue's keys; postgres: pg_total_relation_size of the tables of schema envdata_queue (compacted before filling)`,
+  );
+
+  const l = r.ledger;
+  const perYear = (bytes: number) => bytes / l.locationYears;
+  out.push(
+    '',
+    `4. ledger of a finished plan of ${fmtInt(l.chunks)} chunks (${fmtInt(l.locationYears)} location-years of weather; no queue)`,
+    `   before (every done chunk kept): ${(l.beforeBytes / 1e6).toFixed(1)} MB = ${fmtInt(perYear(l.beforeBytes))} B per covered location-year`,
+    `   after (coverage ranges, chunks folded into their run): ${mb(l.afterBytes)} = ${fmtInt(perYear(l.afterBytes))} B per covered location-year (${(l.beforeBytes / l.afterBytes).toFixed(0)}× smaller)`,
+    `   1,000 locations × 30 years: ${((perYear(l.beforeBytes) * 30_000) / 1e9).toFixed(2)} GB before, ${mb(perYear(l.afterBytes) * 30_000)} after`,
+    '',
+  );
+  console.log(out.join('\n'));
+  printMisses(misses);
+}
