@@ -105,21 +105,32 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     if (status) log.info({ runId, status }, 'run finished');
   };
   // After a landing, one check per run every 100 ms at most, off the job's path: checking after
-  // every chunk of a busy run costs a query per chunk for nothing.
-  const settling = new Map<number, NodeJS.Timeout>();
+  // every chunk of a busy run costs a query per chunk for nothing. One check per run in flight at
+  // a time: a landing during a check asks for one more after it, never a pile of them.
+  const settling = new Map<number, { timer?: NodeJS.Timeout; again: boolean }>();
+  let closed = false;
   const settleSoon = (runId: number): void => {
-    if (settling.has(runId)) return;
-    settling.set(
-      runId,
-      setTimeout(() => {
-        settling.delete(runId);
-        closeRun(runId).catch((error: unknown) => {
+    if (closed) return;
+    const state = settling.get(runId);
+    if (state) {
+      if (!state.timer) state.again = true;
+      return;
+    }
+    const next = { again: false } as { timer?: NodeJS.Timeout; again: boolean };
+    settling.set(runId, next);
+    next.timer = setTimeout(() => {
+      next.timer = undefined;
+      closeRun(runId)
+        .catch((error: unknown) => {
           if (!deps.outages?.report(error)) {
             log.warn({ err: error, runId }, 'could not close the run; the feeder will');
           }
+        })
+        .finally(() => {
+          settling.delete(runId);
+          if (next.again) settleSoon(runId);
         });
-      }, 100).unref(),
-    );
+    }, 100).unref();
   };
 
   /** Stops the run when most of its answers look like a wrong base address. */
@@ -339,8 +350,9 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
 
   /** Closes the runs whose check is pending; call before closing the database. */
   const close = async (): Promise<void> => {
+    closed = true;
     const runs = [...settling.keys()];
-    for (const timer of settling.values()) clearTimeout(timer);
+    for (const { timer } of settling.values()) clearTimeout(timer);
     settling.clear();
     for (const runId of runs) await closeRun(runId);
   };

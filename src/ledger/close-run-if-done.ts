@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 import { formatHourRanges } from '../windows/hour-ranges.js';
 
@@ -18,19 +18,12 @@ export async function closeRunIfDone(
   db: Kysely<Database>,
   runId: number,
 ): Promise<ClosedStatus | undefined> {
+  // A look without a lock first: while chunks are in flight (nearly every call, on a busy run)
+  // the answer is "open" at once, instead of waiting for the row lock behind every landing's
+  // share lock on the run. Only a run that looks finished is locked and checked again.
+  if (await isOpen(db, runId, false)) return undefined;
   return db.transaction().execute(async (trx) => {
-    const { rows: open } = await sql<{ open: boolean }>`
-      select exists (
-          select 1 from envdata.run_gap g
-          where g.run_id = r.run_id and g.next_from < g.gap_to
-            and not (g.dataset::text = any(r.blocked_datasets)))
-        or exists (
-          select 1 from envdata.chunk c
-          where c.run_id = r.run_id and c.status in ('pending', 'queued', 'running')
-            and not (c.dataset::text = any(r.blocked_datasets))) as open
-      from envdata.run r where r.run_id = ${runId} and r.status = 'running'
-      for update of r`.execute(trx);
-    if (open[0]?.open !== false) return undefined;
+    if (await isOpen(trx, runId, true)) return undefined;
 
     const { rows: unaccounted } = await sql<{
       location_id: number;
@@ -82,4 +75,27 @@ export async function closeRunIfDone(
     await sql`select envdata.refresh_daily_rollups()`.execute(trx);
     return rows[0]?.status;
   });
+}
+
+/**
+ * Whether run `runId` still has work (gaps not yet tiled, chunks not finished) outside its blocked
+ * datasets; also `true` when it is not running. `lock`: take the run's row for update.
+ */
+async function isOpen(
+  db: Kysely<Database> | Transaction<Database>,
+  runId: number,
+  lock: boolean,
+): Promise<boolean> {
+  const { rows } = await sql<{ open: boolean }>`
+      select exists (
+          select 1 from envdata.run_gap g
+          where g.run_id = r.run_id and g.next_from < g.gap_to
+            and not (g.dataset::text = any(r.blocked_datasets)))
+        or exists (
+          select 1 from envdata.chunk c
+          where c.run_id = r.run_id and c.status in ('pending', 'queued', 'running')
+            and not (c.dataset::text = any(r.blocked_datasets))) as open
+      from envdata.run r where r.run_id = ${runId} and r.status = 'running'
+      ${lock ? sql`for update of r` : sql``}`.execute(db);
+  return rows[0]?.open !== false;
 }
