@@ -21,9 +21,18 @@ import { serverUser, type ServerUser } from './server-user.js';
 
 /**
  * Settings the server starts with. TCP on loopback only, no Unix socket (its default directory,
- * /var/run/postgresql, may not exist or may belong to another PostgreSQL).
+ * /var/run/postgresql, may not exist or may belong to another PostgreSQL). `synchronous_commit`
+ * off: a commit returns before its WAL reaches the disk. With the queue in Postgres every job
+ * commits three times (add, finish and claim, landing), and waiting for each flush made BullMQ's
+ * finish-and-claim 16.7 ms instead of 3.9 ms in the demo (pg_stat_statements), the demo 67 s
+ * instead of 54 s. A crash of the machine can lose the last moments of commits, never consistency:
+ * the ledger and the queue share the WAL, so what is lost is lost from both, and fetched again.
  */
-const SERVER_OPTIONS = ['-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''"] as const;
+const SERVER_OPTIONS = [
+  '-c listen_addresses=127.0.0.1',
+  "-c unix_socket_directories=''",
+  '-c synchronous_commit=off',
+] as const;
 
 /** How long `pg_ctl` waits for the server to accept connections (crash recovery included). */
 const START_TIMEOUT_S = 120;
