@@ -18,7 +18,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
   program
     .command('demo')
     .description(
-      'Run envdata end to end against the built-in simulator: migrate, register 4 locations, backfill 3 months of pollen and 10 years of weather, show a query',
+      'Run envdata end to end against the built-in simulator: migrate, register 4 locations, backfill 3 months of pollen and 10 years of weather, show a query (on a local PostgreSQL, and with the queue in it, when nothing answers at DATABASE_URL or REDIS_URL)',
     )
     .action(async () => {
       // Validate the environment first: a bad variable stops the demo before it starts anything.
