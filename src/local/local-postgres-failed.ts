@@ -1,4 +1,5 @@
-import { EnvdataError } from '../errors/envdata-error.js';
+import { coerceError } from '../errors/coerce-error.js';
+import { EnvdataError, isEnvdataError } from '../errors/envdata-error.js';
 import type { LocalPostgresLayout } from './local-postgres-layout.js';
 
 /**
@@ -32,4 +33,26 @@ export function failureReason(text: string): string {
     .filter((m) => m !== null)
     .map((m) => (m[1] === 'DETAIL' || m[1] === 'HINT' ? m[2]! : `${m[1]}: ${m[2]!}`));
   return (marked.length > 0 ? marked.join(' ') : (lines.at(-1) ?? 'no message')).slice(0, 600);
+}
+
+/**
+ * Runs `body`, which reads and writes the layout's files: a file system error there (a directory
+ * that cannot be created or read, say one another user made) becomes one line naming the
+ * directory and what to do, not a stack trace.
+ */
+export async function inLocalDirectory<T>(
+  layout: LocalPostgresLayout,
+  body: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    const syscall = (error as NodeJS.ErrnoException | null)?.syscall;
+    if (isEnvdataError(error) || syscall === undefined) throw error;
+    throw new EnvdataError(
+      'LOCAL_POSTGRES_FAILED',
+      `the local PostgreSQL's directory ${layout.dir} cannot be used (${coerceError(error).message}): fix its permissions, run envdata as the user that created it, or set ENVDATA_LOCAL_DIR to another directory`,
+      { cause: error, details: { dir: layout.dir } },
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { inLocalDirectory } from './local-postgres-failed.js';
 import { localPostgresLayout, type LocalPostgresLayout } from './local-postgres-layout.js';
 import {
   localDatabaseUrl,
@@ -21,14 +22,16 @@ export interface LocalPostgresStatus {
 /** Reads the status of the local PostgreSQL in `dir` without changing anything. */
 export async function localPostgresStatus(dir: string): Promise<LocalPostgresStatus> {
   const layout = localPostgresLayout(dir);
-  const state = await readServerState(layout);
-  if (state.kind === 'not created') return { layout, state, version: undefined, url: undefined };
-  const version = await readFile(path.join(layout.dataDir, 'PG_VERSION'), 'utf8').then(
-    (v) => (/^\d+$/.test(v.trim()) ? v.trim() : undefined),
-    () => undefined,
-  );
-  const settings = await readLocalPostgresSettings(layout);
-  return { layout, state, version, url: settings && urlOf(settings, state) };
+  return inLocalDirectory(layout, async () => {
+    const state = await readServerState(layout);
+    if (state.kind === 'not created') return { layout, state, version: undefined, url: undefined };
+    const version = await readFile(path.join(layout.dataDir, 'PG_VERSION'), 'utf8').then(
+      (v) => (/^\d+$/.test(v.trim()) ? v.trim() : undefined),
+      () => undefined,
+    );
+    const settings = await readLocalPostgresSettings(layout);
+    return { layout, state, version, url: settings && urlOf(settings, state) };
+  });
 }
 
 /** The URL of the warehouse on a server with `settings`, at the port it runs on if it does. */

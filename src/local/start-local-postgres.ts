@@ -3,7 +3,7 @@ import path from 'node:path';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { closedAncestor } from './closed-ancestor.js';
-import { failureReason, localPostgresFailed } from './local-postgres-failed.js';
+import { failureReason, inLocalDirectory, localPostgresFailed } from './local-postgres-failed.js';
 import { localPostgresLayout, type LocalPostgresLayout } from './local-postgres-layout.js';
 import {
   LOCAL_SUPERUSER,
@@ -62,6 +62,10 @@ export interface LocalPostgres {
  */
 export async function startLocalPostgres(dir: string): Promise<LocalPostgres> {
   const layout = localPostgresLayout(dir);
+  return inLocalDirectory(layout, () => start(layout));
+}
+
+async function start(layout: LocalPostgresLayout): Promise<LocalPostgres> {
   const binaries = await findPostgresBinaries();
   const user = await serverUser();
   await mkdir(layout.dir, { recursive: true, mode: 0o755 });

@@ -1,4 +1,4 @@
-import { failureReason, localPostgresFailed } from './local-postgres-failed.js';
+import { failureReason, inLocalDirectory, localPostgresFailed } from './local-postgres-failed.js';
 import { localPostgresLayout, type LocalPostgresLayout } from './local-postgres-layout.js';
 import { findPostgresBinaries } from './postgres-binaries.js';
 import { readServerState, type ServerState } from './read-server-state.js';
@@ -17,16 +17,24 @@ export async function stopLocalPostgres(
   dir: string,
 ): Promise<{ layout: LocalPostgresLayout; found: ServerState }> {
   const layout = localPostgresLayout(dir);
-  const found = await readServerState(layout);
-  if (found.kind !== 'running') return { layout, found };
-  const [binaries, user] = await Promise.all([findPostgresBinaries(), serverUser()]);
-  const result = await runPostgresTool(
-    binaries.pg_ctl,
-    ['stop', `--pgdata=${layout.dataDir}`, '--mode=fast', '--wait', `--timeout=${STOP_TIMEOUT_S}`],
-    user,
-  );
-  if (result.code !== 0) {
-    throw localPostgresFailed(layout, 'did not stop', failureReason(result.output));
-  }
-  return { layout, found };
+  return inLocalDirectory(layout, async () => {
+    const found = await readServerState(layout);
+    if (found.kind !== 'running') return { layout, found };
+    const [binaries, user] = await Promise.all([findPostgresBinaries(), serverUser()]);
+    const result = await runPostgresTool(
+      binaries.pg_ctl,
+      [
+        'stop',
+        `--pgdata=${layout.dataDir}`,
+        '--mode=fast',
+        '--wait',
+        `--timeout=${STOP_TIMEOUT_S}`,
+      ],
+      user,
+    );
+    if (result.code !== 0) {
+      throw localPostgresFailed(layout, 'did not stop', failureReason(result.output));
+    }
+    return { layout, found };
+  });
 }

@@ -10,6 +10,8 @@ import { runEnvdata, type EnvdataResult } from '../harness/run-envdata.js';
 
 let root: string;
 let closedDatabaseUrl: string;
+/** Each `envdata` run costs a second or two of start-up; a test here makes up to ten. */
+const SLOW = 150_000;
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'envdata-local-'));
@@ -59,95 +61,109 @@ function expectOneLineFailure(result: EnvdataResult, dir: string): string {
 }
 
 describe('envdata local', () => {
-  it('start creates, migrates and leaves running a PostgreSQL that status, stop and start again agree on', async () => {
-    const dir = path.join(root, 'main');
-    expect((await local('main', 'status')).stdout).toMatch(/not created/);
+  it(
+    'start creates, migrates and leaves running a PostgreSQL that status, stop and start again agree on',
+    async () => {
+      const dir = path.join(root, 'main');
+      expect((await local('main', 'status')).stdout).toMatch(/not created/);
 
-    const created = await local('main', 'start');
-    expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toContain(`created and started a local PostgreSQL`);
-    expect(created.stdout).toContain(dir);
-    const url = exportedUrl(created);
-    const port = new URL(url).port;
-    // The CLI has exited; the server it started answers, with the warehouse migrated.
-    const views = await query<{ n: number }>(
-      url,
-      `select count(*)::int as n from information_schema.views where table_schema = 'analytics'`,
-    );
-    expect(views[0]!.n).toBeGreaterThan(0);
-
-    const running = await local('main', 'status');
-    expect(running.code).toBe(0);
-    expect(running.stdout).toMatch(new RegExp(`running \\(pid \\d+\\) on 127\\.0\\.0\\.1:${port}`));
-    expect(exportedUrl(running)).toBe(url);
-
-    const again = await local('main', 'start');
-    expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/already running/);
-    expect(exportedUrl(again)).toBe(url);
-
-    const stopped = await local('main', 'stop');
-    expect(stopped.code).toBe(0);
-    expect(stopped.stdout).toMatch(/stopped the local PostgreSQL/);
-    await expect(query(url, 'select 1')).rejects.toThrow();
-    expect((await local('main', 'status')).stdout).toMatch(/stopped \(data in /);
-    expect((await local('main', 'stop')).stdout).toMatch(/is not running/);
-
-    // The same port and data after a restart: exported settings stay right.
-    const restarted = await local('main', 'start');
-    expect(restarted.code).toBe(0);
-    expect(restarted.stdout).toMatch(/started the local PostgreSQL/);
-    expect(exportedUrl(restarted)).toBe(url);
-    const migrations = await query<{ n: number }>(
-      url,
-      'select count(*)::int as n from public.envdata_migration',
-    );
-    expect(migrations[0]!.n).toBeGreaterThan(0);
-    expect((await local('main', 'stop')).code).toBe(0);
-  });
-
-  it('a damaged data directory: one line naming it and what to do, exit 1', async () => {
-    const dir = path.join(root, 'corrupt');
-    expect((await local('corrupt', 'start')).code).toBe(0);
-    expect((await local('corrupt', 'stop')).code).toBe(0);
-    await writeFile(path.join(dir, 'data', 'PG_VERSION'), 'not a version\n');
-
-    const line = expectOneLineFailure(await local('corrupt', 'start'), dir);
-    expect(line).toMatch(/did not start: FATAL: .*not a valid data directory/);
-    expect((await local('corrupt', 'status')).stdout).toMatch(/stopped/);
-  });
-
-  it('a data directory locked by another process: one line naming it and how to stop it, exit 1', async () => {
-    const dir = path.join(root, 'locked');
-    expect((await local('locked', 'start')).code).toBe(0);
-    expect((await local('locked', 'stop')).code).toBe(0);
-    // A process of the server's user that holds the lock file, as a server left behind would.
-    const data = path.join(dir, 'data');
-    const owner = await stat(data);
-    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
-      stdio: 'ignore',
-      ...(process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {}),
-    });
-    try {
-      await once(holder, 'spawn');
-      const port = (await readFile(path.join(dir, 'settings.json'), 'utf8')).match(
-        /"port": (\d+)/,
-      )?.[1];
-      await writeFile(
-        path.join(data, 'postmaster.pid'),
-        `${holder.pid}\n${data}\n0\n${port}\n\n127.0.0.1\n0 0\nready\n`,
+      const created = await local('main', 'start');
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toContain(`created and started a local PostgreSQL`);
+      expect(created.stdout).toContain(dir);
+      const url = exportedUrl(created);
+      const port = new URL(url).port;
+      // The CLI has exited; the server it started answers, with the warehouse migrated.
+      const views = await query<{ n: number }>(
+        url,
+        `select count(*)::int as n from information_schema.views where table_schema = 'analytics'`,
       );
+      expect(views[0]!.n).toBeGreaterThan(0);
 
-      const line = expectOneLineFailure(await local('locked', 'start'), dir);
-      expect(line).toMatch(/lock file "postmaster\.pid" already exists/);
-      expect(line).toContain('`envdata local stop`');
-      // `stop` never signals a process that is not a PostgreSQL.
-      expect((await local('locked', 'stop')).stdout).toMatch(/is not running/);
-      expect(holder.exitCode).toBeNull();
-    } finally {
-      await stopProcess(holder);
-    }
-  });
+      const running = await local('main', 'status');
+      expect(running.code).toBe(0);
+      expect(running.stdout).toMatch(
+        new RegExp(`running \\(pid \\d+\\) on 127\\.0\\.0\\.1:${port}`),
+      );
+      expect(exportedUrl(running)).toBe(url);
+
+      const again = await local('main', 'start');
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/already running/);
+      expect(exportedUrl(again)).toBe(url);
+
+      const stopped = await local('main', 'stop');
+      expect(stopped.code).toBe(0);
+      expect(stopped.stdout).toMatch(/stopped the local PostgreSQL/);
+      await expect(query(url, 'select 1')).rejects.toThrow();
+      expect((await local('main', 'status')).stdout).toMatch(/stopped \(data in /);
+      expect((await local('main', 'stop')).stdout).toMatch(/is not running/);
+
+      // The same port and data after a restart: exported settings stay right.
+      const restarted = await local('main', 'start');
+      expect(restarted.code).toBe(0);
+      expect(restarted.stdout).toMatch(/started the local PostgreSQL/);
+      expect(exportedUrl(restarted)).toBe(url);
+      const migrations = await query<{ n: number }>(
+        url,
+        'select count(*)::int as n from public.envdata_migration',
+      );
+      expect(migrations[0]!.n).toBeGreaterThan(0);
+      expect((await local('main', 'stop')).code).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    'a damaged data directory: one line naming it and what to do, exit 1',
+    async () => {
+      const dir = path.join(root, 'corrupt');
+      expect((await local('corrupt', 'start')).code).toBe(0);
+      expect((await local('corrupt', 'stop')).code).toBe(0);
+      await writeFile(path.join(dir, 'data', 'PG_VERSION'), 'not a version\n');
+
+      const line = expectOneLineFailure(await local('corrupt', 'start'), dir);
+      expect(line).toMatch(/did not start: FATAL: .*not a valid data directory/);
+      expect((await local('corrupt', 'status')).stdout).toMatch(/stopped/);
+    },
+    SLOW,
+  );
+
+  it(
+    'a data directory locked by another process: one line naming it and how to stop it, exit 1',
+    async () => {
+      const dir = path.join(root, 'locked');
+      expect((await local('locked', 'start')).code).toBe(0);
+      expect((await local('locked', 'stop')).code).toBe(0);
+      // A process of the server's user that holds the lock file, as a server left behind would.
+      const data = path.join(dir, 'data');
+      const owner = await stat(data);
+      const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+        stdio: 'ignore',
+        ...(process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {}),
+      });
+      try {
+        await once(holder, 'spawn');
+        const port = (await readFile(path.join(dir, 'settings.json'), 'utf8')).match(
+          /"port": (\d+)/,
+        )?.[1];
+        await writeFile(
+          path.join(data, 'postmaster.pid'),
+          `${holder.pid}\n${data}\n0\n${port}\n\n127.0.0.1\n0 0\nready\n`,
+        );
+
+        const line = expectOneLineFailure(await local('locked', 'start'), dir);
+        expect(line).toMatch(/lock file "postmaster\.pid" already exists/);
+        expect(line).toContain('`envdata local stop`');
+        // `stop` never signals a process that is not a PostgreSQL.
+        expect((await local('locked', 'stop')).stdout).toMatch(/is not running/);
+        expect(holder.exitCode).toBeNull();
+      } finally {
+        await stopProcess(holder);
+      }
+    },
+    SLOW,
+  );
 
   it('an unknown subcommand or argument exits 2 with usage', async () => {
     const unknown = await local('main', 'restart');
