@@ -21,12 +21,15 @@ import { serverUser, type ServerUser } from './server-user.js';
 
 /**
  * Settings the server starts with. TCP on loopback only, no Unix socket (its default directory,
- * /var/run/postgresql, may not exist or may belong to another PostgreSQL). `synchronous_commit`
- * off: a commit returns before its WAL reaches the disk. With the queue in Postgres every job
- * commits three times (add, finish and claim, landing), and waiting for each flush made BullMQ's
- * finish-and-claim 16.7 ms instead of 3.9 ms in the demo (pg_stat_statements), the demo 67 s
- * instead of 54 s. A crash of the machine can lose the last moments of commits, never consistency:
- * the ledger and the queue share the WAL, so what is lost is lost from both, and fetched again.
+ * /var/run/postgresql, may not exist or may belong to another PostgreSQL).
+ *
+ * `synchronous_commit` off: a commit returns before its WAL reaches the disk. With the queue in
+ * Postgres, BullMQ finishes a job and claims the next in one transaction, and the claim holds a
+ * queue-wide lock (its rate limiter's, which envdata's worker always has) until that commit:
+ * waiting for each flush lined every worker up behind the disk. In the demo that call took
+ * 16.7 ms on average instead of 3.9 ms (pg_stat_statements). A crash of the machine can lose the
+ * last moments of commits, never consistency: the ledger and the queue share the WAL, so what is
+ * lost is lost from both, and fetched again.
  */
 const SERVER_OPTIONS = [
   '-c listen_addresses=127.0.0.1',
