@@ -57,6 +57,8 @@ export const MAY_IMPORT = {
   // The simulator stands in for the service: it shares the gazetteer, never the product's parts.
   simulator: ['geo', 'lifecycle'],
   'app.ts': ['app', 'config', 'lifecycle', 'queue', 'service', 'warehouse', 'worker', 'sync'],
+  // A local PostgreSQL to try envdata on (`envdata local`): its own processes and files.
+  local: ['warehouse'],
   demo: ['app.ts', 'datasets', 'ledger', 'locations', 'runs', 'warehouse', 'worker', 'config'],
   // The CLI is the boundary: it may use everything; nothing uses it.
   cli: ['*'],

@@ -8,6 +8,7 @@ import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
+import { registerLocalCommand } from './commands/local-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
@@ -53,6 +54,7 @@ export function buildProgram(context: CommandContext): Command {
   registerSyncCommands(program, context);
   registerStatusCommand(program, context);
   registerDemoCommand(program, context);
+  registerLocalCommand(program, context);
   registerBiRoleCommand(program, context);
   registerRebuildCommand(program, context);
   registerSimulateCommand(program, context);

@@ -31,6 +31,8 @@ export const APP_ERROR_CODES = [
   'USAGE',
   'DATABASE_UNAVAILABLE',
   'REDIS_UNAVAILABLE',
+  // The local PostgreSQL of `envdata local` (src/local) could not be created, started or stopped.
+  'LOCAL_POSTGRES_FAILED',
   'MIGRATION_FAILED',
   'NOT_FOUND',
   'CONFLICT',

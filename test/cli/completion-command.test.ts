@@ -54,8 +54,9 @@ describe('envdata completion bash', () => {
     return out.split('\n').filter(Boolean);
   }
 
-  it('completes commands: envdata loc<TAB> is locations', async () => {
-    expect(await complete('envdata', 'loc')).toEqual(['locations']);
+  it('completes commands: envdata loc<TAB> offers local and locations', async () => {
+    expect((await complete('envdata', 'loc')).sort()).toEqual(['local', 'locations']);
+    expect(await complete('envdata', 'locat')).toEqual(['locations']);
   });
 
   it('completes options of the command: envdata backfill --da<TAB> is --dataset', async () => {

@@ -7,6 +7,8 @@ import { loadConfig } from '../../config/load-config.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { DEMO_API_KEY } from '../../simulator/simulator-options.js';
+import { ensureDatabase } from '../../warehouse/ensure-database.js';
+import { chooseDemoServices } from '../choose-demo-services.js';
 import type { CommandContext } from '../command-context.js';
 import { watchRun } from '../watch-run.js';
 
@@ -16,11 +18,13 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
   program
     .command('demo')
     .description(
-      'Run envdata end to end against the built-in simulator: migrate, register 4 locations, backfill 3 months of pollen and 10 years of weather, show a query',
+      'Run envdata end to end against the built-in simulator: migrate, register 4 locations, backfill 3 months of pollen and 10 years of weather, show a query (on a local PostgreSQL, and with the queue in it, when nothing answers at DATABASE_URL or REDIS_URL)',
     )
     .action(async () => {
       // Validate the environment first: a bad variable stops the demo before it starts anything.
       void context.config;
+      // On a bare machine: the local PostgreSQL, and the queue in it (one line each).
+      const services = await chooseDemoServices(context);
       // The simulator gets a process (a core) of its own, as the real service would be elsewhere.
       const simulator = spawn(process.execPath, [BIN, 'simulate', '--port', '0'], {
         env: { PATH: context.io.env.PATH ?? '', LOG_LEVEL: 'warn' },
@@ -36,6 +40,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
           {
             ENVDATA_WORKER_CONCURRENCY: '32',
             ...context.io.env,
+            ...services.env,
             ENVDATA_BASE_URL: url,
             ENVDATA_API_KEY: DEMO_API_KEY,
             // The simulator has no rate limit; a real plan's limit would only slow the demo.
@@ -44,6 +49,9 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
           { isTty: Boolean(context.io.stderr.isTTY) },
         );
         context.print(`simulator of the Environmental Data Service listening at ${url}`);
+        // A queue in Postgres is checked by connecting to the database, which the demo may still
+        // have to create (runDemo migrates it): create it first.
+        if (config.queueBackend === 'postgres') await ensureDatabase(config.databaseUrl);
         const started = Date.now();
         const outcome = await context.withApp(
           (app) =>
@@ -66,6 +74,8 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
           `${stats.total} API call(s), ${outcome.rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s — ` +
             'see `envdata status`, docs/warehouse.md; run it again: the ledger fetches nothing twice',
         );
+        if (services.continueWith.length > 0) context.print('');
+        for (const line of services.continueWith) context.print(line);
         if (outcome.failed > 0) context.exitCode = 1;
       } finally {
         const exited = once(simulator, 'exit');
