@@ -8,19 +8,22 @@ import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
  * Without a Redis (and outside CI) the `redis` project is left out and the run says so in its
  * last line; under CI=true a missing Redis fails the run (test/harness/global-setup.ts).
  */
+// Per project, not at the root: the root would run it once more, for no test file.
+const GLOBAL_SETUP = ['test/harness/global-setup.ts'];
+
 export default defineConfig(async (): Promise<ViteUserConfig> => {
   const redisLeg = await redisLegRuns();
   const leg = (backend: 'redis' | 'postgres') => ({
     extends: true as const,
     test: {
       name: backend,
+      globalSetup: GLOBAL_SETUP,
       include: [...QUEUE_SUITES],
       env: { ENVDATA_TEST_QUEUE_BACKEND: backend },
     },
   });
   return {
     test: {
-      globalSetup: ['test/harness/global-setup.ts'],
       setupFiles: ['test/harness/per-file-setup.ts'],
       testTimeout: 60_000,
       hookTimeout: 120_000,
@@ -29,7 +32,12 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       projects: [
         {
           extends: true,
-          test: { name: 'core', include: ['test/**/*.test.ts'], exclude: [...QUEUE_SUITES] },
+          test: {
+            name: 'core',
+            globalSetup: GLOBAL_SETUP,
+            include: ['test/**/*.test.ts'],
+            exclude: [...QUEUE_SUITES],
+          },
         },
         ...(redisLeg.runs ? [leg('redis')] : []),
         leg('postgres'),

