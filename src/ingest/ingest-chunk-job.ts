@@ -107,6 +107,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   // After a landing, one check per run every 100 ms at most, off the job's path: checking after
   // every chunk of a busy run costs a query per chunk for nothing. One check per run in flight at
   // a time: a landing during a check asks for one more after it, never a pile of them.
+  // Per run: the pending timer (none while its check runs), and whether a landing came meanwhile.
   const settling = new Map<number, { timer?: NodeJS.Timeout; again: boolean }>();
   let closed = false;
   const settleSoon = (runId: number): void => {
@@ -116,7 +117,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       if (!state.timer) state.again = true;
       return;
     }
-    const next = { again: false } as { timer?: NodeJS.Timeout; again: boolean };
+    const next: { timer?: NodeJS.Timeout; again: boolean } = { again: false };
     settling.set(runId, next);
     next.timer = setTimeout(() => {
       next.timer = undefined;
