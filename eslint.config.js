@@ -87,6 +87,26 @@ export default tseslint.config(
     },
   },
   {
+    // The operations console's page script runs in the browser (src/console/public/).
+    files: ['src/console/public/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'fetch',
+          'Node',
+          'URLSearchParams',
+          'Intl',
+          'queueMicrotask',
+          'setInterval',
+          'clearInterval',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['migrations/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },

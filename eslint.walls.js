@@ -35,11 +35,33 @@ export const MAY_IMPORT = {
   queue: ['lifecycle', 'warehouse', 'config'],
   planner: ['config', 'datasets', 'ledger', 'locations', 'warehouse'],
   // What the composition root lends to the parts it runs (`Uses<…>`), and its HTTP server.
-  app: ['config', 'lifecycle', 'queue', 'service', 'warehouse'],
+  app: ['config', 'lifecycle', 'metrics', 'queue', 'service', 'warehouse'],
+  // Prometheus metrics and the per-minute call counts: what the hot paths report, what a
+  // scrape reads from the ledger and the queue.
+  metrics: ['app', 'config', 'ledger', 'lifecycle', 'queue', 'warehouse'],
   dispatch: ['app', 'config', 'datasets', 'ledger', 'queue', 'warehouse', 'planner'],
   // Fetching a chunk or a snapshot and landing it: where the data flows.
-  ingest: ['datasets', 'dispatch', 'ledger', 'service', 'warehouse', 'normalize', 'queue'],
-  worker: ['app', 'config', 'dispatch', 'ingest', 'lifecycle', 'queue', 'service', 'warehouse'],
+  ingest: [
+    'datasets',
+    'dispatch',
+    'ledger',
+    'metrics',
+    'service',
+    'warehouse',
+    'normalize',
+    'queue',
+  ],
+  worker: [
+    'app',
+    'config',
+    'dispatch',
+    'ingest',
+    'lifecycle',
+    'metrics',
+    'queue',
+    'service',
+    'warehouse',
+  ],
   runs: ['app', 'config', 'dispatch', 'ledger', 'locations', 'planner', 'queue', 'warehouse'],
   sync: [
     'app',
@@ -54,9 +76,21 @@ export const MAY_IMPORT = {
     'warehouse',
   ],
   status: ['app', 'config', 'datasets', 'ledger', 'queue', 'warehouse'],
+  // The operations console (`envdata serve`): its pages, its JSON API and the queues board.
+  console: ['app', 'config', 'datasets', 'ledger', 'queue', 'runs', 'status', 'warehouse'],
   // The simulator stands in for the service: it shares the gazetteer, never the product's parts.
   simulator: ['geo', 'lifecycle'],
-  'app.ts': ['app', 'config', 'lifecycle', 'queue', 'service', 'warehouse', 'worker', 'sync'],
+  'app.ts': [
+    'app',
+    'config',
+    'lifecycle',
+    'metrics',
+    'queue',
+    'service',
+    'warehouse',
+    'worker',
+    'sync',
+  ],
   // A local PostgreSQL to try envdata on (`envdata local`): its own processes and files.
   local: ['warehouse'],
   demo: ['app.ts', 'datasets', 'ledger', 'locations', 'runs', 'warehouse', 'worker', 'config'],

@@ -1,10 +1,12 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
-import { QUEUE_SUITES } from './test/harness/queue-suites.js';
+import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
 import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
 
 /**
- * Three projects, named in the output: `core` (every file that does not use the queue, once),
- * and the files of QUEUE_SUITES twice, as `redis` and `postgres` (ENVDATA_TEST_QUEUE_BACKEND).
+ * Three projects, named in the output: `core` (every file that does not use the queue, once,
+ * but for test/hosts/, which needs root: `npm run test:hosts`, vitest.hosts.config.ts),
+ * and the files of QUEUE_SUITES twice, as `redis` and `postgres` (ENVDATA_TEST_QUEUE_BACKEND);
+ * the files of REDIS_ONLY_SUITES (a Redis Cluster) run in `redis` only.
  * Without a Redis (and outside CI) the `redis` project is left out and the run says so in its
  * last line; under CI=true a missing Redis fails the run (test/harness/global-setup.ts).
  */
@@ -18,7 +20,7 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
     test: {
       name: backend,
       globalSetup: GLOBAL_SETUP,
-      include: [...QUEUE_SUITES],
+      include: [...QUEUE_SUITES, ...(backend === 'redis' ? REDIS_ONLY_SUITES : [])],
       env: { ENVDATA_TEST_QUEUE_BACKEND: backend },
     },
   });
@@ -36,7 +38,8 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
             name: 'core',
             globalSetup: GLOBAL_SETUP,
             include: ['test/**/*.test.ts'],
-            exclude: [...QUEUE_SUITES],
+            // test/hosts/ needs root and network namespaces: `npm run test:hosts` runs it.
+            exclude: [...QUEUE_SUITES, ...REDIS_ONLY_SUITES, 'test/hosts/**'],
           },
         },
         ...(redisLeg.runs ? [leg('redis')] : []),

@@ -7,8 +7,11 @@
  *    this machine's ceilings (`lib/ceiling.ts`, measured once: they do not depend on the queue):
  *    the landed rows written again into tables identical to the fact tables by a server-side
  *    `INSERT … SELECT` (target ≥ 50 %) and by a binary `COPY … FROM STDIN`; and postgres/redis;
+ *    the worker's CPU milliseconds per chunk (one call) and, from it, the calls per second one
+ *    core sustains — for sizing worker hosts;
  * 2. with the simulator limited to R calls/s and envdata's ENVDATA_RATE_LIMIT set to R: the call
- *    rate achieved in steady state (target ≥ 95 % of R) and the 429s provoked (target 0);
+ *    rate achieved in steady state (target ≥ 95 % of R), the 429s provoked (target 0) and the
+ *    worker's CPU at that rate;
  * 3. a plan of 1,000 locations × 30 years of weather: planning time, ledger size, and what a full
  *    queue takes: Redis memory of its keys (target ≤ 50 MB), or on Postgres the size of the
  *    tables of `envdata_queue` (on disk; not judged);

@@ -25,7 +25,12 @@ import { createApp } from '../src/app.js';
 import { configFromDefaults } from '../src/config/load-config.js';
 import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
-import { benchDatabase, checkpoint, DEFAULT_SERVER_URL } from './lib/bench-database.js';
+import {
+  benchDatabase,
+  checkpoint,
+  DEFAULT_SERVER_URL,
+  stopOnSignal,
+} from './lib/bench-database.js';
 import { addBenchLocations } from './lib/bench-locations.js';
 import {
   createCeilingTables,
@@ -83,27 +88,17 @@ Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
   };
 }
 
-/** The signal that asked the bench to stop, if any. */
-let interrupted: NodeJS.Signals | undefined;
-
-function stopIfInterrupted(): void {
-  if (interrupted) throw new Error(`interrupted by ${interrupted}`);
-}
+/** Set by `main` once the bench database is named: Ctrl-C's handling. */
+let stopping: ReturnType<typeof stopOnSignal> | undefined;
 
 async function main(): Promise<void> {
   const options = readOptions();
   // The bench is an entry point: the one place here that reads the environment.
   const bench = benchDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL);
-  // Ctrl-C stops at the next batch (a running statement is cancelled), then cleans up as a
+  // Ctrl-C stops at the next step (a running statement is cancelled), then cleans up as a
   // failure does; a second one leaves at once.
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(130);
-    interrupted = signal;
-    console.error(`\n${signal}: stopping, then dropping ${bench.name} (again to leave at once)`);
-    void bench.cancelQueries().catch(() => undefined);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  stopping = stopOnSignal(bench);
+  const { stopIfInterrupted } = stopping;
 
   await ensureDatabase(bench.url);
   const app = createApp(configFromDefaults({ DATABASE_URL: bench.url, LOG_LEVEL: 'warn' }));
@@ -173,6 +168,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  const interrupted = stopping?.signal();
   if (interrupted) {
     console.error(`stopped by ${interrupted}; the bench database is dropped`);
     process.exitCode = 130;

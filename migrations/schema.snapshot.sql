@@ -18,6 +18,10 @@
 --   2026_11_22_0012_run_pause_cancel
 --   2026_11_22_0013_call_budget
 --   2026_11_22_0014_raw_payload_digest
+--   2026_11_23_0015_api_call_minute
+--   2026_11_23_0016_call_pace
+--   2026_11_23_0017_rollup_date_indexes
+--   2026_11_23_0018_history_window
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -39,6 +43,19 @@ create type envdata.species_category as enum ('tree', 'grass', 'weed', 'other');
 
 create type envdata.weather_icon as enum ('cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog');
 
+create table envdata.api_call_minute (
+  minute timestamp with time zone not null,
+  endpoint text not null,
+  calls integer not null default 0,
+  throttled integer not null default 0,
+  failed integer not null default 0
+);
+alter table envdata.api_call_minute add constraint api_call_minute_calls_check CHECK (calls >= 0);
+alter table envdata.api_call_minute add constraint api_call_minute_failed_check CHECK (failed >= 0);
+alter table envdata.api_call_minute add constraint api_call_minute_minute_check CHECK (date_trunc('minute'::text, minute) = minute);
+alter table envdata.api_call_minute add constraint api_call_minute_pkey PRIMARY KEY (minute, endpoint);
+alter table envdata.api_call_minute add constraint api_call_minute_throttled_check CHECK (throttled >= 0);
+
 create table envdata.call_budget (
   duration_ms bigint not null,
   window_index bigint not null,
@@ -48,6 +65,13 @@ create table envdata.call_budget (
 alter table envdata.call_budget add constraint call_budget_duration_ms_check CHECK (duration_ms > 0);
 alter table envdata.call_budget add constraint call_budget_pkey PRIMARY KEY (duration_ms, window_index);
 alter table envdata.call_budget add constraint call_budget_used_check CHECK (used > 0);
+
+create table envdata.call_pace (
+  rule text not null,
+  slots bigint[] not null,
+  expires_at timestamp with time zone not null
+);
+alter table envdata.call_pace add constraint call_pace_pkey PRIMARY KEY (rule);
 
 create table envdata.chunk (
   chunk_id bigint not null generated always as identity,
@@ -109,6 +133,21 @@ alter table envdata.coverage_hole add constraint coverage_hole_run_id_fkey FOREI
 CREATE INDEX coverage_hole_key ON envdata.coverage_hole USING btree (location_id, dataset);
 CREATE INDEX coverage_hole_run ON envdata.coverage_hole USING btree (run_id);
 
+create table envdata.history_window (
+  dataset envdata.dataset not null,
+  key_fingerprint text not null,
+  base_url text not null,
+  accepted_hours integer,
+  refused_hours integer,
+  probe_chunk_id bigint,
+  updated_at timestamp with time zone not null default now()
+);
+alter table envdata.history_window add constraint history_window_accepted_hours_check CHECK (accepted_hours >= 1);
+alter table envdata.history_window add constraint history_window_check CHECK (accepted_hours < refused_hours);
+alter table envdata.history_window add constraint history_window_key_fingerprint_check CHECK (key_fingerprint ~ '^[0-9a-f]{16}$'::text);
+alter table envdata.history_window add constraint history_window_pkey PRIMARY KEY (dataset, key_fingerprint, base_url);
+alter table envdata.history_window add constraint history_window_refused_hours_check CHECK (refused_hours >= 1);
+
 create table envdata.location (
   location_id integer not null generated always as identity,
   name text not null,
@@ -145,6 +184,7 @@ create table envdata.pollen_daily_rollup (
 );
 alter table envdata.pollen_daily_rollup add constraint pollen_daily_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_daily_rollup add constraint pollen_daily_rollup_pkey PRIMARY KEY (location_id, local_date, pollen_type);
+CREATE INDEX pollen_daily_rollup_date ON envdata.pollen_daily_rollup USING btree (local_date, pollen_type);
 
 create table envdata.pollen_hourly (
   location_id integer not null,
@@ -275,7 +315,8 @@ create table envdata.run (
   folded_missing_hours bigint not null default 0,
   folded_quarantined_hours bigint not null default 0,
   folded_not_covered_hours bigint not null default 0,
-  folded_no_data_hours bigint not null default 0
+  folded_no_data_hours bigint not null default 0,
+  window_auto boolean not null default false
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
@@ -291,13 +332,15 @@ create table envdata.run_gap (
   gap_to timestamp with time zone not null,
   next_from timestamp with time zone not null,
   window_hours integer not null,
-  refetch boolean not null default false
+  refetch boolean not null default false,
+  window_probes integer not null default 0
 );
 alter table envdata.run_gap add constraint run_gap_check CHECK (gap_from < gap_to AND next_from >= gap_from AND next_from <= gap_to);
 alter table envdata.run_gap add constraint run_gap_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.run_gap add constraint run_gap_pkey PRIMARY KEY (run_gap_id);
 alter table envdata.run_gap add constraint run_gap_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE CASCADE;
 alter table envdata.run_gap add constraint run_gap_window_hours_check CHECK (window_hours >= 1);
+alter table envdata.run_gap add constraint run_gap_window_probes_check CHECK (window_probes >= 0);
 CREATE INDEX run_gap_open ON envdata.run_gap USING btree (run_id, run_gap_id) WHERE (next_from < gap_to);
 
 create table envdata.weather_daily_rollup (
@@ -347,6 +390,7 @@ create table envdata.weather_daily_rollup (
 );
 alter table envdata.weather_daily_rollup add constraint weather_daily_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.weather_daily_rollup add constraint weather_daily_rollup_pkey PRIMARY KEY (location_id, local_date);
+CREATE INDEX weather_daily_rollup_date ON envdata.weather_daily_rollup USING btree (local_date);
 
 create table envdata.weather_hourly (
   location_id integer not null,

@@ -9,8 +9,12 @@ import { coerceError } from './errors/coerce-error.js';
 import { OutageMonitor } from './lifecycle/outage-monitor.js';
 import { settlesWithin } from './lifecycle/settles-within.js';
 import { createLogger, type Logger } from './logging/create-logger.js';
+import { createEnvdataMetrics } from './metrics/create-envdata-metrics.js';
+import type { EnvdataMetrics, EnvdataMetricsOptions } from './metrics/envdata-metrics.js';
+import { MetricsObservers } from './metrics/metrics-observers.js';
 import { assertRedisAnswers } from './queue/create-redis.js';
 import { QueueFactory } from './queue/queue-factory.js';
+import { redisTargetOf } from './queue/redis-target.js';
 import { createServiceClient, type ServiceClient } from './service/service-client.js';
 import { SyncScheduler } from './sync/sync-scheduler.js';
 import { assertDatabaseAnswers, createDatabase } from './warehouse/create-database.js';
@@ -27,6 +31,12 @@ export interface CreateAppOptions {
    * `StatusLine` on a terminal, so log lines never collide with a progress bar.
    */
   logDestination?: DestinationStream;
+  /**
+   * `false`: the hot paths report to no one (`app.observers` is disabled: no Prometheus
+   * counters, no per-minute call counts); how a benchmark measures what metrics cost. Otherwise
+   * settings of the scrape-time gauges (tests read them uncached: `{ collectTtlMs: 0 }`).
+   */
+  metrics?: false | Pick<EnvdataMetricsOptions, 'collectTtlMs' | 'collectTimeoutMs'>;
 }
 
 /** The components `App.start()` adds, after those added with `add()`, in this order. */
@@ -76,6 +86,9 @@ export class App {
   private queueFactory: QueueFactory | undefined;
   private outageMonitor: OutageMonitor | undefined;
   private client: ServiceClient | undefined;
+  private envdataMetrics: EnvdataMetrics | undefined;
+  private metricsObservers: MetricsObservers | undefined;
+  private readonly metricsOptions: CreateAppOptions['metrics'];
   /** Aborted at the shutdown deadline: every call to the service in flight is abandoned. */
   private readonly calls = new AbortController();
   /** Components added and not yet started. */
@@ -87,13 +100,14 @@ export class App {
 
   constructor(config: Config, options: CreateAppOptions = {}) {
     this.config = config;
+    this.metricsOptions = options.metrics;
     this.logger =
       options.logger ??
       createLogger({
         level: config.log.level,
         format: config.log.format,
         color: config.log.color,
-        secrets: [config.service.apiKey],
+        secrets: [config.service.apiKey, config.console.token],
         destination: options.logDestination,
       });
     // Every call in flight listens on it until it settles: as many as the callers allow at once
@@ -113,14 +127,15 @@ export class App {
   }
 
   /**
-   * BullMQ queues and workers on the configured backend (Redis with the configured prefix, or
-   * Postgres), connected on first use.
+   * BullMQ queues and workers on the configured backend (Redis with the configured prefix, a
+   * Redis Cluster with REDIS_CLUSTER_NODES, or Postgres), connected on first use.
    */
   get queues(): QueueFactory {
     this.assertOpen();
     this.queueFactory ??= new QueueFactory({
       backend: this.config.queueBackend,
       redisUrl: this.config.redisUrl,
+      redisClusterNodes: this.config.redisClusterNodes,
       databaseUrl: this.config.databaseUrl,
       prefix: this.config.queuePrefix,
       db: () => this.db,
@@ -134,13 +149,39 @@ export class App {
    */
   get serviceClient(): ServiceClient {
     this.assertOpen();
+    // Kept here: a call in flight may end after the app closed.
+    const observers = this.observers;
     this.client ??= createServiceClient({
       ...this.config.service,
       apiKey: requireApiKey(this.config),
       logger: this.logger,
       signal: this.calls.signal,
+      onCall: (endpoint, status) => observers.serviceCall(endpoint, status),
     });
     return this.client;
+  }
+
+  /**
+   * The process's Prometheus metrics (a prom-client registry with the default process metrics
+   * and envdata's, `src/metrics/`), created on first use; `metricsRoute(app)` serves them. Its
+   * scrape-time gauges read `db` and `queues` when scraped.
+   */
+  get metrics(): EnvdataMetrics {
+    this.envdataMetrics ??= createEnvdataMetrics(this, this.metricsOptions || {});
+    return this.envdataMetrics;
+  }
+
+  /**
+   * What the hot paths report to (service calls, landings, chunk jobs, rate-limit waits): the
+   * metrics, and what components add (a worker's per-minute call counts). Disabled, reporting
+   * nothing, when the app was created with `metrics: false`.
+   */
+  get observers(): MetricsObservers {
+    if (!this.metricsObservers) {
+      this.metricsObservers = new MetricsObservers(this.metricsOptions !== false);
+      this.metricsObservers.add(this.metrics);
+    }
+    return this.metricsObservers;
   }
 
   /**
@@ -155,7 +196,7 @@ export class App {
         { name: 'Postgres', check: () => assertDatabaseAnswers(this.config.databaseUrl) },
         // On the postgres backend the queue is the database: nothing more to probe.
         ...(this.config.queueBackend === 'redis'
-          ? [{ name: 'Redis', check: () => assertRedisAnswers(this.config.redisUrl) }]
+          ? [{ name: 'Redis', check: () => assertRedisAnswers(redisTargetOf(this.config)) }]
           : []),
       ],
     });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/queue/create-redis.js';
 import type { App } from '../../src/app.js';
 import type { QueueBackend } from '../../src/config/config.js';
 import type { Location } from '../../src/locations/location.js';
@@ -69,7 +69,7 @@ export async function openBackendRun(
 }
 
 /** Unlinks every key under `prefix` (the bench's queues: `<prefix>`, `<prefix>-r`, `<prefix>-p`). */
-async function removeKeys(redis: Redis, prefix: string): Promise<void> {
+async function removeKeys(redis: RedisClient, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);

@@ -1,4 +1,5 @@
 import { queueLimiter } from '../../src/dispatch/call-budget.js';
+import { CallPacer } from '../../src/dispatch/call-pacer.js';
 import type { LedgerSize } from '../ledger-size.js';
 import type { BackendFigures } from './backend-run.js';
 import type { BackfillOptions } from './backfill-options.js';
@@ -75,6 +76,8 @@ export function printBackfillReport(r: BackfillReport): void {
   const copyRate = rate(copy.rows, copy.seconds);
   const rowsPerSecond = (b: BackendFigures) => rate(b.endToEnd.rows, b.endToEnd.seconds);
   const share = (b: BackendFigures) => rowsPerSecond(b) / ceilingRate;
+  const cpuMsPerChunk = (b: BackendFigures) =>
+    (b.endToEnd.cpuSeconds * 1_000) / Math.max(1, b.endToEnd.chunks);
 
   const out: string[] = [
     '',
@@ -103,19 +106,32 @@ export function printBackfillReport(r: BackfillReport): void {
           `${fmtPct(share(b))} ${judge(share(b) >= TARGET_SHARE_OF_CEILING, `${b.backend}: end to end at ${fmtPct(share(b))} of the INSERT … SELECT ceiling`)}`,
       ),
       row('of COPY', (b) => fmtPct(rowsPerSecond(b) / copyRate)),
+      row('worker CPU ms per chunk (one call)', (b) => cpuMsPerChunk(b).toFixed(2), cpuMsPerChunk),
+      row('calls/s one core sustains', (b) => fmtInt(1_000 / cpuMsPerChunk(b))),
     ]),
+    '   worker CPU: this process (worker, feeder, planning) over the run; the simulator and',
+    '   Postgres are not in it. One core sustains 1,000 ms / that many calls per second: size',
+    "   worker hosts for the plan's rate with headroom (see part 2 for the cost at the limit).",
   ];
 
   const target = o.rate * TARGET_SHARE_OF_RATE;
-  const limiter = queueLimiter({ max: o.rate, durationMs: 1_000, label: `${o.rate}/s` });
+  const rule = { max: o.rate, durationMs: 1_000, label: `${o.rate}/s` };
+  const pacer = CallPacer.for(
+    {
+      reserve: () => Promise.reject(new Error('not called')),
+      roundTrip: () => Promise.reject(new Error('not called')),
+    },
+    rule,
+  );
+  const limiter = pacer ? { max: rule.max, duration: pacer.windowMs } : queueLimiter(rule);
   const limiterRate = (limiter.max * 1_000) / limiter.duration;
   const steady = (b: BackendFigures) => b.rateLimited.steadyRate;
   out.push(
     '',
     `2. rate limited: simulator ${o.rate} calls/s per key (Retry-After sometimes), ENVDATA_RATE_LIMIT=${o.rate}/s, ` +
       `~${fmtInt(o.rate * o.rateSeconds)} chunks of weather (${o.rateSeconds} s at R)`,
-    `   steady rate: least-squares slope of calls made over time (calls come in bursts, one per limiter window)`,
-    `   the workers' limiter (queueLimiter, margin included): ${limiter.max} calls per ${fmtInt(limiter.duration)} ms = ` +
+    `   steady rate: least-squares slope of calls made over time`,
+    `   the workers' ${pacer ? 'pacer (CallPacer' : 'limiter (queueLimiter'}, margin included): ${limiter.max} calls per ${fmtInt(limiter.duration)} ms = ` +
       `${limiterRate.toFixed(1)} calls/s at most = ${fmtPct(limiterRate / o.rate)} of R`,
     '',
     sideBySide([
@@ -135,6 +151,12 @@ export function printBackfillReport(r: BackfillReport): void {
         '429s provoked (target 0)',
         (b) =>
           `${b.rateLimited.throttled} ${judge(b.rateLimited.throttled === 0, `${b.backend}: ${b.rateLimited.throttled} 429s provoked`)}`,
+      ),
+      row('worker CPU ms per chunk at R', (b) =>
+        ((b.rateLimited.cpuSeconds * 1_000) / Math.max(1, b.rateLimited.calls)).toFixed(2),
+      ),
+      row('worker CPU, share of one core at R', (b) =>
+        fmtPct(b.rateLimited.cpuSeconds / Math.max(1e-9, b.rateLimited.seconds)),
       ),
     ]),
   );

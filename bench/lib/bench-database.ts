@@ -55,3 +55,29 @@ export function benchDatabase(serverUrl: string): BenchDatabase {
 export async function checkpoint(db: Kysely<Database>): Promise<void> {
   await sql`checkpoint`.execute(db).catch(() => undefined);
 }
+
+/**
+ * Ctrl-C (or SIGTERM) for a bench on `bench`: the first signal cancels the running statement and
+ * makes `stopIfInterrupted()` throw at the bench's next step, so that it cleans up as a failure
+ * does; a second one leaves at once. `signal()` says which signal stopped it, if one did.
+ */
+export function stopOnSignal(bench: BenchDatabase): {
+  stopIfInterrupted(): void;
+  signal(): NodeJS.Signals | undefined;
+} {
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(130);
+    interrupted = signal;
+    console.error(`\n${signal}: stopping, then dropping ${bench.name} (again to leave at once)`);
+    void bench.cancelQueries().catch(() => undefined);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopIfInterrupted: () => {
+      if (interrupted) throw new Error(`interrupted by ${interrupted}`);
+    },
+    signal: () => interrupted,
+  };
+}

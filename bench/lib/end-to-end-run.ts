@@ -1,23 +1,13 @@
-import { performance } from 'node:perf_hooks';
 import type { Location } from '../../src/locations/location.js';
 import { createFeeder } from '../../src/dispatch/create-feeder.js';
-import { planRun } from '../../src/planner/plan-run.js';
-import { lastCompleteHourEnd } from '../../src/windows/tile-windows.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { benchApp, waitForRun, type BenchTarget } from './bench-app.js';
+import { benchApp, timedBackfill, type BenchTarget, type TimedBackfill } from './bench-app.js';
 import { startSimulatorProcess } from './simulator-process.js';
 
 const DAY_MS = 86_400_000;
 
 /** A backfill of pollen and weather against the simulator, no rate limit: part 1. */
-export interface EndToEnd {
-  readonly chunks: number;
-  readonly calls: number;
-  readonly rows: number;
-  /** From planning to the run's end, the worker already connected. */
-  readonly seconds: number;
-  /** How the run ended: `done` unless something failed. */
-  readonly status: string;
+export interface EndToEnd extends TimedBackfill {
   /** The window the facts landed in, for the ceilings. */
   readonly from: Date;
   readonly to: Date;
@@ -46,33 +36,9 @@ export async function measureEndToEnd(
     // Connected (and on Postgres, the queue's schema checked) before the clock starts.
     await worker.worker.waitUntilReady();
     await feeder.topUp();
-    const t0 = performance.now();
-    const { runId, estimate } = await planRun(
-      app.db,
-      {
-        kind: 'backfill',
-        datasets: ['pollen', 'weather'],
-        locations,
-        from,
-        to,
-        windowHours: 48,
-        now: lastCompleteHourEnd(),
-      },
-      [],
-    );
-    await feeder.topUp();
-    const done = await waitForRun(app.db, runId!);
-    const seconds = (performance.now() - t0) / 1_000;
+    const run = await timedBackfill(app, locations, { from, to }, () => feeder.topUp());
     await worker.close();
-    return {
-      chunks: estimate.chunks,
-      calls: done.calls,
-      rows: done.rows,
-      seconds,
-      status: done.status,
-      from,
-      to,
-    };
+    return { ...run, from, to };
   } finally {
     await worker?.close();
     await app.close();

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/queue/create-redis.js';
 import { sql, type Kysely } from 'kysely';
 import { POSTGRES_QUEUE_SCHEMA } from '../../src/queue/queue-factory.js';
 import type { Database } from '../../src/warehouse/schema.js';
@@ -8,7 +8,7 @@ import type { Database } from '../../src/warehouse/schema.js';
  * counted). Summed over the prefix's keys rather than read from `used_memory`: the Redis is shared
  * with whatever else runs on this machine, whose keys come and go meanwhile.
  */
-export async function redisQueueBytes(redis: Redis, prefix: string): Promise<number> {
+export async function redisQueueBytes(redis: RedisClient, prefix: string): Promise<number> {
   let bytes = 0;
   let cursor = '0';
   do {

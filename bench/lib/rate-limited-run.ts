@@ -27,6 +27,8 @@ export interface RateLimited {
    * (least squares over every chunk's `started_at`, taken just before its call).
    */
   readonly steadyRate: number;
+  /** CPU time of this process (the worker at R calls/s; the simulator runs in its own). */
+  readonly cpuSeconds: number;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function measureRateLimited(
     await worker.worker.waitUntilReady();
     await feeder.topUp();
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const { runId } = await planRun(
       app.db,
       { kind: 'backfill', datasets: ['weather'], locations, from, to, windowHours: 48 },
@@ -71,6 +74,7 @@ export async function measureRateLimited(
     await feeder.topUp();
     const done = await waitForRun(app.db, runId!);
     const seconds = (performance.now() - t0) / 1_000;
+    const cpu = process.cpuUsage(cpu0);
     await worker.close();
     const stats = await simulator.stats();
     const { rows } = await sql<{ span: number; slope: number }>`
@@ -87,6 +91,7 @@ export async function measureRateLimited(
       seconds,
       spanSeconds: rows[0]?.span ?? 0,
       steadyRate: rows[0]?.slope ?? 0,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
     };
   } finally {
     await worker?.close();

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import type { Logger } from '../logging/create-logger.js';
+import type { EnvdataMetrics } from '../metrics/envdata-metrics.js';
+import type { MetricsObservers } from '../metrics/metrics-observers.js';
 import type { QueueFactory } from '../queue/queue-factory.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
@@ -23,6 +25,13 @@ export interface AppResources {
   readonly outages: OutageMonitor;
   /** The process's one client of the service (needs ENVDATA_API_KEY). */
   readonly serviceClient: ServiceClient;
+  /** The process's Prometheus registry and envdata's metrics in it (`GET /metrics`). */
+  readonly metrics: EnvdataMetrics;
+  /**
+   * What the hot paths report to, once per call, batch or job: the metrics, and what a
+   * component adds (`observers.add`).
+   */
+  readonly observers: MetricsObservers;
   /** Abandons every call to the service in flight (the shutdown deadline). */
   abortServiceCalls(): void;
 }

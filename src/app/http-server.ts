@@ -6,14 +6,36 @@ import { settlesWithin } from '../lifecycle/settles-within.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { AppComponent } from './app-component.js';
 
-/** Answers one request; a rejection is logged and answered 500. */
-export type HttpHandler = (request: IncomingMessage, response: ServerResponse) => unknown;
+/**
+ * The values a route's pattern took from the path: `{ id: '12' }` for `/api/runs/:id` at
+ * `/api/runs/12`; under a mount (`/queues/*`), `'*'` is the rest of the path (`/api/queues`).
+ */
+export type RouteParams = Readonly<Record<string, string>>;
 
-/** A handler for one method and path (the path without its query string). */
+/** Answers one request; a rejection is logged and answered 500. */
+export type HttpHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: RouteParams,
+) => unknown;
+
+/**
+ * A handler for one method and path (the path without its query string). A path is exact
+ * (`/healthz`), has parameters (`/api/runs/:id`: one segment each, decoded), or mounts a
+ * sub-application under a prefix (`/queues/*`: the prefix itself and everything below it).
+ */
 export interface HttpRoute {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
   readonly handler: HttpHandler;
+}
+
+/** A route path split for matching: its segments, and whether it ends with `/*`. */
+interface PathPattern {
+  readonly path: string;
+  readonly segments: readonly string[];
+  readonly mount: boolean;
+  readonly methods: Map<string, HttpHandler>;
 }
 
 export interface HttpServerOptions {
@@ -36,15 +58,18 @@ export const HEALTHZ_ROUTE: HttpRoute = {
 };
 
 /**
- * The process's own HTTP server (a `node:http` server), for operators and their tools: health
- * now, metrics and a console next. Routes are matched on method and exact path and may be added
- * before or after it starts; an unknown path answers 404, a known path with another method 405.
- * `HEAD` is answered by the `GET` handler, without the body.
+ * The process's own HTTP server (a `node:http` server), for operators and their tools: health,
+ * readiness, the operations console, metrics. Routes are matched on method and path — an exact
+ * path first, then paths with parameters and mounts in the order added — and may be added before
+ * or after it starts; an unknown path answers 404, a known path with another method 405. `HEAD`
+ * is answered by the `GET` handler, without the body.
  */
 export class HttpServer implements AppComponent {
   readonly name = 'http';
-  /** Path → method → handler. */
+  /** Exact path → method → handler. */
   private readonly routes = new Map<string, Map<string, HttpHandler>>();
+  /** Paths with parameters and mounts, in the order added. */
+  private readonly patterns: PathPattern[] = [];
   private readonly server: Server;
   private readonly log: Logger;
   private untrack: (() => void) | undefined;
@@ -58,9 +83,20 @@ export class HttpServer implements AppComponent {
 
   /** Adds (or replaces) the handler of `method` `path`. */
   route(method: HttpRoute['method'], path: string, handler: HttpHandler): this {
-    let methods = this.routes.get(path);
-    if (!methods) this.routes.set(path, (methods = new Map()));
-    methods.set(method, handler);
+    const mount = path.endsWith('/*');
+    if (!mount && !path.includes('/:')) {
+      let methods = this.routes.get(path);
+      if (!methods) this.routes.set(path, (methods = new Map()));
+      methods.set(method, handler);
+      return this;
+    }
+    let pattern = this.patterns.find((p) => p.path === path);
+    if (!pattern) {
+      const segments = (mount ? path.slice(0, -2) : path).split('/').filter(Boolean);
+      pattern = { path, segments, mount, methods: new Map() };
+      this.patterns.push(pattern);
+    }
+    pattern.methods.set(method, handler);
     return this;
   }
 
@@ -104,8 +140,9 @@ export class HttpServer implements AppComponent {
 
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?', 1)[0]!;
-    const methods = this.routes.get(path);
-    if (!methods) return sendText(response, 404, 'not found\n');
+    const found = this.match(path);
+    if (!found) return sendText(response, 404, 'not found\n');
+    const { methods, params } = found;
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
     const handler = methods.get(method);
     if (!handler) {
@@ -113,13 +150,50 @@ export class HttpServer implements AppComponent {
       return sendText(response, 405, 'method not allowed\n');
     }
     try {
-      await handler(request, response);
+      await handler(request, response, params);
     } catch (thrown) {
       this.log.warn({ err: coerceError(thrown), path }, 'HTTP handler failed');
       if (!response.headersSent) sendText(response, 500, 'internal error\n');
       else response.destroy();
     }
   }
+
+  /** The handlers of `path` and the parameters it gives them; `undefined`: no route. */
+  private match(
+    path: string,
+  ): { methods: Map<string, HttpHandler>; params: RouteParams } | undefined {
+    const exact = this.routes.get(path);
+    if (exact) return { methods: exact, params: {} };
+    const segments = path.split('/').filter(Boolean);
+    for (const pattern of this.patterns) {
+      const params = matchPattern(pattern, segments);
+      if (params) return { methods: pattern.methods, params };
+    }
+    return undefined;
+  }
+}
+
+/** The parameters `segments` (a path, split) give `pattern`, or `undefined` when it does not fit. */
+function matchPattern(pattern: PathPattern, segments: readonly string[]): RouteParams | undefined {
+  const own = pattern.segments;
+  if (pattern.mount ? segments.length < own.length : segments.length !== own.length) {
+    return undefined;
+  }
+  const params: Record<string, string> = {};
+  for (const [i, segment] of own.entries()) {
+    const actual = segments[i]!;
+    if (segment.startsWith(':')) {
+      try {
+        params[segment.slice(1)] = decodeURIComponent(actual);
+      } catch {
+        return undefined;
+      }
+    } else if (segment !== actual) {
+      return undefined;
+    }
+  }
+  if (pattern.mount) params['*'] = `/${segments.slice(own.length).join('/')}`;
+  return params;
 }
 
 /** Answers `status` with a plain-text `body`. */
@@ -129,4 +203,15 @@ export function sendText(response: ServerResponse, status: number, body: string)
     'content-length': Buffer.byteLength(body),
   });
   response.end(body);
+}
+
+/** Answers `status` with `body` as JSON (never cached: the console polls it). */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
+  response.end(text);
 }

@@ -1,6 +1,7 @@
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { SQLSTATE, errorCode } from '../errors/pg-errors.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
+import { describeRedisTarget, redisTargetOf } from '../queue/redis-target.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import type { CommandContext } from './command-context.js';
 import { localDirectoryOf } from './local-environment.js';
@@ -39,7 +40,7 @@ export async function chooseDemoServices(context: CommandContext): Promise<DemoS
   const queueOnPostgres = await queueNeedsPostgres(config);
   if (queueOnPostgres && config.queueBackend === 'redis') {
     context.print(
-      `nothing answers at REDIS_URL ${maskUrl(config.redisUrl)}: the queue lives in PostgreSQL instead (ENVDATA_QUEUE_BACKEND=postgres)`,
+      `nothing answers at ${describeRedisTarget(redisTargetOf(config))}: the queue lives in PostgreSQL instead (ENVDATA_QUEUE_BACKEND=postgres)`,
     );
     env.ENVDATA_QUEUE_BACKEND = 'postgres';
   }

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load-config.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { assertQueueAnswers } from '../queue/queue-factory.js';
+import { redisTargetOf } from '../queue/redis-target.js';
 import { databaseNameOf } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
@@ -46,7 +47,12 @@ export class CommandContext {
     const app = createApp(config, { logDestination: this.statusLine });
     try {
       if (options.migrated !== false) await assertMigrated(app);
-      if (options.queue) await assertQueueAnswers({ ...config, backend: config.queueBackend });
+      if (options.queue)
+        await assertQueueAnswers({
+          backend: config.queueBackend,
+          redis: redisTargetOf(config),
+          databaseUrl: config.databaseUrl,
+        });
       return await body(app);
     } finally {
       await app.close();

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { assertRedisAnswers } from '../queue/create-redis.js';
+import { redisTargetOf } from '../queue/redis-target.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 
 /**
@@ -15,7 +16,7 @@ export async function describeUnavailable(config: Config, error: Error): Promise
       (e: unknown) => coerceError(e).message,
     ),
     config.queueBackend === 'redis'
-      ? assertRedisAnswers(config.redisUrl).then(
+      ? assertRedisAnswers(redisTargetOf(config)).then(
           () => undefined,
           (e: unknown) => coerceError(e).message,
         )

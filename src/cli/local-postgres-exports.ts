@@ -1,16 +1,19 @@
 import type { Config } from '../config/config.js';
 import { assertRedisAnswers } from '../queue/create-redis.js';
+import { redisTargetOf } from '../queue/redis-target.js';
 
 /** How long the check for a Redis at REDIS_URL waits; a closed port answers at once. */
 const REDIS_CHECK_MS = 2_000;
 
 /**
  * Whether the queue should live in PostgreSQL: it already does (ENVDATA_QUEUE_BACKEND=postgres),
- * or nothing answers at REDIS_URL.
+ * or nothing answers at REDIS_URL. Never instead of a Redis Cluster the operator set
+ * (REDIS_CLUSTER_NODES): one that does not answer is reported as such by the commands.
  */
 export async function queueNeedsPostgres(config: Config): Promise<boolean> {
   if (config.queueBackend === 'postgres') return true;
-  return assertRedisAnswers(config.redisUrl, REDIS_CHECK_MS).then(
+  if (config.redisClusterNodes.length > 0) return false;
+  return assertRedisAnswers(redisTargetOf(config), REDIS_CHECK_MS).then(
     () => false,
     () => true,
   );

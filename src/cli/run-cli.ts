@@ -14,6 +14,7 @@ import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
 import { registerResumeCommands } from './commands/resume-command.js';
 import { registerRunControlCommands } from './commands/run-control-command.js';
+import { registerServeCommand } from './commands/serve-command.js';
 import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
@@ -49,6 +50,7 @@ export function buildProgram(context: CommandContext): Command {
   registerLocationsCommand(program, context);
   registerBackfillCommand(program, context);
   registerWorkerCommand(program, context);
+  registerServeCommand(program, context);
   registerResumeCommands(program, context);
   registerRunControlCommands(program, context);
   registerSyncCommands(program, context);

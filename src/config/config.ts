@@ -1,4 +1,5 @@
 import type { RateLimitRule } from './rate-limit.js';
+import type { RedisNode } from './redis-cluster-nodes.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -14,7 +15,17 @@ export interface Config {
   readonly databasePoolMax: number;
   /** `postgres`: the queue lives in schema `envdata_queue` of `databaseUrl`; Redis is not used. */
   readonly queueBackend: QueueBackend;
+  /**
+   * The Redis of the `redis` backend. With `redisClusterNodes`, only its credentials and TLS
+   * (`rediss://`) are used, for every node of the cluster.
+   */
   readonly redisUrl: string;
+  /**
+   * REDIS_CLUSTER_NODES: the nodes of a Redis Cluster that every Redis connection of envdata
+   * goes to instead of `redisUrl` (the BullMQ prefix is then the hash tag `{queuePrefix}`).
+   * Empty: one Redis at `redisUrl`.
+   */
+  readonly redisClusterNodes: readonly RedisNode[];
   readonly queuePrefix: string;
   readonly service: {
     readonly baseUrl: string;
@@ -28,6 +39,13 @@ export interface Config {
     readonly maxBodyBytes: number;
   };
   readonly rateLimits: readonly RateLimitRule[];
+  readonly console: {
+    /**
+     * ENVDATA_CONSOLE_TOKEN: `envdata serve` needs it to bind beyond loopback, and its actions
+     * need it always. `undefined` until set. Never logged.
+     */
+    readonly token: string | undefined;
+  };
   readonly worker: {
     readonly concurrency: number;
     readonly maxAttempts: number;
@@ -41,7 +59,13 @@ export interface Config {
     readonly chunkRetentionMs: number;
   };
   readonly ingest: {
+    /** Hours per history request; with `historyWindowAuto`, the first window (48). */
     readonly historyWindowHours: number;
+    /**
+     * ENVDATA_HISTORY_WINDOW=auto: chunks are sized by the window learned for the key and
+     * dataset (`src/windows/learned-window.ts`), starting at `historyWindowHours`.
+     */
+    readonly historyWindowAuto: boolean;
     /** Keep raw payloads (gzip) for `envdata rebuild`. */
     readonly archiveRaw: boolean;
     /** Ask pollen endpoints for per-species risk (ENVDATA_SPECIES_RISK). */

@@ -47,6 +47,12 @@ export const ENVIRONMENT_VARIABLES = [
       'Redis that dispatches jobs (BullMQ) when ENVDATA_QUEUE_BACKEND=redis. Use maxmemory-policy noeviction.',
   },
   {
+    name: 'REDIS_CLUSTER_NODES',
+    default: undefined,
+    description:
+      'host:port,host:port,… of a Redis Cluster: every Redis connection goes to the cluster instead of REDIS_URL (whose user, password and rediss:// TLS still apply), and the BullMQ prefix becomes {ENVDATA_QUEUE_PREFIX}. Not with ENVDATA_QUEUE_BACKEND=postgres.',
+  },
+  {
     name: 'ENVDATA_QUEUE_PREFIX',
     default: 'envdata',
     description:
@@ -62,6 +68,13 @@ export const ENVIRONMENT_VARIABLES = [
     default: undefined,
     description:
       'API key sent as x-api-key. Required by commands that call the service. Never logged.',
+    secret: true,
+  },
+  {
+    name: 'ENVDATA_CONSOLE_TOKEN',
+    default: undefined,
+    description:
+      'Token of the operations console (`envdata serve`), 16+ characters: required to bind it beyond loopback, and for its actions (retry, resume) everywhere. Never logged.',
     secret: true,
   },
   {
@@ -111,7 +124,8 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_HISTORY_WINDOW',
     default: '48h',
-    description: 'Length of one history request (chunk), in whole hours: 48h, 24h, 7d.',
+    description:
+      'Length of one history request (chunk), in whole hours: 48h, 24h, 7d; or auto: start at 48h and learn the longest range the service accepts for this key and dataset (kept in the ledger).',
     range: { min: 1, max: 24 * 366, unit: 'h' },
   },
   {

@@ -9,6 +9,7 @@ import {
 } from './environment-variables.js';
 import { formatRange } from './format-range.js';
 import { rateLimitSchema } from './rate-limit.js';
+import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -59,6 +60,20 @@ const hours = (name: EnvironmentVariableName) => {
     .pipe(z.number().int().min(range.min, allowed).max(range.max, allowed));
 };
 
+/** ENVDATA_HISTORY_WINDOW: whole hours as `hours` reads them, or `auto` (learned per key). */
+const historyWindow = (() => {
+  const fixed = hours('ENVDATA_HISTORY_WINDOW');
+  return z.string().transform((v, ctx): number | 'auto' => {
+    if (/^\s*auto\s*$/i.test(v)) return 'auto';
+    const parsed = fixed.safeParse(v);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      ctx.addIssue({ code: 'custom', message: `${issue.message}, or auto` });
+    }
+    return z.NEVER;
+  });
+})();
+
 const cronSchema = z.string().superRefine((pattern, ctx) => {
   const problem = cronPatternProblem(pattern);
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
@@ -75,11 +90,16 @@ const schema = z.object({
     error: `must be one of ${QUEUE_BACKENDS.join(', ')}`,
   }),
   REDIS_URL: redisUrl,
+  REDIS_CLUSTER_NODES: redisClusterNodesSchema.optional(),
   ENVDATA_QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, "_", "." or "-"'),
   ENVDATA_BASE_URL: httpUrl,
   ENVDATA_API_KEY: z.string().min(1, 'must not be empty when set').optional(),
+  ENVDATA_CONSOLE_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)')
+    .optional(),
   ENVDATA_LANGUAGE: z.string().optional(),
   ENVDATA_RATE_LIMIT: rateLimitSchema,
   ENVDATA_WORKER_CONCURRENCY: wholeNumber('ENVDATA_WORKER_CONCURRENCY'),
@@ -87,7 +107,7 @@ const schema = z.object({
   ENVDATA_RETRY_BASE_MS: wholeNumber('ENVDATA_RETRY_BASE_MS'),
   ENVDATA_MAX_QUEUED_JOBS: wholeNumber('ENVDATA_MAX_QUEUED_JOBS'),
   ENVDATA_JOB_LOCK_MS: wholeNumber('ENVDATA_JOB_LOCK_MS'),
-  ENVDATA_HISTORY_WINDOW: hours('ENVDATA_HISTORY_WINDOW'),
+  ENVDATA_HISTORY_WINDOW: historyWindow,
   ENVDATA_REFETCH_ATTEMPTS: wholeNumber('ENVDATA_REFETCH_ATTEMPTS'),
   ENVDATA_REFETCH_DELAY_MS: wholeNumber('ENVDATA_REFETCH_DELAY_MS'),
   ENVDATA_MISSING_RECHECK: hours('ENVDATA_MISSING_RECHECK'),
@@ -109,6 +129,18 @@ const schema = z.object({
   NO_COLOR: z.string().optional(),
 } satisfies Record<EnvironmentVariableName, z.ZodType>);
 
+/** Problems of variables that are each valid alone but not together. */
+function crossCheck(e: z.output<typeof schema>, ctx: z.RefinementCtx): void {
+  if (e.REDIS_CLUSTER_NODES !== undefined && e.ENVDATA_QUEUE_BACKEND === 'postgres') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_CLUSTER_NODES'],
+      message:
+        'is set, but ENVDATA_QUEUE_BACKEND=postgres keeps the queue in PostgreSQL and uses no Redis: unset REDIS_CLUSTER_NODES, or set ENVDATA_QUEUE_BACKEND=redis',
+    });
+  }
+}
+
 export interface LoadConfigOptions {
   /** Whether standard output is a terminal; decides `LOG_FORMAT=auto`. */
   isTty?: boolean;
@@ -126,7 +158,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     const raw = env[variable.name];
     input[variable.name] = raw === undefined || raw === '' ? variable.default : raw;
   }
-  const result = schema.safeParse(input);
+  const result = schema.superRefine(crossCheck).safeParse(input);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? 'environment');
@@ -147,6 +179,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     databasePoolMax: e.DATABASE_POOL_MAX,
     queueBackend: e.ENVDATA_QUEUE_BACKEND,
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES ?? [],
     queuePrefix: e.ENVDATA_QUEUE_PREFIX,
     service: {
       baseUrl: e.ENVDATA_BASE_URL,
@@ -158,6 +191,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxBodyBytes: e.ENVDATA_HTTP_MAX_BODY_BYTES,
     },
     rateLimits: e.ENVDATA_RATE_LIMIT,
+    console: { token: e.ENVDATA_CONSOLE_TOKEN },
     worker: {
       concurrency: e.ENVDATA_WORKER_CONCURRENCY,
       maxAttempts: e.ENVDATA_MAX_ATTEMPTS,
@@ -168,7 +202,10 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       chunkRetentionMs: e.ENVDATA_CHUNK_RETENTION * HOUR_MS,
     },
     ingest: {
-      historyWindowHours: e.ENVDATA_HISTORY_WINDOW,
+      historyWindowHours:
+        // auto starts at the 48 h every plan accepts (START_WINDOW_HOURS, src/windows/).
+        e.ENVDATA_HISTORY_WINDOW === 'auto' ? 48 : e.ENVDATA_HISTORY_WINDOW,
+      historyWindowAuto: e.ENVDATA_HISTORY_WINDOW === 'auto',
       archiveRaw: e.ENVDATA_ARCHIVE_RAW,
       speciesRisk: e.ENVDATA_SPECIES_RISK,
       refetchAttempts: e.ENVDATA_REFETCH_ATTEMPTS,

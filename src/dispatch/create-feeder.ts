@@ -1,4 +1,5 @@
 import type { Uses } from '../app/app-resources.js';
+import { historyWindowScope } from './history-window-scope.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import type { IngestJobData } from './ingest-job.js';
 import { QueueFeeder } from './queue-feeder.js';
@@ -13,6 +14,7 @@ export function createFeeder(app: Uses<'config' | 'db' | 'logger' | 'queues'>): 
       retry: app.config.worker,
       recheckMs: app.config.ingest.recheckMs,
       chunkRetentionMs: app.config.worker.chunkRetentionMs,
+      windowScope: historyWindowScope(app.config),
     },
     app.logger.child({ component: 'feeder' }),
   );

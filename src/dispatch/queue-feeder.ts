@@ -11,6 +11,7 @@ import {
 } from '../ledger/materialize-chunks.js';
 import { runningRunIds } from '../ledger/reopen-runs.js';
 import type { Database } from '../warehouse/schema.js';
+import type { WindowScope } from '../windows/learned-window.js';
 import type { IngestJobData } from './ingest-job.js';
 import { chunkJob, type JobRetry } from './job-options.js';
 
@@ -23,6 +24,8 @@ export interface QueueFeederOptions {
   readonly recheckMs: number;
   /** Finished chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
   readonly chunkRetentionMs: number;
+  /** The key and address whose learned window sizes the chunks of auto-window runs. */
+  readonly windowScope?: WindowScope;
 }
 
 /** How often a feeder folds finished chunks into their runs. */
@@ -97,6 +100,7 @@ export class QueueFeeder {
     return materializeChunks(this.db, limit, {
       urgentOnly,
       recheckMs: this.options.recheckMs,
+      ...(this.options.windowScope && { windowScope: this.options.windowScope }),
       onUnfed: (run: UnfedRun) =>
         this.logger.error({ runId: run.runId }, `run ${run.runId} failed: ${run.reason}`),
     });

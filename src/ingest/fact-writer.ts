@@ -19,6 +19,7 @@ import type {
   WriteContext,
 } from '../warehouse/fact-table.js';
 import type { ChunkOutcome, Database } from '../warehouse/schema.js';
+import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 
@@ -92,6 +93,11 @@ export interface LandingSummary {
 export interface FactWriterOptions {
   /** Keep each chunk's raw payload, gzip-compressed (ENVDATA_ARCHIVE_RAW). */
   readonly archiveRaw: boolean;
+  /**
+   * Told, once per dataset of each committed batch, the fact rows it inserted or changed and
+   * the records it quarantined. Re-landings from the archive (`rebuild`) are not reported.
+   */
+  readonly observer?: Pick<MetricsObserver, 'landed'>;
 }
 
 /** A batch's rows of one fact table, one group per landing. */
@@ -116,6 +122,9 @@ export class FactWriter {
   async land(landings: readonly ChunkLanding[]): Promise<LandingSummary> {
     if (landings.length === 0) return { results: [], rowsWritten: 0 };
     const batch: TableBatch = new Map();
+    /** The dataset of each table of the batch, and what its landings bring, for the observer. */
+    const datasetOf = new Map<FactTable<FactRow>, Dataset>();
+    const tally = new Map<Dataset, { rows: number; quarantined: number }>();
     const results: LandingResult[] = [];
     const records: LandingRecord[] = [];
     const bodies = this.options.archiveRaw ? bodiesToArchive(landings) : new Map<number, Body>();
@@ -123,7 +132,13 @@ export class FactWriter {
       const landing = landings[i]!;
       let rows = 0;
       const landedHours = new Set<number>();
+      if (!landing.rebuild) {
+        const t = tally.get(landing.dataset) ?? { rows: 0, quarantined: 0 };
+        t.quarantined += landing.facts.quarantined.length;
+        tally.set(landing.dataset, t);
+      }
       for (const { table, rows: tableRows } of landing.facts.tables) {
+        if (!landing.rebuild) datasetOf.set(table, landing.dataset);
         let groups = batch.get(table);
         if (!groups) batch.set(table, (groups = []));
         groups.push({ locationId: landing.locationId, rows: tableRows });
@@ -147,7 +162,12 @@ export class FactWriter {
       const compressing = archivesOf(bodies, stored);
       compressing.catch(() => undefined); // awaited below, after the facts
       let written = 0;
-      for (const [table, groups] of batch) written += await table.write(trx, groups, this.context);
+      for (const [table, groups] of batch) {
+        const n = await table.write(trx, groups, this.context);
+        written += n;
+        const dataset = datasetOf.get(table);
+        if (dataset !== undefined) tally.get(dataset)!.rows += n;
+      }
 
       const archives = await compressing;
       await recordLandings(
@@ -157,6 +177,8 @@ export class FactWriter {
       );
       return written;
     });
+    const { observer } = this.options;
+    if (observer) for (const [dataset, t] of tally) observer.landed(dataset, t.rows, t.quarantined);
     return { results, rowsWritten };
   }
 

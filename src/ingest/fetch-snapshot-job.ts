@@ -1,9 +1,12 @@
+import type { CallPacer } from '../dispatch/call-pacer.js';
+import { pacingError } from './ingest-chunk-job.js';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import { coerceError } from '../errors/coerce-error.js';
 import { snapshotSourceOf } from '../datasets/snapshot-source-of.js';
 import type { SnapshotJobData } from '../dispatch/snapshot-job.js';
 import type { Logger } from '../logging/create-logger.js';
+import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
@@ -19,9 +22,13 @@ export interface FetchSnapshotDeps {
   readonly logger: Logger;
   readonly speciesRisk: boolean;
   /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
-  readonly pauseAll: (ms: number) => Promise<never>;
+  readonly pauseAll: (ms: number, reason: RateLimitWaitReason) => Promise<never>;
   /** How long a throttled answer pauses every worker: one per worker, shared by its job kinds. */
   readonly throttle: ThrottleBackoff;
+  /** Spaces the calls of the tightest rate-limit rule, when it is paced (see `CallPacer`). */
+  readonly pacer?: Pick<CallPacer, 'acquire'>;
+  /** Aborted when the worker stops: a job waiting for its call's slot goes back to the queue. */
+  readonly stopping?: AbortSignal;
 }
 
 /**
@@ -52,6 +59,11 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     const source = snapshotSourceOf(dataset, product);
     let payload: ParsedPayload<unknown>;
     try {
+      await deps.pacer?.acquire(deps.stopping);
+    } catch (thrown) {
+      throw pacingError(thrown, deps.stopping);
+    }
+    try {
       payload = await source.fetch(deps.client, {
         location,
         options: { speciesRisk: deps.speciesRisk },
@@ -64,7 +76,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
         case 'pause-all': {
           const pauseMs = throttle.pauseMs(outcome, retryAfterMs);
           log.warn({ locationId, product, code, pauseMs }, 'throttled: pausing all workers');
-          return deps.pauseAll(pauseMs);
+          return deps.pauseAll(pauseMs, 'throttled');
         }
         case 'release':
           throw error;

@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { CallBudget } from '../dispatch/call-budget.js';
+import type { CallPacer } from '../dispatch/call-pacer.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { fetchChunk } from './fetch-chunk.js';
@@ -9,15 +11,28 @@ import { claimChunk, type ClaimedChunk } from '../ledger/claim-chunk.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { recordChunkError } from '../ledger/record-chunk-error.js';
 import { releaseChunk } from '../ledger/release-chunk.js';
+import { recordWindowAnswer } from '../ledger/history-window.js';
 import { splitChunk } from '../ledger/split-chunk.js';
 import { stopRun } from '../ledger/stop-run.js';
 import type { Logger } from '../logging/create-logger.js';
+import type {
+  ChunkJobOutcome,
+  MetricsObserver,
+  RateLimitWaitReason,
+} from '../metrics/metrics-observer.js';
 import type { ServiceClient } from '../service/service-client.js';
+import { ServiceError } from '../service/service-error.js';
 import type { ChunkLanding, LandingResult } from './fact-writer.js';
 import type { Database } from '../warehouse/schema.js';
 import { OUTCOME_POLICY, outcomeOf, type Outcome, type PolicyCode } from './outcome-policy.js';
 import { jitteredBackoffMs, type ThrottleBackoff } from './throttle-backoff.js';
 import { WrongAddressGuard } from './wrong-address-guard.js';
+import type { Dataset } from '../types.js';
+import {
+  pieceHoursAfterRefusal,
+  type WindowKnowledge,
+  type WindowScope,
+} from '../windows/learned-window.js';
 
 export interface IngestChunkDeps {
   readonly db: Kysely<Database>;
@@ -25,6 +40,10 @@ export interface IngestChunkDeps {
   /** Lands one chunk (facts, quarantine, archive, coverage and chunk state in one transaction). */
   readonly land: (landing: ChunkLanding) => Promise<LandingResult>;
   readonly budget: CallBudget;
+  /** Spaces the calls of the tightest rate-limit rule, when it is paced (see `CallPacer`). */
+  readonly pacer?: Pick<CallPacer, 'acquire'>;
+  /** Aborted when the worker stops: a job waiting for its call's slot gives its chunk back. */
+  readonly stopping?: AbortSignal;
   readonly logger: Logger;
   readonly maxAttempts: number;
   /** Re-fetches of a chunk whose answer lacked hours (ENVDATA_REFETCH_ATTEMPTS). */
@@ -35,14 +54,26 @@ export interface IngestChunkDeps {
   readonly baseUrl: string;
   /** Ask for per-species risk on pollen history (ENVDATA_SPECIES_RISK). */
   readonly speciesRisk: boolean;
-  /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
-  readonly pauseAll: (ms: number) => Promise<never>;
+  /**
+   * Pauses every worker of the queue for `ms` and puts the job back, attempts untouched: for the
+   * call budget (`budget`) or a throttled answer (`throttled`).
+   */
+  readonly pauseAll: (ms: number, reason: RateLimitWaitReason) => Promise<never>;
   /** How long a throttled answer pauses every worker: one per worker, shared by its job kinds. */
   readonly throttle: ThrottleBackoff;
   /** Dispatches chunks created while working (the halves of a split). */
   readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
   /** Takes an error meaning Postgres or Redis is down (said once per outage): `true` if so. */
   readonly outages?: { report(error: unknown): boolean };
+  /** Told how long each job that claimed its chunk took, and how it ended. */
+  readonly observer?: Pick<MetricsObserver, 'chunkFinished'>;
+  /**
+   * The key and address the learned history window is recorded for: each window answered, or
+   * refused as too long (`envdata.history_window`). Without it nothing is learned.
+   */
+  readonly windowScope?: WindowScope;
+  /** Told when an answer taught a longer window or a refusal (the feeder may plan the next). */
+  readonly windowLearned?: () => void;
 }
 
 export type IngestOutcome = 'landed' | 'skipped' | 'split' | 'failed';
@@ -99,6 +130,32 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const log = deps.logger.child({ component: 'ingest' });
   const guard = new WrongAddressGuard();
   const { throttle } = deps;
+  // The longest window this process has recorded as accepted, per dataset: a landing of a window
+  // no longer than it teaches nothing, and costs no write.
+  const recordedAccepted = new Map<Dataset, number>();
+
+  /** Records what the service's answer to `chunk` teaches of the window (never fails the job). */
+  const learnWindow = async (
+    chunk: ClaimedChunk,
+    answer: 'accepted' | 'refused',
+  ): Promise<WindowKnowledge | undefined> => {
+    const scope = deps.windowScope;
+    if (!scope) return undefined;
+    const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
+    if (answer === 'accepted' && hours <= (recordedAccepted.get(chunk.dataset) ?? 0)) {
+      return undefined;
+    }
+    try {
+      const known = await recordWindowAnswer(deps.db, scope, chunk.dataset, answer, hours);
+      if (known.acceptedHours === null) recordedAccepted.delete(chunk.dataset);
+      else recordedAccepted.set(chunk.dataset, known.acceptedHours);
+      deps.windowLearned?.();
+      return known;
+    } catch (error) {
+      log.warn({ err: error, chunkId: chunk.chunkId }, 'could not record the history window');
+      return undefined;
+    }
+  };
 
   const closeRun = async (runId: number): Promise<void> => {
     const status = await closeRunIfDone(deps.db, runId);
@@ -152,15 +209,33 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
     const chunk = await claimChunk(deps.db, job.data.chunkId);
     if (!chunk) return 'skipped';
-    const attempts = job.attemptsMade + 1;
-    const step = await fetchAndLand(chunk, attempts);
-    return act(step, chunk, attempts, job, token);
+    const started = performance.now();
+    // `error` unless a step was decided: what was thrown on the way was not the service's.
+    let outcome: ChunkJobOutcome = 'error';
+    try {
+      const attempts = job.attemptsMade + 1;
+      const step = await fetchAndLand(chunk, attempts);
+      outcome = outcomeOfStep(step);
+      const result = await act(step, chunk, attempts, job, token);
+      // A split that could not split failed.
+      if (result === 'failed') outcome = 'failed';
+      return result;
+    } finally {
+      deps.observer?.chunkFinished(chunk.dataset, outcome, (performance.now() - started) / 1_000);
+    }
   };
 
   /** Makes the chunk's call and lands its answer; what is to happen next is the step returned. */
   const fetchAndLand = async (chunk: ClaimedChunk, attempts: number): Promise<ChunkStep> => {
     const wait = await deps.budget.take();
     if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
+    try {
+      await deps.pacer?.acquire(deps.stopping);
+    } catch (thrown) {
+      // No call was made: the chunk goes back. Stopping, the job goes back to the queue; an
+      // outage of the slots' backend, the worker waits it out first (IngestWorker.run).
+      return { kind: 'release', error: pacingError(thrown, deps.stopping) };
+    }
 
     let result: LandingResult;
     try {
@@ -169,6 +244,9 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
         { speciesRisk: deps.speciesRisk },
       );
+      // Before the landing marks the chunk done: a probe counts as in flight until what it
+      // taught is recorded, so the feeder never plans the same probe twice.
+      if (landing.outcome === 'rows') await learnWindow(chunk, 'accepted');
       const notCovered =
         landing.outcome === 'not_covered' && OUTCOME_POLICY.NOT_COVERED.wrongAddressSign;
       if ((await checkAddress(chunk.runId, notCovered)) && notCovered) return { kind: 'release' };
@@ -297,7 +375,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
             'throttled: pausing all workers',
           );
         }
-        return deps.pauseAll(step.ms);
+        return deps.pauseAll(step.ms, step.code ? 'throttled' : 'budget');
       case 'release':
         await releaseChunk(deps.db, chunkId);
         // ABORTED: the worker is shutting down; the job goes back for another worker.
@@ -318,7 +396,14 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         await closeRun(runId);
         throw new UnrecoverableError(step.message);
       case 'split': {
-        const halves = await splitChunk(deps.db, chunk, attempts, step.code);
+        const known =
+          step.code === 'RANGE_TOO_LONG' ? await learnWindow(chunk, 'refused') : undefined;
+        const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
+        // A refused chunk of an auto-window run goes back to the window known to be accepted:
+        // a probe too long costs its one call.
+        const pieceHours =
+          chunk.windowAuto && known ? pieceHoursAfterRefusal(known, hours) : undefined;
+        const halves = await splitChunk(deps.db, chunk, attempts, step.code, pieceHours);
         if (halves.length > 0) {
           await deps.dispatch(halves);
           return 'split';
@@ -359,4 +444,38 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   };
 
   return { process, close };
+}
+
+/** How a job whose next step is `step` ended, for `envdata_chunk_duration_seconds`. */
+function outcomeOfStep(step: ChunkStep): ChunkJobOutcome {
+  switch (step.kind) {
+    case 'landed':
+      return 'landed';
+    case 'refetch':
+      return 'refetch';
+    case 'pause-all':
+      return step.code ? 'throttled' : 'budget';
+    case 'stop-run':
+      return 'stopped';
+    case 'block-dataset':
+      return 'blocked';
+    case 'split':
+      return 'split';
+    case 'release':
+      return 'released';
+    case 'retry':
+      return 'retry';
+    case 'fail':
+      return 'failed';
+  }
+}
+
+/** What a job whose pacing was cut short rethrows: ABORTED when the worker is stopping. */
+export function pacingError(thrown: unknown, stopping: AbortSignal | undefined): Error {
+  if (!stopping?.aborted) return coerceError(thrown);
+  return new ServiceError(
+    'ABORTED',
+    'the worker is stopping: the call waiting for its slot of the rate limit was not made; the work goes back to the queue',
+    { endpoint: undefined, retryable: true },
+  );
 }

@@ -14,6 +14,8 @@ export interface ClaimedChunk {
   readonly attempts: number;
   /** Re-fetches already made for hours missing from earlier answers. */
   readonly refetches: number;
+  /** Its run sizes chunks by the learned window (ENVDATA_HISTORY_WINDOW=auto). */
+  readonly windowAuto: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function claimChunk(
       'c.window_to',
       'c.attempts',
       'c.refetches',
+      'r.window_auto',
     ])
     .executeTakeFirst();
   if (!row || row.run_id === null) return undefined;
@@ -59,5 +62,6 @@ export async function claimChunk(
     window: { from: row.window_from, to: row.window_to },
     attempts: row.attempts,
     refetches: row.refetches,
+    windowAuto: row.window_auto,
   };
 }

@@ -9,6 +9,8 @@ export async function createRunWithGaps(
     readonly kind: RunKind;
     readonly priority: number;
     readonly windowHours: number;
+    /** Size the chunks by the learned window (ENVDATA_HISTORY_WINDOW=auto). */
+    readonly windowAuto?: boolean;
     readonly gaps: readonly Gap[];
     readonly request: Record<string, unknown>;
     /** Re-read what is covered inside the gaps (a sync's lookback). */
@@ -22,6 +24,7 @@ export async function createRunWithGaps(
         kind: run.kind,
         status: 'running',
         priority: run.priority,
+        window_auto: run.windowAuto ?? false,
         request: JSON.stringify(run.request),
       })
       .returning('run_id')

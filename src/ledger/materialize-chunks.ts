@@ -2,8 +2,15 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { coerceError } from '../errors/coerce-error.js';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
-import { tileWindows } from '../windows/tile-windows.js';
+import {
+  MAX_PROBES_PER_RUN,
+  nextWindow,
+  settledWindow,
+  type WindowScope,
+} from '../windows/learned-window.js';
+import { tileFrom, tileWindows } from '../windows/tile-windows.js';
 import { settledHours } from './find-gaps.js';
+import { readHistoryWindow, recordProbe, type HistoryWindow } from './history-window.js';
 
 /** A chunk to put on the queue; urgent ones (a sync) go before everything else. */
 export interface DispatchChunk {
@@ -23,6 +30,11 @@ export interface MaterializeOptions {
   readonly recheckMs: number;
   /** Told about each run that could not be fed. */
   readonly onUnfed?: (run: UnfedRun) => void;
+  /**
+   * The key and address whose learned window sizes the chunks of `window_auto` runs. Without
+   * it, those runs are left to a feeder that knows the key (every worker does).
+   */
+  readonly windowScope?: WindowScope;
 }
 
 interface OpenGap {
@@ -35,6 +47,9 @@ interface OpenGap {
   window_hours: number;
   priority: number;
   refetch: boolean;
+  window_auto: boolean;
+  /** Probes made so far for the gap's run and dataset (every gap of them). */
+  run_probes: number;
 }
 
 /**
@@ -58,7 +73,9 @@ export async function materializeChunks(
     if (!lock[0]?.ok) return [];
     const { rows: gaps } = await sql<OpenGap>`
       select g.run_gap_id, g.run_id, g.dataset, g.location_id, g.next_from, g.gap_to, g.window_hours,
-        r.priority, g.refetch
+        r.priority, g.refetch, r.window_auto,
+        (select coalesce(sum(x.window_probes), 0)::int from envdata.run_gap x
+          where x.run_id = g.run_id and x.dataset = g.dataset) as run_probes
       from envdata.run_gap g join envdata.run r using (run_id)
       where r.status = 'running' and g.next_from < g.gap_to
         and (${options.urgentOnly ?? false} = false or r.priority > 0)
@@ -67,13 +84,14 @@ export async function materializeChunks(
       limit 1000`.execute(trx);
 
     const dispatch: DispatchChunk[] = [];
+    const learned = new LearnedWindows(trx, options.windowScope);
     let remaining = limit;
     for (const runGaps of groupByRun(gaps)) {
       if (remaining <= 0) break;
       const runId = runGaps[0]!.run_id;
       await sql`savepoint feed_run`.execute(trx);
       try {
-        const fed = await feedRun(trx, runGaps, remaining, options.recheckMs);
+        const fed = await feedRun(trx, runGaps, remaining, options.recheckMs, learned);
         remaining -= fed.windows;
         dispatch.push(...fed.chunks);
         await sql`release savepoint feed_run`.execute(trx);
@@ -107,38 +125,115 @@ function groupByRun(gaps: readonly OpenGap[]): OpenGap[][] {
   return [...runs.values()];
 }
 
+/**
+ * What the feeder knows, during one pass, of the learned windows of `scope`: per dataset, the
+ * ledger's knowledge and whether a probe is in flight (one planned in this pass counts).
+ */
+class LearnedWindows {
+  private readonly known = new Map<Dataset, HistoryWindow>();
+
+  constructor(
+    private readonly trx: Transaction<Database>,
+    readonly scope: WindowScope | undefined,
+  ) {}
+
+  async of(dataset: Dataset): Promise<HistoryWindow | undefined> {
+    if (!this.scope) return undefined;
+    let known = this.known.get(dataset);
+    if (!known) {
+      known = await readHistoryWindow(this.trx, this.scope, dataset);
+      this.known.set(dataset, known);
+    }
+    return known;
+  }
+
+  probing(dataset: Dataset): void {
+    const known = this.known.get(dataset);
+    if (known) this.known.set(dataset, { ...known, probeInFlight: true });
+  }
+}
+
+interface PlannedWindow {
+  readonly dataset: Dataset;
+  readonly locationId: number;
+  readonly from: Date;
+  readonly to: Date;
+  readonly refetch: boolean;
+  /** The gap whose probe this window is (longer than the window known to be accepted). */
+  readonly probeOf?: number;
+}
+
+/**
+ * The next windows of one gap. A fixed window tiles the UTC grid. A learned one
+ * (`window_auto`): while the window is being learned, one probe at a time per dataset and key
+ * (chunks planned meanwhile would be sized by what it has yet to teach), at most
+ * `MAX_PROBES_PER_RUN` per run and dataset; then as many chunks as there is room for, at the
+ * accepted window, laid from the gap's cursor.
+ */
+async function windowsOfGap(
+  gap: OpenGap,
+  limit: number,
+  learned: LearnedWindows,
+  probesPlanned: number,
+): Promise<PlannedWindow[]> {
+  const base = { dataset: gap.dataset, locationId: gap.location_id, refetch: gap.refetch };
+  if (!gap.window_auto) {
+    return tileWindows(gap.next_from, gap.gap_to, gap.window_hours, limit).map((w) => ({
+      ...base,
+      ...w,
+    }));
+  }
+  const known = await learned.of(gap.dataset);
+  if (!known) return [];
+  const next = nextWindow(known);
+  if (next.probe && gap.run_probes + probesPlanned < MAX_PROBES_PER_RUN) {
+    if (known.probeInFlight) return [];
+    const [w] = tileFrom(gap.next_from, gap.gap_to, next.hours, 1);
+    if (!w) return [];
+    const hours = (w.to.getTime() - w.from.getTime()) / 3_600_000;
+    const probe = hours > (known.acceptedHours ?? 0);
+    if (probe) learned.probing(gap.dataset);
+    return [{ ...base, ...w, ...(probe && { probeOf: gap.run_gap_id }) }];
+  }
+  const hours = next.probe ? settledWindow(known) : next.hours;
+  return tileFrom(gap.next_from, gap.gap_to, hours, limit).map((w) => ({ ...base, ...w }));
+}
+
 /** One run's next windows as chunks, and its cursors advanced. */
 async function feedRun(
   trx: Transaction<Database>,
   gaps: readonly OpenGap[],
   limit: number,
   recheckMs: number,
+  learned: LearnedWindows,
 ): Promise<{ windows: number; chunks: DispatchChunk[] }> {
-  const windows: {
-    dataset: Dataset;
-    locationId: number;
-    from: Date;
-    to: Date;
-    refetch: boolean;
-  }[] = [];
+  const windows: PlannedWindow[] = [];
   const cursors: { id: number; next: Date }[] = [];
+  const probesPlanned = new Map<Dataset, number>();
   for (const gap of gaps) {
     if (windows.length >= limit) break;
-    const tiles = tileWindows(gap.next_from, gap.gap_to, gap.window_hours, limit - windows.length);
-    for (const w of tiles) {
-      windows.push({
-        dataset: gap.dataset,
-        locationId: gap.location_id,
-        refetch: gap.refetch,
-        ...w,
-      });
+    const tiles = await windowsOfGap(
+      gap,
+      limit - windows.length,
+      learned,
+      probesPlanned.get(gap.dataset) ?? 0,
+    );
+    if (tiles.length === 0 && gap.window_auto) continue;
+    windows.push(...tiles);
+    if (tiles.some((w) => w.probeOf !== undefined)) {
+      probesPlanned.set(gap.dataset, (probesPlanned.get(gap.dataset) ?? 0) + 1);
     }
     const last = tiles.at(-1)?.to ?? gap.gap_to;
     cursors.push({ id: gap.run_gap_id, next: last > gap.gap_to ? gap.gap_to : last });
   }
   const runId = gaps[0]!.run_id;
   const urgent = gaps[0]!.priority > 0;
-  const { rows } = await sql<{ chunk_id: number }>`
+  const { rows } = await sql<{
+    chunk_id: number;
+    dataset: Dataset;
+    location_id: number;
+    window_from: Date;
+  }>`
     insert into envdata.chunk as x (run_id, dataset, location_id, window_from, window_to, status)
     select ${runId}::int, u.dataset, u.location_id, u.window_from, u.window_to, 'queued'
     from unnest(${windows.map((w) => w.dataset)}::envdata.dataset[],
@@ -148,12 +243,28 @@ async function feedRun(
     left join envdata.coverage c on c.location_id = u.location_id and c.dataset = u.dataset
     where u.refetch or not (${settledHours(recheckMs)} @> tstzrange(u.window_from, u.window_to))
     on conflict (run_id, dataset, location_id, window_from, window_to) do nothing
-    returning x.chunk_id`.execute(trx);
+    returning x.chunk_id, x.dataset, x.location_id, x.window_from`.execute(trx);
   await sql`
     update envdata.run_gap g set next_from = u.next_from
     from unnest(${cursors.map((c) => c.id)}::bigint[], ${cursors.map((c) => c.next)}::timestamptz[])
       as u(run_gap_id, next_from)
     where g.run_gap_id = u.run_gap_id`.execute(trx);
+  for (const probe of windows.filter((w) => w.probeOf !== undefined)) {
+    const row = rows.find(
+      (r) =>
+        r.dataset === probe.dataset &&
+        r.location_id === probe.locationId &&
+        r.window_from.getTime() === probe.from.getTime(),
+    );
+    // A window settled meanwhile was not written: no probe then.
+    if (!row || !learned.scope) continue;
+    await recordProbe(trx, learned.scope, probe.dataset, row.chunk_id);
+    await trx
+      .updateTable('run_gap')
+      .set((eb) => ({ window_probes: eb('window_probes', '+', 1) }))
+      .where('run_gap_id', '=', probe.probeOf!)
+      .execute();
+  }
   return { windows: windows.length, chunks: rows.map((r) => ({ chunkId: r.chunk_id, urgent })) };
 }
 

@@ -4,23 +4,33 @@ import type { ClaimedChunk } from './claim-chunk.js';
 
 /**
  * The service said the window is too long (or its answer too large): the chunk is split into
- * two halves on whole hours (queued, same run), and marked `split`. Returns the halves' ids, or
- * `[]` for a one-hour chunk, which cannot be split (the caller fails it).
+ * two halves on whole hours (queued, same run), or into windows of `pieceHours` from its start
+ * when given (a refused probe goes back to the window known to be accepted), and marked
+ * `split`. Returns the new chunks' ids, or `[]` for a one-hour chunk, which cannot be split
+ * (the caller fails it).
  */
 export async function splitChunk(
   db: Kysely<Database>,
-  chunk: ClaimedChunk,
+  chunk: Pick<ClaimedChunk, 'chunkId' | 'runId' | 'dataset' | 'location' | 'window'>,
   attempts: number,
   code = 'RANGE_TOO_LONG',
+  pieceHours?: number,
 ): Promise<number[]> {
   const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
   if (hours <= 1) return [];
-  const middle = new Date(chunk.window.from.getTime() + Math.floor(hours / 2) * 3_600_000);
+  const halving = pieceHours === undefined || pieceHours < 1 || pieceHours >= hours;
+  const step = halving ? Math.floor(hours / 2) : pieceHours;
   return db.transaction().execute(async (trx) => {
-    const halves = [
-      { from: chunk.window.from, to: middle },
-      { from: middle, to: chunk.window.to },
-    ];
+    const halves: { from: Date; to: Date }[] = [];
+    for (let t = chunk.window.from.getTime(); t < chunk.window.to.getTime();) {
+      const to = Math.min(t + step * 3_600_000, chunk.window.to.getTime());
+      halves.push({ from: new Date(t), to: new Date(to) });
+      t = to;
+    }
+    // Halves of an odd number of hours: the second takes the extra hour, as it always did.
+    if (halving && halves.length === 3) {
+      halves.splice(1, 2, { from: halves[1]!.from, to: chunk.window.to });
+    }
     const ids: number[] = [];
     for (const half of halves) {
       const row = await trx
@@ -50,7 +60,9 @@ export async function splitChunk(
         attempts,
         calls: eb('calls', '+', 1),
         error_code: code,
-        error_message: `split into ${halves.length} windows of at most ${Math.ceil(hours / 2)} h`,
+        error_message: `split into ${halves.length} windows of at most ${Math.max(
+          ...halves.map((h) => (h.to.getTime() - h.from.getTime()) / 3_600_000),
+        )} h`,
         finished_at: new Date(),
       }))
       .where('chunk_id', '=', chunk.chunkId)

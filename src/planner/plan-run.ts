@@ -3,7 +3,9 @@ import type { RateLimitRule } from '../config/rate-limit.js';
 import type { Location } from '../locations/location.js';
 import type { Dataset } from '../types.js';
 import type { Database, RunKind } from '../warehouse/schema.js';
+import { settledWindow, START_WINDOW_HOURS, type WindowScope } from '../windows/learned-window.js';
 import { countHours, countWindows } from '../windows/tile-windows.js';
+import { readHistoryWindow } from '../ledger/history-window.js';
 import { estimateDurationMs, rowsPerHour } from './estimate-plan.js';
 import { explainPlan, KNOWN_ACCEPTED_WINDOW_HOURS } from './explain-plan.js';
 import { createRunWithGaps } from '../ledger/create-run-with-gaps.js';
@@ -18,6 +20,11 @@ export interface RunRequest {
   readonly from: Date;
   readonly to: Date;
   readonly windowHours: number;
+  /**
+   * ENVDATA_HISTORY_WINDOW=auto: chunks are sized by the window learned for the key and dataset
+   * (`src/windows/learned-window.ts`) as they are materialized; `windowHours` is unused then.
+   */
+  readonly windowAuto?: boolean;
   /** Higher runs are dispatched first (a nightly sync before a long backfill). */
   readonly priority?: number;
   /** Holes asked about less than this long ago are not planned again (ENVDATA_MISSING_RECHECK). */
@@ -33,32 +40,54 @@ export interface PlanEstimate {
    * window it refuses is split, so a longer `--window` is counted at 48 h.
    */
   readonly calls: number;
+  /** History requests at the 48 h window every plan accepts: what a fixed 48 h window costs. */
+  readonly callsAt48h: number;
+  /** The chunks are sized by the learned window (`windowHours` of each dataset below). */
+  readonly windowAuto: boolean;
   readonly expectedRows: number;
   readonly durationMs: number;
-  readonly byDataset: Readonly<Partial<Record<Dataset, { chunks: number; expectedRows: number }>>>;
+  readonly byDataset: Readonly<Partial<Record<Dataset, DatasetEstimate>>>;
 }
+
+/** One dataset's share of a plan. */
+export interface DatasetEstimate {
+  readonly chunks: number;
+  readonly expectedRows: number;
+  /** Hours per chunk: the learned window with `windowAuto` (48 h while nothing is learned). */
+  readonly windowHours: number;
+}
+
+/** Hours per chunk by dataset when they differ from the request's (the learned windows). */
+export type WindowHoursByDataset = Readonly<Partial<Record<Dataset, number>>>;
 
 /** Counts what a set of gaps will cost, without materializing a single chunk. */
 export function estimateGaps(
   gaps: readonly Gap[],
-  request: Pick<RunRequest, 'locations' | 'windowHours'>,
+  request: Pick<RunRequest, 'locations' | 'windowHours' | 'windowAuto'>,
   rateLimits: readonly RateLimitRule[],
+  learned: WindowHoursByDataset = {},
 ): PlanEstimate {
   const regions = new Map(request.locations.map((l) => [l.locationId, l.pollenRegion]));
-  const byDataset: Partial<Record<Dataset, { chunks: number; expectedRows: number }>> = {};
+  const byDataset: Partial<
+    Record<Dataset, { chunks: number; expectedRows: number; windowHours: number }>
+  > = {};
+  const auto = request.windowAuto ?? false;
   let chunks = 0;
   let expectedRows = 0;
   let calls = 0;
+  let callsAt48h = 0;
   const acceptedHours = Math.min(request.windowHours, KNOWN_ACCEPTED_WINDOW_HOURS);
   for (const gap of gaps) {
-    const n = countWindows(gap.from, gap.to, request.windowHours);
-    calls += countWindows(gap.from, gap.to, acceptedHours);
-    const rows =
-      countHours(gap.from, gap.to) *
-      rowsPerHour(gap.dataset, regions.get(gap.locationId) ?? 'rest_of_world');
+    const hours = countHours(gap.from, gap.to);
+    // A learned window is laid from the gap's start (`tileFrom`), a fixed one on the UTC grid.
+    const windowHours = auto ? (learned[gap.dataset] ?? START_WINDOW_HOURS) : request.windowHours;
+    const n = auto ? Math.ceil(hours / windowHours) : countWindows(gap.from, gap.to, windowHours);
+    calls += auto ? n : countWindows(gap.from, gap.to, acceptedHours);
+    callsAt48h += countWindows(gap.from, gap.to, KNOWN_ACCEPTED_WINDOW_HOURS);
+    const rows = hours * rowsPerHour(gap.dataset, regions.get(gap.locationId) ?? 'rest_of_world');
     chunks += n;
     expectedRows += rows;
-    const d = (byDataset[gap.dataset] ??= { chunks: 0, expectedRows: 0 });
+    const d = (byDataset[gap.dataset] ??= { chunks: 0, expectedRows: 0, windowHours });
     d.chunks += n;
     d.expectedRows += rows;
   }
@@ -66,10 +95,30 @@ export function estimateGaps(
     gaps: gaps.length,
     chunks,
     calls,
+    callsAt48h,
+    windowAuto: auto,
     expectedRows,
     durationMs: estimateDurationMs(calls, rateLimits),
     byDataset,
   };
+}
+
+/**
+ * The window each dataset's chunks would be planned with now at `scope`: the accepted window
+ * learned so far, else the first one (48 h).
+ */
+export async function learnedWindowHours(
+  db: Kysely<Database>,
+  datasets: readonly Dataset[],
+  scope: WindowScope | undefined,
+): Promise<WindowHoursByDataset> {
+  const learned: Partial<Record<Dataset, number>> = {};
+  for (const dataset of datasets) {
+    learned[dataset] = scope
+      ? settledWindow(await readHistoryWindow(db, scope, dataset))
+      : START_WINDOW_HOURS;
+  }
+  return learned;
 }
 
 /**
@@ -83,7 +132,11 @@ export async function planRun(
   db: Kysely<Database>,
   request: RunRequest,
   rateLimits: readonly RateLimitRule[],
-  options: { dryRun?: boolean } = {},
+  options: {
+    dryRun?: boolean;
+    /** The key and address whose learned window the estimate of an auto-window run uses. */
+    windowScope?: WindowScope;
+  } = {},
 ): Promise<{
   runId: number | undefined;
   estimate: PlanEstimate;
@@ -106,7 +159,10 @@ export async function planRun(
     recheckMs: request.recheckMs ?? DEFAULT_RECHECK_MS,
     ...(request.now && { now: request.now }),
   });
-  const estimate = estimateGaps(gaps, request, rateLimits);
+  const learned = request.windowAuto
+    ? await learnedWindowHours(db, request.datasets, options.windowScope)
+    : {};
+  const estimate = estimateGaps(gaps, request, rateLimits, learned);
   const notes = explainPlan(request, gaps);
   if (options.dryRun || gaps.length === 0) return { runId: undefined, estimate, gaps, notes };
 
@@ -114,13 +170,14 @@ export async function planRun(
     kind: request.kind,
     priority: request.priority ?? 0,
     windowHours: request.windowHours,
+    windowAuto: request.windowAuto ?? false,
     gaps,
     request: {
       datasets: request.datasets,
       from: request.from.toISOString(),
       to: request.to.toISOString(),
       locations: request.locations.map((l) => l.locationId),
-      windowHours: request.windowHours,
+      windowHours: request.windowAuto ? 'auto' : request.windowHours,
       estimate,
     },
   });

@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
+import type { RedisClient } from './create-redis.js';
 import type { QueueName } from './queue-names.js';
 import { parseWorkerName, type WorkerIdentity } from './worker-identity.js';
 
@@ -15,17 +16,21 @@ export interface ConnectedWorker extends WorkerIdentity {
 /**
  * The workers of `queue` connected to Redis now: BullMQ names each worker's connection
  * `<prefix>:<base64 queue>:w:<name>` and ours announce `host:pid:concurrency` (`workerName`).
- * Read from `CLIENT LIST` directly: BullMQ's `getWorkers()` reports the queue name instead.
+ * Read from `CLIENT LIST` directly: BullMQ's `getWorkers()` reports the queue name instead. On a
+ * cluster, from every master's list: a name is set on the one node the SETNAME went to.
  */
 export async function listRedisWorkers(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   queue: QueueName,
 ): Promise<ConnectedWorker[]> {
   const ownName = `${prefix}:${Buffer.from(queue).toString('base64')}:w:`;
-  const list = String(await redis.client('LIST'));
+  const lists =
+    redis instanceof Cluster
+      ? await Promise.all(redis.nodes('master').map((node) => node.client('LIST')))
+      : [await redis.client('LIST')];
   const workers: ConnectedWorker[] = [];
-  for (const line of list.split(/\r?\n/)) {
+  for (const line of lists.map(String).join('\n').split(/\r?\n/)) {
     const fields = new Map(
       line.split(' ').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
     );

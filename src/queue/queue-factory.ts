@@ -9,20 +9,25 @@ import {
   type QueueOptions,
   type WorkerOptions,
 } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { QueueBackend } from '../config/config.js';
+import type { RedisNode } from '../config/redis-cluster-nodes.js';
 import { trackResource } from '../lifecycle/open-resources.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import type { Database } from '../warehouse/schema.js';
 import type { CallCounter } from './call-counter.js';
-import { assertRedisAnswers, createRedis } from './create-redis.js';
+import type { CallSlots } from './call-slots.js';
+import { assertRedisAnswers, createRedis, type RedisClient } from './create-redis.js';
 import { listPostgresWorkers, listRedisWorkers, type ConnectedWorker } from './list-workers.js';
 import { PostgresCallCounter } from './postgres-call-counter.js';
+import { PostgresCallSlots } from './postgres-call-slots.js';
 import type { QueueName } from './queue-names.js';
 import { RedisCallCounter } from './redis-call-counter.js';
+import { RedisCallSlots } from './redis-call-slots.js';
+import { RedisKeyspace } from './redis-keyspace.js';
+import { clusterNodesOf, describeRedisTarget, type RedisTarget } from './redis-target.js';
 
 /**
  * How long closing one queue, worker or connection may wait on Redis or Postgres. Workers wind up
@@ -48,9 +53,17 @@ export interface QueueFactoryOptions {
   /** Where BullMQ keeps the queue (ENVDATA_QUEUE_BACKEND); default `redis`. */
   backend?: QueueBackend;
   redisUrl: string;
+  /**
+   * The nodes of a Redis Cluster (REDIS_CLUSTER_NODES) to use instead of `redisUrl`, with its
+   * credentials and TLS; empty or absent: one Redis at `redisUrl`.
+   */
+  redisClusterNodes?: readonly RedisNode[];
   /** The warehouse's database; with the `postgres` backend, the queue's too. */
   databaseUrl?: string;
-  /** BullMQ key prefix (ENVDATA_QUEUE_PREFIX); Redis only. */
+  /**
+   * ENVDATA_QUEUE_PREFIX; Redis only. Every key is named from it by `RedisKeyspace` (on a
+   * cluster, as the hash tag `{prefix}`).
+   */
   prefix: string;
   /**
    * The warehouse pool, for what the `postgres` backend keeps in our own tables (the call budget)
@@ -66,9 +79,10 @@ interface Closer {
 
 /**
  * The queue seam: creates BullMQ queues, workers and event listeners on connections of its own,
- * on Redis (the default, with the configured prefix) or on Postgres (schema `envdata_queue` of
- * DATABASE_URL). Callers see the same BullMQ API either way. `close()` closes everything it
- * created.
+ * on Redis (the default, with the configured prefix), on a Redis Cluster (REDIS_CLUSTER_NODES:
+ * every connection is an ioredis `Cluster`, every key in the slot of `{prefix}`) or on Postgres
+ * (schema `envdata_queue` of DATABASE_URL). Callers see the same BullMQ API either way.
+ * `close()` closes everything it created.
  *
  * On Postgres each queue, worker and listener owns a small `pg` pool plus, for workers and
  * listeners, one LISTEN connection (BullMQ's `PostgresConnection`): the warehouse pool is not
@@ -77,13 +91,19 @@ interface Closer {
  */
 export class QueueFactory {
   private readonly closers: Closer[] = [];
-  private shared: Redis | undefined;
+  private shared: RedisClient | undefined;
   private readonly untrack: () => void;
+  /** Where the Redis backend's connections go: REDIS_URL, or the cluster's nodes. */
+  private readonly redis: RedisTarget;
+  /** The names of every Redis key (BullMQ's prefix, envdata's own keys). */
+  readonly keyspace: RedisKeyspace;
 
   constructor(private readonly options: QueueFactoryOptions) {
     if (this.backend === 'postgres' && (!options.databaseUrl || !options.db)) {
       throw new Error('the postgres queue backend needs databaseUrl and db');
     }
+    this.redis = { url: options.redisUrl, clusterNodes: options.redisClusterNodes ?? [] };
+    this.keyspace = new RedisKeyspace(options.prefix, clusterNodesOf(this.redis) !== undefined);
     this.untrack = trackResource('queue factory', this.describe(), () => this.close());
   }
 
@@ -91,8 +111,14 @@ export class QueueFactory {
     return this.options.backend ?? 'redis';
   }
 
+  /** The BullMQ prefix of every queue: ENVDATA_QUEUE_PREFIX, `{ENVDATA_QUEUE_PREFIX}` on a cluster. */
   get prefix(): string {
-    return this.options.prefix;
+    return this.keyspace.bullmqPrefix;
+  }
+
+  /** Whether the Redis backend is a Redis Cluster (REDIS_CLUSTER_NODES). */
+  get cluster(): boolean {
+    return this.backend === 'redis' && clusterNodesOf(this.redis) !== undefined;
   }
 
   /**
@@ -100,25 +126,32 @@ export class QueueFactory {
    * code that works on both backends goes through `callCounter()`, `listWorkers()` and
    * `assertAnswers()`.
    */
-  connection(): Redis {
+  connection(): RedisClient {
     if (this.backend !== 'redis') {
       throw new Error('QueueFactory.connection(): the queue is on Postgres; there is no Redis');
     }
-    this.shared ??= createRedis(this.options.redisUrl, 'client', 'queue');
+    this.shared ??= createRedis(this.redis, 'client', 'queue');
     return this.shared;
   }
 
   /** The call budget's counters, beside the queue: Redis keys, or `envdata.call_budget`. */
   callCounter(): CallCounter {
     return this.backend === 'redis'
-      ? new RedisCallCounter(this.connection(), `${this.options.prefix}:envdata`)
+      ? new RedisCallCounter(this.connection(), this.keyspace)
       : new PostgresCallCounter(this.options.db!);
+  }
+
+  /** The call slots of the tightest rule, beside the queue: a Redis list, or `envdata.call_pace`. */
+  callSlots(): CallSlots {
+    return this.backend === 'redis'
+      ? new RedisCallSlots(this.connection(), this.keyspace)
+      : new PostgresCallSlots(this.options.db!);
   }
 
   /** The workers connected to `queue` now, with the name they announced (`workerName`). */
   listWorkers(queue: QueueName): Promise<ConnectedWorker[]> {
     return this.backend === 'redis'
-      ? listRedisWorkers(this.connection(), this.options.prefix, queue)
+      ? listRedisWorkers(this.connection(), this.prefix, queue)
       : listPostgresWorkers(this.options.db!(), queue);
   }
 
@@ -127,7 +160,7 @@ export class QueueFactory {
    * the operator's next step.
    */
   assertAnswers(): Promise<void> {
-    return assertQueueAnswers(this.options);
+    return assertQueueAnswers({ ...this.options, redis: this.redis });
   }
 
   queue<Data = unknown>(name: QueueName, options: Partial<QueueOptions> = {}): Queue<Data> {
@@ -136,7 +169,7 @@ export class QueueFactory {
       queue = new Queue<Data>(name, {
         ...options,
         connection: this.connection(),
-        prefix: this.options.prefix,
+        prefix: this.prefix,
       });
     } else {
       queue = asRedisTyped<Queue<Data>>(
@@ -187,11 +220,11 @@ export class QueueFactory {
       });
       return worker;
     }
-    const connection = createRedis(this.options.redisUrl, 'worker', `worker:${name}`);
+    const connection = createRedis(this.redis, 'worker', `worker:${name}`);
     const worker = new Worker<Data, Result>(name, processor, {
       ...options,
       connection,
-      prefix: this.options.prefix,
+      prefix: this.prefix,
     });
     // BullMQ leaves a connection it was handed open; this factory owns it and closes it.
     this.closers.push({
@@ -229,8 +262,8 @@ export class QueueFactory {
       });
       return events;
     }
-    const connection = createRedis(this.options.redisUrl, 'worker', `events:${name}`);
-    const events = new QueueEvents(name, { connection, prefix: this.options.prefix });
+    const connection = createRedis(this.redis, 'worker', `events:${name}`);
+    const events = new QueueEvents(name, { connection, prefix: this.prefix });
     events.on('error', () => undefined);
     this.closers.push({
       kind: 'worker',
@@ -284,7 +317,7 @@ export class QueueFactory {
 
   private describe(): string {
     return this.backend === 'redis'
-      ? this.options.prefix
+      ? `${this.prefix} on ${describeRedisTarget(this.redis)}`
       : `${maskUrl(this.options.databaseUrl!)} schema ${POSTGRES_QUEUE_SCHEMA}`;
   }
 }
@@ -295,10 +328,11 @@ export class QueueFactory {
  */
 export async function assertQueueAnswers(options: {
   backend?: QueueBackend;
-  redisUrl: string;
+  /** The Redis backend's Redis: REDIS_URL, or a cluster (`redisTargetOf(config)`). */
+  redis: RedisTarget;
   databaseUrl?: string;
 }): Promise<void> {
-  if ((options.backend ?? 'redis') === 'redis') await assertRedisAnswers(options.redisUrl);
+  if ((options.backend ?? 'redis') === 'redis') await assertRedisAnswers(options.redis);
   else await assertDatabaseAnswers(options.databaseUrl!);
 }
 
@@ -324,7 +358,7 @@ function asRedisTyped<T>(value: unknown): T {
 }
 
 /** QUIT when Redis answers (pending replies arrive first), else drop the socket at once. */
-async function closeConnection(connection: Redis): Promise<void> {
+async function closeConnection(connection: RedisClient): Promise<void> {
   if (connection.status === 'ready') {
     const quitting = connection.quit().catch(() => undefined);
     if (await settlesWithin(quitting, CLOSE_WAIT_MS)) return;

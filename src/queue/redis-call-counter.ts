@@ -1,15 +1,20 @@
-import type { Redis } from 'ioredis';
 import type { CallCounter } from './call-counter.js';
+import type { RedisClient } from './create-redis.js';
+import type { RedisKeyspace } from './redis-keyspace.js';
 
-/** The call counters as Redis keys `<prefix>:budget:<durationMs>:<window>`, INCR + PEXPIRE. */
+/**
+ * The call counters as Redis keys (`RedisKeyspace.budgetCounter`: `<prefix>:envdata:budget:
+ * <durationMs>:<window>`), INCR + PEXPIRE in one MULTI: on a cluster the key is in the
+ * installation's one slot, beside BullMQ's.
+ */
 export class RedisCallCounter implements CallCounter {
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keyspace: RedisKeyspace,
   ) {}
 
   async increment(durationMs: number, windowIndex: number): Promise<number> {
-    const key = `${this.prefix}:budget:${durationMs}:${windowIndex}`;
+    const key = this.keyspace.budgetCounter(durationMs, windowIndex);
     const [[, used]] = (await this.redis
       .multi()
       .incr(key)

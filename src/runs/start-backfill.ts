@@ -1,4 +1,5 @@
 import type { Uses } from '../app/app-resources.js';
+import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { findRunningBackfill, tagRunRequest } from '../ledger/find-running-backfill.js';
 import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run.js';
@@ -6,7 +7,7 @@ import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run
 /** What `envdata backfill` asks for: a run request, of kind `backfill`, at the default priority. */
 export type BackfillRequest = Pick<
   RunRequest,
-  'datasets' | 'locations' | 'from' | 'to' | 'windowHours'
+  'datasets' | 'locations' | 'from' | 'to' | 'windowHours' | 'windowAuto'
 >;
 
 export interface BackfillStart {
@@ -34,8 +35,9 @@ export async function startBackfill(
     from: request.from.toISOString(),
     to: request.to.toISOString(),
     locations: request.locations.map((l) => l.locationId).sort((a, b) => a - b),
-    windowHours: request.windowHours,
+    windowHours: request.windowAuto ? 'auto' : request.windowHours,
   };
+  const windowScope = historyWindowScope(app.config);
   const recheckMs = app.config.ingest.recheckMs;
   if (!options.dryRun) {
     const same = await findRunningBackfill(app.db, signature);
@@ -47,7 +49,7 @@ export async function startBackfill(
         app.db,
         { kind: 'backfill', ...request, recheckMs },
         app.config.rateLimits,
-        { dryRun: true },
+        { dryRun: true, ...(windowScope && { windowScope }) },
       );
       return { runId: same, estimate: estimate.estimate, resumed: true, notes: estimate.notes };
     }
@@ -56,7 +58,7 @@ export async function startBackfill(
     app.db,
     { kind: 'backfill', ...request, recheckMs },
     app.config.rateLimits,
-    options,
+    { ...options, ...(windowScope && { windowScope }) },
   );
   if (runId !== undefined) {
     await tagRunRequest(app.db, runId, signature);

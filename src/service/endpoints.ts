@@ -25,24 +25,73 @@ const WEATHER = [UNITS_SI];
 const NONE: readonly QueryOption[] = [];
 
 export const ENDPOINTS = {
-  pollenLatestByLatLng: endpoint('/latest/pollen/by-lat-lng', 'latLng', false, POLLEN),
-  pollenLatestByPlace: endpoint('/latest/pollen/by-place', 'place', false, POLLEN),
-  pollenHistoryByLatLng: endpoint('/history/pollen/by-lat-lng', 'latLng', true, POLLEN),
-  pollenHistoryByPlace: endpoint('/history/pollen/by-place', 'place', true, POLLEN),
-  pollenForecastByLatLng: endpoint('/forecast/pollen/by-lat-lng', 'latLng', false, POLLEN),
-  pollenForecastByPlace: endpoint('/forecast/pollen/by-place', 'place', false, POLLEN),
+  pollenLatestByLatLng: endpoint(
+    '/latest/pollen/by-lat-lng',
+    'latLng',
+    false,
+    POLLEN,
+    'pollen_latest',
+  ),
+  pollenLatestByPlace: endpoint('/latest/pollen/by-place', 'place', false, POLLEN, 'pollen_latest'),
+  pollenHistoryByLatLng: endpoint(
+    '/history/pollen/by-lat-lng',
+    'latLng',
+    true,
+    POLLEN,
+    'pollen_history',
+  ),
+  pollenHistoryByPlace: endpoint(
+    '/history/pollen/by-place',
+    'place',
+    true,
+    POLLEN,
+    'pollen_history',
+  ),
+  pollenForecastByLatLng: endpoint(
+    '/forecast/pollen/by-lat-lng',
+    'latLng',
+    false,
+    POLLEN,
+    'pollen_forecast_48h',
+  ),
+  pollenForecastByPlace: endpoint(
+    '/forecast/pollen/by-place',
+    'place',
+    false,
+    POLLEN,
+    'pollen_forecast_48h',
+  ),
   pollenForecast120hByLatLng: endpoint(
     '/forecast/v2/pollen/120hr/by-lat-lng',
     'latLng',
     false,
     POLLEN,
+    'pollen_forecast_120h',
   ),
-  pollenForecast120hByPlace: endpoint('/forecast/v2/pollen/120hr/by-place', 'place', false, POLLEN),
-  weatherLatest: endpoint('/weather/latest/by-lat-lng', 'latLng', false, WEATHER),
-  weatherHistory: endpoint('/weather/history/by-lat-lng', 'latLng', true, WEATHER),
-  weatherForecast: endpoint('/weather/forecast/by-lat-lng', 'latLng', false, WEATHER),
-  geocode: endpoint('/geocode/by-place', 'place', false, NONE),
-  reverseGeocode: endpoint('/geocode/reverse/by-lat-lng', 'latLng', false, NONE),
+  pollenForecast120hByPlace: endpoint(
+    '/forecast/v2/pollen/120hr/by-place',
+    'place',
+    false,
+    POLLEN,
+    'pollen_forecast_120h',
+  ),
+  weatherLatest: endpoint('/weather/latest/by-lat-lng', 'latLng', false, WEATHER, 'weather_latest'),
+  weatherHistory: endpoint(
+    '/weather/history/by-lat-lng',
+    'latLng',
+    true,
+    WEATHER,
+    'weather_history',
+  ),
+  weatherForecast: endpoint(
+    '/weather/forecast/by-lat-lng',
+    'latLng',
+    false,
+    WEATHER,
+    'weather_forecast_72h',
+  ),
+  geocode: endpoint('/geocode/by-place', 'place', false, NONE, 'geocode'),
+  reverseGeocode: endpoint('/geocode/reverse/by-lat-lng', 'latLng', false, NONE, 'reverse_geocode'),
 } as const;
 
 /** The client method name of each endpoint: `pollenHistoryByLatLng`, `weatherLatest`… */
@@ -53,6 +102,12 @@ export type EndpointLocation = 'latLng' | 'place';
 
 /** One endpoint of the table. */
 export interface Endpoint {
+  /**
+   * Its logical name, how metrics and `envdata.api_call_minute` count its calls: one name for
+   * the by-coordinates and by-place forms of an answer (`pollen_history`, `weather_latest`,
+   * `geocode`…). A bounded set: never a location or a query.
+   */
+  readonly name: string;
   /** Path relative to the base address, e.g. `/history/pollen/by-lat-lng`. */
   readonly path: string;
   readonly location: EndpointLocation;
@@ -62,12 +117,23 @@ export interface Endpoint {
   readonly options: readonly QueryOption[];
 }
 
-/** Describes an endpoint (frozen). */
+/**
+ * Describes an endpoint (frozen). `name` defaults to the path in snake case
+ * (`/weather/history/by-lat-lng` → `weather_history_by_lat_lng`).
+ */
 export function endpoint(
   path: string,
   location: EndpointLocation,
   range: boolean,
   options: readonly QueryOption[],
+  name: string = nameOfPath(path),
 ): Endpoint {
-  return Object.freeze({ path, location, range, options: Object.freeze([...options]) });
+  return Object.freeze({ name, path, location, range, options: Object.freeze([...options]) });
+}
+
+function nameOfPath(path: string): string {
+  return path
+    .replace(/^\/+|\/+$/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toLowerCase();
 }

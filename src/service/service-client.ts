@@ -61,6 +61,13 @@ export interface ServiceClientOptions {
   readonly signal?: AbortSignal | undefined;
   /** Receives a `debug` line per call and a `warn` line per payload with rejected records. */
   readonly logger?: Logger | undefined;
+  /**
+   * Told of every request that reached the wire, once it is answered or failed: the endpoint's
+   * logical `name` and the HTTP status as a string (`"200"`, `"429"`), or `"error"` for a
+   * transport failure or timeout. A query refused before sending is no call. It must be cheap
+   * and must not throw (metrics, `envdata.api_call_minute`).
+   */
+  readonly onCall?: ((endpoint: string, status: string) => void) | undefined;
 }
 
 /**
@@ -146,6 +153,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const { apiKey, connectTimeoutMs, requestTimeoutMs, signal } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.logger?.child({ component: 'service-client' });
+  const onCall = options.onCall;
   const pool = new Pool(origin, {
     connections: options.connections,
     connectTimeout: connectTimeoutMs,
@@ -214,9 +222,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       requestTimeoutMs,
     );
     const abandon = () => controller.abort(new CallAborted('its caller aborted it: a shutdown'));
-    if (signal?.aborted) abandon();
+    const abandonedBefore = signal?.aborted === true;
+    if (abandonedBefore) abandon();
     signal?.addEventListener('abort', abandon, { once: true });
     let status: number;
+    let answered: number | undefined;
     let responseHeaders: Record<string, string | string[] | undefined>;
     let body: string;
     try {
@@ -227,12 +237,17 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         signal: controller.signal,
       });
       status = response.statusCode;
+      answered = status;
       responseHeaders = response.headers;
       body = scrubSecret(
         await readCappedBody(response.body, response.headers, maxBodyBytes),
         apiKey,
       );
     } catch (thrown) {
+      // A body cut short or too large still had its status: the service answered it. A call
+      // abandoned before it started never reached the wire.
+      if (answered !== undefined) onCall?.(endpoint.name, String(answered));
+      else if (!abandonedBefore) onCall?.(endpoint.name, 'error');
       const error = classifyTransportError(thrown, {
         endpoint: endpoint.path,
         baseUrl,
@@ -249,6 +264,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       signal?.removeEventListener('abort', abandon);
     }
 
+    onCall?.(endpoint.name, String(status));
     const context: ParseContext = { rawBody: body, endpoint: endpoint.path, httpStatus: status };
     let json: unknown;
     if (status >= 200 && status < 300) {

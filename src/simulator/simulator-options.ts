@@ -65,6 +65,11 @@ export interface SimulatorOptions extends SimulatorRuntimeOptions {
   readonly adminToken: string | undefined;
   /** Where start-up and unexpected errors are logged. Default: nowhere. Keys are never logged. */
   readonly logger: Logger | undefined;
+  /**
+   * How many recent service requests to keep with their query and client address
+   * (`RunningSimulator.requests()`, `GET /__admin/requests`), 0–1,000,000. Default 0: none.
+   */
+  readonly requestLog: number;
 }
 
 /** The defaults of every option. */
@@ -81,4 +86,5 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = Object.freeze({
   admin: true,
   adminToken: undefined,
   logger: undefined,
+  requestLog: 0,
 });

@@ -5,6 +5,8 @@ import { FaultInjector } from './faults/fault-injector.js';
 import type { FaultSettings } from './faults/fault-settings.js';
 import { resolveShapes, type ShapeVariants } from './render/shape-variants.js';
 import type { SimulatorRuntimeOptions } from './simulator-options.js';
+import { maskKey } from './stats/mask-key.js';
+import { RequestLog } from './stats/request-log.js';
 import { StatsRecorder } from './stats/simulator-stats.js';
 
 /** Everything one running simulator keeps between requests. */
@@ -15,6 +17,8 @@ export class SimulatorState {
   readonly faults: FaultInjector;
   readonly gate: AccessGate;
   readonly stats = new StatsRecorder();
+  /** The recent requests with their queries (`requestLog` option; off by default). */
+  readonly requests: RequestLog;
   /** Responses held by `hang` faults, ended when the simulator closes. */
   readonly held = new Set<ServerResponse>();
   /** Pending `latency` timers, cleared when the simulator closes. */
@@ -27,12 +31,18 @@ export class SimulatorState {
     readonly logger: Logger | undefined,
     /** What `/__admin/…` requires; `undefined`: open (loopback only). */
     readonly adminToken: string | undefined = undefined,
+    requestLog = 0,
   ) {
     this.#options = options;
     this.#shapes = resolveShapes(options.legacyShapes);
     this.#fixedNowMs = fixedNow(options.now);
     this.faults = new FaultInjector(faults);
-    this.gate = new AccessGate(() => this.#options, faults.seed ?? 1);
+    this.gate = new AccessGate(
+      () => this.#options,
+      faults.seed ?? 1,
+      (key, start, allowed) => this.stats.recordRateCall(maskKey(key), start, allowed),
+    );
+    this.requests = new RequestLog(requestLog);
   }
 
   get options(): SimulatorRuntimeOptions {

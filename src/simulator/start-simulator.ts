@@ -14,6 +14,7 @@ import {
   type SimulatorRuntimeOptions,
 } from './simulator-options.js';
 import { SimulatorState } from './simulator-state.js';
+import type { LoggedRequest } from './stats/request-log.js';
 import type { SimulatorStats } from './stats/simulator-stats.js';
 
 /** A simulator listening on a port, and its controls. */
@@ -25,7 +26,10 @@ export interface RunningSimulator {
   close(): Promise<void>;
   /** Requests counted since start or the last reset. */
   stats(): SimulatorStats;
+  /** Zeroes the stats and empties the request log. */
   resetStats(): void;
+  /** The recent requests, oldest first (`requestLog` option; empty without it). */
+  requests(): LoggedRequest[];
   /** Forgets rate-limit windows and quota counts. */
   resetLimits(): void;
   /** Replaces every fault rule and script: settings or the compact spec text. */
@@ -58,8 +62,14 @@ export async function startSimulator(
   options: Partial<SimulatorOptions> = {},
 ): Promise<RunningSimulator> {
   const merged: SimulatorOptions = { ...DEFAULT_SIMULATOR_OPTIONS, ...definedOnly(options) };
-  const { port, host, faults, admin, adminToken, logger, ...runtime } = merged;
+  const { port, host, faults, admin, adminToken, logger, requestLog, ...runtime } = merged;
   checkAdminAccess(host, admin, adminToken);
+  if (!(Number.isSafeInteger(requestLog) && requestLog >= 0 && requestLog <= 1_000_000)) {
+    throw new EnvdataError(
+      'CONFIG_INVALID',
+      `Invalid simulator options: requestLog must be a whole number of requests from 0 to 1000000 (got ${requestLog})`,
+    );
+  }
   let faultSettings: FaultSettings;
   try {
     readRuntimeOptions(runtime);
@@ -73,7 +83,7 @@ export async function startSimulator(
       },
     );
   }
-  const state = new SimulatorState(runtime, faultSettings, admin, logger, adminToken);
+  const state = new SimulatorState(runtime, faultSettings, admin, logger, adminToken, requestLog);
   const server = createServer(createRequestListener(state));
   server.keepAliveTimeout = 5_000;
 
@@ -114,7 +124,11 @@ export async function startSimulator(
       return closing;
     },
     stats: () => state.stats.snapshot(),
-    resetStats: () => state.stats.reset(),
+    resetStats: () => {
+      state.stats.reset();
+      state.requests.clear();
+    },
+    requests: () => state.requests.entries(),
     resetLimits: () => state.gate.reset(),
     setFaults: (settings) => state.faults.set(readFaultSettings(settings)),
     addFaultScripts: (scripts) =>

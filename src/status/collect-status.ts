@@ -3,6 +3,7 @@ import type { QueueBackend } from '../config/config.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import type { ConnectedWorker } from '../queue/list-workers.js';
+import { redisAddressOf, redisTargetOf } from '../queue/redis-target.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
@@ -28,13 +29,14 @@ export interface EnvdataStatus {
  * (`envdata status`).
  */
 export async function collectStatus(app: Uses<'config' | 'db' | 'queues'>): Promise<EnvdataStatus> {
-  const { databaseUrl, redisUrl, queueBackend } = app.config;
-  const postgres = await probe(databaseUrl, async () => {
+  const { databaseUrl, queueBackend } = app.config;
+  const postgres = await probe(maskUrl(databaseUrl), async () => {
     await assertDatabaseAnswers(databaseUrl);
     return { pendingMigrations: await pendingMigrations(app.db) };
   });
-  const queueUrl = queueBackend === 'redis' ? redisUrl : databaseUrl;
-  const queue = await probe(queueUrl, async () => {
+  const queueAddress =
+    queueBackend === 'redis' ? redisAddressOf(redisTargetOf(app.config)) : maskUrl(databaseUrl);
+  const queue = await probe(queueAddress, async () => {
     await app.queues.assertAnswers();
     const queues: Record<string, Record<string, number>> = {};
     for (const name of Object.values(QUEUE_NAMES)) {
@@ -48,14 +50,15 @@ export async function collectStatus(app: Uses<'config' | 'db' | 'queues'>): Prom
   return { postgres, redis: { ...queue, backend: queueBackend } };
 }
 
+/** `url`: where the service is, as shown (a masked URL, or a cluster's nodes). */
 async function probe<T extends object>(
   url: string,
   check: () => Promise<T>,
 ): Promise<ServiceHealth & Partial<T>> {
   try {
-    return { url: maskUrl(url), ok: true, ...(await check()) };
+    return { url, ok: true, ...(await check()) };
   } catch (error) {
     if (!isEnvdataError(error)) throw error;
-    return { url: maskUrl(url), ok: false, problem: error.message } as ServiceHealth & Partial<T>;
+    return { url, ok: false, problem: error.message } as ServiceHealth & Partial<T>;
   }
 }

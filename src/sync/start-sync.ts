@@ -24,6 +24,8 @@ export interface SyncEstimate {
   /** Snapshot calls (latest readings and forecasts), besides the history calls. */
   readonly snapshots: number;
   readonly leftToBackfill: readonly LeftToBackfill[];
+  /** The end of the last complete hour: where the sync's history would stop. */
+  readonly end: Date;
 }
 
 function syncRequest(
@@ -57,6 +59,7 @@ export async function estimateSync(
     ),
     snapshots: locations.length * SNAPSHOT_PRODUCTS.length,
     leftToBackfill: plan.leftToBackfill,
+    end: plan.end,
   };
 }
 

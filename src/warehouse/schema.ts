@@ -136,6 +136,8 @@ export interface RunTable {
   folded_quarantined_hours: ColumnType<string, number | undefined, number>;
   folded_not_covered_hours: ColumnType<string, number | undefined, number>;
   folded_no_data_hours: ColumnType<string, number | undefined, number>;
+  /** Chunks are sized by the learned history window (`history_window`), not `window_hours`. */
+  window_auto: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface RunGapTable {
@@ -148,6 +150,22 @@ export interface RunGapTable {
   next_from: Timestamp;
   window_hours: number;
   refetch: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Chunks planned longer than the window known to be accepted, for this gap. */
+  window_probes: ColumnType<number, number | undefined, number>;
+}
+
+/**
+ * The history window learned per dataset, key fingerprint (never the key) and service address
+ * (`ENVDATA_HISTORY_WINDOW=auto`).
+ */
+export interface HistoryWindowTable {
+  dataset: Dataset;
+  key_fingerprint: string;
+  base_url: string;
+  accepted_hours: number | null;
+  refused_hours: number | null;
+  probe_chunk_id: number | null;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export interface ChunkTable {
@@ -245,6 +263,23 @@ export interface CallBudgetTable {
   expires_at: Timestamp;
 }
 
+/** The latest call slots of the tightest rate-limit rule (Postgres queue backend). */
+export interface CallPaceTable {
+  rule: string;
+  /** Epoch milliseconds, oldest first; bigints come back as strings. */
+  slots: ColumnType<string[], number[], number[]>;
+  expires_at: Timestamp;
+}
+
+/** Calls to the service per minute and endpoint, summed over every worker (the console's chart). */
+export interface ApiCallMinuteTable {
+  minute: Timestamp;
+  endpoint: string;
+  calls: Generated<number>;
+  throttled: Generated<number>;
+  failed: Generated<number>;
+}
+
 export interface Database {
   location: LocationTable;
   pollen_species: PollenSpeciesTable;
@@ -263,4 +298,7 @@ export interface Database {
   coverage: CoverageTable;
   coverage_hole: CoverageHoleTable;
   call_budget: CallBudgetTable;
+  api_call_minute: ApiCallMinuteTable;
+  call_pace: CallPaceTable;
+  history_window: HistoryWindowTable;
 }

@@ -39,3 +39,21 @@ export function countWindows(from: Date, to: Date, hours: number): number {
 export function countHours(from: Date, to: Date): number {
   return Math.max(0, Math.ceil(to.getTime() / HOUR_MS) - Math.floor(from.getTime() / HOUR_MS));
 }
+
+/**
+ * Splits `[from, to)` into windows of `hours` laid from `from` on (not on the UTC grid): for
+ * windows whose length changes while a gap is worked off (a learned window), where the grid would
+ * leave a short window at every change. `max` stops after that many windows.
+ */
+export function tileFrom(from: Date, to: Date, hours: number, max = Infinity): Window[] {
+  if (!Number.isInteger(hours) || hours < 1) throw new RangeError(`window of ${hours} h`);
+  const size = hours * HOUR_MS;
+  const end = Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS;
+  const windows: Window[] = [];
+  for (let t = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS; t < end && windows.length < max;) {
+    const next = Math.min(t + size, end);
+    windows.push({ from: new Date(t), to: new Date(next) });
+    t = next;
+  }
+  return windows;
+}

@@ -3,7 +3,9 @@ import { Worker, type Job } from 'bullmq';
 import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
+import { CallPacer } from '../dispatch/call-pacer.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
+import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
@@ -18,6 +20,8 @@ import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest
 import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
+import { ApiCallMinuteRecorder } from '../metrics/api-call-minute-recorder.js';
+import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
 import { LandingBatcher } from './landing-batcher.js';
 
 export interface IngestWorkerOptions {
@@ -34,6 +38,20 @@ export interface IngestWorkerOptions {
 const WIND_UP_MS = 500;
 /** What closing the ledger's pending run checks may take after that. */
 const CLOSE_REST_MS = 300;
+/** What the last flush of the per-minute call counts may take at least (within the second). */
+const FLUSH_CALLS_MS = 100;
+
+/** The resources a worker uses. */
+type WorkerResources = Uses<
+  | 'abortServiceCalls'
+  | 'config'
+  | 'db'
+  | 'logger'
+  | 'observers'
+  | 'outages'
+  | 'queues'
+  | 'serviceClient'
+>;
 
 type JobData = IngestJobData | SnapshotJobData;
 
@@ -58,11 +76,12 @@ export class IngestWorker implements AppComponent {
   /** The jobs being processed (whatever BullMQ still has to record about them). */
   private readonly active = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
+  /** This process's calls per minute, for `envdata.api_call_minute`. */
+  private readonly callMinutes: ApiCallMinuteRecorder;
+  private readonly unobserve: () => void;
 
   private constructor(
-    private readonly app: Uses<
-      'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'
-    >,
+    private readonly app: WorkerResources,
     private readonly options: IngestWorkerOptions,
   ) {
     const { config, logger } = app;
@@ -72,9 +91,23 @@ export class IngestWorker implements AppComponent {
     // Throws CONFIG_INVALID without ENVDATA_API_KEY, before anything is created.
     const client = app.serviceClient;
     this.feeder = createFeeder(app);
+    const windowScope = historyWindowScope(config);
     const { limiter, others } = splitRateLimits(config.rateLimits);
     const budget = new CallBudget(app.queues.callCounter(), others);
-    const writer = new FactWriter(app.db, { archiveRaw: config.ingest.archiveRaw });
+    // The tightest rule is paced at each call when it can be (see CallPacer); BullMQ's limiter
+    // then binds nothing and only carries the pauses of 429s.
+    const pacer = CallPacer.for(app.queues.callSlots(), limiter);
+    const { observers } = app;
+    this.callMinutes = new ApiCallMinuteRecorder({
+      db: app.db,
+      logger,
+      outages: this.outages,
+    });
+    this.unobserve = observers.add(this.callMinutes);
+    const writer = new FactWriter(app.db, {
+      archiveRaw: config.ingest.archiveRaw,
+      observer: observers,
+    });
     this.batcher = new LandingBatcher(writer, {
       maxBatch: Math.max(1, Math.min(32, options.concurrency)),
       maxWaitMs: 15,
@@ -86,18 +119,23 @@ export class IngestWorker implements AppComponent {
       client,
       land: (landing) => this.batcher.land(landing),
       budget,
+      pacer,
+      stopping: this.stopping.signal,
       logger,
       maxAttempts: config.worker.maxAttempts,
       refetchAttempts: config.ingest.refetchAttempts,
       refetchDelayMs: config.ingest.refetchDelayMs,
       baseUrl: config.service.baseUrl,
       speciesRisk: config.ingest.speciesRisk,
-      pauseAll: (ms) => pauseAll(ms),
+      pauseAll: (ms, reason) => pauseAll(ms, reason),
       throttle,
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
       outages: this.outages,
+      observer: observers,
+      ...(windowScope && { windowScope, windowLearned: () => void this.feed() }),
     });
-    const pauseAll = async (ms: number): Promise<never> => {
+    const pauseAll = async (ms: number, reason: RateLimitWaitReason): Promise<never> => {
+      observers.rateLimitWait(reason);
       await this.worker.rateLimit(ms);
       throw Worker.RateLimitError();
     };
@@ -109,6 +147,8 @@ export class IngestWorker implements AppComponent {
       speciesRisk: config.ingest.speciesRisk,
       pauseAll,
       throttle,
+      pacer,
+      stopping: this.stopping.signal,
     });
     this.worker = app.queues.worker<JobData, IngestOutcome | number>(
       QUEUE_NAMES.ingest,
@@ -117,14 +157,28 @@ export class IngestWorker implements AppComponent {
         concurrency: options.concurrency,
         // `envdata status` lists the workers connected by this name.
         name: workerName(options.concurrency),
-        limiter: queueLimiter(limiter),
+        limiter: queueLimiter(pacer ? undefined : limiter),
         lockDuration: config.worker.jobLockMs,
         stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),
         maxStalledCount: 3,
         autorun: false,
       },
     );
+    // A lock BullMQ could not renew (Redis came back empty, or the lock ran out during a cut and
+    // another worker holds the job): one line per job here; BullMQ's error for it, emitted right
+    // after, is then not logged again with its stack.
+    const renewalsFailed = new Set<string>();
+    this.worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const jobId of jobIds) {
+        renewalsFailed.add(`could not renew lock for job ${jobId}`);
+        logger.warn(
+          { jobId },
+          'could not renew the lock of a job in flight: it may run elsewhere too; its chunk lands once (the ledger)',
+        );
+      }
+    });
     this.worker.on('error', (error) => {
+      if (renewalsFailed.delete(error.message)) return;
       if (this.outages.report(error)) return;
       if (isLostJob(error)) {
         // After Redis lost its data, each job in flight says so once: one line, no stack.
@@ -169,22 +223,12 @@ export class IngestWorker implements AppComponent {
    * A worker that takes no job until `start()`. Throws `CONFIG_INVALID` when ENVDATA_API_KEY is
    * not set.
    */
-  static create(
-    app: Uses<
-      'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'
-    >,
-    options: IngestWorkerOptions,
-  ): IngestWorker {
+  static create(app: WorkerResources, options: IngestWorkerOptions): IngestWorker {
     return new IngestWorker(app, options);
   }
 
   /** A worker taking jobs (and feeding the queue) at once; `close()` stops it. */
-  static start(
-    app: Uses<
-      'abortServiceCalls' | 'config' | 'db' | 'logger' | 'outages' | 'queues' | 'serviceClient'
-    >,
-    options: IngestWorkerOptions,
-  ): IngestWorker {
+  static start(app: WorkerResources, options: IngestWorkerOptions): IngestWorker {
     const worker = new IngestWorker(app, options);
     void worker.start();
     return worker;
@@ -194,6 +238,7 @@ export class IngestWorker implements AppComponent {
   start(): Promise<void> {
     if (this.timer || this.closing) return Promise.resolve();
     this.timer = setInterval(() => void this.feed(), this.options.feedIntervalMs ?? 1_000);
+    this.callMinutes.start();
     void this.worker
       .run()
       .catch((error: unknown) => this.app.logger.error({ err: error }, 'worker stopped'));
@@ -258,6 +303,9 @@ export class IngestWorker implements AppComponent {
         }
       });
       await settlesWithin(rest, Math.max(CLOSE_REST_MS, endBy - Date.now()));
+      // The calls of the jobs just wound up, counted once more (Postgres may be what is down).
+      this.unobserve();
+      await this.callMinutes.stop(Math.max(FLUSH_CALLS_MS, endBy - Date.now()));
     })();
     return this.closing;
   }

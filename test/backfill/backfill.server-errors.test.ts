@@ -108,11 +108,9 @@ describe('a service failing with 5xx, resets and hangs', () => {
       expect(status.stdout).toContain(`envdata retry ${start.runId}`);
       const json = await runCliInProcess(['status', String(start.runId), '--json'], fx.cliEnv());
       const parsed = JSON.parse(json.stdout) as {
-        runs: {
-          failedChunks: { code: string; chunks: number; examples: { location: string }[] }[];
-        }[];
+        failedChunks: { code: string; chunks: number; examples: { location: string }[] }[];
       };
-      expect(parsed.runs[0]!.failedChunks).toEqual([
+      expect(parsed.failedChunks).toEqual([
         expect.objectContaining({
           code: 'SERVER_ERROR',
           chunks: 1,

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import type { QueueBackend } from '../../src/config/config.js';
+import type { Environment } from '../../src/config/load-config.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture, type BackfillRange } from '../harness/backfill-fixture.js';
@@ -11,6 +13,8 @@ export interface ReferenceRequest extends BackfillRange {
 }
 
 export interface CleanReference {
+  /** The reference's own ENVDATA_QUEUE_PREFIX. */
+  readonly queuePrefix: string;
   /**
    * Backfills `request` into the reference warehouse with no fault and returns the digest of
    * the whole reference warehouse (every request asked so far).
@@ -20,11 +24,18 @@ export interface CleanReference {
 
 /**
  * A second warehouse in the same test file (its own database, queue prefix and fault-free
- * simulator, same locations) to compare a faulty run's warehouse with a clean run's.
+ * simulator, same locations) to compare a faulty run's warehouse with a clean run's. `env` and
+ * `options` go to its `useBackfillFixture` (a Redis Cluster's REDIS_CLUSTER_NODES, say).
  */
-export function useCleanReference(): CleanReference {
-  const fx = useBackfillFixture();
+export function useCleanReference(
+  env: Environment = {},
+  options: { queueBackend?: QueueBackend } = {},
+): CleanReference {
+  const fx = useBackfillFixture({}, env, options);
   return {
+    get queuePrefix() {
+      return fx.env.queuePrefix;
+    },
     async digestAfter(request) {
       const locations = fx.locations.filter(
         (l) => request.locationNames === undefined || request.locationNames.includes(l.name),

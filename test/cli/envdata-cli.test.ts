@@ -71,10 +71,10 @@ describe('envdata CLI', () => {
     expect(status.code).toBe(0);
     const parsed = JSON.parse(status.stdout) as {
       postgres: { ok: boolean; pendingMigrations: string[] };
-      redis: { ok: boolean };
+      queue: { ok: boolean };
     };
     expect(parsed.postgres).toMatchObject({ ok: true, pendingMigrations: [] });
-    expect(parsed.redis.ok).toBe(true);
+    expect(parsed.queue.ok).toBe(true);
   });
 
   it('locations add registers a point with its country, zone and region; a duplicate exits 2', async () => {
@@ -93,9 +93,8 @@ describe('envdata CLI', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already registered/);
     const list = await runEnvdata(['locations', 'list', '--json'], base());
-    expect((JSON.parse(list.stdout) as { name: string }[]).map((l) => l.name)).toEqual([
-      'Brisbane',
-    ]);
+    const listed = JSON.parse(list.stdout) as { locations: { name: string }[] };
+    expect(listed.locations.map((l) => l.name)).toEqual(['Brisbane']);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import { statusJson } from '../../src/cli/json/status-json.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import { retireLocations } from '../../src/locations/remove-locations.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -71,33 +72,24 @@ describe('envdata status', () => {
     expect(result.stdout).not.toMatch(ESCAPE);
   });
 
-  it('--json keeps the per-dataset freshness and adds a row per location; retired ones in neither', async () => {
+  it('--json gives each active location the freshness of every dataset, stale first', async () => {
     const result = await runCliInProcess(['status', '--json'], vars());
     expect(result.code, result.stderr).toBe(0);
-    const parsed = JSON.parse(result.stdout) as {
-      freshness: { locationId: number; name: string; dataset: string; stale: boolean }[];
-      freshnessByLocation: { name: string; stale: boolean; pollen: { stale: boolean } }[];
-      maxLagHours: number;
-    };
-    expect(parsed.freshness).toHaveLength(6);
-    expect(parsed.freshness[0]).toEqual({
-      locationId: expect.any(Number),
-      name: 'Berlin',
-      dataset: 'pollen',
-      lastHour: expect.any(String),
-      lagHours: expect.any(Number),
-      stale: false,
-    });
+    const parsed = statusJson.parse(JSON.parse(result.stdout));
     expect(parsed.maxLagHours).toBe(36);
-    expect(parsed.freshnessByLocation.map((r) => [r.name, r.stale])).toEqual([
+    expect(parsed.freshness.map((r) => [r.name, r.stale])).toEqual([
       ['Brisbane', true],
       ['Chicago', true],
       ['Berlin', false],
     ]);
-    expect(parsed.freshnessByLocation[0]!.pollen).toEqual({
+    expect(parsed.freshness[0]!.datasets.pollen).toEqual({
       lastHour: null,
       lagHours: null,
       stale: true,
+    });
+    expect(parsed.freshness[2]!.datasets).toEqual({
+      pollen: { lastHour: expect.any(String), lagHours: expect.any(Number), stale: false },
+      weather: { lastHour: expect.any(String), lagHours: expect.any(Number), stale: false },
     });
     expect(result.stdout).not.toContain('Munich');
   });

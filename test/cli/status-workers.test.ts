@@ -19,8 +19,8 @@ describe('envdata status and the workers', () => {
       );
       const json = JSON.parse(
         (await runCliInProcess(['status', '--json'], fx.cliEnv())).stdout,
-      ) as { redis: { workers: { pid: number; concurrency: number }[] } };
-      expect(json.redis.workers).toEqual([
+      ) as { queue: { workers: { pid: number; concurrency: number }[] } };
+      expect(json.queue.workers).toEqual([
         expect.objectContaining({ pid: process.pid, concurrency: 3 }),
       ]);
     } finally {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLES, type ValueRange } from '../../src/config/environment-variables.js';
 import { formatRange } from '../../src/config/format-range.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { START_WINDOW_HOURS } from '../../src/windows/learned-window.js';
 import { parseRateLimits } from '../../src/config/rate-limit.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 
@@ -73,6 +74,20 @@ describe('loadConfig', () => {
     ]) {
       expect(message).toContain(name);
     }
+  });
+
+  it('takes ENVDATA_HISTORY_WINDOW=auto: learned per key, starting at 48 h', () => {
+    expect(loadConfig({ ENVDATA_HISTORY_WINDOW: 'auto' }).ingest).toMatchObject({
+      historyWindowAuto: true,
+      historyWindowHours: START_WINDOW_HOURS,
+    });
+    expect(loadConfig({ ENVDATA_HISTORY_WINDOW: '7d' }).ingest).toMatchObject({
+      historyWindowAuto: false,
+      historyWindowHours: 168,
+    });
+    expect(configError({ ENVDATA_HISTORY_WINDOW: 'automatic' })).toMatch(
+      /ENVDATA_HISTORY_WINDOW.*must be whole hours such as 48h or 7d.*, or auto/,
+    );
   });
 
   it('takes the queue backend, and names the allowed ones for any other', () => {

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,16 @@ export interface PrivatePostgres extends PrivateService {
 
 export interface PrivateRedis extends PrivateService {
   readonly url: string;
+}
+
+/** Where a private service listens and who may reach it. */
+export interface PrivateServiceOptions {
+  /** The address it listens on (default 127.0.0.1): another interface reaches other hosts. */
+  readonly host?: string;
+  /** The folder its temporary directory is made in (default the system's temp directory). */
+  readonly parentDir?: string;
+  /** Postgres only: a network (`10.213.7.0/24`) whose clients are trusted, besides loopback. */
+  readonly trustNetwork?: string;
 }
 
 /** A port nobody listens on at the moment. */
@@ -65,9 +75,12 @@ function postgresBin(): string {
  * Initialises and starts a throwaway Postgres cluster in a temporary directory. As root, the
  * server runs as the unprivileged `postgres` user (it refuses to run as root).
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(
+  options: PrivateServiceOptions = {},
+): Promise<PrivatePostgres> {
   const bin = postgresBin();
-  const dir = await mkdtemp(join(tmpdir(), 'envdata-pg-'));
+  const host = options.host ?? '127.0.0.1';
+  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), 'envdata-pg-'));
   const data = join(dir, 'data');
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
@@ -82,21 +95,24 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args])
       : run(join(bin, tool), [...args]);
   await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const options = [
+  if (options.trustNetwork !== undefined) {
+    await appendFile(join(data, 'pg_hba.conf'), `host all all ${options.trustNetwork} trust\n`);
+  }
+  const serverOptions = [
     `-p ${port}`,
     `-k ${dir}`,
-    '-c listen_addresses=127.0.0.1',
+    `-c listen_addresses=${host}`,
     '-c fsync=off',
     '-c shared_buffers=16MB',
     '-c max_connections=60',
   ].join(' ');
   const ctl = (args: readonly string[]) =>
-    pg('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', ...args]);
+    pg('pg_ctl', ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', ...args]);
   await ctl(['start']);
   let running = true;
   return {
     port,
-    url: (name = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${name}`,
+    url: (name = 'postgres') => `postgres://postgres@${host}:${port}/${name}`,
     async stop() {
       await ctl(['-m', 'immediate', 'stop']);
       running = false;
@@ -113,15 +129,38 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
 }
 
-/** Starts a throwaway Redis (no persistence) on a free port. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/**
+ * Starts a throwaway Redis (no persistence) on a free port. With `parentDir`, it writes its pid
+ * to `redis.pid` in a directory of its own there (for a cleanup after a crash).
+ */
+export async function startPrivateRedis(
+  options: PrivateServiceOptions = {},
+): Promise<PrivateRedis> {
   const port = await freePort();
-  const url = `redis://127.0.0.1:${port}`;
+  const host = options.host ?? '127.0.0.1';
+  const url = `redis://${host}:${port}`;
+  const dir =
+    options.parentDir === undefined
+      ? undefined
+      : await mkdtemp(join(options.parentDir, 'envdata-redis-'));
   let server: ReturnType<typeof spawn> | undefined;
   const start = async () => {
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        host,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        ...(dir === undefined ? [] : ['--pidfile', join(dir, 'redis.pid')]),
+        // Off loopback, Redis refuses clients without a password unless told it is protected
+        // otherwise: here, by listening only on a test's own private network.
+        ...(host === '127.0.0.1' ? [] : ['--protected-mode', 'no']),
+      ],
       { stdio: 'ignore' },
     );
     server = child;
@@ -145,5 +184,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await exited;
   };
   await start();
-  return { port, url, start, stop, remove: stop };
+  const remove = async () => {
+    await stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  };
+  return { port, url, start, stop, remove };
 }

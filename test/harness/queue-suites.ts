@@ -25,21 +25,35 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.resume-after-sigkill.test.ts',
   'test/backfill/backfill.server-errors.test.ts',
   'test/backfill/backfill.unauthorized.test.ts',
+  'test/backfill/backfill.window-auto.test.ts',
   'test/cli/envdata-cli.test.ts',
+  'test/cli/json-output.test.ts',
   'test/cli/long-running.signals.test.ts',
   'test/cli/run-cli.test.ts',
   'test/cli/status-command.test.ts',
   'test/cli/status-workers.test.ts',
   'test/cli/strict-input.test.ts',
   'test/cli/watch-run.terminal.test.ts',
+  'test/console/console.api.test.ts',
+  'test/console/console.browser.test.ts',
   'test/demo/run-demo.test.ts',
   'test/dispatch/job-options.test.ts',
+  'test/dispatch/call-pacer.test.ts',
   'test/dispatch/queue-feeder.test.ts',
   'test/ingest/fetch-snapshot-job.test.ts',
   'test/lifecycle/open-resources.test.ts',
+  'test/metrics/metrics.backfill.test.ts',
+  'test/metrics/worker-metrics-port.test.ts',
   'test/sync/sync-priority.test.ts',
   'test/sync/sync-scheduler.test.ts',
   'test/sync/sync.ledger.test.ts',
   'test/sync/sync.test.ts',
   'test/worker/ingest-worker.shutdown.test.ts',
 ];
+
+/**
+ * The test files that run only in the `redis` project: files about Redis deployments the
+ * `postgres` backend has no counterpart of (a Redis Cluster of the file's own,
+ * REDIS_CLUSTER_NODES). They choose the `redis` backend themselves; `core` leaves them out.
+ */
+export const REDIS_ONLY_SUITES: readonly string[] = ['test/cluster/backfill.redis-cluster.test.ts'];

@@ -1,4 +1,4 @@
-import { Job, Queue } from 'bullmq';
+import { ErrorCode, Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isLostJob } from '../../src/queue/lost-job.js';
@@ -29,6 +29,21 @@ describe.skipIf(withoutRedis())('isLostJob [redis]', () => {
     const error = await job.moveToCompleted('done', 'a-token', false).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(Error);
+    expect(isLostJob(error)).toBe(true);
+  });
+
+  it('recognises BullMQ finishing a job that another worker holds now', async () => {
+    await queue.add('y', { n: 2 }, { jobId: 'held' });
+    // Another worker took the job (after Redis came back empty, the feeder dispatched it again).
+    const held = (await queue.getJob('held'))!;
+    await connection.set(`${prefix}:lost-job-test:held:lock`, 'another-token');
+    await connection.lrem(`${prefix}:lost-job-test:wait`, 0, 'held');
+    await connection.lpush(`${prefix}:lost-job-test:active`, 'held');
+
+    const error = await held.moveToCompleted('done', 'my-token', false).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(Error);
+    expect((error as { code?: unknown }).code).toBe(ErrorCode.JobLockMismatch);
     expect(isLostJob(error)).toBe(true);
   });
 });

@@ -6,6 +6,8 @@ import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { startBackfill } from '../../runs/start-backfill.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
+import { toBackfillPlanJson } from '../json/backfill-plan-json.js';
+import { printJsonDocument } from '../json/print-json-document.js';
 import {
   assertOrdered,
   collect,
@@ -14,6 +16,7 @@ import {
 } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
 import { usageError } from '../usage-error.js';
+import { START_WINDOW_HOURS } from '../../windows/learned-window.js';
 import { parseConcurrency } from './worker-command.js';
 
 interface BackfillOptions {
@@ -23,6 +26,7 @@ interface BackfillOptions {
   location?: string[];
   window?: string;
   dryRun?: boolean;
+  json?: boolean;
   wait?: boolean;
   localWorker: boolean;
   concurrency?: string;
@@ -45,8 +49,15 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       'a registered location: name, id, id:N or name:N (repeatable; default: all)',
       collect,
     )
-    .option('--window <hours>', 'hours per request, e.g. 48h (default ENVDATA_HISTORY_WINDOW)')
+    .option(
+      '--window <hours>',
+      'hours per request, e.g. 48h, or auto: learned per key and dataset (default ENVDATA_HISTORY_WINDOW)',
+    )
     .option('--dry-run', 'print chunks, calls, expected rows and duration; write nothing')
+    .option(
+      '--json',
+      'with --dry-run: print the plan as one JSON document (shape: docs/json-output.md)',
+    )
     .option(
       '--wait',
       'block until the run is finished, with progress; exit 1 if chunks failed or hours were quarantined; Ctrl-C pauses it (exit 130)',
@@ -61,11 +72,22 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       const to = parseUtcHourOption('--to', options.to ?? '');
       assertOrdered(from, to);
       const config = context.config;
-      const windowHours =
+      const windowAuto =
         options.window === undefined
-          ? config.ingest.historyWindowHours
+          ? config.ingest.historyWindowAuto
+          : /^auto$/i.test(options.window);
+      const windowHours =
+        options.window === undefined || windowAuto
+          ? config.ingest.historyWindowAuto || windowAuto
+            ? START_WINDOW_HOURS
+            : config.ingest.historyWindowHours
           : parseWindowOption(options.window);
       const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
+      if (options.json && !options.dryRun) {
+        throw usageError(
+          '--json only goes with --dry-run: a backfill that runs prints progress for people; follow it with `envdata status RUN --json`',
+        );
+      }
       if (!options.dryRun) requireApiKey(context.config);
       if (!options.wait && options.localWorker === false) {
         throw usageError('--no-local-worker only makes sense with --wait');
@@ -83,9 +105,15 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           }
           const start = await startBackfill(
             app,
-            { datasets, locations, from, to, windowHours },
+            { datasets, locations, from, to, windowHours, windowAuto },
             { dryRun: options.dryRun ?? false },
           );
+          if (options.json) {
+            const request = { datasets, from, to, windowHours, windowAuto, locations };
+            const plan = toBackfillPlanJson(request, start, config.rateLimits, new Date());
+            printJsonDocument(context, plan);
+            return;
+          }
           const e = start.estimate;
           if (!options.dryRun && start.runId === undefined) {
             context.print('nothing to do, no run written:');
@@ -98,7 +126,13 @@ export function registerBackfillCommand(program: Command, context: CommandContex
               `~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, config.rateLimits)}`,
           );
           for (const [dataset, d] of Object.entries(e.byDataset)) {
-            context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
+            const window = e.windowAuto ? ` of ${d.windowHours} h (learned)` : '';
+            context.print(`  ${dataset}: ${d.chunks} chunk(s)${window}, ~${d.expectedRows} rows`);
+          }
+          if (e.windowAuto) {
+            context.print(
+              `  window learned per key and dataset (ENVDATA_HISTORY_WINDOW=auto): ${e.calls} call(s) at the learned window, ${e.callsAt48h} at 48 h`,
+            );
           }
           for (const note of start.notes) context.print(`  ${note}`);
           if (options.dryRun || start.runId === undefined) return;

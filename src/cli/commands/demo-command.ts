@@ -72,7 +72,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
         context.print('');
         context.print(
           `${stats.total} API call(s), ${outcome.rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s — ` +
-            'see `envdata status`, docs/warehouse.md; run it again: the ledger fetches nothing twice',
+            'see `envdata status`, `envdata serve` (the console), docs/warehouse.md; run it again: the ledger fetches nothing twice',
         );
         if (services.continueWith.length > 0) context.print('');
         for (const line of services.continueWith) context.print(line);

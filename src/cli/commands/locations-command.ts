@@ -21,6 +21,8 @@ import {
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import type { CommandContext } from '../command-context.js';
 import { confirm } from '../confirm.js';
+import { toLocationsJson } from '../json/locations-json.js';
+import { printJsonDocument } from '../json/print-json-document.js';
 import { usageError } from '../usage-error.js';
 import { errorCode } from '../../errors/pg-errors.js';
 
@@ -199,11 +201,11 @@ border) it records it as given and warns.`,
   locations
     .command('list')
     .description('List registered locations (retired ones marked)')
-    .option('--json', 'print JSON')
+    .option('--json', 'print one JSON document instead (shape: docs/json-output.md)')
     .action(async (options: { json?: boolean }) => {
       const list = await context.withApp((app) => listLocations(app.db));
       if (options.json) {
-        context.print(JSON.stringify(list, null, 2));
+        printJsonDocument(context, toLocationsJson(list, new Date()));
         return;
       }
       if (list.length === 0)

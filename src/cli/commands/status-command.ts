@@ -8,11 +8,10 @@ import { databaseNameOf } from '../../warehouse/database-url.js';
 import type { CommandContext } from '../command-context.js';
 import { createPaint, type Paint } from '../create-paint.js';
 import { formatFailedChunks } from '../format-failed-chunks.js';
-import {
-  formatFreshnessTable,
-  freshnessByLocation,
-  type LocationFreshness,
-} from '../format-freshness-table.js';
+import { formatFreshnessTable, freshnessByLocation } from '../format-freshness-table.js';
+import { printJsonDocument } from '../json/print-json-document.js';
+import { toRunStatusJson } from '../json/run-status-json.js';
+import { toStatusJson } from '../json/status-json.js';
 import { parseRunId } from '../parse-cli-values.js';
 import { formatRunSummary } from '../watch-run.js';
 
@@ -24,7 +23,7 @@ export function registerStatusCommand(program: Command, context: CommandContext)
     .description(
       'Show whether Postgres and Redis answer, pending migrations, queue depths, recent runs and the freshness of each location (stale first); with RUN, that run with its failures by error code',
     )
-    .option('--json', 'print JSON')
+    .option('--json', 'print one JSON document instead (shapes: docs/json-output.md)')
     .option(
       '--check',
       'exit 1 when Postgres or Redis is down, migrations are pending, or a location lags more than ENVDATA_FRESHNESS_MAX_LAG (for cron and alerting)',
@@ -32,29 +31,23 @@ export function registerStatusCommand(program: Command, context: CommandContext)
     .action(async (run: string | undefined, options: { json?: boolean; check?: boolean }) => {
       const runId = run === undefined ? undefined : parseRunId(run);
       const maxLag = context.config.sync.maxLagHours;
-      const { status, ledgerRead, runs, freshness, failedChunks } = await context.withApp(
+      const report = await context.withApp(
         (app) => collectStatusReport(app, { runId, recentRuns: RECENT_RUNS, maxLagHours: maxLag }),
         context.config,
         { migrated: false },
       );
+      const { status, ledgerRead, runs, freshness, failedChunks } = report;
       if (runId !== undefined && ledgerRead && runs.length === 0) {
         throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
       }
       const byLocation = freshnessByLocation(freshness);
       if (options.json) {
-        const shown = runId === undefined ? runs : runs.map((p) => ({ ...p, failedChunks }));
-        context.print(
-          JSON.stringify(
-            {
-              ...status,
-              runs: shown,
-              freshness,
-              maxLagHours: maxLag,
-              freshnessByLocation: byLocation.map(toJson),
-            },
-            null,
-            2,
-          ),
+        const now = new Date();
+        printJsonDocument(
+          context,
+          runId === undefined
+            ? toStatusJson(report, byLocation, maxLag, now)
+            : toRunStatusJson(report, now),
         );
       } else {
         const paint = createPaint(context.config.log.color && Boolean(context.io.stdout.isTTY));
@@ -81,7 +74,7 @@ export function registerStatusCommand(program: Command, context: CommandContext)
       const waiting = runs.filter(
         (p) => p.status === 'running' && p.inFlight + p.notYetDispatched > 0,
       );
-      if (!options.json && status.redis.workers?.length === 0 && waiting.length > 0) {
+      if (status.redis.workers?.length === 0 && waiting.length > 0) {
         context.io.stderr.write(
           `envdata: run(s) ${waiting.map((p) => p.runId).join(', ')} wait for work, but no worker is connected: start \`envdata worker\` (or use --wait)\n`,
         );
@@ -105,21 +98,6 @@ export function registerStatusCommand(program: Command, context: CommandContext)
         context.exitCode = 1;
       }
     });
-}
-
-/** A row of the table for `--json`: each dataset's last hour, lag and staleness. */
-function toJson(row: LocationFreshness) {
-  return {
-    locationId: row.locationId,
-    name: row.name,
-    stale: row.stale,
-    ...Object.fromEntries(
-      Object.entries(row.datasets).map(([dataset, f]) => [
-        dataset,
-        { lastHour: f.lastHour, lagHours: f.lagHours, stale: f.stale },
-      ]),
-    ),
-  };
 }
 
 function formatRunLine(p: RunProgress): string {

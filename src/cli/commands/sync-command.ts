@@ -5,6 +5,8 @@ import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
+import { printJsonDocument } from '../json/print-json-document.js';
+import { toSyncPlanJson } from '../json/sync-plan-json.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { usageError } from '../usage-error.js';
 import { parseConcurrency } from './worker-command.js';
@@ -17,12 +19,17 @@ export function registerSyncCommands(program: Command, context: CommandContext):
     )
     .option('--now', 'run the sync at once (required: the nightly one is `envdata scheduler`)')
     .option('--dry-run', 'print the calls a sync would make now; write nothing')
+    .option(
+      '--json',
+      'with --dry-run: print the plan as one JSON document (shape: docs/json-output.md)',
+    )
     .option('--wait', 'block until the sync run is finished, with a local worker')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
     .action(
       async (options: {
         now?: boolean;
         dryRun?: boolean;
+        json?: boolean;
         wait?: boolean;
         concurrency?: string;
       }) => {
@@ -33,11 +40,22 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         }
         if (options.dryRun && options.wait)
           throw usageError('--wait makes no sense with --dry-run');
+        if (options.json && !options.dryRun) {
+          throw usageError(
+            '--json only goes with --dry-run: a sync that runs prints progress for people; follow it with `envdata status RUN --json`',
+          );
+        }
         const config = context.config;
         const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
         if (options.dryRun) {
           await context.withApp(async (app) => {
-            const { estimate: e, locations, snapshots, leftToBackfill } = await estimateSync(app);
+            const now = new Date();
+            const sync = await estimateSync(app, now);
+            if (options.json) {
+              printJsonDocument(context, toSyncPlanJson(sync, config, now));
+              return;
+            }
+            const { estimate: e, locations, snapshots, leftToBackfill } = sync;
             context.print(
               `would sync ${locations} location(s): ${e.calls + snapshots} API call(s) — ${e.calls} history ` +
                 `(${e.chunks} chunk(s), ~${e.expectedRows} rows) + ${snapshots} latest/forecast — ` +

@@ -29,6 +29,8 @@ export class AccessGate {
   constructor(
     private readonly options: () => SimulatorRuntimeOptions,
     private readonly seed: number = 1,
+    /** Told of every call the rate limit counts: the key's window, and whether it went through. */
+    private readonly onRateCall?: (key: string, windowStartMs: number, allowed: boolean) => void,
   ) {}
 
   check(key: string | undefined, product: ApiProduct, nowMs: number): AccessVerdict {
@@ -60,6 +62,7 @@ export class AccessGate {
         this.#windows.set(key, window);
       }
       if (window.count >= limit.max) {
+        this.onRateCall?.(key, window.start, false);
         return this.#limited(
           429,
           'Too Many Requests',
@@ -68,6 +71,7 @@ export class AccessGate {
         );
       }
       window.count += 1;
+      this.onRateCall?.(key, window.start, true);
     }
 
     const quota = options.dailyQuota;

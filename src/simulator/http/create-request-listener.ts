@@ -11,6 +11,7 @@ import { errorBody } from '../render/response-text.js';
 import { ENDPOINT_BY_PATH, type SimulatorEndpoint } from '../simulator-endpoints.js';
 import type { SimulatorState } from '../simulator-state.js';
 import { maskKey } from '../stats/mask-key.js';
+import type { LoggedAnswer } from '../stats/request-log.js';
 import { answerRequest } from './answer-request.js';
 import { handleAdmin } from './handle-admin.js';
 import { sendAnswer } from './send-answer.js';
@@ -45,15 +46,16 @@ export function createRequestListener(state: SimulatorState): RequestListener {
       return;
     }
     const query = q === -1 ? '' : url.slice(q + 1);
+    const logged = state.requests.arrive(endpoint.id, query, req.socket.remoteAddress);
     const fault = state.faults.decide(endpoint);
     if (fault.latencyMs === 0) {
-      serve(state, req, res, endpoint, key, query, fault);
+      serve(state, req, res, endpoint, key, query, fault, logged);
       return;
     }
     state.stats.recordFault('latency');
     const timer = setTimeout(() => {
       state.timers.delete(timer);
-      if (!res.destroyed) serve(state, req, res, endpoint, key, query, fault);
+      if (!res.destroyed) serve(state, req, res, endpoint, key, query, fault, logged);
     }, fault.latencyMs);
     state.timers.add(timer);
   };
@@ -67,28 +69,33 @@ function serve(
   key: string | undefined,
   query: string,
   fault: FaultDecision,
+  logged: { answered(answer: LoggedAnswer): void },
 ): void {
   const masked = maskKey(key);
+  const record = (answer: LoggedAnswer) => {
+    state.stats.record(endpoint.id, masked, answer);
+    logged.answered(answer);
+  };
   if (fault.kind !== undefined) state.stats.recordFault(fault.kind);
   switch (fault.kind) {
     case 'hang':
-      state.stats.record(endpoint.id, masked, 'hang');
+      record('hang');
       state.held.add(res);
       res.on('close', () => state.held.delete(res));
       return;
     case 'reset':
-      state.stats.record(endpoint.id, masked, 'reset');
+      record('reset');
       req.socket.resetAndDestroy();
       return;
     case 'error':
-      state.stats.record(endpoint.id, masked, fault.status);
+      record(fault.status);
       sendAnswer(res, {
         status: fault.status,
         body: errorBody(STATUS_CODES[fault.status] ?? 'Error'),
       });
       return;
     case 'text':
-      state.stats.record(endpoint.id, masked, fault.status);
+      record(fault.status);
       sendAnswer(res, {
         status: fault.status,
         body: `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}`,
@@ -107,14 +114,14 @@ function serve(
   if (fault.kind === 'malformed') {
     // Drop the first quote: the body still looks like JSON but no parser accepts it.
     const body = answer.body.replace('"', '');
-    state.stats.record(endpoint.id, masked, fault.status);
+    record(fault.status);
     sendAnswer(res, { ...answer, status: fault.status, body });
   } else if (fault.kind === 'truncated') {
     const body = answer.body.slice(0, Math.max(1, Math.floor(answer.body.length / 2)));
-    state.stats.record(endpoint.id, masked, fault.status);
+    record(fault.status);
     sendAnswer(res, { ...answer, status: fault.status, body });
   } else {
-    state.stats.record(endpoint.id, masked, answer.status);
+    record(answer.status);
     sendAnswer(res, answer);
   }
 }

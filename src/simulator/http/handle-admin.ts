@@ -17,7 +17,8 @@ const MAX_BODY_BYTES = 1_000_000;
  * | request | effect | answer |
  * |---|---|---|
  * | `GET /__admin/stats` | | `SimulatorStats` |
- * | `POST /__admin/reset` | zero stats, rate windows and quotas | `{"ok": true}` |
+ * | `GET /__admin/requests` | | `LoggedRequest[]`, oldest first (`requestLog` option) |
+ * | `POST /__admin/reset` | zero stats, request log, rate windows and quotas | `{"ok": true}` |
  * | `GET /__admin/faults` | | `FaultState` (scripts with `remaining`) |
  * | `POST /__admin/faults` | replace faults: `{"spec"?, "rules"?, "scripts"?, "seed"?}` | `FaultState` |
  * | `POST /__admin/scripts` | append scripts: `{"spec"?, "scripts"?}` | `FaultState` |
@@ -70,8 +71,11 @@ function act(state: SimulatorState, route: string, body: unknown): unknown {
   switch (route) {
     case 'GET /__admin/stats':
       return state.stats.snapshot();
+    case 'GET /__admin/requests':
+      return state.requests.entries();
     case 'POST /__admin/reset':
       state.stats.reset();
+      state.requests.clear();
       state.gate.reset();
       return { ok: true };
     case 'GET /__admin/faults':

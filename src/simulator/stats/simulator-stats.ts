@@ -17,9 +17,30 @@ export interface SimulatorStats {
   readonly faults: Readonly<Record<string, number>>;
   /** Requests to `/__admin/…`. */
   readonly adminRequests: number;
+  /**
+   * The rate limit's fixed windows as the simulator counted them, per masked key, oldest first
+   * (the most recent `RATE_WINDOWS_KEPT`): what "no more calls per window than the limit" is
+   * measured on. Empty without a rate limit.
+   */
+  readonly rateWindows: readonly RateWindowStats[];
   /** When counting started (ISO). */
   readonly since: string;
 }
+
+/** One fixed window of the rate limit, for one key. */
+export interface RateWindowStats {
+  /** Masked key (`envd…`). */
+  readonly key: string;
+  /** When the window opened (ISO, the simulator's clock): with the key's first call after the last one closed. */
+  readonly start: string;
+  /** Calls let through in the window (at most the limit's `max`). */
+  readonly allowed: number;
+  /** Calls refused 429 in the window. */
+  readonly limited: number;
+}
+
+/** How many rate windows `SimulatorStats.rateWindows` keeps: an hour of 1-second windows. */
+export const RATE_WINDOWS_KEPT = 3_600;
 
 /** Counts requests as they are answered; cheap enough for the hot path. */
 export class StatsRecorder {
@@ -31,6 +52,12 @@ export class StatsRecorder {
   #byKey = new Map<string, number>();
   #byEndpointStatus = new Map<string, Map<string, number>>();
   #faults = new Map<string, number>();
+  #rateWindows: { key: string; startMs: number; allowed: number; limited: number }[] = [];
+  /** Masked key → its current window (the last of `#rateWindows` for that key). */
+  #openWindows = new Map<
+    string,
+    { key: string; startMs: number; allowed: number; limited: number }
+  >();
 
   /** Counts one answered request; call it before the answer is written. */
   record(endpointId: string, maskedKey: string, status: number | 'reset' | 'hang'): void {
@@ -51,6 +78,21 @@ export class StatsRecorder {
     increment(this.#faults, kind);
   }
 
+  /** Counts one call the rate limit looked at, in its key's window opened at `windowStartMs`. */
+  recordRateCall(maskedKey: string, windowStartMs: number, allowed: boolean): void {
+    let window = this.#openWindows.get(maskedKey);
+    if (window === undefined || window.startMs !== windowStartMs) {
+      window = { key: maskedKey, startMs: windowStartMs, allowed: 0, limited: 0 };
+      this.#openWindows.set(maskedKey, window);
+      this.#rateWindows.push(window);
+      if (this.#rateWindows.length >= 2 * RATE_WINDOWS_KEPT) {
+        this.#rateWindows = this.#rateWindows.slice(-RATE_WINDOWS_KEPT);
+      }
+    }
+    if (allowed) window.allowed += 1;
+    else window.limited += 1;
+  }
+
   recordAdmin(): void {
     this.#admin += 1;
   }
@@ -64,6 +106,8 @@ export class StatsRecorder {
     this.#byKey.clear();
     this.#byEndpointStatus.clear();
     this.#faults.clear();
+    this.#rateWindows = [];
+    this.#openWindows.clear();
   }
 
   snapshot(): SimulatorStats {
@@ -77,6 +121,12 @@ export class StatsRecorder {
       ),
       faults: Object.fromEntries(this.#faults),
       adminRequests: this.#admin,
+      rateWindows: this.#rateWindows.slice(-RATE_WINDOWS_KEPT).map((w) => ({
+        key: w.key,
+        start: new Date(w.startMs).toISOString(),
+        allowed: w.allowed,
+        limited: w.limited,
+      })),
       since: this.#since.toISOString(),
     };
   }

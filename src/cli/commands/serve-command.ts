@@ -1,0 +1,89 @@
+import type { Command } from 'commander';
+import type { HttpRoute } from '../../app/http-server.js';
+import { consoleRoutes } from '../../console/console-routes.js';
+import { isLoopbackHost } from '../../console/console-access.js';
+import { readinessRoute } from '../../console/readiness-route.js';
+import { metricsRoute } from '../../metrics/metrics-route.js';
+import type { App } from '../../app.js';
+import type { CommandContext } from '../command-context.js';
+import { parseWholeNumber } from '../parse-cli-values.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { usageError } from '../usage-error.js';
+
+export const DEFAULT_SERVE_HOST = '127.0.0.1';
+export const DEFAULT_SERVE_PORT = 8080;
+
+export interface ServeOptions {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * The routes of `envdata serve`, besides `/healthz` (which the app always adds): readiness, the
+ * Prometheus metrics, then the operations console. This list is the one place to add more.
+ */
+export function serveRoutes(app: App, options: ServeOptions): HttpRoute[] {
+  return [
+    readinessRoute(app),
+    // Open like /healthz and /readyz, so that Prometheus scrapes it without the console's token:
+    // counts and gauges only, nothing per location, no secret.
+    metricsRoute(app),
+    ...consoleRoutes(app, { host: options.host, token: app.config.console.token }),
+  ];
+}
+
+/** `--host` and `--port` checked, before anything is opened. */
+export function parseServeOptions(options: { host?: string; port?: string }): ServeOptions {
+  const host = (options.host ?? DEFAULT_SERVE_HOST).trim();
+  if (host === '' || /[\s/]/.test(host)) {
+    throw usageError(
+      `--host must be an interface address such as 127.0.0.1 or 0.0.0.0 (got "${options.host}")`,
+    );
+  }
+  const port =
+    options.port === undefined
+      ? DEFAULT_SERVE_PORT
+      : parseWholeNumber('--port', options.port, { min: 0, max: 65_535 });
+  return { host, port };
+}
+
+export function registerServeCommand(program: Command, context: CommandContext): void {
+  program
+    .command('serve')
+    .description(
+      'Serve the operations console (runs, coverage, freshness, rate limit, queues), /metrics, /healthz and /readyz until SIGTERM/SIGINT; beyond loopback it needs ENVDATA_CONSOLE_TOKEN',
+    )
+    .option('--host <address>', `interface to listen on (default ${DEFAULT_SERVE_HOST}, loopback)`)
+    .option('--port <n>', `TCP port, 0 for any free one (default ${DEFAULT_SERVE_PORT})`)
+    .action(async (options: { host?: string; port?: string }) => {
+      const serve = parseServeOptions(options);
+      const config = context.config;
+      if (!isLoopbackHost(serve.host) && !config.console.token) {
+        throw usageError(
+          `--host ${serve.host} is beyond loopback: set ENVDATA_CONSOLE_TOKEN (16+ characters, e.g. \`openssl rand -hex 24\`) so that every request must carry it, or keep the default --host ${DEFAULT_SERVE_HOST}`,
+        );
+      }
+      // Not `migrated`: the console starts and answers /readyz 503 while migrations are pending.
+      await context.withApp(
+        (app) =>
+          runUntilSignal(
+            app,
+            { http: { ...serve, routes: serveRoutes(app, serve) } },
+            {
+              stopping: 'stopping: answering requests in progress (a second signal stops at once)',
+              started: () =>
+                app.logger.info(
+                  {
+                    url: app.http?.url,
+                    actions: config.console.token ? 'enabled' : 'disabled',
+                  },
+                  'console serving',
+                ),
+              stopped: 'console stopped',
+            },
+          ),
+        config,
+        { migrated: false },
+      );
+    });
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { DATASETS, type Dataset } from '../../datasets/registry.js';
+import type { Location } from '../../locations/location.js';
+import type { BackfillStart } from '../../runs/start-backfill.js';
+import type { RateLimitRule } from '../../config/rate-limit.js';
+import { count, isoTimestamp, jsonDocument } from './json-document.js';
+import {
+  durationJson,
+  planEstimateJson,
+  toDurationJson,
+  toPlanEstimateJson,
+} from './plan-estimate-json.js';
+
+/** `envdata backfill --dry-run --json`. */
+export const backfillPlanJson = jsonDocument('backfill-plan', {
+  request: z
+    .object({
+      datasets: z.array(z.enum(DATASETS)).describe('the datasets asked for (`--dataset`)'),
+      from: isoTimestamp.describe('`--from`, inclusive'),
+      to: isoTimestamp.describe('`--to`, exclusive (as asked: the plan clips it, see `notes`)'),
+      windowHours: count.describe(
+        'hours per chunk (`--window`, or ENVDATA_HISTORY_WINDOW); with `windowAuto`, the first window (48)',
+      ),
+      windowAuto: z
+        .boolean()
+        .describe(
+          '`--window auto` or ENVDATA_HISTORY_WINDOW=auto: chunks are sized by the window learned for the key and dataset (`plan.byDataset.*.windowHours`)',
+        ),
+      locations: z
+        .array(
+          z.object({
+            locationId: count.describe('the location’s id'),
+            name: z.string().describe('its name'),
+          }),
+        )
+        .describe('the locations planned for (`--location`, or every active one)'),
+    })
+    .describe('what was asked for'),
+  plan: planEstimateJson.describe(
+    'what the backfill would plan now: the range minus what the ledger holds',
+  ),
+  ...durationJson,
+  notes: z
+    .array(z.string())
+    .describe(
+      'why the plan is smaller than the range asked for, one sentence each (for people: the wording may change)',
+    ),
+});
+
+export type BackfillPlanJson = z.infer<typeof backfillPlanJson>;
+
+/** What `envdata backfill --dry-run` would plan, as JSON. */
+export function toBackfillPlanJson(
+  request: {
+    datasets: readonly Dataset[];
+    from: Date;
+    to: Date;
+    windowHours: number;
+    windowAuto: boolean;
+    locations: readonly Location[];
+  },
+  start: BackfillStart,
+  rateLimits: readonly RateLimitRule[],
+  generatedAt: Date,
+): BackfillPlanJson {
+  return {
+    kind: 'backfill-plan',
+    version: 1,
+    generatedAt: generatedAt.toISOString(),
+    request: {
+      datasets: DATASETS.filter((d) => request.datasets.includes(d)),
+      from: request.from.toISOString(),
+      to: request.to.toISOString(),
+      windowHours: request.windowHours,
+      windowAuto: request.windowAuto,
+      locations: request.locations.map((l) => ({ locationId: l.locationId, name: l.name })),
+    },
+    plan: toPlanEstimateJson(start.estimate, request.datasets, request.windowHours),
+    ...toDurationJson(start.estimate.durationMs, rateLimits),
+    notes: [...start.notes],
+  };
+}

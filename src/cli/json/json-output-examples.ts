@@ -1,0 +1,226 @@
+import type { BackfillPlanJson } from './backfill-plan-json.js';
+import type { LocationsJson } from './locations-json.js';
+import type { RunJson } from './run-json.js';
+import type { RunStatusJson } from './run-status-json.js';
+import type { StatusJson } from './status-json.js';
+import type { SyncPlanJson } from './sync-plan-json.js';
+
+// The examples of docs/json-output.md. Typed by each document's schema, so that they cannot
+// drift from it; test/cli/json-output-docs.test.ts parses them with the schemas too.
+
+const health = {
+  postgres: {
+    url: 'postgres://envdata:***@127.0.0.1:5432/envdata',
+    ok: true,
+    problem: null,
+    pendingMigrations: [],
+  },
+  queue: {
+    backend: 'redis',
+    url: 'redis://127.0.0.1:6379',
+    ok: true,
+    problem: null,
+    queues: {
+      ingest: { waiting: 0, active: 2, delayed: 0, failed: 0, prioritized: 14 },
+      sync: { waiting: 0, active: 0, delayed: 0, failed: 0, prioritized: 0 },
+    },
+    workers: [{ host: 'worker-1', pid: 4242, concurrency: 4, ageSeconds: 3600, idleSeconds: 0 }],
+  },
+} satisfies Pick<StatusJson, 'postgres' | 'queue'>;
+
+const failedRun: RunJson = {
+  runId: 12,
+  kind: 'backfill',
+  status: 'failed',
+  createdAt: '2024-06-30T12:00:03.114Z',
+  finishedAt: '2024-06-30T12:04:41.870Z',
+  errorCode: null,
+  errorMessage: null,
+  blockedDatasets: [],
+  percentDone: 100,
+  chunks: { total: 7, done: 6, failed: 1, inFlight: 0, notYetDispatched: 0, refetching: 0 },
+  rows: 2592,
+  calls: 9,
+  recordsQuarantined: 0,
+  hours: { quarantined: 0, missingUpstream: 0, notCovered: 0, noData: 0 },
+  failuresByCode: { SERVER_ERROR: 1 },
+};
+
+/** `envdata status --json`. */
+export const STATUS_EXAMPLE: StatusJson = {
+  kind: 'status',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  ...health,
+  ledgerRead: true,
+  maxLagHours: 36,
+  runs: [
+    {
+      ...failedRun,
+      runId: 13,
+      kind: 'sync',
+      status: 'running',
+      createdAt: '2024-06-30T12:09:58.002Z',
+      finishedAt: null,
+      percentDone: 25,
+      chunks: { total: 4, done: 1, failed: 0, inFlight: 3, notYetDispatched: 0, refetching: 0 },
+      rows: 1152,
+      calls: 1,
+      failuresByCode: {},
+    },
+    failedRun,
+  ],
+  freshness: [
+    {
+      locationId: 2,
+      name: 'Brisbane',
+      stale: true,
+      datasets: {
+        pollen: { lastHour: null, lagHours: null, stale: true },
+        weather: { lastHour: '2024-06-30T10:00:00.000Z', lagHours: 1.17, stale: false },
+      },
+    },
+    {
+      locationId: 1,
+      name: 'Berlin',
+      stale: false,
+      datasets: {
+        pollen: { lastHour: '2024-06-30T10:00:00.000Z', lagHours: 1.17, stale: false },
+        weather: { lastHour: '2024-06-30T10:00:00.000Z', lagHours: 1.17, stale: false },
+      },
+    },
+  ],
+};
+
+/** `envdata status 12 --json`. */
+export const RUN_STATUS_EXAMPLE: RunStatusJson = {
+  kind: 'run-status',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  ...health,
+  ledgerRead: true,
+  run: failedRun,
+  failedChunks: [
+    {
+      code: 'SERVER_ERROR',
+      message: 'the service failed at /history/weather with 503 after 3 attempt(s)',
+      chunks: 1,
+      examples: [
+        {
+          chunkId: 57,
+          locationId: 1,
+          location: 'Berlin',
+          dataset: 'weather',
+          from: '2024-06-16T00:00:00.000Z',
+          to: '2024-06-18T00:00:00.000Z',
+          attempts: 3,
+        },
+      ],
+    },
+  ],
+};
+
+/** `envdata locations list --json`. */
+export const LOCATIONS_EXAMPLE: LocationsJson = {
+  kind: 'locations',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  locations: [
+    {
+      locationId: 1,
+      name: 'Berlin',
+      lat: 52.52,
+      lng: 13.405,
+      countryCode: 'DE',
+      timezone: 'Europe/Berlin',
+      pollenRegion: 'europe',
+      place: 'Berlin',
+      registeredBy: 'place',
+      ingestByPlace: false,
+      retiredAt: null,
+    },
+    {
+      locationId: 3,
+      name: 'Munich',
+      lat: 48.1351,
+      lng: 11.582,
+      countryCode: 'DE',
+      timezone: 'Europe/Berlin',
+      pollenRegion: 'europe',
+      place: null,
+      registeredBy: 'coordinates',
+      ingestByPlace: false,
+      retiredAt: '2024-06-29T08:15:00.000Z',
+    },
+  ],
+};
+
+/**
+ * `envdata backfill --dataset pollen --from 2024-06-01 --to 2024-06-11 --window auto --dry-run
+ * --json`, the key having learned that 7 days are accepted.
+ */
+export const BACKFILL_PLAN_EXAMPLE: BackfillPlanJson = {
+  kind: 'backfill-plan',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  request: {
+    datasets: ['pollen'],
+    from: '2024-06-01T00:00:00.000Z',
+    to: '2024-06-11T00:00:00.000Z',
+    windowHours: 48,
+    windowAuto: true,
+    locations: [
+      { locationId: 1, name: 'Berlin' },
+      { locationId: 2, name: 'Brisbane' },
+    ],
+  },
+  plan: {
+    gaps: 2,
+    chunks: 4,
+    calls: 4,
+    callsAt48h: 12,
+    windowAuto: true,
+    expectedRows: 7680,
+    byDataset: { pollen: { chunks: 4, expectedRows: 7680, windowHours: 168 }, weather: null },
+  },
+  durationMs: 1001,
+  rateLimits: ['10/s'],
+  notes: [],
+};
+
+/** `envdata sync --dry-run --json`. */
+export const SYNC_PLAN_EXAMPLE: SyncPlanJson = {
+  kind: 'sync-plan',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  locations: 2,
+  to: '2024-06-30T12:00:00.000Z',
+  lookbackHours: 48,
+  horizonHours: 720,
+  windowHours: 48,
+  history: {
+    gaps: 4,
+    chunks: 8,
+    calls: 8,
+    callsAt48h: 8,
+    windowAuto: false,
+    expectedRows: 1700,
+    byDataset: {
+      pollen: { chunks: 4, expectedRows: 1600, windowHours: 48 },
+      weather: { chunks: 4, expectedRows: 100, windowHours: 48 },
+    },
+  },
+  snapshotCalls: 10,
+  calls: 18,
+  durationMs: 1001,
+  rateLimits: ['10/s'],
+  leftToBackfill: [
+    {
+      locationId: 2,
+      location: 'Brisbane',
+      dataset: 'weather',
+      from: '1990-01-01T00:00:00.000Z',
+      to: '2024-05-31T12:00:00.000Z',
+    },
+  ],
+};

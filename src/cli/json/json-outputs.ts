@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import { backfillPlanJson } from './backfill-plan-json.js';
+import {
+  BACKFILL_PLAN_EXAMPLE,
+  LOCATIONS_EXAMPLE,
+  RUN_STATUS_EXAMPLE,
+  STATUS_EXAMPLE,
+  SYNC_PLAN_EXAMPLE,
+} from './json-output-examples.js';
+import { locationsJson } from './locations-json.js';
+import { runStatusJson } from './run-status-json.js';
+import { statusJson } from './status-json.js';
+import { syncPlanJson } from './sync-plan-json.js';
+
+/** One command's `--json` document: its schema, where it is documented, and an example. */
+export interface JsonOutput {
+  /** The command line that prints it: `envdata status --json`. */
+  readonly command: string;
+  /** The document's `kind`, also the name of its JSON Schema file (`docs/json-schemas/KIND.schema.json`). */
+  readonly kind: string;
+  /** When the command prints it and what it is for, in Markdown. */
+  readonly about: string;
+  readonly schema: z.ZodType;
+  readonly example: unknown;
+}
+
+/** Checks at compile time that `example` has the type of `schema`. */
+function jsonOutput<S extends z.ZodType>(
+  output: Omit<JsonOutput, 'schema' | 'example'> & { schema: S; example: z.infer<S> },
+): JsonOutput {
+  return output;
+}
+
+/** Every `--json` document envdata prints, in the order docs/json-output.md lists them. */
+export const JSON_OUTPUTS: readonly JsonOutput[] = [
+  jsonOutput({
+    command: 'envdata status --json',
+    kind: 'status',
+    about:
+      'The health of Postgres and of the queue, the 10 most recent runs and the freshness of every active location. Exit code as without `--json`: 1 when Postgres or the queue is down (the document is still printed, with `ok: false` and the `problem`), or with `--check` when a migration is pending or a location is stale (the reasons go to standard error).',
+    schema: statusJson,
+    example: STATUS_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata status RUN --json',
+    kind: 'run-status',
+    about:
+      'One run: its figures and its failed chunks grouped by error code and message. A run that does not exist exits 2 with a message on standard error and nothing on standard output.',
+    schema: runStatusJson,
+    example: RUN_STATUS_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata locations list --json',
+    kind: 'locations',
+    about: 'Every registered location, retired ones included (with `retiredAt`), by id.',
+    schema: locationsJson,
+    example: LOCATIONS_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata backfill … --dry-run --json',
+    kind: 'backfill-plan',
+    about:
+      'What `envdata backfill` with the same flags would plan now — the range minus what the ledger holds — without writing anything: the chunks a run would create, the calls, the rows and the time at the rate limits. `--json` without `--dry-run` exits 2: a backfill that runs prints progress for people; follow it with `envdata status RUN --json`.',
+    schema: backfillPlanJson,
+    example: BACKFILL_PLAN_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata sync --dry-run --json',
+    kind: 'sync-plan',
+    about:
+      'What `envdata sync --now` would fetch now, without writing anything: the history of every active location (lookback included, at most the horizon back), the latest readings and forecasts, and the older history left to backfill. `--json` without `--dry-run` exits 2, as for backfill.',
+    schema: syncPlanJson,
+    example: SYNC_PLAN_EXAMPLE,
+  }),
+];

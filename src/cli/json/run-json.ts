@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { DATASETS } from '../../datasets/registry.js';
+import type { RunProgress } from '../../ledger/run-progress.js';
+import { count, isoOrNull, isoTimestamp } from './json-document.js';
+
+/** The kinds of run; a new kind may be added within a version. */
+const RUN_KINDS = ['backfill', 'sync', 'rebuild'] as const;
+/** The states of a run; a new state may be added within a version. */
+const RUN_STATUSES = [
+  'planning',
+  'running',
+  'paused',
+  'done',
+  'failed',
+  'stopped',
+  'cancelled',
+] as const;
+
+/** Where a run stands (`runProgress`), as `status --json` and `status RUN --json` report it. */
+export const runJson = z.object({
+  runId: count.describe('the run’s id (`envdata status RUN`, `retry RUN`, …)'),
+  kind: z.enum(RUN_KINDS).describe('`backfill`, `sync` or `rebuild` (more may come)'),
+  status: z
+    .enum(RUN_STATUSES)
+    .describe(
+      '`planning`, `running`, `paused`, `done`, `failed`, `stopped` or `cancelled` (more may come)',
+    ),
+  createdAt: isoTimestamp.describe('when the run was planned'),
+  finishedAt: isoTimestamp.nullable().describe('when it ended; `null` while it goes on'),
+  errorCode: z
+    .string()
+    .nullable()
+    .describe('why the run as a whole failed or stopped (`UNAUTHORIZED`, …); `null` otherwise'),
+  errorMessage: z.string().nullable().describe('the same in words; `null` otherwise'),
+  blockedDatasets: z
+    .array(z.enum(DATASETS))
+    .describe('datasets the API key may not use (403): their chunks were dropped'),
+  percentDone: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe('finished chunks (done or failed) per hundred of `chunks.total`, rounded down'),
+  chunks: z
+    .object({
+      total: count.describe('chunks of the plan in all, those not yet created included'),
+      done: count.describe('landed (or answered "no data" / "not covered")'),
+      failed: count.describe('gave up on; `envdata retry RUN` queues them again'),
+      inFlight: count.describe('created and not finished: pending, queued or running'),
+      notYetDispatched: count.describe('windows of the plan not yet created as chunks'),
+      refetching: count.describe(
+        'in flight again because hours were missing from their answer (part of `inFlight`)',
+      ),
+    })
+    .describe('the run’s chunks (one history request each) by state'),
+  rows: count.describe('fact rows landed'),
+  calls: count.describe('API calls made'),
+  recordsQuarantined: count.describe('records set aside (invalid, conflicting duplicates)'),
+  hours: z
+    .object({
+      quarantined: count.describe('hours quarantined: no row landed for them'),
+      missingUpstream: count.describe('hours still missing from the service’s answers'),
+      notCovered: count.describe('hours the service does not cover (404)'),
+      noData: count.describe('hours the service answered "no data" for'),
+    })
+    .describe('hours of the plan that did not land, by cause'),
+  failuresByCode: z
+    .record(z.string().meta({ title: 'code' }), count)
+    .describe('failed chunks by error code, e.g. `{"SERVER_ERROR": 2}`; `{}` when none'),
+});
+
+export type RunJson = z.infer<typeof runJson>;
+
+/** `runProgress` as JSON. */
+export function toRunJson(p: RunProgress): RunJson {
+  return {
+    runId: p.runId,
+    kind: p.kind,
+    status: p.status,
+    createdAt: p.createdAt.toISOString(),
+    finishedAt: isoOrNull(p.finishedAt),
+    errorCode: p.errorCode,
+    errorMessage: p.errorMessage,
+    blockedDatasets: DATASETS.filter((d) => p.blockedDatasets.includes(d)),
+    percentDone: p.total === 0 ? 100 : Math.floor(((p.done + p.failed) / p.total) * 100),
+    chunks: {
+      total: p.total,
+      done: p.done,
+      failed: p.failed,
+      inFlight: p.inFlight,
+      notYetDispatched: p.notYetDispatched,
+      refetching: p.refetching,
+    },
+    rows: p.rows,
+    calls: p.calls,
+    recordsQuarantined: p.recordsQuarantined,
+    hours: {
+      quarantined: p.quarantinedHours,
+      missingUpstream: p.missingHours,
+      notCovered: p.notCoveredHours,
+      noData: p.noDataHours,
+    },
+    failuresByCode: { ...p.failures },
+  };
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { DATASETS } from '../../datasets/registry.js';
+import type { StatusReport } from '../../status/collect-status-report.js';
+import type { LocationFreshness } from '../format-freshness-table.js';
+import { byDataset } from './by-dataset.js';
+import { count, isoOrNull, isoTimestamp, jsonDocument } from './json-document.js';
+import { runJson, toRunJson } from './run-json.js';
+import { postgresHealthJson, queueHealthJson, serviceHealthJson } from './service-health-json.js';
+
+const datasetFreshness = z
+  .object({
+    lastHour: isoTimestamp
+      .nullable()
+      .describe('start of the last hour whose rows landed; `null` when nothing was ingested'),
+    lagHours: z
+      .number()
+      .nonnegative()
+      .nullable()
+      .describe(
+        'hours from the end of that hour to `generatedAt`; `null` when nothing was ingested',
+      ),
+    stale: z.boolean().describe('`lagHours` is above `maxLagHours`, or nothing was ingested'),
+  })
+  .describe('the freshness of that dataset at the location');
+
+/** `envdata status --json`. */
+export const statusJson = jsonDocument('status', {
+  postgres: postgresHealthJson,
+  queue: queueHealthJson,
+  ledgerRead: z
+    .boolean()
+    .describe(
+      'whether the ledger could be read (Postgres answers, no migration pending); when `false`, `runs` and `freshness` are empty',
+    ),
+  maxLagHours: z
+    .number()
+    .nonnegative()
+    .describe('ENVDATA_FRESHNESS_MAX_LAG in hours: the lag beyond which a location is stale'),
+  runs: z.array(runJson).describe('the 10 most recent runs, newest first'),
+  freshness: z
+    .array(
+      z.object({
+        locationId: count.describe('the location’s id'),
+        name: z.string().describe('its name'),
+        stale: z.boolean().describe('whether any of its datasets is stale'),
+        datasets: z
+          .record(z.enum(DATASETS).meta({ title: 'dataset' }), datasetFreshness)
+          .describe('each dataset’s freshness, keyed by dataset (`pollen`, `weather`)'),
+      }),
+    )
+    .describe(
+      'one entry per active location (retired ones left out): stale first, longest lag first, then the fresh ones by name',
+    ),
+});
+
+export type StatusJson = z.infer<typeof statusJson>;
+
+/** `envdata status` as JSON: health, recent runs and freshness by location. */
+export function toStatusJson(
+  report: StatusReport,
+  freshness: readonly LocationFreshness[],
+  maxLagHours: number,
+  generatedAt: Date,
+): StatusJson {
+  return {
+    kind: 'status',
+    version: 1,
+    generatedAt: generatedAt.toISOString(),
+    ...serviceHealthJson(report.status),
+    ledgerRead: report.ledgerRead,
+    maxLagHours,
+    runs: report.runs.map(toRunJson),
+    freshness: freshness.map((row) => ({
+      locationId: row.locationId,
+      name: row.name,
+      stale: row.stale,
+      datasets: byDataset((dataset) => {
+        const f = row.datasets[dataset];
+        // Every active location has a row per dataset (`readFreshness`); never ingested if not.
+        return f
+          ? { lastHour: isoOrNull(f.lastHour), lagHours: f.lagHours, stale: f.stale }
+          : { lastHour: null, lagHours: null, stale: true };
+      }),
+    })),
+  };
+}

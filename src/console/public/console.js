@@ -1,0 +1,603 @@
+// The envdata operations console: plain DOM code, no build step, nothing from elsewhere.
+// Each page polls its JSON API every few seconds while the tab is visible, and redraws only when
+// the answer changed.
+import uPlot from '/assets/uplot.js';
+
+const POLL_MS = 3000;
+const view = document.getElementById('view');
+const updated = document.getElementById('updated');
+const sessionLine = document.getElementById('session');
+
+/** Builds an element: `h('td', { class: 'num' }, '12')`. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+async function getJson(path) {
+  const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+  const text = await response.text();
+  if (response.status === 401) {
+    location.href = `/login?next=${encodeURIComponent(location.pathname + location.hash)}`;
+  }
+  if (!response.ok) throw new Error(JSON.parse(text).error ?? `${path}: ${response.status}`);
+  return { text, body: JSON.parse(text) };
+}
+
+const number = new Intl.NumberFormat('en');
+const fmt = (n) => number.format(Math.round(n));
+const rate = (n) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
+const when = (iso) => (iso ? iso.slice(0, 16).replace('T', ' ') : '—');
+
+function duration(seconds) {
+  if (seconds === null || seconds === undefined) return '—';
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 86400) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86400).toFixed(1)} d`;
+}
+
+const SEGMENTS = [
+  ['done', 'done'],
+  ['missingUpstream', 'missing upstream'],
+  ['running', 'running'],
+  ['queued', 'queued'],
+  ['failed', 'failed'],
+];
+
+function progressBar(run) {
+  const total = Math.max(1, run.total);
+  return h(
+    'div',
+    { class: 'bar', role: 'img', 'aria-label': barLabel(run) },
+    SEGMENTS.map(([key]) =>
+      run.chunks[key] > 0
+        ? h('span', {
+            class: key,
+            style: `width:${(100 * run.chunks[key]) / total}%`,
+            title: `${run.chunks[key]} ${key}`,
+          })
+        : null,
+    ),
+  );
+}
+
+function barLabel(run) {
+  return SEGMENTS.map(([key, label]) => `${run.chunks[key]} ${label}`).join(', ');
+}
+
+function barLegend() {
+  return h(
+    'div',
+    { class: 'legend' },
+    SEGMENTS.map(([key, label]) => h('span', {}, h('i', { class: `swatch-${key}` }), label)),
+  );
+}
+
+function doneOf(run) {
+  return run.chunks.done + run.chunks.missingUpstream;
+}
+
+// ---- pages -------------------------------------------------------------------------------
+
+const pages = {
+  runs: {
+    api: () => '/api/runs',
+    render({ runs }) {
+      if (runs.length === 0) {
+        return [
+          h('h1', {}, 'Runs'),
+          h('p', {}, 'No run yet: start one with ', h('code', {}, 'envdata backfill'), '.'),
+        ];
+      }
+      return [
+        h('h1', {}, 'Runs'),
+        barLegend(),
+        h(
+          'table',
+          { id: 'runs' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Run'),
+              h('th', {}, 'Kind'),
+              h('th', {}, 'State'),
+              h('th', {}, 'Progress'),
+              h('th', { class: 'num' }, 'Chunks'),
+              h('th', { class: 'num' }, 'Rows'),
+              h('th', { class: 'num' }, 'Calls/s'),
+              h('th', { class: 'num' }, 'ETA'),
+              h('th', {}, 'Started'),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            runs.map((run) =>
+              h(
+                'tr',
+                {
+                  'data-run-id': run.runId,
+                  'data-state': run.status,
+                  'data-done': doneOf(run),
+                  'data-failed': run.chunks.failed,
+                  'data-total': run.total,
+                },
+                h('td', {}, h('a', { href: `#/runs/${run.runId}` }, `#${run.runId}`)),
+                h('td', {}, run.kind),
+                h('td', {}, h('span', { class: `state ${run.status}` }, run.status)),
+                h('td', {}, progressBar(run)),
+                h('td', { class: 'num' }, `${fmt(doneOf(run))} / ${fmt(run.total)}`),
+                h('td', { class: 'num' }, fmt(run.rows)),
+                h('td', { class: 'num' }, rate(run.callsPerSecond)),
+                h('td', { class: 'num' }, duration(run.etaSeconds)),
+                h('td', {}, when(run.createdAt)),
+              ),
+            ),
+          ),
+        ),
+      ];
+    },
+  },
+
+  run: {
+    api: (id) => `/api/runs/${encodeURIComponent(id)}`,
+    render({ run, progress, failures }) {
+      const failed = run.chunks.failed;
+      return [
+        h('p', {}, h('a', { href: '#/runs' }, '← Runs')),
+        h(
+          'h1',
+          {},
+          `Run #${run.runId} · ${run.kind} `,
+          h('span', { class: `state ${run.status}`, id: 'run-state' }, run.status),
+        ),
+        barLegend(),
+        progressBar(run),
+        h(
+          'table',
+          { id: 'run-summary' },
+          h(
+            'tbody',
+            {},
+            row('Chunks', `${fmt(doneOf(run))} of ${fmt(run.total)} done`, {
+              'data-done': doneOf(run),
+              'data-total': run.total,
+            }),
+            row('Failed', fmt(failed), { 'data-failed': failed }),
+            row('Rows landed', fmt(run.rows)),
+            row('Calls', `${fmt(run.calls)} (${rate(run.callsPerSecond)}/s now)`),
+            row('ETA', duration(run.etaSeconds)),
+            row('Missing upstream', `${fmt(progress.missingHours)} hour(s)`),
+            row('Quarantined', `${fmt(progress.recordsQuarantined)} record(s)`),
+            row('Started', when(run.createdAt)),
+            row('Finished', when(run.finishedAt)),
+            run.errorMessage ? row('Error', `${run.errorCode}: ${run.errorMessage}`) : null,
+          ),
+        ),
+        h('h2', {}, 'Failures by error'),
+        failures.length === 0
+          ? h('p', { class: 'muted', id: 'no-failures' }, 'No failed chunk.')
+          : h(
+              'table',
+              { id: 'failures' },
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  h('th', {}, 'Code'),
+                  h('th', {}, 'Message'),
+                  h('th', { class: 'num' }, 'Chunks'),
+                  h('th', {}, 'First ones'),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                failures.map((g) =>
+                  h(
+                    'tr',
+                    { 'data-code': g.code, 'data-chunks': g.chunks },
+                    h('td', {}, g.code),
+                    h('td', {}, g.message),
+                    h('td', { class: 'num' }, fmt(g.chunks)),
+                    h(
+                      'td',
+                      {},
+                      g.examples.map((c) =>
+                        h(
+                          'div',
+                          {},
+                          `${c.location} ${c.dataset} ${when(c.from)}–${when(c.to)} (${c.attempts} attempt(s))`,
+                        ),
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+        actions(run),
+      ];
+    },
+  },
+
+  coverage: {
+    api: () => {
+      const q = new URLSearchParams({
+        dataset: coverageState.dataset,
+        bucket: coverageState.bucket,
+        page: String(coverageState.page),
+        pageSize: String(coverageState.pageSize),
+      });
+      return `/api/coverage?${q}`;
+    },
+    render(grid) {
+      const pagesCount = Math.max(1, Math.ceil(grid.locations / grid.pageSize));
+      const states = session?.states ?? {};
+      return [
+        h('h1', {}, 'Coverage'),
+        h(
+          'div',
+          { class: 'controls' },
+          h(
+            'label',
+            {},
+            'Dataset ',
+            select(
+              'dataset',
+              (session?.datasets ?? ['pollen', 'weather']).map((d) => [d, d]),
+              coverageState.dataset,
+            ),
+          ),
+          h(
+            'label',
+            {},
+            'Cells ',
+            select(
+              'bucket',
+              [
+                ['month', 'months'],
+                ['year', 'years'],
+              ],
+              coverageState.bucket,
+            ),
+          ),
+          h(
+            'label',
+            {},
+            'Locations per page ',
+            select(
+              'pageSize',
+              [50, 100, 250, 1000].map((n) => [String(n), String(n)]),
+              String(coverageState.pageSize),
+            ),
+          ),
+          h(
+            'button',
+            {
+              class: 'secondary',
+              disabled: grid.page <= 1,
+              onclick: () => changeCoverage({ page: grid.page - 1 }),
+            },
+            '← Previous',
+          ),
+          h('span', { id: 'coverage-page' }, `page ${grid.page} of ${pagesCount}`),
+          h(
+            'button',
+            {
+              class: 'secondary',
+              disabled: grid.page >= pagesCount,
+              onclick: () => changeCoverage({ page: grid.page + 1 }),
+            },
+            'Next →',
+          ),
+          h(
+            'span',
+            { class: 'muted' },
+            `${fmt(grid.locations)} locations, ${grid.fromYear}–${grid.toYear}`,
+          ),
+        ),
+        h(
+          'div',
+          { class: 'legend', id: 'coverage-legend' },
+          Object.entries(states).map(([letter, label]) =>
+            h('span', {}, h('i', { class: letter }), label),
+          ),
+        ),
+        coverageGrid(grid, states),
+      ];
+    },
+  },
+
+  freshness: {
+    api: () => '/api/freshness',
+    render(board) {
+      const shown = board.rows.slice(0, 500);
+      return [
+        h('h1', {}, 'Freshness'),
+        h(
+          'p',
+          {},
+          `${fmt(board.stale)} of ${fmt(board.rows.length)} location/dataset pair(s) lag more than ${board.maxLagHours} h (ENVDATA_FRESHNESS_MAX_LAG); stale first.`,
+        ),
+        h(
+          'table',
+          { id: 'freshness' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Location'),
+              h('th', {}, 'Dataset'),
+              h('th', {}, 'Last hour landed (UTC)'),
+              h('th', { class: 'num' }, 'Lag'),
+              h('th', {}, ''),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            shown.map((f) =>
+              h(
+                'tr',
+                { 'data-location-id': f.locationId, 'data-dataset': f.dataset },
+                h('td', {}, f.name),
+                h('td', {}, f.dataset),
+                h('td', {}, f.lastHour ? when(f.lastHour) : 'never'),
+                h(
+                  'td',
+                  { class: 'num' },
+                  f.lagHours === null ? '—' : duration(Math.round(f.lagHours * 3600)),
+                ),
+                h('td', {}, f.stale ? h('span', { class: 'stale' }, 'stale') : 'fresh'),
+              ),
+            ),
+          ),
+        ),
+        board.rows.length > shown.length
+          ? h('p', { class: 'muted' }, `… and ${fmt(board.rows.length - shown.length)} more`)
+          : null,
+      ];
+    },
+  },
+
+  'rate-limit': {
+    api: () => '/api/rate-limit',
+    render(data) {
+      const chart = h('div', { class: 'chart', id: 'rate-chart' });
+      const last = data.callsPerSecond.at(-2) ?? 0;
+      const throttled = data.throttled.reduce((a, b) => a + b, 0);
+      queueMicrotask(() => drawRateChart(chart, data));
+      return [
+        h('h1', {}, 'Rate limit'),
+        h(
+          'p',
+          {},
+          `Calls per second of every worker (per minute, last hour) against the configured limit `,
+          h('code', {}, data.limits.join(', ') || 'off'),
+          `: ${rate(last)}/s in the last full minute; ${fmt(throttled)} answer(s) 429 in the hour.`,
+        ),
+        chart,
+      ];
+    },
+  },
+};
+
+function row(label, value, attrs = {}) {
+  return h('tr', attrs, h('th', {}, label), h('td', {}, value));
+}
+
+function select(name, options, current) {
+  return h(
+    'select',
+    { name, onchange: (e) => changeCoverage({ [name]: e.target.value, page: 1 }) },
+    options.map(([value, label]) => h('option', { value, selected: value === current }, label)),
+  );
+}
+
+// ---- the run page's actions ----------------------------------------------------------------
+
+function actions(run) {
+  const box = h('div', { class: 'controls', id: 'run-actions' });
+  const mode = session?.actions;
+  const message = h('span', { id: 'action-message', role: 'status' }, actionNote);
+  const button = (label, path, enabled) =>
+    h(
+      'button',
+      {
+        disabled: mode !== 'enabled' || !enabled,
+        onclick: async (e) => {
+          e.target.disabled = true;
+          actionNote = await post(path);
+          await refresh(true);
+        },
+      },
+      label,
+    );
+  box.append(
+    button('Retry failed', `/api/runs/${run.runId}/retry-failed`, run.chunks.failed > 0),
+    button(
+      'Resume',
+      `/api/runs/${run.runId}/resume`,
+      ['paused', 'stopped', 'running'].includes(run.status),
+    ),
+  );
+  if (mode === 'disabled') {
+    box.append(
+      h(
+        'span',
+        { class: 'notice' },
+        'Actions are disabled: set ENVDATA_CONSOLE_TOKEN and restart envdata serve.',
+      ),
+    );
+  } else if (mode === 'sign-in') {
+    box.append(
+      h(
+        'a',
+        { href: `/login?next=${encodeURIComponent(`/${location.hash}`)}`, id: 'sign-in' },
+        'Sign in to retry or resume',
+      ),
+    );
+  }
+  box.append(message);
+  return box;
+}
+
+let actionNote = '';
+
+async function post(path) {
+  const response = await fetch(path, { method: 'POST', credentials: 'same-origin' });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) return body.error ?? `failed: ${response.status}`;
+  if (body.requeued !== undefined) return `${body.requeued} failed chunk(s) re-queued`;
+  return `${body.dispatched ?? 0} job(s) dispatched`;
+}
+
+// ---- the coverage grid ---------------------------------------------------------------------
+
+const coverageState = { dataset: 'pollen', bucket: 'month', page: 1, pageSize: 50 };
+
+function changeCoverage(change) {
+  Object.assign(coverageState, change);
+  coverageState.pageSize = Number(coverageState.pageSize);
+  void refresh(true);
+}
+
+function coverageGrid(grid, states) {
+  const labels = grid.buckets.map((b) => (grid.bucket === 'year' ? b.slice(0, 4) : b.slice(0, 7)));
+  const axis = h('div', { class: 'axis' });
+  const cellWidth = grid.bucket === 'year' ? 23 : 10;
+  // A year's number above its first cell, every fifth year when they are many.
+  const step = grid.toYear - grid.fromYear >= 10 ? 5 : 1;
+  for (const label of labels) {
+    const year = Number(label.slice(0, 4));
+    const first = grid.bucket === 'year' || label.endsWith('-01');
+    axis.append(
+      h('span', { style: `width:${cellWidth - 1}px` }, first && year % step === 0 ? year : ''),
+    );
+  }
+  return h(
+    'div',
+    { class: `grid ${grid.bucket}`, id: 'coverage-grid' },
+    axis,
+    grid.rows.map((r) =>
+      h(
+        'div',
+        { class: 'row', 'data-location-id': r.locationId },
+        h('span', { class: 'name', title: r.name }, r.name),
+        h(
+          'span',
+          { class: 'cells' },
+          [...r.cells].map((letter, i) =>
+            h('i', {
+              class: `cell-${letter}`,
+              'data-bucket': labels[i],
+              'data-state': letter,
+              title: `${r.name} ${labels[i]}: ${states[letter] ?? letter}`,
+            }),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+// ---- the rate chart ------------------------------------------------------------------------
+
+let plot;
+
+function drawRateChart(target, data) {
+  plot?.destroy();
+  const limit = data.minutes.map(() => data.limitPerSecond);
+  plot = new uPlot(
+    {
+      width: Math.min(1100, Math.max(400, view.clientWidth - 20)),
+      height: 320,
+      scales: { x: { time: true }, throttled: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      series: [
+        {},
+        { label: 'calls/s', stroke: '#3b82f6', width: 2, fill: '#3b82f622' },
+        { label: 'limit (calls/s)', stroke: '#0f172a', dash: [6, 4], width: 1 },
+        { label: '429s per minute', stroke: '#dc2626', width: 2, scale: 'throttled' },
+      ],
+      axes: [{}, { label: 'calls/s' }, { side: 1, scale: 'throttled', label: '429/min' }],
+    },
+    [data.minutes, data.callsPerSecond, limit, data.throttled],
+    target,
+  );
+}
+
+// ---- routing and polling -------------------------------------------------------------------
+
+let session;
+let lastText = '';
+let lastRoute = '';
+
+function route() {
+  const [, page = 'runs', id] = location.hash.split('/');
+  if (page === 'runs' && id) return { page: 'run', id };
+  return { page: pages[page] ? page : 'runs' };
+}
+
+async function refresh(force = false) {
+  const current = route();
+  const key = `${current.page}/${current.id ?? ''}`;
+  try {
+    if (!session || force) session = (await getJson('/api/session')).body;
+    sessionLine.textContent =
+      session.actions === 'enabled'
+        ? 'signed in: actions enabled'
+        : session.actions === 'sign-in'
+          ? 'read-only (sign in to act)'
+          : 'read-only (no ENVDATA_CONSOLE_TOKEN)';
+    const page = pages[current.page];
+    const { text, body } = await getJson(page.api(current.id));
+    updated.textContent = `updated ${new Date().toLocaleTimeString()}`;
+    if (!force && text === lastText && key === lastRoute) return;
+    lastText = text;
+    lastRoute = key;
+    view.replaceChildren(...page.render(body).flat().filter(Boolean));
+  } catch (error) {
+    view.replaceChildren(h('p', { class: 'error', role: 'alert' }, String(error.message ?? error)));
+    lastText = '';
+  }
+  for (const a of document.querySelectorAll('header nav a')) {
+    a.classList.toggle(
+      'active',
+      a.dataset.page === (current.page === 'run' ? 'runs' : current.page),
+    );
+  }
+}
+
+let timer;
+function schedule() {
+  clearInterval(timer);
+  if (document.visibilityState === 'visible') timer = setInterval(() => void refresh(), POLL_MS);
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') void refresh();
+  schedule();
+});
+window.addEventListener('hashchange', () => {
+  actionNote = '';
+  void refresh(true);
+});
+void refresh(true);
+schedule();

@@ -1,0 +1,53 @@
+import type { JobType, Queue } from 'bullmq';
+import type { Uses } from '../app/app-resources.js';
+import { countOpenChunks } from '../ledger/count-open-chunks.js';
+import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import type { Dataset } from '../types.js';
+import {
+  EnvdataMetrics,
+  QUEUE_JOB_STATES,
+  type DatasetFreshness,
+  type EnvdataMetricsOptions,
+} from './envdata-metrics.js';
+
+/**
+ * The metrics of an app, their scrape-time gauges reading its ledger (`db`) and its queue
+ * (`queues`, either backend), each opened only when first scraped.
+ */
+export function createEnvdataMetrics(
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  options: Pick<EnvdataMetricsOptions, 'collectTtlMs' | 'collectTimeoutMs'> = {},
+): EnvdataMetrics {
+  let queue: Queue | undefined;
+  return new EnvdataMetrics({
+    ...options,
+    logger: app.logger,
+    sources: {
+      chunks: () => countOpenChunks(app.db),
+      queueJobs: () => {
+        // One queue object for every scrape: the factory keeps (and closes) each it creates.
+        queue ??= app.queues.queue(QUEUE_NAMES.ingest);
+        // `paused` is counted by both backends (the Redis script and the Postgres query), though
+        // BullMQ 6's `JobType` no longer names it.
+        return queue.getJobCounts(...(QUEUE_JOB_STATES as readonly string[] as JobType[]));
+      },
+      freshness: async () =>
+        freshnessByDataset(await readFreshness(app.db, app.config.sync.maxLagHours)),
+    },
+  });
+}
+
+/** `readFreshness`'s rows (one per location and dataset) folded into one line per dataset. */
+export function freshnessByDataset(rows: readonly Freshness[]): DatasetFreshness[] {
+  const byDataset = new Map<Dataset, { worstLagSeconds: number | null; stale: number }>();
+  for (const r of rows) {
+    let f = byDataset.get(r.dataset);
+    if (!f) byDataset.set(r.dataset, (f = { worstLagSeconds: null, stale: 0 }));
+    if (r.stale) f.stale += 1;
+    if (r.lagHours !== null) {
+      f.worstLagSeconds = Math.max(f.worstLagSeconds ?? 0, r.lagHours * 3_600);
+    }
+  }
+  return [...byDataset].map(([dataset, f]) => ({ dataset, ...f }));
+}

@@ -1,0 +1,162 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startBackfill } from '../../src/runs/start-backfill.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
+import { launchChromium } from '../harness/launch-chromium.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+import { serveConsole, type ServedConsole } from './serve-console.js';
+
+// The console in a real headless Chromium, over a real backfill: workers against the simulator.
+const fx = useBackfillFixture(
+  {},
+  { ENVDATA_REFETCH_ATTEMPTS: '1', ENVDATA_REFETCH_DELAY_MS: '20' },
+);
+const TOKEN = 'browser-test-token-0123456789';
+/** What the DOM takes to show a change: a few polls of the page (every 3 s). */
+const DOM_TIMEOUT_MS = 30_000;
+let browser: Browser;
+let served: ServedConsole;
+const workers: IngestWorker[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  served = await serveConsole(fx, { token: TOKEN });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.close();
+});
+
+async function openPage(hash: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${served.url}/${hash}`);
+  return page;
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${served.url}/login?next=${encodeURIComponent('/#/runs')}`);
+  await page.fill('input[name=token]', TOKEN);
+  await Promise.all([page.waitForURL(`${served.url}/#/runs`), page.click('button[type=submit]')]);
+}
+
+const berlin = () => fx.locations.find((l) => l.name === 'Berlin')!;
+
+describe('the console in a browser', () => {
+  it('shows a running backfill advance, live, until it is done', async () => {
+    // 20 chunks, planned before any worker runs: the page first sees none done.
+    const start = await startBackfill(fx.app, {
+      ...backfillRange('2024-06-02', '2024-06-12'),
+      locations: fx.locations,
+    });
+    const runId = start.runId!;
+    const page = await openPage('#/runs');
+    const row = page.locator(`tr[data-run-id="${runId}"]`);
+    await row.waitFor({ timeout: DOM_TIMEOUT_MS });
+    expect(await row.getAttribute('data-done')).toBe('0');
+    expect(await row.getAttribute('data-total')).toBe('20');
+    // Every value the row shows from now on, as the page redraws it.
+    await page.evaluate(`
+      window.seen = [];
+      new MutationObserver(() => {
+        const done = document.querySelector('tr[data-run-id]')?.getAttribute('data-done');
+        if (done && window.seen.at(-1) !== done) window.seen.push(done);
+      }).observe(document.getElementById('view'), { childList: true, subtree: true });
+    `);
+
+    // Two calls a second: the run takes about ten seconds, several polls of the page.
+    const app = fx.newApp({ ENVDATA_RATE_LIMIT: '2/s' });
+    workers.push(IngestWorker.start(app, { concurrency: 2 }));
+    await page.waitForSelector(`tr[data-run-id="${runId}"][data-state="done"][data-done="20"]`, {
+      timeout: 60_000,
+    });
+    const seen = (await page.evaluate('window.seen')) as string[];
+    const between = seen.map(Number).filter((n) => n > 0 && n < 20);
+    expect(between.length, `values shown: ${seen.join(', ')}`).toBeGreaterThan(0);
+    expect(seen.map(Number)).toEqual([...seen.map(Number)].sort((a, b) => a - b));
+    expect(await row.locator('.bar .done').count()).toBe(1);
+    await page.close();
+  });
+
+  it('groups a run’s failures by error, and Retry failed lands them', async () => {
+    fx.simulator.addFaultScripts('weather:error=503x2');
+    const app = fx.newApp({ ENVDATA_MAX_ATTEMPTS: '1' });
+    const start = await startBackfill(app, {
+      ...backfillRange('2024-06-12', '2024-06-16', { datasets: ['weather'] }),
+      locations: fx.locations,
+    });
+    const runId = start.runId!;
+    workers.push(IngestWorker.start(app, { concurrency: 1 }));
+    const failed = await waitForRun(app.db, runId);
+    expect(failed).toMatchObject({ status: 'failed', failed: 2, done: 2 });
+
+    const page = await browser.newPage();
+    await signIn(page);
+    await page.goto(`${served.url}/#/runs/${runId}`);
+    const group = page.locator('#failures tr[data-code="SERVER_ERROR"]');
+    await group.waitFor({ timeout: DOM_TIMEOUT_MS });
+    expect(await group.getAttribute('data-chunks')).toBe('2');
+    expect(await group.textContent()).toMatch(/the service failed/);
+    await page.click('button:has-text("Retry failed")');
+    await page.waitForSelector('#action-message:has-text("2 failed chunk(s) re-queued")', {
+      timeout: DOM_TIMEOUT_MS,
+    });
+    await page.waitForSelector('#run-summary tr[data-failed="0"]', { timeout: DOM_TIMEOUT_MS });
+    await page.waitForSelector('#run-summary tr[data-done="4"][data-total="4"]', {
+      timeout: DOM_TIMEOUT_MS,
+    });
+    await page.waitForSelector('#run-state:has-text("done")', { timeout: DOM_TIMEOUT_MS });
+    await page.waitForSelector('#no-failures', { timeout: DOM_TIMEOUT_MS });
+    await page.close();
+  });
+
+  it('keeps actions for those with the token: the button is off and the API refuses', async () => {
+    const page = await openPage('#/runs/1');
+    const retry = page.locator('button:has-text("Retry failed")');
+    await retry.waitFor({ timeout: DOM_TIMEOUT_MS });
+    expect(await retry.isDisabled()).toBe(true);
+    await page.waitForSelector('#sign-in');
+    const status = await page.evaluate(
+      `fetch('/api/runs/1/retry-failed', { method: 'POST' }).then((r) => r.status)`,
+    );
+    expect(status).toBe(401);
+    await page.close();
+  });
+
+  it('colours a coverage cell by its state: a month with hours missing upstream', async () => {
+    // Berlin's weather of early May 2024, each answer six hours short, every time.
+    fx.simulator.setFaults('weather-history:short=6@100%');
+    try {
+      const start = await startBackfill(fx.app, {
+        ...backfillRange('2024-05-03', '2024-05-07', { datasets: ['weather'] }),
+        locations: [berlin()],
+      });
+      workers.push(IngestWorker.start(fx.app, { concurrency: 2 }));
+      expect(await waitForRun(fx.app.db, start.runId!)).toMatchObject({ missingHours: 12 });
+    } finally {
+      fx.simulator.clearFaults();
+    }
+    const page = await openPage('#/coverage');
+    await page.waitForSelector('#coverage-grid');
+    await page.selectOption('select[name=dataset]', 'weather');
+    const cell = (location: number, month: string) =>
+      page.locator(`.row[data-location-id="${location}"] i[data-bucket="${month}"]`);
+    await page.waitForSelector(
+      `.row[data-location-id="${berlin().locationId}"] i[data-bucket="2024-05"][data-state="m"]`,
+      { timeout: DOM_TIMEOUT_MS },
+    );
+    expect(await cell(berlin().locationId, '2024-05').getAttribute('title')).toBe(
+      'Berlin 2024-05: missing upstream',
+    );
+    // June landed in part; April nothing at all.
+    expect(await cell(berlin().locationId, '2024-06').getAttribute('data-state')).toBe('p');
+    expect(await cell(berlin().locationId, '2024-04').getAttribute('data-state')).toBe('.');
+    expect(await page.locator('#coverage-legend').textContent()).toContain('missing upstream');
+    await page.close();
+  });
+});
