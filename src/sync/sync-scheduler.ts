@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { ErrorCode, Worker } from 'bullmq';
 import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
 import { syncFiringOptions } from '../dispatch/job-options.js';
@@ -48,7 +48,7 @@ export class SyncScheduler implements AppComponent {
   async start(): Promise<void> {
     const { app } = this;
     const queue = app.queues.queue(QUEUE_NAMES.sync);
-    const schedule = () =>
+    const upsert = () =>
       queue.upsertJobScheduler(
         NIGHTLY_SYNC_SCHEDULER_ID,
         { pattern: app.config.sync.cron, tz: 'UTC' },
@@ -58,6 +58,7 @@ export class SyncScheduler implements AppComponent {
           opts: syncFiringOptions(),
         },
       );
+    const schedule = () => upsertRacing(upsert);
     await schedule();
     // A Redis that comes back empty (no persistence, or a new one) has lost the schedule.
     this.unsubscribe = this.outages.subscribe((state) => {
@@ -102,4 +103,27 @@ export class SyncScheduler implements AppComponent {
   stop(timeoutMs: number): Promise<void> {
     return this.close(timeoutMs);
   }
+}
+
+/**
+ * BullMQ's Postgres backend upserts a job scheduler in two steps that are not one atomic unit:
+ * schedulers starting at the same moment can each find no schedule, and all but one then fail
+ * to insert the same first firing (its id is the scheduler's id and time). The one that won has
+ * left exactly the schedule and the firing asked for, so upserting again (now an update, which
+ * is idempotent) settles it. Redis runs the upsert as one script and never gets here.
+ */
+export async function upsertRacing(upsert: () => Promise<unknown>, tries = 5): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await upsert();
+      return;
+    } catch (error) {
+      if (attempt >= tries || !isSchedulerRace(error)) throw error;
+    }
+  }
+}
+
+function isSchedulerRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === ErrorCode.SchedulerJobIdCollision || code === ErrorCode.SchedulerJobSlotsBusy;
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
-import { SyncScheduler } from '../../src/sync/sync-scheduler.js';
+import { SyncScheduler, upsertRacing } from '../../src/sync/sync-scheduler.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
@@ -52,5 +52,28 @@ describe('the nightly sync schedule', () => {
     const { schedulers, delayed } = await scheduleState(apps[0]!);
     expect(schedulers).toHaveLength(1);
     expect(delayed).toHaveLength(1);
+  });
+
+  it('many schedulers upserting a new schedule at the same moment all succeed and leave one', async () => {
+    const app = newApp();
+    const queue = app.queues.queue(QUEUE_NAMES.sync);
+    // Many rounds of eight at once: on BullMQ's Postgres backend, the bare upsert loses this
+    // race now and then ("job ID already exists"); each round is a schedule no one made yet.
+    for (let round = 0; round < 12; round++) {
+      const id = `race-${round}`;
+      await Promise.all(
+        Array.from({ length: 8 }, () =>
+          upsertRacing(() =>
+            queue.upsertJobScheduler(id, { pattern: '0 3 * * *', tz: 'UTC' }, { name: id }),
+          ),
+        ),
+      );
+    }
+    const schedulers = await queue.getJobSchedulers();
+    const delayed = await queue.getDelayed();
+    for (let round = 0; round < 12; round++) {
+      expect(schedulers.filter((s) => s.key === `race-${round}`)).toHaveLength(1);
+      expect(delayed.filter((job) => job.id?.startsWith(`repeat:race-${round}:`))).toHaveLength(1);
+    }
   });
 });
