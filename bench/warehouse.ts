@@ -149,6 +149,7 @@ async function main(): Promise<void> {
       ...FACT_TABLES,
       'pollen_daily_rollup',
       'weather_daily_rollup',
+      'forecast_accuracy_rollup',
       'pollen_snapshot',
       'weather_snapshot',
     ]);

@@ -22,6 +22,7 @@
 --   2026_11_23_0016_call_pace
 --   2026_11_23_0017_rollup_date_indexes
 --   2026_11_23_0018_history_window
+--   2026_11_23_0019_forecast_accuracy_rollup
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -132,6 +133,26 @@ alter table envdata.coverage_hole add constraint coverage_hole_location_id_fkey 
 alter table envdata.coverage_hole add constraint coverage_hole_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
 CREATE INDEX coverage_hole_key ON envdata.coverage_hole USING btree (location_id, dataset);
 CREATE INDEX coverage_hole_run ON envdata.coverage_hole USING btree (run_id);
+
+create table envdata.forecast_accuracy_rollup (
+  location_id integer not null,
+  local_date date not null,
+  dataset envdata.dataset not null,
+  product envdata.snapshot_product not null,
+  measure text not null,
+  lead_day integer not null,
+  pairs integer not null,
+  compared integer not null,
+  error_sum double precision,
+  abs_error_sum double precision,
+  squared_error_sum double precision,
+  risk_compared integer not null,
+  risk_hits integer not null
+);
+alter table envdata.forecast_accuracy_rollup add constraint forecast_accuracy_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.forecast_accuracy_rollup add constraint forecast_accuracy_rollup_pkey PRIMARY KEY (location_id, local_date, product, measure, lead_day);
+CREATE INDEX forecast_accuracy_rollup_date ON envdata.forecast_accuracy_rollup USING btree (local_date);
+CREATE INDEX forecast_accuracy_rollup_measure ON envdata.forecast_accuracy_rollup USING btree (measure, local_date) INCLUDE (location_id, dataset, product, lead_day, pairs, compared, error_sum, abs_error_sum, squared_error_sum, risk_compared, risk_hits);
 
 create table envdata.history_window (
   dataset envdata.dataset not null,
@@ -515,6 +536,34 @@ UNION ALL
   WHERE f.product <> 'latest'::envdata.snapshot_product;
 grant SELECT on table analytics.forecast_accuracy to envdata_bi;
 
+create view analytics.forecast_accuracy_daily as
+ SELECT r.location_id,
+    l.name AS location_name,
+    r.local_date,
+    r.dataset::text AS dataset,
+    r.product::text AS product,
+    r.measure,
+    r.lead_day,
+    r.pairs,
+    r.compared,
+    r.error_sum,
+    r.abs_error_sum,
+    r.squared_error_sum,
+    r.abs_error_sum / NULLIF(r.compared, 0)::double precision AS mae,
+    sqrt(r.squared_error_sum / NULLIF(r.compared, 0)::double precision) AS rmse,
+    r.error_sum / NULLIF(r.compared, 0)::double precision AS bias,
+        CASE
+            WHEN r.dataset = 'pollen'::envdata.dataset THEN r.risk_compared
+            ELSE NULL::integer
+        END AS risk_compared,
+        CASE
+            WHEN r.dataset = 'pollen'::envdata.dataset THEN r.risk_hits
+            ELSE NULL::integer
+        END AS risk_hits
+   FROM envdata.forecast_accuracy_rollup r
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.forecast_accuracy_daily to envdata_bi;
+
 create view analytics.locations as
  SELECT location.location_id,
     location.name,
@@ -670,6 +719,93 @@ AS $function$
     $function$;
 
 CREATE OR REPLACE FUNCTION envdata.refresh_daily_rollups()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      refreshed integer;
+      n integer;
+    begin
+      refreshed := envdata.refresh_fact_rollups();
+
+      create temporary table if not exists pg_temp.accuracy_rows
+        (like envdata.forecast_accuracy_rollup) on commit drop;
+      truncate pg_temp.accuracy_rows;
+
+      insert into pg_temp.accuracy_rows
+      select f.location_id, (f.valid_at at time zone s.timezone)::date, 'pollen'::envdata.dataset, f.product,
+        f.pollen_type::text, ceil(extract(epoch from f.valid_at - f.fetched_at) / 86400)::int,
+        count(*), count(f.count - o.count),
+        sum((f.count - o.count)::double precision order by f.count - o.count),
+        sum(abs(f.count - o.count)::double precision order by abs(f.count - o.count)),
+        sum(((f.count - o.count)::double precision) ^ 2 order by abs(f.count - o.count)),
+        count(f.risk_level::text = o.risk_level::text),
+        count(*) filter (where f.risk_level::text = o.risk_level::text)
+      from pg_temp.rollup_spans s
+      join envdata.pollen_snapshot f
+        on f.location_id = s.location_id and f.valid_at >= s.span_from and f.valid_at < s.span_to
+      join envdata.pollen_hourly o
+        on o.location_id = f.location_id and o.observed_at = f.valid_at
+        and o.pollen_type = f.pollen_type
+        and o.observed_at >= s.span_from and o.observed_at < s.span_to
+      where s.dataset = 'pollen' and f.product <> 'latest'
+      group by 1, 2, 3, 4, 5, 6;
+
+      insert into pg_temp.accuracy_rows
+      select f.location_id, (f.valid_at at time zone s.timezone)::date, 'weather'::envdata.dataset, f.product,
+        m.measure, ceil(extract(epoch from f.valid_at - f.fetched_at) / 86400)::int,
+        count(*), count(m.forecast_value - m.observed_value),
+        sum(m.forecast_value - m.observed_value order by m.forecast_value - m.observed_value),
+        sum(abs(m.forecast_value - m.observed_value)
+          order by abs(m.forecast_value - m.observed_value)),
+        sum((m.forecast_value - m.observed_value) ^ 2
+          order by abs(m.forecast_value - m.observed_value)),
+        0, 0
+      from pg_temp.rollup_spans s
+      join envdata.weather_snapshot f
+        on f.location_id = s.location_id and f.valid_at >= s.span_from and f.valid_at < s.span_to
+      join envdata.weather_hourly o
+        on o.location_id = f.location_id and o.observed_at = f.valid_at
+        and o.observed_at >= s.span_from and o.observed_at < s.span_to
+      cross join lateral (values
+        ('temperature_c', f.temperature_c::double precision, o.temperature_c::double precision),
+        ('apparent_temperature_c', f.apparent_temperature_c, o.apparent_temperature_c),
+        ('humidity_pct', f.humidity_fraction * 100, o.humidity_fraction * 100),
+        ('pressure_hpa', f.pressure_hpa, o.pressure_hpa),
+        ('wind_speed_ms', f.wind_speed_ms, o.wind_speed_ms),
+        ('cloud_cover_pct', f.cloud_cover_fraction * 100, o.cloud_cover_fraction * 100),
+        ('precip_intensity_mm_h', f.precip_intensity_mm_h, o.precip_intensity_mm_h),
+        ('precip_probability_pct', f.precip_probability_fraction * 100,
+          o.precip_probability_fraction * 100)
+      ) as m(measure, forecast_value, observed_value)
+      where s.dataset = 'weather' and f.product <> 'latest'
+      group by 1, 2, 3, 4, 5, 6;
+
+      insert into envdata.forecast_accuracy_rollup as r
+      select * from pg_temp.accuracy_rows
+      on conflict (location_id, local_date, product, measure, lead_day) do update set
+        dataset = excluded.dataset, pairs = excluded.pairs, compared = excluded.compared,
+        error_sum = excluded.error_sum, abs_error_sum = excluded.abs_error_sum,
+        squared_error_sum = excluded.squared_error_sum,
+        risk_compared = excluded.risk_compared, risk_hits = excluded.risk_hits;
+      get diagnostics n = row_count;
+      refreshed := refreshed + n;
+
+      -- Days of the spans that no longer have a pair of some kind lose its row.
+      delete from envdata.forecast_accuracy_rollup r
+      using pg_temp.rollup_spans s
+      where r.location_id = s.location_id and r.dataset = s.dataset
+        and r.local_date >= (s.span_from at time zone s.timezone)::date
+        and r.local_date < (s.span_to at time zone s.timezone)::date
+        and not exists (
+          select 1 from pg_temp.accuracy_rows a
+          where a.location_id = r.location_id and a.local_date = r.local_date
+            and a.product = r.product and a.measure = r.measure and a.lead_day = r.lead_day);
+      return refreshed;
+    end
+    $function$;
+
+CREATE OR REPLACE FUNCTION envdata.refresh_fact_rollups()
  RETURNS integer
  LANGUAGE plpgsql
 AS $function$

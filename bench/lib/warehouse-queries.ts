@@ -19,7 +19,7 @@ export const CLASS_LABEL: Readonly<Record<QueryClass, string>> = {
 
 /** One query of docs/warehouse.md ("Example queries"), its parameters set to the bench's data. */
 export interface ExampleQuery {
-  /** `1`…`8` as numbered in the doc, `grafana`, or `H-weather`/`H-pollen` (added by the bench). */
+  /** `1`…`8` as numbered in the doc, `grafana`, or `H-…` (hourly queries added by the bench). */
   readonly id: string;
   readonly title: string;
   readonly queryClass: QueryClass;
@@ -69,11 +69,13 @@ export function queryPlaces(locations: readonly Location[]): QueryPlaces {
 }
 
 const lit = (text: string) => `'${text.replaceAll("'", "''")}'`;
+const day = (d: Date) => d.toISOString().slice(0, 10);
 const instant = (d: Date) => d.toISOString().replace('T', ' ').replace('.000Z', '+00');
 
 /**
  * The eight example queries of docs/warehouse.md, the Grafana hourly series, and one hourly
- * one-location-year query per hourly view (weather, pollen), with dates inside the generated
+ * one-location query per hourly view (a year of weather, of pollen; every forecast pair of the
+ * month of forecasts), with dates inside the generated
  * spans and the places above. The text is the doc's, only the literals differ.
  */
 export function exampleQueries(spans: WarehouseSpans, places: QueryPlaces): ExampleQuery[] {
@@ -133,13 +135,13 @@ limit 5`,
     {
       id: '4',
       title: 'forecast accuracy by lead day, a month of forecasts',
-      queryClass: 'hourly',
-      text: `select product, measure, ceil(lead_hours / 24)::int as lead_day, count(*) as pairs,
-  round(avg(abs(forecast_value - observed_value))::numeric, 2) as mae,
-  round(avg((forecast_risk_level = observed_risk_level)::int)::numeric, 2) as risk_hit_rate
-from analytics.forecast_accuracy
+      queryClass: 'daily',
+      text: `select product, measure, lead_day, sum(pairs) as pairs,
+  round((sum(abs_error_sum) / sum(compared))::numeric, 2) as mae,
+  round(sum(risk_hits)::numeric / nullif(sum(risk_compared), 0), 2) as risk_hit_rate
+from analytics.forecast_accuracy_daily
 where measure in ('tree', 'temperature_c')
-  and forecast_for >= timestamptz '${instant(forecastFrom)}' and forecast_for < timestamptz '${instant(spans.forecast.to)}'
+  and local_date >= date '${day(forecastFrom)}' and local_date < date '${day(spans.forecast.to)}'
 group by product, measure, lead_day
 order by measure, product, lead_day`,
     },
@@ -213,6 +215,17 @@ from analytics.weather_hourly
 where location_name = ${lit(europe)}
   and observed_at >= timestamptz '${year}-01-01 00:00+00' and observed_at < timestamptz '${year + 1}-01-01 00:00+00'
 order by observed_at`,
+    },
+    {
+      id: 'H-accuracy',
+      title: "every forecast hour of one location beside its observation, a month's forecasts",
+      queryClass: 'hourly',
+      text: `select product, measure, ceil(lead_hours / 24)::int as lead_day, count(*) as pairs,
+  round(avg(abs(forecast_value - observed_value))::numeric, 2) as mae
+from analytics.forecast_accuracy
+where location_name = ${lit(europe)}
+group by product, measure, lead_day
+order by measure, product, lead_day`,
     },
     {
       id: 'H-pollen',

@@ -93,7 +93,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     return writeSnapshot(
       deps.db,
       deps.species,
-      { locationId, product, fetchedAt: new Date(job.data.fetchedAt) },
+      { locationId, dataset, product, fetchedAt: new Date(job.data.fetchedAt) },
       source.toRows(payload),
     );
   };

@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Dataset } from '../datasets/registry.js';
 import type { FactRow, WriteContext } from './fact-table.js';
 import type { Database, SnapshotProduct } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
@@ -6,6 +7,8 @@ import type { SpeciesIds } from './species-ids.js';
 /** Which snapshot a row belongs to: every row of one fetch shares it. */
 export interface SnapshotTarget {
   readonly locationId: number;
+  /** The dataset whose readings it holds: the forecast-accuracy rollup it refreshes. */
+  readonly dataset: Dataset;
   readonly product: SnapshotProduct;
   readonly fetchedAt: Date;
 }
@@ -49,6 +52,11 @@ export function snapshotRows<Row extends FactRow>(
  * `analytics.forecast_accuracy` can compare them later: the rows of every table in one
  * transaction. Idempotent: the same snapshot stored twice keeps the first. Returns the rows
  * written.
+ *
+ * A forecast also marks the hours it is about dirty (`envdata.rollup_dirty`), in the same
+ * transaction: the next refresh of the rollups (when a run finishes) counts its pairs in
+ * `analytics.forecast_accuracy_daily` for the hours already observed; hours observed later are
+ * marked by their own landing. A latest reading is no forecast and marks nothing.
  */
 export async function writeSnapshot(
   db: Kysely<Database>,
@@ -65,6 +73,7 @@ export async function writeSnapshot(
     for (const { table, rows } of filled) {
       written += await table.insert(trx, target, rows, context);
     }
+    if (target.product !== 'latest') await markForecastHours(trx, target, filled);
     return written;
   });
 }
@@ -72,4 +81,25 @@ export async function writeSnapshot(
 /** The columns every snapshot row starts with: which snapshot it belongs to, the hour it is about. */
 export function snapshotStamp({ locationId, product, fetchedAt }: SnapshotTarget, row: FactRow) {
   return { location_id: locationId, product, fetched_at: fetchedAt, valid_at: row.observedAt };
+}
+
+/** Marks the hours a forecast is about for the next refresh of the rollups. */
+async function markForecastHours(
+  trx: Transaction<Database>,
+  target: SnapshotTarget,
+  tables: readonly SnapshotRows[],
+): Promise<void> {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const { rows } of tables) {
+    for (const row of rows) {
+      const at = row.observedAt.getTime();
+      if (at < from) from = at;
+      if (at > to) to = at;
+    }
+  }
+  await sql`
+    insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
+    values (${target.locationId}, ${target.dataset}::envdata.dataset, ${new Date(from)},
+      ${new Date(to + 3_600_000)})`.execute(trx);
 }

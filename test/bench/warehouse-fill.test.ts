@@ -151,6 +151,7 @@ describe("bench:warehouse's fill", () => {
       '8',
       'grafana',
       'H-weather',
+      'H-accuracy',
       'H-pollen',
     ]);
     for (const query of queries) {

@@ -4,6 +4,7 @@ import { FactWriter } from '../../src/ingest/fact-writer.js';
 import { ensureBiRole } from '../../src/warehouse/ensure-bi-role.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
+import { storeWeatherForecast } from '../fixtures/weather-forecast.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 import { dashboards, targetsOf } from './deploy-files.js';
 import { expandMacros, interpolateVariables, type TimeRange } from './grafana-sql.js';
@@ -13,7 +14,7 @@ const warehouse = dashboards().find((d) => d.dashboard.uid === 'envdata-warehous
 const sqlTargets = targetsOf(warehouse).filter(({ target }) => target.rawSql !== undefined);
 const locationVariable = warehouse.templating.list.find((v) => v.name === 'location')!;
 
-/** The landed hours: four UTC days of weather and pollen for Vienna, none for Lyon. */
+/** The landed hours: four UTC days of weather and pollen for Vienna, none for Lyon (and a weather forecast for Vienna). */
 const DATA: TimeRange = {
   from: new Date('2024-04-01T00:00:00Z'),
   to: new Date('2024-04-05T00:00:00Z'),
@@ -53,6 +54,8 @@ beforeAll(async () => {
     await wh.landingOf('weather', vienna, DATA, weatherHistoryBody(hours)),
     await wh.landingOf('pollen', vienna, DATA, pollenHistoryBody(hours)),
   ]);
+  // A forecast fetched on the second day (25 °C throughout), for the accuracy panel.
+  await storeWeatherForecast(wh.app.db, vienna, new Date('2024-04-02T00:00:00Z'), () => 25);
   await refreshDailyRollups(wh.app.db);
   // As `envdata bi-role` does (without a login: the session below switches to the role).
   await ensureBiRole(wh.app.db);

@@ -78,5 +78,49 @@ describe('the sync', () => {
     );
     expect(rows.map((r) => r.dataset)).toEqual(['pollen', 'weather']);
     for (const r of rows) expect(r.n).toBeGreaterThan(0);
+
+    // The daily rollup, refreshed when the sync's run finished, says what the pairs say.
+    const fromPairs = await sql<AccuracyDay>`
+      select a.location_id, (a.forecast_for at time zone l.timezone)::date::text as local_date,
+        a.product, a.measure, ceil(a.lead_hours / 24)::int as lead_day, count(*)::int as pairs,
+        count(a.forecast_value - a.observed_value)::int as compared,
+        sum(abs(a.forecast_value - a.observed_value)) as abs_error_sum,
+        sum(a.forecast_value - a.observed_value) as error_sum,
+        count(a.forecast_risk_level = a.observed_risk_level)::int as risk_compared,
+        (count(*) filter (where a.forecast_risk_level = a.observed_risk_level))::int as risk_hits
+      from analytics.forecast_accuracy a join analytics.locations l using (location_id)
+      group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`.execute(fx.app.db);
+    const fromRollup = await sql<AccuracyDay>`
+      select location_id, local_date::text, product, measure, lead_day, pairs, compared,
+        abs_error_sum, error_sum,
+        case when dataset = 'pollen' then risk_compared else 0 end as risk_compared,
+        case when dataset = 'pollen' then risk_hits else 0 end as risk_hits
+      from analytics.forecast_accuracy_daily order by 1, 2, 3, 4, 5`.execute(fx.app.db);
+    expect(fromRollup.rows.length).toBeGreaterThan(0);
+    expect(fromRollup.rows.map(exactPart)).toEqual(fromPairs.rows.map(exactPart));
+    fromRollup.rows.forEach((r, i) => {
+      expect(r.abs_error_sum).toBeCloseTo(fromPairs.rows[i]!.abs_error_sum, 6);
+      expect(r.error_sum).toBeCloseTo(fromPairs.rows[i]!.error_sum, 6);
+    });
+    expect(fromRollup.rows.some((r) => r.risk_compared > 0)).toBe(true);
   });
 });
+
+interface AccuracyDay {
+  location_id: number;
+  local_date: string;
+  product: string;
+  measure: string;
+  lead_day: number;
+  pairs: number;
+  compared: number;
+  abs_error_sum: number;
+  error_sum: number;
+  risk_compared: number;
+  risk_hits: number;
+}
+
+/** An accuracy day without its sums of floats (compared to a few digits). */
+function exactPart({ abs_error_sum: _a, error_sum: _e, ...rest }: AccuracyDay) {
+  return rest;
+}

@@ -95,6 +95,7 @@ describe('the envdata_bi role', () => {
       'pollen_daily',
       'weather_daily',
       'forecast_accuracy',
+      'forecast_accuracy_daily',
       'coverage',
     ]) {
       expect(await asBi(wh.app.db, `select * from analytics.${view} limit 1`), view).toBe('ok');
