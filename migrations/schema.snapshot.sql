@@ -23,6 +23,7 @@
 --   2026_11_23_0017_rollup_date_indexes
 --   2026_11_23_0018_history_window
 --   2026_11_23_0019_forecast_accuracy_rollup
+--   2026_11_23_0020_pollen_type_statistics
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;

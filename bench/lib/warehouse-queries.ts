@@ -127,6 +127,7 @@ from analytics.weather_daily w
 join analytics.pollen_daily p using (location_id, local_date)
 where p.pollen_type = 'grass'
   and w.local_date >= date '${year}-05-01' and w.local_date < date '${year}-08-01'
+  and p.local_date >= date '${year}-05-01' and p.local_date < date '${year}-08-01'
   and w.hours >= 23 and p.hours >= 23
 group by w.location_name
 order by r_rain
