@@ -20,18 +20,9 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { createApp } from '../src/app.js';
-import { configFromDefaults } from '../src/config/load-config.js';
 import { ensureBiRole } from '../src/warehouse/ensure-bi-role.js';
-import { ensureDatabase } from '../src/warehouse/ensure-database.js';
-import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
-import {
-  benchDatabase,
-  checkpoint,
-  DEFAULT_SERVER_URL,
-  stopOnSignal,
-} from './lib/bench-database.js';
+import { checkpoint, DEFAULT_SERVER_URL, runInBenchDatabase } from './lib/bench-database.js';
 import { FACT_TABLES, fillWarehouse, markAllDirty } from './lib/warehouse-fill.js';
 import { addWarehouseLocations, pickWarehouseCities } from './lib/warehouse-locations.js';
 import { exampleQueries, queryPlaces } from './lib/warehouse-queries.js';
@@ -88,24 +79,12 @@ default ${DEFAULT_SERVER_URL}`);
   };
 }
 
-/** Set by `main` once the bench database is named: Ctrl-C's handling. */
-let stopping: ReturnType<typeof stopOnSignal> | undefined;
-
 async function main(): Promise<void> {
   const options = readOptions();
   // The bench is an entry point: the one place here that reads the environment.
-  const bench = benchDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL);
-  // Ctrl-C stops at the next step (a running statement is cancelled), then cleans up as a
-  // failure does; a second one leaves at once.
-  stopping = stopOnSignal(bench);
-  const { stopIfInterrupted } = stopping;
-
-  await ensureDatabase(bench.url);
-  const app = createApp(configFromDefaults({ DATABASE_URL: bench.url, LOG_LEVEL: 'warn' }));
-  try {
+  const server = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
+  await runInBenchDatabase(server, options.keep, async ({ app, stopIfInterrupted }) => {
     const db = app.db;
-    console.log(`database ${bench.name}: migrating`);
-    await migrateToLatest(db, app.logger);
     const locations = await addWarehouseLocations(db, pickWarehouseCities(options.locations));
     const regions: Record<string, number> = {};
     for (const l of locations) regions[l.pollenRegion] = (regions[l.pollenRegion] ?? 0) + 1;
@@ -176,20 +155,10 @@ async function main(): Promise<void> {
       databaseBytes: size[0]?.bytes ?? 0,
       timings,
     });
-    if (options.keep) console.log(`\nkept the database: ${bench.url}`);
-  } finally {
-    await app.close();
-    if (!options.keep) await bench.drop();
-  }
+  });
 }
 
 main().catch((error: unknown) => {
-  const interrupted = stopping?.signal();
-  if (interrupted) {
-    console.error(`stopped by ${interrupted}; the bench database is dropped`);
-    process.exitCode = 130;
-    return;
-  }
   console.error(error);
   process.exitCode = 1;
 });

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import { createApp, type App } from '../../src/app.js';
+import { configFromDefaults } from '../../src/config/load-config.js';
 import { withDatabase } from '../../src/warehouse/database-url.js';
+import { ensureDatabase } from '../../src/warehouse/ensure-database.js';
+import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
 import type { Database } from '../../src/warehouse/schema.js';
 
 /** The server the benches use (a superuser URL): BENCH_DATABASE_URL or the local default. */
@@ -61,7 +65,7 @@ export async function checkpoint(db: Kysely<Database>): Promise<void> {
  * makes `stopIfInterrupted()` throw at the bench's next step, so that it cleans up as a failure
  * does; a second one leaves at once. `signal()` says which signal stopped it, if one did.
  */
-export function stopOnSignal(bench: BenchDatabase): {
+function stopOnSignal(bench: BenchDatabase): {
   stopIfInterrupted(): void;
   signal(): NodeJS.Signals | undefined;
 } {
@@ -80,4 +84,51 @@ export function stopOnSignal(bench: BenchDatabase): {
     },
     signal: () => interrupted,
   };
+}
+
+/** What a bench body gets from `runInBenchDatabase`. */
+export interface BenchSession {
+  readonly bench: BenchDatabase;
+  /** The app on the bench database, migrated. */
+  readonly app: App;
+  /** Throws at the bench's next step once Ctrl-C (or SIGTERM) was received. */
+  stopIfInterrupted(): void;
+}
+
+/**
+ * Runs a bench in a throwaway database on `serverUrl`: creates it, opens an app on it and
+ * migrates, runs `body`, then closes the app and drops the database (unless `keep`: its URL is
+ * printed). Ctrl-C stops at the next step (a running statement is cancelled) and cleans up as a
+ * failure does; a second one leaves at once. Sets the exit code: 130 when stopped by a signal,
+ * 1 on a failure (printed).
+ */
+export async function runInBenchDatabase(
+  serverUrl: string,
+  keep: boolean,
+  body: (session: BenchSession) => Promise<void>,
+): Promise<void> {
+  const bench = benchDatabase(serverUrl);
+  const stopping = stopOnSignal(bench);
+  try {
+    await ensureDatabase(bench.url);
+    const app = createApp(configFromDefaults({ DATABASE_URL: bench.url, LOG_LEVEL: 'warn' }));
+    try {
+      console.log(`database ${bench.name}: migrating`);
+      await migrateToLatest(app.db, app.logger);
+      await body({ bench, app, stopIfInterrupted: stopping.stopIfInterrupted });
+      if (keep) console.log(`\nkept the database: ${bench.url}`);
+    } finally {
+      await app.close();
+      if (!keep) await bench.drop();
+    }
+  } catch (error) {
+    const interrupted = stopping.signal();
+    if (interrupted) {
+      console.error(`stopped by ${interrupted}; the bench database is dropped`);
+      process.exitCode = 130;
+      return;
+    }
+    console.error(error);
+    process.exitCode = 1;
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { weatherFactCount } from '../harness/count-rows.js';
 import { runOnTerminal } from '../harness/run-on-terminal.js';
-import { runEnvdata } from '../harness/run-envdata.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { PLACES, mixedCsv } from '../locations/location-files.js';
 import { useLocationsFixture } from '../locations/locations-fixture.js';
@@ -10,7 +10,7 @@ import { useLocationsFixture } from '../locations/locations-fixture.js';
 const fx = useLocationsFixture();
 const dir = useTempDir('envdata-locations-');
 const envdata = (args: string[], extra?: Record<string, string>) =>
-  runEnvdata(['locations', ...args], fx.cliEnv(extra));
+  runCliInProcess(['locations', ...args], fx.cliEnv(extra));
 const rows = () => fx.locationRows();
 
 describe('envdata locations add', () => {

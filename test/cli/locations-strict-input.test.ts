@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRAGUE } from '../fixtures/places.js';
 import { addPointLocation } from '../harness/add-point-location.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { startStubService, type StubService } from '../harness/start-stub-service.js';
 import { useTempDir } from '../harness/temp-dir.js';
@@ -54,8 +55,9 @@ afterAll(async () => {
   await stub.close();
 });
 
+/** In this process (the parsing and exit codes of the binary, without its start-up per case). */
 const envdata = (args: string[], extra?: Record<string, string>) =>
-  runEnvdata(args, fx.cliEnv(extra));
+  runCliInProcess(args, fx.cliEnv(extra));
 const rows = () => fx.locationRows();
 
 /** Runs `envdata ARGS`, expects exit 2 with `message`, no call and an unchanged table. */

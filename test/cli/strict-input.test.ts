@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { queueState } from '../backfill/queue-keys.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
@@ -32,7 +33,8 @@ async function state(): Promise<unknown> {
 
 async function refused(args: string[], message: RegExp, extra?: Record<string, string>) {
   const before = await state();
-  const result = await runEnvdata(args, base(extra));
+  // In this process: the binary's parsing and exit codes, without its start-up per case.
+  const result = await runCliInProcess(args, base(extra));
   expect(result.code, result.stderr).toBe(2);
   expect(result.stderr).toMatch(message);
   expect(result.stderr).not.toMatch(/unexpected error|out of range for type|\n\s+at /);
