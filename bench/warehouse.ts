@@ -80,7 +80,15 @@ default ${DEFAULT_SERVER_URL}`);
 }
 
 async function main(): Promise<void> {
-  const options = readOptions();
+  let options: ReturnType<typeof readOptions>;
+  try {
+    options = readOptions();
+  } catch (error) {
+    // A bad option: its message says which and what it takes; no stack, nothing created.
+    console.error(`${(error as Error).message} (npm run bench:warehouse -- --help)`);
+    process.exitCode = 2;
+    return;
+  }
   // The bench is an entry point: the one place here that reads the environment.
   const server = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
   await runInBenchDatabase(server, options.keep, async ({ app, stopIfInterrupted }) => {
