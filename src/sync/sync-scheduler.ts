@@ -110,7 +110,8 @@ export class SyncScheduler implements AppComponent {
  * schedulers starting at the same moment can each find no schedule, and all but one then fail
  * to insert the same first firing (its id is the scheduler's id and time). The one that won has
  * left exactly the schedule and the firing asked for, so upserting again (now an update, which
- * is idempotent) settles it. Redis runs the upsert as one script and never gets here.
+ * is idempotent) settles it. Postgres may also abort one of them as a deadlock: tried again
+ * too. Redis runs the upsert as one script and never gets here.
  */
 export async function upsertRacing(upsert: () => Promise<unknown>, tries = 5): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -125,5 +126,12 @@ export async function upsertRacing(upsert: () => Promise<unknown>, tries = 5): P
 
 function isSchedulerRace(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === ErrorCode.SchedulerJobIdCollision || code === ErrorCode.SchedulerJobSlotsBusy;
+  return (
+    code === ErrorCode.SchedulerJobIdCollision ||
+    code === ErrorCode.SchedulerJobSlotsBusy ||
+    // Postgres aborts one of two such upserts that lock the same rows in opposite orders
+    // (deadlock_detected), or one that cannot be serialized: nothing of it was written.
+    code === '40P01' ||
+    code === '40001'
+  );
 }
