@@ -22,7 +22,12 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
-import { checkpoint, DEFAULT_SERVER_URL, runInBenchDatabase } from './lib/bench-database.js';
+import {
+  benchOptions,
+  checkpoint,
+  DEFAULT_SERVER_URL,
+  runInBenchDatabase,
+} from './lib/bench-database.js';
 import { addBenchLocations } from './lib/bench-locations.js';
 import {
   createCeilingTables,
@@ -80,15 +85,8 @@ Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
 }
 
 async function main(): Promise<void> {
-  let options: ReturnType<typeof readOptions>;
-  try {
-    options = readOptions();
-  } catch (error) {
-    // A bad option: its message says which and what it takes; no stack, nothing created.
-    console.error(`${(error as Error).message} (npm run bench:upsert -- --help)`);
-    process.exitCode = 2;
-    return;
-  }
+  const options = benchOptions('bench:upsert', readOptions);
+  if (!options) return;
   // The bench is an entry point: the one place here that reads the environment.
   const server = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
   await runInBenchDatabase(server, options.keep, async ({ bench, app, stopIfInterrupted }) => {

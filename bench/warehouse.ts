@@ -22,7 +22,12 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { ensureBiRole } from '../src/warehouse/ensure-bi-role.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
-import { checkpoint, DEFAULT_SERVER_URL, runInBenchDatabase } from './lib/bench-database.js';
+import {
+  benchOptions,
+  checkpoint,
+  DEFAULT_SERVER_URL,
+  runInBenchDatabase,
+} from './lib/bench-database.js';
 import { FACT_TABLES, fillWarehouse, markAllDirty } from './lib/warehouse-fill.js';
 import { addWarehouseLocations, pickWarehouseCities } from './lib/warehouse-locations.js';
 import { exampleQueries, queryPlaces } from './lib/warehouse-queries.js';
@@ -80,15 +85,8 @@ default ${DEFAULT_SERVER_URL}`);
 }
 
 async function main(): Promise<void> {
-  let options: ReturnType<typeof readOptions>;
-  try {
-    options = readOptions();
-  } catch (error) {
-    // A bad option: its message says which and what it takes; no stack, nothing created.
-    console.error(`${(error as Error).message} (npm run bench:warehouse -- --help)`);
-    process.exitCode = 2;
-    return;
-  }
+  const options = benchOptions('bench:warehouse', readOptions);
+  if (!options) return;
   // The bench is an entry point: the one place here that reads the environment.
   const server = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
   await runInBenchDatabase(server, options.keep, async ({ app, stopIfInterrupted }) => {

@@ -132,3 +132,17 @@ export async function runInBenchDatabase(
     process.exitCode = 1;
   }
 }
+
+/**
+ * The bench's options from `read`, or `undefined` after a bad one: its message (which option,
+ * what it takes) and where the help is are printed, the exit code is 2, nothing was created.
+ */
+export function benchOptions<T>(bench: string, read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    console.error(`${(error as Error).message} (npm run ${bench} -- --help)`);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
