@@ -51,6 +51,7 @@ const sumTotals = (p: Record<Dataset, PhaseTotals>): PhaseTotals => ({
   written: p.weather.written + p.pollen.written,
   landSeconds: p.weather.landSeconds + p.pollen.landSeconds,
   prepareSeconds: p.weather.prepareSeconds + p.pollen.prepareSeconds,
+  stageSeconds: p.weather.stageSeconds + p.pollen.stageSeconds,
   batches: p.weather.batches + p.pollen.batches,
 });
 
@@ -173,6 +174,12 @@ export function printUpsertReport(r: UpsertReport): void {
   console.log(
     `body generation (simulator) + JSON parsing, not in the landing times: ${fmtSec(prepare)} s ` +
       `for ${fmtInt(prepareRows)} rows (${fmtInt(rate(prepareRows, prepare))} rows/s)`,
+  );
+  console.log(
+    `staging (FactWriter.stage: bodies digested and gzip-compressed for the archive, as the ` +
+      `batcher does while the batch before commits), not in the landing times: fresh ` +
+      `${fmtSec(fresh.weather.stageSeconds)} s weather, ${fmtSec(fresh.pollen.stageSeconds)} s pollen; ` +
+      `re-land ${fmtSec(reland.all.stageSeconds)} s`,
   );
   console.log(
     `daily rollup refresh after the run: ${fmtInt(r.rollup.rows)} rollup rows in ${fmtSec(r.rollup.seconds)} s; ` +

@@ -21,6 +21,7 @@ import type {
 import type { ChunkOutcome, Database } from '../warehouse/schema.js';
 import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
+import { RowsStoredAlready } from '../warehouse/upsert-facts.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 
 interface LandingBase {
@@ -68,6 +69,22 @@ export interface ChunkLanding extends LandingBase {
   readonly rawBody: string | undefined;
 }
 
+/** A body as the archive keeps it, made before the landing transaction (`FactWriter.stage`). */
+export interface ArchiveBody {
+  /** SHA-256 of the body as received. */
+  readonly digest: Buffer;
+  readonly gzipped: Buffer;
+  readonly bodyBytes: number;
+}
+
+/**
+ * A landing ready for its transaction: its body, when the archive keeps bodies, digested and
+ * compressed (`undefined` otherwise).
+ */
+export interface StagedLanding extends ChunkLanding {
+  readonly archiveBody: ArchiveBody | undefined;
+}
+
 export interface LandingResult {
   readonly chunkId: number;
   /** What the ledger made of it (`done`, `refetch`, `partial`, `rebuild`). */
@@ -105,10 +122,12 @@ type TableBatch = Map<FactTable<FactRow>, LocatedRows<FactRow>[]>;
 
 /**
  * Lands chunks: commits their fact rows, quarantine, raw payload, dirty rollup days and the
- * ledger mark in ONE transaction, with set-based statements for the whole batch (per fact table
- * a probe and one insert or upsert, then one statement for the rest). A chunk is either fully
- * landed and marked done, or not at all; landing the same chunk again changes no fact row. Rows
- * arrive normalized, grouped by the table they go to; each table says how it is written.
+ * ledger mark in ONE transaction, with set-based statements for the whole batch: one that opens
+ * it (run locks, archived digests, whether the ledger holds any of its hours), per fact table one
+ * insert (hours the ledger never saw) or a probe and an upsert, then two for the ledger. A chunk
+ * is either fully landed and marked done, or not at all; landing the same chunk again changes no
+ * fact row. Rows arrive normalized, grouped by the table they go to; each table says how it is
+ * written. Bodies are compressed for the archive before the transaction (`stage`).
  */
 export class FactWriter {
   private readonly context: WriteContext = { species: new SpeciesIds() };
@@ -119,24 +138,36 @@ export class FactWriter {
     private readonly options: FactWriterOptions,
   ) {}
 
-  async land(landings: readonly ChunkLanding[]): Promise<LandingSummary> {
-    if (landings.length === 0) return { results: [], rowsWritten: 0 };
+  /**
+   * Makes a landing ready for its transaction: when the archive keeps bodies, digests and
+   * gzip-compresses its body on libuv's thread pool (about a quarter of a millisecond per 48 h
+   * weather body). Done as each landing arrives (the batcher stages while the previous batch
+   * commits), so compression never lengthens a landing transaction; `land` stages what was not.
+   */
+  async stage(landing: ChunkLanding): Promise<StagedLanding> {
+    if ('archiveBody' in landing) return landing as StagedLanding;
+    const { rawBody } = landing;
+    if (!this.options.archiveRaw || rawBody === undefined || landing.rebuild) {
+      return { ...landing, archiveBody: undefined };
+    }
+    const digest = createHash('sha256').update(rawBody).digest();
+    const gzipped = await gzipAsync(rawBody);
+    return { ...landing, archiveBody: { digest, gzipped, bodyBytes: Buffer.byteLength(rawBody) } };
+  }
+
+  async land(unstaged: readonly ChunkLanding[]): Promise<LandingSummary> {
+    if (unstaged.length === 0) return { results: [], rowsWritten: 0 };
+    const landings = await Promise.all(unstaged.map((l) => this.stage(l)));
     const batch: TableBatch = new Map();
     /** The dataset of each table of the batch, and what its landings bring, for the observer. */
     const datasetOf = new Map<FactTable<FactRow>, Dataset>();
-    const tally = new Map<Dataset, { rows: number; quarantined: number }>();
     const results: LandingResult[] = [];
     const records: LandingRecord[] = [];
-    const bodies = this.options.archiveRaw ? bodiesToArchive(landings) : new Map<number, Body>();
+    const bodies = bodiesToArchive(landings);
     for (let i = 0; i < landings.length; i++) {
       const landing = landings[i]!;
       let rows = 0;
       const landedHours = new Set<number>();
-      if (!landing.rebuild) {
-        const t = tally.get(landing.dataset) ?? { rows: 0, quarantined: 0 };
-        t.quarantined += landing.facts.quarantined.length;
-        tally.set(landing.dataset, t);
-      }
       for (const { table, rows: tableRows } of landing.facts.tables) {
         if (!landing.rebuild) datasetOf.set(table, landing.dataset);
         let groups = batch.get(table);
@@ -151,34 +182,51 @@ export class FactWriter {
     }
     await this.prepare(batch);
 
-    const rowsWritten = await this.db.transaction().execute(async (trx) => {
-      const stored = await openLanding(
-        trx,
-        landings.flatMap((l) => (l.runId === null ? [] : [l.runId])),
-        [...bodies.keys()],
-      );
-      // Bodies the archive does not hold yet are compressed on libuv's threads while Postgres
-      // writes the facts; identical ones are not compressed nor sent again.
-      const compressing = archivesOf(bodies, stored);
-      compressing.catch(() => undefined); // awaited below, after the facts
-      let written = 0;
-      for (const [table, groups] of batch) {
-        const n = await table.write(trx, groups, this.context);
-        written += n;
+    const inTransaction = (assumeNewAllowed: boolean) =>
+      this.db.transaction().execute(async (trx) => {
+        const opened = await openLanding(
+          trx,
+          landings.flatMap((l) => (l.runId === null ? [] : [l.runId])),
+          [...bodies.keys()],
+          landings,
+        );
+        const hint = { assumeNew: assumeNewAllowed && !opened.anyLanded };
+        const byTable = new Map<FactTable<FactRow>, number>();
+        for (const [table, groups] of batch) {
+          byTable.set(table, await table.write(trx, groups, this.context, hint));
+        }
+        const archives = archivesOf(bodies, opened.digests);
+        const factsChanged = [...byTable.values()].some((n) => n > 0);
+        await recordLandings(
+          trx,
+          records.map((r, i) => withArchive(r, archives.get(i))),
+          { factsChanged },
+        );
+        return byTable;
+      });
+    // Rows the ledger did not know of were stored after all (a concurrent landing of the same
+    // chunks, say): the plain insert aborted the transaction; this time the rows are probed.
+    const written = await inTransaction(true).catch((error: unknown) => {
+      if (error instanceof RowsStoredAlready) return inTransaction(false);
+      throw error;
+    });
+    const { observer } = this.options;
+    if (observer) {
+      const tally = new Map<Dataset, { rows: number; quarantined: number }>();
+      for (const landing of landings) {
+        if (landing.rebuild) continue;
+        const t = tally.get(landing.dataset) ?? { rows: 0, quarantined: 0 };
+        t.quarantined += landing.facts.quarantined.length;
+        tally.set(landing.dataset, t);
+      }
+      for (const [table, n] of written) {
         const dataset = datasetOf.get(table);
         if (dataset !== undefined) tally.get(dataset)!.rows += n;
       }
-
-      const archives = await compressing;
-      await recordLandings(
-        trx,
-        records.map((r, i) => withArchive(r, archives.get(i))),
-        { factsChanged: written > 0 },
-      );
-      return written;
-    });
-    const { observer } = this.options;
-    if (observer) for (const [dataset, t] of tally) observer.landed(dataset, t.rows, t.quarantined);
+      for (const [dataset, t] of tally) observer.landed(dataset, t.rows, t.quarantined);
+    }
+    let rowsWritten = 0;
+    for (const n of written.values()) rowsWritten += n;
     return { results, rowsWritten };
   }
 
@@ -213,56 +261,42 @@ function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[
 
 const gzipAsync = promisify(gzip);
 
-/** A body to archive: the landing it came with, that landing's index, and its SHA-256. */
+/** A body to archive: the landing it came with and that landing's index. */
 interface Body {
-  readonly landing: ChunkLanding;
+  readonly landing: StagedLanding;
   readonly index: number;
-  readonly digest: Buffer;
 }
 
 /** The bodies to archive by chunk: one per chunk, the last if a chunk came twice in a batch. */
-function bodiesToArchive(landings: readonly ChunkLanding[]): Map<number, Body> {
-  const byChunk = new Map<number, number>();
-  landings.forEach((landing, index) => {
-    if (landing.rawBody !== undefined && !landing.rebuild) byChunk.set(landing.chunkId, index);
-  });
+function bodiesToArchive(landings: readonly StagedLanding[]): Map<number, Body> {
   const bodies = new Map<number, Body>();
-  for (const [chunkId, index] of byChunk) {
-    const landing = landings[index]!;
-    const digest = createHash('sha256').update(landing.rawBody!).digest();
-    bodies.set(chunkId, { landing, index, digest });
-  }
+  landings.forEach((landing, index) => {
+    if (landing.archiveBody !== undefined) bodies.set(landing.chunkId, { landing, index });
+  });
   return bodies;
 }
 
 /**
- * The archive entries by landing index: bodies the archive holds already (same SHA-256) without a body,
- * the others gzip-compressed on libuv's thread pool (about a quarter of a millisecond per 48 h
- * weather body), so compression overlaps the fact insert instead of adding to it.
+ * The archive entries by landing index; a body the archive holds already (same SHA-256) goes
+ * without its bytes.
  */
-async function archivesOf(
+function archivesOf(
   bodies: ReadonlyMap<number, Body>,
   stored: ReadonlyMap<number, Buffer>,
-): Promise<ReadonlyMap<number, ArchivedPayload>> {
-  const entries = await Promise.all(
-    [...bodies].map(
-      async ([chunkId, { landing, index, digest }]): Promise<[number, ArchivedPayload]> => {
-        const rawBody = landing.rawBody!;
-        const same = stored.get(chunkId)?.equals(digest) ?? false;
-        return [
-          index,
-          {
-            fetchedAt: landing.startedAt,
-            httpStatus: landing.httpStatus,
-            digest,
-            body: same ? undefined : await gzipAsync(rawBody),
-            bodyBytes: Buffer.byteLength(rawBody),
-          },
-        ];
-      },
-    ),
-  );
-  return new Map(entries);
+): ReadonlyMap<number, ArchivedPayload> {
+  const entries = new Map<number, ArchivedPayload>();
+  for (const [chunkId, { landing, index }] of bodies) {
+    const { digest, gzipped, bodyBytes } = landing.archiveBody!;
+    const same = stored.get(chunkId)?.equals(digest) ?? false;
+    entries.set(index, {
+      fetchedAt: landing.startedAt,
+      httpStatus: landing.httpStatus,
+      digest,
+      body: same ? undefined : gzipped,
+      bodyBytes,
+    });
+  }
+  return entries;
 }
 
 function withArchive(record: LandingRecord, archive: ArchivedPayload | undefined): LandingRecord {

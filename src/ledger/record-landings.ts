@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Dataset, Window } from '../types.js';
 import type { ChunkOutcome, Database, HoleCause } from '../warehouse/schema.js';
 
@@ -63,33 +63,66 @@ function hoursIn(ranges: readonly Window[]): number {
   return ranges.reduce((n, r) => n + (r.to.getTime() - r.from.getTime()) / HOUR_MS, 0);
 }
 
+/** What `openLanding` found. */
+export interface OpenedLanding {
+  /** SHA-256 of the bodies archived for the chunks asked about, by chunk. */
+  readonly digests: ReadonlyMap<number, Buffer>;
+  /**
+   * Whether the ledger records any hour of the windows asked about as landed. When it does not,
+   * the facts are most likely stored nowhere yet, and a plain insert needs no probe first (a
+   * wrong guess only costs the insert: it fails on the first stored key and the upsert runs).
+   */
+  readonly anyLanded: boolean;
+}
+
+/** A window of hours one landing brings, for `openLanding`. */
+export interface LandingWindow {
+  readonly locationId: number;
+  readonly dataset: Dataset;
+  readonly window: Window;
+}
+
 /**
  * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
  * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
  * what a stopped run forgets stays forgotten — and returns the SHA-256 of the bodies archived
  * for `chunkIds`, by chunk (none for a body archived before they were kept), so that an
- * identical answer is neither compressed nor sent again.
+ * identical answer is neither compressed nor sent again, and whether any hour of `windows` is
+ * recorded as landed.
  */
 export async function openLanding(
   trx: Transaction<Database>,
   runIds: readonly number[],
   chunkIds: readonly number[],
-): Promise<ReadonlyMap<number, Buffer>> {
+  windows: readonly LandingWindow[],
+): Promise<OpenedLanding> {
   const runs = [...new Set(runIds)].sort((a, b) => a - b);
   // The count makes Postgres lock every run row even when no body is archived yet.
-  const { rows } = await sql<{ chunk_id: number | null; body_sha256: Buffer | null }>`
+  const { rows } = await sql<{
+    chunk_id: number | null;
+    body_sha256: Buffer | null;
+    any_landed: boolean;
+  }>`
     with runs as (
       select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
+    ), landed as (
+      select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed
+      from unnest(${windows.map((w) => w.locationId)}::int[],
+        ${windows.map((w) => w.dataset)}::envdata.dataset[],
+        ${windows.map((w) => w.window.from)}::timestamptz[],
+        ${windows.map((w) => w.window.to)}::timestamptz[]) as w(location_id, dataset, f, t)
+      join envdata.coverage c using (location_id, dataset)
     )
-    select p.chunk_id, p.body_sha256
+    select p.chunk_id, p.body_sha256, landed.any_landed
     from (select count(*) from runs) locked
+    cross join landed
     left join envdata.raw_payload p
       on p.chunk_id = any(${[...chunkIds]}::bigint[]) and p.body_sha256 is not null
   `.execute(trx);
   const digests = new Map<number, Buffer>();
   for (const r of rows)
     if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
-  return digests;
+  return { digests, anyLanded: rows[0]?.any_landed ?? true };
 }
 
 /**
@@ -106,27 +139,29 @@ export async function recordLandings(
   options: { readonly factsChanged: boolean },
 ): Promise<void> {
   if (landings.length === 0) return;
-  await recordLog(trx, landings, options.factsChanged);
-  await recordCoverage(trx, landings);
-  await recordChunkStates(
-    trx,
-    landings.filter((l) => l.state !== 'rebuild'),
-  );
+  // Two statements: the log with what landed, then holes with the chunks' states (holes need
+  // the coverage the first one wrote; chunk rows are locked after coverage rows, as always).
+  const coverage = coverageParts(landings);
+  await sql`
+    with ${logWrites(landings, options.factsChanged)}
+    ${coverageUpsert(coverage)}`.execute(trx);
+  await sql`
+    with ${chunkStates(landings.filter((l) => l.state !== 'rebuild'))},
+    ${holeWrites(coverage)}`.execute(trx);
 }
 
-/** Quarantine entries (replacing the chunk's earlier ones), raw payloads and dirty days. */
-async function recordLog(
-  trx: Transaction<Database>,
-  landings: readonly LandingRecord[],
-  factsChanged: boolean,
-) {
+/**
+ * Quarantine entries (replacing the chunk's earlier ones), raw payloads and dirty days, as
+ * data-modifying CTEs (`cleared as (…), …`) for the statement that writes coverage.
+ */
+function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): RawBuilder<unknown> {
   const chunkIds = landings.map((l) => l.chunkId);
   const q = landings.flatMap((l) => l.quarantine.map((e) => ({ l, e })));
   const archives = landings.filter((l) => l.archive?.body !== undefined);
   const kept = landings.filter((l) => l.archive !== undefined && l.archive.body === undefined);
   const dirty = factsChanged ? landings.filter((l) => l.rows > 0) : [];
-  await sql`
-    with cleared as (
+  return sql`
+    cleared as (
       delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
     ), quarantined as (
       insert into envdata.quarantine
@@ -159,13 +194,13 @@ async function recordLog(
         ${kept.map((k) => k.archive!.fetchedAt)}::timestamptz[],
         ${kept.map((k) => k.archive!.httpStatus)}::smallint[]) as k(chunk_id, fetched_at, http_status)
       where p.chunk_id = k.chunk_id
-    )
-    insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
-    select * from unnest(${dirty.map((l) => l.locationId)}::int[],
-      ${dirty.map((l) => l.dataset)}::envdata.dataset[],
-      ${dirty.map((l) => l.window.from)}::timestamptz[],
-      ${dirty.map((l) => l.window.to)}::timestamptz[])
-  `.execute(trx);
+    ), dirty as (
+      insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
+      select * from unnest(${dirty.map((l) => l.locationId)}::int[],
+        ${dirty.map((l) => l.dataset)}::envdata.dataset[],
+        ${dirty.map((l) => l.window.from)}::timestamptz[],
+        ${dirty.map((l) => l.window.to)}::timestamptz[])
+    )`;
 }
 
 /**
@@ -177,20 +212,25 @@ function bodyArray(bodies: readonly Buffer[]) {
   return sql`array[${sql.join(bodies.map((b) => sql`${b}::bytea`))}]`;
 }
 
+/** One range of one landing's hours, by what it means for coverage and holes. */
+interface CoveragePart {
+  readonly locationId: number;
+  readonly dataset: Dataset;
+  /** `touch`, `landed`, `rewrite`, `no_data` or a hole cause. */
+  readonly kind: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly runId: number | null;
+}
+
 /**
- * Coverage and holes. Hours that landed are added to `landed` and taken out of every hole; a
- * finished chunk's window has its holes rewritten from this answer (missing upstream,
- * quarantined, not covered), never over hours that landed.
+ * The ranges a batch brings to coverage and holes, in (location, dataset) order: hours that
+ * landed are added to `landed` and taken out of every hole; a finished chunk's window has its
+ * holes rewritten from this answer (missing upstream, quarantined, not covered), never over
+ * hours that landed.
  */
-async function recordCoverage(trx: Transaction<Database>, landings: readonly LandingRecord[]) {
-  const parts: {
-    locationId: number;
-    dataset: Dataset;
-    kind: string;
-    from: Date;
-    to: Date;
-    runId: number | null;
-  }[] = [];
+function coverageParts(landings: readonly LandingRecord[]): readonly CoveragePart[] {
+  const parts: CoveragePart[] = [];
   const add = (l: LandingRecord, kind: string, ranges: readonly Window[]) => {
     for (const r of ranges) {
       parts.push({ locationId: l.locationId, dataset: l.dataset, kind, runId: l.runId, ...r });
@@ -206,27 +246,44 @@ async function recordCoverage(trx: Transaction<Database>, landings: readonly Lan
       add(l, cause, l.holes[cause]);
     }
   }
-  parts.sort((a, b) => a.locationId - b.locationId || a.dataset.localeCompare(b.dataset));
-  const input = sql`unnest(${parts.map((p) => p.locationId)}::int[],
+  return parts.sort((a, b) => a.locationId - b.locationId || a.dataset.localeCompare(b.dataset));
+}
+
+function partsInput(parts: readonly CoveragePart[]): RawBuilder<unknown> {
+  return sql`unnest(${parts.map((p) => p.locationId)}::int[],
     ${parts.map((p) => p.dataset)}::envdata.dataset[], ${parts.map((p) => p.kind)}::text[],
     ${parts.map((p) => p.from)}::timestamptz[], ${parts.map((p) => p.to)}::timestamptz[],
     ${parts.map((p) => p.runId)}::int[]) as k(location_id, dataset, kind, f, t, run_id)`;
-  await sql`
+}
+
+/**
+ * Coverage: what landed and what was answered "no data" added, rows locked in key order so
+ * concurrent batches never deadlock.
+ */
+function coverageUpsert(parts: readonly CoveragePart[]): RawBuilder<unknown> {
+  return sql`
     insert into envdata.coverage as c (location_id, dataset, landed, no_data)
     select k.location_id, k.dataset,
       coalesce(range_agg(tstzrange(k.f, k.t)) filter (where k.kind = 'landed'), '{}'),
       coalesce(range_agg(tstzrange(k.f, k.t)) filter (where k.kind = 'no_data'), '{}')
-    from ${input}
+    from ${partsInput(parts)}
     group by k.location_id, k.dataset
     order by k.location_id, k.dataset
     on conflict (location_id, dataset) do update set
       landed = c.landed + excluded.landed, no_data = c.no_data + excluded.no_data,
       updated_at = now()
     -- Hours covered already (a re-landing): the row is neither rewritten nor its time touched.
-    where not (c.landed @> excluded.landed and c.no_data @> excluded.no_data)
-  `.execute(trx);
-  await sql`
-    with input as (select * from ${input}), touched as (
+    where not (c.landed @> excluded.landed and c.no_data @> excluded.no_data)`;
+}
+
+/**
+ * Holes, after coverage was written (hours that landed are never a hole): holes the batch's
+ * landed hours or rewritten windows overlap are cut, and the finished chunks' new holes added.
+ * CTEs first (`input as (…), …`), then the insert.
+ */
+function holeWrites(parts: readonly CoveragePart[]): RawBuilder<unknown> {
+  return sql`
+    input as (select * from ${partsInput(parts)}), touched as (
       select location_id, dataset,
         coalesce(range_agg(tstzrange(f, t)) filter (where kind = 'rewrite'), '{}') as rewrite,
         coalesce(range_agg(tstzrange(f, t)) filter (where kind = 'landed'), '{}') as landed
@@ -249,20 +306,24 @@ async function recordCoverage(trx: Transaction<Database>, landings: readonly Lan
       -- A 404 counts as "not covered" only while its run runs: a run stopped for a wrong
       -- address has forgotten what it was told.
       or i.kind = 'not_covered' and exists (
-        select 1 from envdata.run r where r.run_id = i.run_id and r.status = 'running')
-  `.execute(trx);
+        select 1 from envdata.run r where r.run_id = i.run_id and r.status = 'running')`;
 }
 
-/** Each chunk's state, figures and hours by cause. A chunk already done stays as it was. */
-async function recordChunkStates(trx: Transaction<Database>, landings: readonly LandingRecord[]) {
-  if (landings.length === 0) return;
+/**
+ * Each chunk's state, figures and hours by cause, as a data-modifying CTE (`states as (…)`). A
+ * chunk already done stays as it was.
+ */
+function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
   const col = <T>(f: (l: LandingRecord) => T) => landings.map(f);
-  await sql`
+  // A 404 that reaches a run stopped for a wrong address is forgotten: the chunk waits again.
+  const forgotten = sql`(u.outcome = 'not_covered' and c.run_id is not null and not exists (
+    select 1 from envdata.run r where r.run_id = c.run_id and r.status = 'running'))`;
+  return sql`states as (
     update envdata.chunk c set
-      status = case when u.forgotten then 'queued'::envdata.chunk_status
+      status = case when ${forgotten} then 'queued'::envdata.chunk_status
         when u.state = 'done' then 'done'::envdata.chunk_status
         when u.state = 'refetch' then 'queued'::envdata.chunk_status else c.status end,
-      outcome = case when u.forgotten then null else u.outcome end,
+      outcome = case when ${forgotten} then null else u.outcome end,
       rows_landed = u.rows,
       rows_quarantined = u.quarantined,
       calls = c.calls + u.calls,
@@ -270,17 +331,15 @@ async function recordChunkStates(trx: Transaction<Database>, landings: readonly 
       refetches = c.refetches + (u.state = 'refetch')::int,
       missing_hours = u.missing_hours,
       quarantined_hours = u.quarantined_hours,
-      not_covered_hours = case when u.forgotten then 0 else u.not_covered_hours end,
+      not_covered_hours = case when ${forgotten} then 0 else u.not_covered_hours end,
       no_data_hours = u.no_data_hours,
       error_code = case u.state when 'done' then null when 'refetch' then 'MISSING_HOURS'
         else 'PARTIAL' end,
       error_message = case u.state when 'done' then null when 'refetch' then u.message
         else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
       started_at = coalesce(c.started_at, u.started_at),
-      finished_at = case when u.state = 'done' and not u.forgotten then now() else c.finished_at end
-    from (select u.*, u.outcome = 'not_covered' and c0.run_id is not null and not exists (
-        select 1 from envdata.run r where r.run_id = c0.run_id and r.status = 'running') as forgotten
-      from envdata.chunk c0 join unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
+      finished_at = case when u.state = 'done' and not ${forgotten} then now() else c.finished_at end
+    from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
       ${col((l) => l.outcome)}::text[], ${col((l) => l.rows)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
       ${col((l) => l.attempts)}::int[], ${col((l) => l.startedAt)}::timestamptz[],
@@ -290,8 +349,6 @@ async function recordChunkStates(trx: Transaction<Database>, landings: readonly 
       ${col((l) => l.message ?? null)}::text[])
       as u(chunk_id, state, outcome, rows, quarantined, calls, attempts, started_at, missing_hours,
         quarantined_hours, not_covered_hours, no_data_hours, message)
-      on c0.chunk_id = u.chunk_id) u
-    -- A 404 that reaches a run stopped for a wrong address is forgotten: the chunk waits again.
     where c.chunk_id = u.chunk_id and c.status not in ('done', 'split')
-  `.execute(trx);
+  )`;
 }

@@ -23,6 +23,16 @@ export interface WriteContext {
   readonly species: SpeciesIds;
 }
 
+/** What the writer knows of a batch before writing it. */
+export interface WriteHint {
+  /**
+   * The ledger records none of the batch's hours as landed: its rows are most likely stored
+   * nowhere yet, so they are inserted at once, without first reading what is stored. A wrong
+   * guess costs time only (see `upsertFacts`).
+   */
+  readonly assumeNew: boolean;
+}
+
 /**
  * A fact table as the `FactWriter` sees it: a name (partitions are created by it) and how a
  * batch of rows is written. Declared by the dataset whose rows it holds (`src/datasets/`); the
@@ -42,6 +52,7 @@ export interface FactTable<Row extends FactRow> {
     trx: Transaction<Database>,
     groups: readonly LocatedRows<Row>[],
     context: WriteContext,
+    hint: WriteHint,
   ): Promise<number>;
 }
 

@@ -1,7 +1,12 @@
-import type { ChunkLanding, FactWriter, LandingResult } from '../ingest/fact-writer.js';
+import type {
+  ChunkLanding,
+  FactWriter,
+  LandingResult,
+  StagedLanding,
+} from '../ingest/fact-writer.js';
 
 interface Pending {
-  readonly landing: ChunkLanding;
+  readonly landing: StagedLanding;
   readonly resolve: (result: LandingResult) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -10,12 +15,15 @@ interface Pending {
  * Group commit for landings: chunks fetched at about the same time by one worker process land
  * together, in one transaction with one statement per table, instead of one transaction each.
  * Each chunk stays all-or-nothing (a failed batch lands none of its chunks); a failed batch is
- * retried chunk by chunk, so one bad chunk cannot fail its neighbours.
+ * retried chunk by chunk, so one bad chunk cannot fail its neighbours. Each landing is staged
+ * (its body compressed for the archive) as it arrives, while the batch before commits.
  */
 export class LandingBatcher {
   private pending: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Landings being staged: not pending yet, but `drain` waits for them too. */
+  private readonly staging = new Set<Promise<StagedLanding>>();
 
   constructor(
     private readonly writer: FactWriter,
@@ -23,7 +31,15 @@ export class LandingBatcher {
   ) {}
 
   /** Resolves with what the ledger made of the chunk once its landing is committed. */
-  land(landing: ChunkLanding): Promise<LandingResult> {
+  async land(unstaged: ChunkLanding): Promise<LandingResult> {
+    const staging = this.writer.stage(unstaged);
+    this.staging.add(staging);
+    let landing: StagedLanding;
+    try {
+      landing = await staging;
+    } finally {
+      this.staging.delete(staging);
+    }
     return new Promise((resolve, reject) => {
       this.pending.push({ landing, resolve, reject });
       if (this.pending.length >= this.options.maxBatch) this.flushSoon(0);
@@ -59,8 +75,9 @@ export class LandingBatcher {
     }
   }
 
-  /** Lands what is waiting now. */
+  /** Lands what is waiting now, and what is being staged. */
   async drain(): Promise<void> {
+    await Promise.allSettled([...this.staging]);
     if (this.pending.length > 0) this.flushSoon(0);
     await new Promise((resolve) => setImmediate(resolve));
     await Promise.all(this.inFlight);

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
+import type { Database } from '../../src/warehouse/schema.js';
+import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
 import { FactWriter } from '../../src/ingest/fact-writer.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
@@ -35,6 +38,37 @@ function weatherLanding(
     window,
     body ?? weatherHistoryBody(hoursBetween(from, to)),
   );
+}
+
+/**
+ * A second connection pool on the test database that notes every statement it runs, begin,
+ * rollback and commit included (closed after the file).
+ */
+function withStatementLog(): { db: Kysely<Database>; statements: string[] } {
+  const statements: string[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: new pg.Pool({
+        connectionString: wh.env.databaseUrl,
+        max: 2,
+        options: '-c search_path=envdata,public -c timezone=UTC',
+      }),
+    }),
+    log: (event) => {
+      statements.push(event.query.sql.replace(/\s+/g, ' ').trim());
+    },
+  });
+  logged.push(db);
+  return { db, statements };
+}
+
+const logged: Kysely<Database>[] = [];
+afterAll(async () => {
+  await Promise.all(logged.map((db) => db.destroy()));
+});
+
+function writeContext() {
+  return { species: new SpeciesIds() };
 }
 
 async function count(table: string, locationId: number): Promise<number> {
@@ -126,6 +160,87 @@ describe('FactWriter.land', () => {
     const again = await new FactWriter(wh.app.db, { archiveRaw: false }).land([landing]);
     expect(again.rowsWritten).toBe(0);
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('lands hours the ledger never saw with one plain insert, without reading what is stored', async () => {
+    const { db, statements } = withStatementLog();
+    const landing = await weatherLanding(berlin, '2023-05-01T00:00:00Z', '2023-05-03T00:00:00Z');
+
+    const summary = await new FactWriter(db, { archiveRaw: true }).land([landing]);
+
+    expect(summary.rowsWritten).toBe(48);
+    const facts = statements.filter((s) => /weather_hourly/.test(s));
+    expect(facts).toEqual([expect.stringMatching(/^insert into "envdata"."weather_hourly"/)]);
+    expect(statements.some((s) => s.startsWith('savepoint'))).toBe(false);
+    expect(await count('envdata.weather_hourly', berlin)).toBeGreaterThanOrEqual(48);
+  });
+
+  it('rows stored that the ledger never recorded: the insert fails, the landing runs again with the probe and lands', async () => {
+    const from = '2023-06-01T00:00:00Z';
+    const to = '2023-06-03T00:00:00Z';
+    const landing = await weatherLanding(berlin, from, to);
+    // Facts stored behind the ledger's back (a concurrent landing, a restored table): some of
+    // the hours, one of them with another value.
+    const [table] = landing.facts.tables;
+    const stored = table!.rows
+      .slice(0, 10)
+      .map((r, i) => (i === 4 ? { ...r, temperatureC: -40 } : r));
+    await wh.app.db.transaction().execute((trx) =>
+      table!.table.write(trx, [{ locationId: berlin, rows: stored }], writeContext(), {
+        assumeNew: false,
+      }),
+    );
+    const { db, statements } = withStatementLog();
+
+    const summary = await new FactWriter(db, { archiveRaw: true }).land([landing]);
+
+    // 38 new rows and the one whose value differed; the 9 identical rows are left alone.
+    expect(summary.rowsWritten).toBe(38 + 1);
+    expect(summary.results[0]).toMatchObject({ state: 'done', rows: 48 });
+    expect(statements.filter((s) => s === 'rollback')).toHaveLength(1);
+    const { rows } = await sql<{ n: number; cold: number }>`
+      select count(*)::int as n, count(*) filter (where temperature_c = -40)::int as cold
+      from envdata.weather_hourly
+      where location_id = ${berlin} and observed_at >= ${from} and observed_at < ${to}`.execute(
+      wh.app.db,
+    );
+    expect(rows[0]).toEqual({ n: 48, cold: 0 });
+    const chunk = await wh.app.db
+      .selectFrom('chunk')
+      .select(['status', 'rows_landed'])
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
+    expect(chunk).toEqual({ status: 'done', rows_landed: 48 });
+    const archived = await wh.app.db
+      .selectFrom('raw_payload')
+      .select('body')
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
+    expect(gunzipSync(archived.body).toString('utf8')).toBe(landing.rawBody);
+  });
+
+  it('stage() compresses a body before the landing; land() archives exactly that body', async () => {
+    const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+    const landing = await weatherLanding(berlin, '2023-07-01T00:00:00Z', '2023-07-03T00:00:00Z');
+
+    const staged = await writer.stage(landing);
+
+    expect(staged.archiveBody?.digest.toString('hex')).toBe(
+      createHash('sha256').update(landing.rawBody!).digest('hex'),
+    );
+    expect(gunzipSync(staged.archiveBody!.gzipped).toString('utf8')).toBe(landing.rawBody);
+    expect(await writer.stage(staged)).toBe(staged);
+    expect(
+      (await new FactWriter(wh.app.db, { archiveRaw: false }).stage(landing)).archiveBody,
+    ).toBeUndefined();
+    await writer.land([staged]);
+    const archived = await wh.app.db
+      .selectFrom('raw_payload')
+      .select(['body', 'body_bytes'])
+      .where('chunk_id', '=', landing.chunkId)
+      .executeTakeFirstOrThrow();
+    expect(archived.body.equals(staged.archiveBody!.gzipped)).toBe(true);
+    expect(archived.body_bytes).toBe(Buffer.byteLength(landing.rawBody!));
   });
 
   it('updates only the rows whose values changed', async () => {

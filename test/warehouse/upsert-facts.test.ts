@@ -7,7 +7,7 @@ import type { Database } from '../../src/warehouse/schema.js';
 import type { FactRow, FactTable, LocatedRows } from '../../src/warehouse/fact-table.js';
 import { defineFactTable } from '../../src/warehouse/fact-table-spec.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
-import { upsertFacts } from '../../src/warehouse/upsert-facts.js';
+import { RowsStoredAlready, upsertFacts } from '../../src/warehouse/upsert-facts.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -20,7 +20,9 @@ function writeFacts<Row extends FactRow>(
   groups: readonly LocatedRows<Row>[],
   species = new SpeciesIds(),
 ): Promise<number> {
-  return db.transaction().execute((trx) => table.write(trx, groups, { species }));
+  return db
+    .transaction()
+    .execute((trx) => table.write(trx, groups, { species }, { assumeNew: false }));
 }
 
 /** A fact row of the scratch table: every column type a fact table can have. */
@@ -277,6 +279,76 @@ describe('upsertFacts', () => {
         .sort((a, b) => a.observedAt.getTime() - b.observedAt.getTime() || (a.tag < b.tag ? -1 : 1))
         .map((r) => r.n),
     );
+  });
+
+  it('with assumeNew, a fresh batch is one plain insert: no probe, no savepoint', async () => {
+    await clear();
+    const { db, statements } = withStatementLog(wh.app.db);
+
+    const written = await db.transaction().execute((trx) =>
+      upsertFacts(trx, SCRATCH, [{ locationId: berlin, rows: scratchRows(0, 6) }], {
+        assumeNew: true,
+      }),
+    );
+
+    expect(written).toBe(12);
+    expect(statements).toEqual(['insert into']);
+    expect(await stored(berlin)).toHaveLength(12);
+  });
+
+  it('with assumeNew, rows stored after all abort the transaction; outside one the write runs again with the probe', async () => {
+    await clear();
+    await upsertFacts(wh.app.db, SCRATCH, [{ locationId: berlin, rows: scratchRows(0, 4) }]);
+    const before = await stored(berlin);
+    const batch = [{ locationId: berlin, rows: scratchRows(0, 6, 0) }];
+    batch[0]!.rows[1] = { ...batch[0]!.rows[1]!, n: -7 };
+
+    await expect(
+      wh.app.db
+        .transaction()
+        .execute((trx) => upsertFacts(trx, SCRATCH, batch, { assumeNew: true })),
+    ).rejects.toBeInstanceOf(RowsStoredAlready);
+    expect(await stored(berlin)).toEqual(before);
+
+    // Its own transaction: the second try probes, so 4 new rows and the 1 changed one land.
+    expect(await upsertFacts(wh.app.db, SCRATCH, batch, { assumeNew: true })).toBe(4 + 1);
+    const after = await stored(berlin);
+    expect(after).toHaveLength(12);
+    expect(after.filter((r) => r.n === -7)).toHaveLength(1);
+  });
+
+  it('sends values whose binary form could differ from their text as text: Postgres decides, as always', async () => {
+    await clear();
+    // Exactly halfway between the float4 1 and the next: rounding the double (to even) gives 1;
+    // Postgres reading "1.0000000596046448" rounds up. The second batch stays binary.
+    const midpoint = 1 + 2 ** -24;
+    const plain = 1 + 2 ** -22;
+    await upsertFacts(wh.app.db, SCRATCH, [
+      { locationId: berlin, rows: [{ ...scratchRows(0, 1)[0]!, x: midpoint }] },
+    ]);
+    await upsertFacts(wh.app.db, SCRATCH, [
+      { locationId: paris, rows: [{ ...scratchRows(0, 1)[0]!, x: plain }] },
+    ]);
+
+    const { rows } = await sql<{ location_id: number; x: number; text_x: number }>`
+      select location_id, x::float8 as x,
+        (case location_id when ${berlin} then ${String(midpoint)} else ${String(plain)} end)::real::float8
+          as text_x
+      from scratch.facts order by location_id`.execute(wh.app.db);
+    expect(rows.map((r) => r.x)).toEqual(rows.map((r) => r.text_x));
+    expect(rows.find((r) => r.location_id === berlin)!.x).toBeGreaterThan(1);
+  });
+
+  it('refuses, as Postgres does, a real out of float4 range and a fractional int, storing nothing', async () => {
+    await clear();
+    const row = scratchRows(0, 1)[0]!;
+    await expect(
+      upsertFacts(wh.app.db, SCRATCH, [{ locationId: berlin, rows: [{ ...row, x: 1e39 }] }]),
+    ).rejects.toThrow(/out of range/);
+    await expect(
+      upsertFacts(wh.app.db, SCRATCH, [{ locationId: berlin, rows: [{ ...row, n: 2.5 }] }]),
+    ).rejects.toThrow(/invalid input syntax for type integer/);
+    expect(await stored(berlin)).toEqual([]);
   });
 
   it('writes nothing for no rows', async () => {

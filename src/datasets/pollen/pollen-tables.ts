@@ -64,14 +64,15 @@ function defineSpeciesSpec(species: SpeciesIdLookup): FactTableSpec<PollenSpecie
 /** `envdata.pollen_hourly`: one row per location, hour and pollen type. */
 export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
   name: 'pollen_hourly',
-  write: (trx, groups) => upsertFacts(trx, POLLEN_HOURLY_SPEC, groups),
+  write: (trx, groups, _context, hint) => upsertFacts(trx, POLLEN_HOURLY_SPEC, groups, hint),
 };
 
 /** `envdata.pollen_species_hourly`: one row per location, hour and species (`Others` included). */
 export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
   name: 'pollen_species_hourly',
   prepare: resolveSpecies,
-  write: (trx, groups, { species }) => upsertFacts(trx, pollenSpeciesHourlySpec(species), groups),
+  write: (trx, groups, { species }, hint) =>
+    upsertFacts(trx, pollenSpeciesHourlySpec(species), groups, hint),
 };
 
 /** `envdata.pollen_snapshot`: latest readings and forecasts by type, as fetched. */

@@ -37,7 +37,7 @@ const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
 /** `envdata.weather_hourly`: one row per location and hour. */
 export const WEATHER_HOURLY: FactTable<WeatherRow> = {
   name: 'weather_hourly',
-  write: (trx, groups) => upsertFacts(trx, WEATHER_HOURLY_SPEC, groups),
+  write: (trx, groups, _context, hint) => upsertFacts(trx, WEATHER_HOURLY_SPEC, groups, hint),
 };
 
 /** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */

@@ -1,0 +1,59 @@
+import { ByteWriter, sendValue } from './binary-values.js';
+import type { FactColumn } from './fact-table-spec.js';
+
+/**
+ * A one-dimensional Postgres array in binary form (`array_send`), built element by element and
+ * passed as ONE parameter: node-postgres sends a Buffer in binary, and `$1::real[]` makes it a
+ * `real[]` that `array_recv` reads without parsing a digit. A batch of weather arrives about
+ * twice as fast as the same rows in text array literals (`ArrayLiteral`), for both processes.
+ *
+ * @example
+ * const temps = new BinaryArray(OID.real);
+ * temps.add(REAL, 21.5);
+ * sql`select unnest(${temps.build()}::real[])`;
+ */
+export class BinaryArray {
+  private readonly out = new ByteWriter(4_096);
+  private count = 0;
+  private nulls = 0;
+
+  /** `elementOid`: the OID of the array's element type as it is sent (`OID.real`, …). */
+  constructor(elementOid: number) {
+    this.out.int32(1); // dimensions
+    this.out.int32(0); // has nulls: set by build()
+    this.out.int32(elementOid);
+    this.out.int32(0); // elements: set by build()
+    this.out.int32(1); // lower bound
+  }
+
+  /**
+   * Adds `value` as `column` sends it; false (nothing added) when its binary form could not
+   * stand for the value Postgres would store (see `sendValue`): the caller sends text instead.
+   */
+  add(column: FactColumn<never>, value: unknown): boolean {
+    if (!sendValue(this.out, column, value)) return false;
+    this.count++;
+    if (value === null) this.nulls++;
+    return true;
+  }
+
+  /** Adds an instant (the array's elements must be `timestamptz`). */
+  instant(value: Date): void {
+    this.out.instant(value);
+    this.count++;
+  }
+
+  /** Adds an `int4` the caller knows is one (an id). */
+  int(value: number): void {
+    this.out.int32(4);
+    this.out.int32(value);
+    this.count++;
+  }
+
+  /** The array's bytes. */
+  build(): Buffer {
+    this.out.int32At(4, this.nulls > 0 ? 1 : 0);
+    this.out.int32At(12, this.count);
+    return this.out.toBuffer();
+  }
+}
