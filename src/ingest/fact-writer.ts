@@ -184,12 +184,7 @@ export class FactWriter {
 
     const inTransaction = (assumeNewAllowed: boolean) =>
       this.db.transaction().execute(async (trx) => {
-        const opened = await openLanding(
-          trx,
-          landings.flatMap((l) => (l.runId === null ? [] : [l.runId])),
-          [...bodies.keys()],
-          landings,
-        );
+        const opened = await openLanding(trx, records, [...bodies.keys()]);
         const hint = { assumeNew: assumeNewAllowed && !opened.anyLanded };
         const byTable = new Map<FactTable<FactRow>, number>();
         for (const [table, groups] of batch) {
@@ -200,7 +195,7 @@ export class FactWriter {
         await recordLandings(
           trx,
           records.map((r, i) => withArchive(r, archives.get(i))),
-          { factsChanged },
+          { factsChanged, settled: opened.settled },
         );
         return byTable;
       });

@@ -68,82 +68,112 @@ export interface OpenedLanding {
   /** SHA-256 of the bodies archived for the chunks asked about, by chunk. */
   readonly digests: ReadonlyMap<number, Buffer>;
   /**
-   * Whether the ledger records any hour of the windows asked about as landed. When it does not,
+   * Whether the ledger records any hour of the landings' windows as landed. When it does not,
    * the facts are most likely stored nowhere yet, and a plain insert needs no probe first (a
    * wrong guess only costs the insert: it fails on the first stored key and the upsert runs).
    */
   readonly anyLanded: boolean;
-}
-
-/** A window of hours one landing brings, for `openLanding`. */
-export interface LandingWindow {
-  readonly locationId: number;
-  readonly dataset: Dataset;
-  readonly window: Window;
+  /**
+   * Whether the landings can change neither coverage, nor holes, nor a chunk: every chunk is
+   * done already (a chunk done stays done) and coverage holds every hour they bring (coverage
+   * only grows). A worker's late copy of a landing, a re-landing of identical answers: only
+   * the log is written (see `recordLandings`).
+   */
+  readonly settled: boolean;
 }
 
 /**
  * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
  * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
  * what a stopped run forgets stays forgotten — and returns the SHA-256 of the bodies archived
- * for `chunkIds`, by chunk (none for a body archived before they were kept), so that an
- * identical answer is neither compressed nor sent again, and whether any hour of `windows` is
- * recorded as landed.
+ * for `bodyChunkIds`, by chunk (none for a body archived before they were kept), so that an
+ * identical answer is not sent again, whether any hour of the landings' windows is recorded as
+ * landed, and whether the landings are settled already.
  */
 export async function openLanding(
   trx: Transaction<Database>,
-  runIds: readonly number[],
-  chunkIds: readonly number[],
-  windows: readonly LandingWindow[],
+  landings: readonly LandingRecord[],
+  bodyChunkIds: readonly number[],
 ): Promise<OpenedLanding> {
-  const runs = [...new Set(runIds)].sort((a, b) => a - b);
+  const runs = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))].sort(
+    (a, b) => a - b,
+  );
+  const chunkIds = [...new Set(landings.map((l) => l.chunkId))];
+  const brought = landings.flatMap((l) => [
+    ...l.landed.map((r) => ({ l, kind: 'landed', ...r })),
+    ...l.noData.map((r) => ({ l, kind: 'no_data', ...r })),
+  ]);
   // The count makes Postgres lock every run row even when no body is archived yet.
   const { rows } = await sql<{
     chunk_id: number | null;
     body_sha256: Buffer | null;
     any_landed: boolean;
+    settled: boolean;
   }>`
     with runs as (
       select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
     ), landed as (
       select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed
-      from unnest(${windows.map((w) => w.locationId)}::int[],
-        ${windows.map((w) => w.dataset)}::envdata.dataset[],
-        ${windows.map((w) => w.window.from)}::timestamptz[],
-        ${windows.map((w) => w.window.to)}::timestamptz[]) as w(location_id, dataset, f, t)
+      from unnest(${landings.map((l) => l.locationId)}::int[],
+        ${landings.map((l) => l.dataset)}::envdata.dataset[],
+        ${landings.map((l) => l.window.from)}::timestamptz[],
+        ${landings.map((l) => l.window.to)}::timestamptz[]) as w(location_id, dataset, f, t)
       join envdata.coverage c using (location_id, dataset)
+    ), covered as (
+      select coalesce(bool_and(case b.kind when 'landed' then c.landed @> tstzrange(b.f, b.t)
+        else c.no_data @> tstzrange(b.f, b.t) end), true) as covered
+      from unnest(${brought.map((b) => b.l.locationId)}::int[],
+        ${brought.map((b) => b.l.dataset)}::envdata.dataset[],
+        ${brought.map((b) => b.kind)}::text[], ${brought.map((b) => b.from)}::timestamptz[],
+        ${brought.map((b) => b.to)}::timestamptz[]) as b(location_id, dataset, kind, f, t)
+      left join envdata.coverage c using (location_id, dataset)
+    ), done as (
+      select count(*) = ${chunkIds.length} as all_done from envdata.chunk
+      where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
     )
-    select p.chunk_id, p.body_sha256, landed.any_landed
+    select p.chunk_id, p.body_sha256, landed.any_landed,
+      coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
-    cross join landed
+    cross join landed cross join covered cross join done
     left join envdata.raw_payload p
-      on p.chunk_id = any(${[...chunkIds]}::bigint[]) and p.body_sha256 is not null
+      on p.chunk_id = any(${[...bodyChunkIds]}::bigint[]) and p.body_sha256 is not null
   `.execute(trx);
   const digests = new Map<number, Buffer>();
   for (const r of rows)
     if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
-  return { digests, anyLanded: rows[0]?.any_landed ?? true };
+  return {
+    digests,
+    anyLanded: rows[0]?.any_landed ?? true,
+    settled: rows[0]?.settled ?? false,
+  };
 }
 
 /**
  * Everything the ledger keeps of a batch of landings, inside the landing's transaction (after
  * `openLanding` and the facts): the quarantine log, raw payloads, dirty rollup days (when
  * `factsChanged`: identical rows landed again dirty nothing), coverage (what landed, what was
- * answered "no data"), holes, and each chunk's state. Coverage rows are locked in key order,
+ * answered "no data"), holes, and each chunk's state — the log alone when the landings are
+ * `settled`. Coverage rows are locked in key order,
  * so concurrent batches never deadlock; coverage only grows here — a re-read that fails never
  * reaches this function, and one that succeeds adds what it brought.
  */
 export async function recordLandings(
   trx: Transaction<Database>,
   landings: readonly LandingRecord[],
-  options: { readonly factsChanged: boolean },
+  options: { readonly factsChanged: boolean; readonly settled: boolean },
 ): Promise<void> {
   if (landings.length === 0) return;
+  const log = logWrites(landings, options.factsChanged);
+  if (options.settled) {
+    // Nothing for coverage, holes or chunks to take (see `OpenedLanding.settled`).
+    await sql`with ${log} select 1`.execute(trx);
+    return;
+  }
   // Two statements: the log with what landed, then holes with the chunks' states (holes need
   // the coverage the first one wrote; chunk rows are locked after coverage rows, as always).
   const coverage = coverageParts(landings);
   await sql`
-    with ${logWrites(landings, options.factsChanged)}
+    with ${log}
     ${coverageUpsert(coverage)}`.execute(trx);
   await sql`
     with ${chunkStates(landings.filter((l) => l.state !== 'rebuild'))},

@@ -243,6 +243,60 @@ describe('FactWriter.land', () => {
     expect(archived.body_bytes).toBe(Buffer.byteLength(landing.rawBody!));
   });
 
+  it("a late copy of a done chunk's landing writes the log only; one that brings new hours still cuts holes", async () => {
+    const from = '2023-08-01T00:00:00Z';
+    const to = '2023-08-03T00:00:00Z';
+    const window = { from: new Date(from), to: new Date(to) };
+    // The answer lacks hours 10–11: the chunk is done with a hole of 2 hours.
+    const hours = hoursBetween(from, to);
+    const gappy = weatherHistoryBody(hours.filter((_, i) => i !== 10 && i !== 11));
+    const landing = await wh.landingOf('weather', brisbane, window, gappy, { expected: window });
+    const writer = new FactWriter(wh.app.db, { archiveRaw: true });
+    expect((await writer.land([landing])).results[0]).toMatchObject({
+      state: 'done',
+      missingHours: 2,
+    });
+    const ledger = async () => ({
+      holes: (
+        await sql<{ hours: string; xmin: string }>`
+          select hours::text, xmin::text from envdata.coverage_hole
+          where location_id = ${brisbane} and dataset = 'weather' order by hours`.execute(wh.app.db)
+      ).rows,
+      chunk: (
+        await sql<{ xmin: string; status: string }>`
+          select xmin::text, status::text from envdata.chunk where chunk_id = ${landing.chunkId}`.execute(
+          wh.app.db,
+        )
+      ).rows,
+      coverage: (
+        await sql<{ xmin: string; landed: string }>`
+          select xmin::text, landed::text from envdata.coverage
+          where location_id = ${brisbane} and dataset = 'weather'`.execute(wh.app.db)
+      ).rows,
+    });
+    const before = await ledger();
+    expect(before.holes.map((h) => h.hours)).toEqual([
+      '["2023-08-01 10:00:00+00","2023-08-01 12:00:00+00")',
+    ]);
+    const { db, statements } = withStatementLog();
+
+    await new FactWriter(db, { archiveRaw: true }).land([landing]);
+
+    expect(await ledger()).toEqual(before);
+    expect(statements.some((s) => /coverage_hole|update envdata.chunk/.test(s))).toBe(false);
+
+    // A later answer of the same done chunk that has hour 10 lands it and cuts the hole.
+    const fuller = weatherHistoryBody(hours.filter((_, i) => i !== 11));
+    await writer.land([
+      { ...landing, facts: factsOfBody('weather', fuller, window), rawBody: fuller },
+    ]);
+    const after = await ledger();
+    expect(after.holes.map((h) => h.hours)).toEqual([
+      '["2023-08-01 11:00:00+00","2023-08-01 12:00:00+00")',
+    ]);
+    expect(after.chunk).toEqual(before.chunk);
+  });
+
   it('updates only the rows whose values changed', async () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: false });
     const from = '2023-03-01T00:00:00Z';
