@@ -1,10 +1,10 @@
 /**
  * A Postgres array literal (`{1,2.5,NULL,"a \"b\""}`) built element by element, passed as ONE
- * text parameter and cast server-side (`$1::real[]`). The writers build their arrays this way
- * rather than handing JS arrays to node-postgres, which quotes and regex-escapes every element
- * and formats every Date field by field in the local zone: on a batch of chunks that took longer
- * than the server's insert. Timestamps travel as epoch seconds (`to_timestamp`), which the server
- * also reads faster than ISO text.
+ * text parameter and cast server-side (`$1::real[]`), rather than handing JS arrays to
+ * node-postgres, which quotes and regex-escapes every element and formats every Date field by
+ * field in the local zone. Timestamps travel as epoch seconds (`to_timestamp`), which the server
+ * also reads faster than ISO text. Fact values travel in binary (`BinaryArray`), in text only
+ * where their binary form could differ from what Postgres makes of their text.
  */
 export class ArrayLiteral {
   private text = '{';
