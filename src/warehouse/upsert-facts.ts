@@ -142,24 +142,47 @@ function rowsOf<Row extends FactRow>(
   return binaryRowsOf(table, groups) ?? textRowsOf(table, groups);
 }
 
+/** What `eachValue` feeds: each row's location and hour, then its values column by column. */
+interface ArraySink<Row> {
+  row(locationId: number, observedAt: Date): void;
+  /** False refuses the value, and stops the feeding. */
+  value(c: number, column: FactColumn<Row>, value: number | string | null): boolean;
+}
+
+/** Feeds every row of `groups` to `sink`; false when the sink refused a value. */
+function eachValue<Row extends FactRow>(
+  groups: readonly LocatedRows<Row>[],
+  columns: readonly FactColumn<Row>[],
+  sink: ArraySink<Row>,
+): boolean {
+  for (const { locationId, rows } of groups) {
+    for (const row of rows) {
+      sink.row(locationId, row.observedAt);
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        if (!sink.value(c, column, column.value(row))) return false;
+      }
+    }
+  }
+  return true;
+}
+
 function binaryRowsOf<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
 ): RawBuilder<unknown> | undefined {
-  const columns = allColumns(table) as readonly FactColumn<never>[];
+  const columns = allColumns(table);
   const locationIds = new BinaryArray(OID.int);
   const observedAt = new BinaryArray(OID.timestamptz);
-  const arrays = columns.map((column) => new BinaryArray(sendOid(column)));
-  for (const { locationId, rows } of groups) {
-    for (const row of rows) {
+  const arrays = columns.map((column) => new BinaryArray(sendOid(column as FactColumn<never>)));
+  const complete = eachValue(groups, columns, {
+    row(locationId, at) {
       locationIds.int(locationId);
-      observedAt.instant(row.observedAt);
-      for (let c = 0; c < columns.length; c++) {
-        const column = columns[c]!;
-        if (!arrays[c]!.add(column, column.value(row as never))) return undefined;
-      }
-    }
-  }
+      observedAt.instant(at);
+    },
+    value: (c, column, value) => arrays[c]!.add(column as FactColumn<never>, value),
+  });
+  if (!complete) return undefined;
   const unnests = columns.map((column, c) => {
     const type = sql.raw(column.type);
     const values = isNumericColumn(column)
@@ -182,18 +205,17 @@ function textRowsOf<Row extends FactRow>(
   const locationIds = new ArrayLiteral();
   const observedAt = new ArrayLiteral();
   const arrays = columns.map(() => new ArrayLiteral());
-  for (const { locationId, rows } of groups) {
-    for (const row of rows) {
+  eachValue(groups, columns, {
+    row(locationId, at) {
       locationIds.number(locationId);
-      observedAt.instant(row.observedAt);
-      for (let c = 0; c < columns.length; c++) {
-        const column = columns[c]!;
-        const array = arrays[c]!;
-        if (isNumericColumn(column)) array.number(column.value(row));
-        else array.string(column.value(row));
-      }
-    }
-  }
+      observedAt.instant(at);
+    },
+    value(c, column, value) {
+      if (isNumericColumn(column)) arrays[c]!.number(value as number | null);
+      else arrays[c]!.string(value as string | null);
+      return true;
+    },
+  });
   const unnests = columns.map(
     (column, c) =>
       sql`unnest(${arrays[c]!.build()}::${sql.raw(column.type)}[]) as ${sql.raw(column.name)}`,
