@@ -14,12 +14,16 @@ import type { FactColumn } from './fact-table-spec.js';
  * sql`select unnest(${values.build()}::real[])`;
  */
 export class BinaryArray {
-  private readonly out = new ByteWriter(4_096);
+  private readonly out: ByteWriter;
   private count = 0;
   private nulls = 0;
 
-  /** `elementOid`: the OID of the array's element type as it is sent (`OID.real`, …). */
-  constructor(elementOid: number) {
+  /**
+   * `elementOid`: the OID of the array's element type as it is sent (`OID.real`, …);
+   * `capacity`: the bytes to reserve (the array grows past it), say 12 per `real` element.
+   */
+  constructor(elementOid: number, capacity = 4_096) {
+    this.out = new ByteWriter(20 + capacity);
     this.out.int32(1); // dimensions
     this.out.int32(0); // has nulls: set by build()
     this.out.int32(elementOid);
@@ -51,10 +55,10 @@ export class BinaryArray {
     this.count++;
   }
 
-  /** The array's bytes. */
+  /** The array's bytes (sharing this builder's memory: add nothing after). */
   build(): Buffer {
     this.out.int32At(4, this.nulls > 0 ? 1 : 0);
     this.out.int32At(12, this.count);
-    return this.out.toBuffer();
+    return this.out.bytesView();
   }
 }

@@ -122,9 +122,9 @@ export class ByteWriter {
     return createHash('sha256').update(this.bytes.subarray(0, this.length)).digest();
   }
 
-  /** The bytes written, copied into a Buffer of their own. */
-  toBuffer(): Buffer {
-    return Buffer.from(this.bytes.subarray(0, this.length));
+  /** The bytes written, as a Buffer over this writer's memory (no copy). */
+  bytesView(): Buffer {
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.length);
   }
 }
 

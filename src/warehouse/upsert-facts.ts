@@ -172,9 +172,14 @@ function binaryRowsOf<Row extends FactRow>(
   groups: readonly LocatedRows<Row>[],
 ): RawBuilder<unknown> | undefined {
   const columns = allColumns(table);
-  const locationIds = new BinaryArray(OID.int);
-  const observedAt = new BinaryArray(OID.timestamptz);
-  const arrays = columns.map((column) => new BinaryArray(sendOid(column as FactColumn<never>)));
+  let rowCount = 0;
+  for (const group of groups) rowCount += group.rows.length;
+  // Length and value: 8 bytes an int or a real, 12 an instant; text grows as it must.
+  const locationIds = new BinaryArray(OID.int, 8 * rowCount);
+  const observedAt = new BinaryArray(OID.timestamptz, 12 * rowCount);
+  const arrays = columns.map(
+    (column) => new BinaryArray(sendOid(column as FactColumn<never>), 12 * rowCount),
+  );
   const complete = eachValue(groups, columns, {
     row(locationId, at) {
       locationIds.int(locationId);
