@@ -120,8 +120,9 @@ export async function openLanding(
         ${landings.map((l) => l.window.to)}::timestamptz[]) as w(location_id, dataset, f, t)
       join envdata.coverage c using (location_id, dataset)
     ), covered as (
-      select coalesce(bool_and(case b.kind when 'landed' then c.landed @> tstzrange(b.f, b.t)
-        else c.no_data @> tstzrange(b.f, b.t) end), true) as covered
+      -- No coverage row: not covered (a NULL would be skipped by bool_and).
+      select coalesce(bool_and(coalesce(case b.kind when 'landed' then c.landed @> tstzrange(b.f, b.t)
+        else c.no_data @> tstzrange(b.f, b.t) end, false)), true) as covered
       from unnest(${brought.map((b) => b.l.locationId)}::int[],
         ${brought.map((b) => b.l.dataset)}::envdata.dataset[],
         ${brought.map((b) => b.kind)}::text[], ${brought.map((b) => b.from)}::timestamptz[],

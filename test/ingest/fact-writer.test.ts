@@ -297,6 +297,24 @@ describe('FactWriter.land', () => {
     expect(after.chunk).toEqual(before.chunk);
   });
 
+  it('a done chunk whose coverage row is gone is not settled: landing it again records its hours', async () => {
+    const landing = await weatherLanding(berlin, '2023-09-01T00:00:00Z', '2023-09-03T00:00:00Z');
+    const writer = new FactWriter(wh.app.db, { archiveRaw: false });
+    await writer.land([landing]);
+    await sql`delete from envdata.coverage where location_id = ${berlin} and dataset = 'weather'`.execute(
+      wh.app.db,
+    );
+
+    await writer.land([landing]);
+
+    const { rows } = await sql<{ covered: boolean }>`
+      select landed @> tstzrange('2023-09-01T00:00:00Z', '2023-09-03T00:00:00Z') as covered
+      from envdata.coverage where location_id = ${berlin} and dataset = 'weather'`.execute(
+      wh.app.db,
+    );
+    expect(rows).toEqual([{ covered: true }]);
+  });
+
   it('updates only the rows whose values changed', async () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: false });
     const from = '2023-03-01T00:00:00Z';
