@@ -121,6 +121,7 @@ export class App {
     this.database ??= createDatabase({
       url: this.config.databaseUrl,
       poolMax: this.config.databasePoolMax,
+      preparedStatements: this.config.databasePreparedStatements,
       logger: this.logger,
     });
     return this.database;

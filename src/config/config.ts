@@ -13,6 +13,8 @@ export type QueueBackend = (typeof QUEUE_BACKENDS)[number];
 export interface Config {
   readonly databaseUrl: string;
   readonly databasePoolMax: number;
+  /** Statements marked `prepared` run as named statements (DATABASE_PREPARED_STATEMENTS). */
+  readonly databasePreparedStatements: boolean;
   /** `postgres`: the queue lives in schema `envdata_queue` of `databaseUrl`; Redis is not used. */
   readonly queueBackend: QueueBackend;
   /**

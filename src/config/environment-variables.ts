@@ -35,6 +35,12 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 1, max: 1000, unit: 'count' },
   },
   {
+    name: 'DATABASE_PREPARED_STATEMENTS',
+    default: 'true',
+    description:
+      "Prepare the landing's statements once per connection (named statements). Set false behind a pooler in transaction mode that cannot keep them (PgBouncer before 1.21, or without max_prepared_statements).",
+  },
+  {
     name: 'ENVDATA_QUEUE_BACKEND',
     default: 'redis',
     description:

@@ -86,6 +86,7 @@ const booleanSchema = z
 const schema = z.object({
   DATABASE_URL: postgresUrl,
   DATABASE_POOL_MAX: wholeNumber('DATABASE_POOL_MAX'),
+  DATABASE_PREPARED_STATEMENTS: booleanSchema,
   ENVDATA_QUEUE_BACKEND: z.enum(QUEUE_BACKENDS, {
     error: `must be one of ${QUEUE_BACKENDS.join(', ')}`,
   }),
@@ -177,6 +178,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   return deepFreeze({
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     queueBackend: e.ENVDATA_QUEUE_BACKEND,
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES ?? [],

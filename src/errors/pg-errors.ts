@@ -14,6 +14,11 @@ export const SQLSTATE = {
   invalidPassword: '28P01',
   /** 28000: no pg_hba.conf entry, or the role does not exist. */
   invalidAuthorization: '28000',
+  /**
+   * 25P02: a statement sent after one that failed in the same transaction (pipelined statements
+   * behind a failure all end so); the failure before it is the one to report.
+   */
+  inFailedSqlTransaction: '25P02',
   /** 57P01: `pg_ctl stop`, `pg_terminate_backend`. */
   adminShutdown: '57P01',
   /** 57P02: the server crashed. */

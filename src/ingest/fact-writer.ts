@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Kysely } from 'kysely';
+import { hasSqlState, SQLSTATE } from '../errors/pg-errors.js';
 import type { Dataset, Window } from '../types.js';
 import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
 import {
@@ -78,11 +79,15 @@ export interface ArchiveBody {
 }
 
 /**
- * A landing ready for its transaction: its body, when the archive keeps bodies, digested and
- * compressed (`undefined` otherwise).
+ * A landing ready for its transaction (`FactWriter.stage`): what the ledger will record of it,
+ * its rows encoded as their tables send them, and its body, when the archive keeps bodies,
+ * digested and compressed (`undefined` otherwise).
  */
 export interface StagedLanding extends ChunkLanding {
   readonly archiveBody: ArchiveBody | undefined;
+  readonly ledger: { readonly record: LandingRecord; readonly result: LandingResult };
+  /** By table of `facts.tables`, in its order: the rows encoded ahead, if the table does. */
+  readonly encoded: readonly (Buffer | undefined)[];
 }
 
 export interface LandingResult {
@@ -139,20 +144,30 @@ export class FactWriter {
   ) {}
 
   /**
-   * Makes a landing ready for its transaction: when the archive keeps bodies, digests and
-   * gzip-compresses its body on libuv's thread pool (about a quarter of a millisecond per 48 h
-   * weather body). Done as each landing arrives (the batcher stages while the previous batch
-   * commits), so compression never lengthens a landing transaction; `land` stages what was not.
+   * Makes a landing ready for its transaction, so that little is left to do once its batch is
+   * complete: what the ledger will record of it, its rows encoded as their tables send them
+   * (`FactTable.encode`) and, when the archive keeps bodies, its body digested and
+   * gzip-compressed on libuv's thread pool (about a quarter of a millisecond per 48 h weather
+   * body). Done as each landing arrives (the batcher stages while the previous batch commits),
+   * so none of it lengthens a landing transaction; `land` stages what was not.
    */
   async stage(landing: ChunkLanding): Promise<StagedLanding> {
-    if ('archiveBody' in landing) return landing as StagedLanding;
+    if ('ledger' in landing) return landing as StagedLanding;
+    let rows = 0;
+    const landedHours = new Set<number>();
+    const encoded = landing.facts.tables.map(({ table, rows: tableRows }) => {
+      rows += tableRows.length;
+      for (const r of tableRows) landedHours.add(r.observedAt.getTime());
+      return table.encode?.(landing.locationId, tableRows);
+    });
+    const staged = { ...landing, ledger: toLedger(landing, rows, landedHours), encoded };
     const { rawBody } = landing;
     if (!this.options.archiveRaw || rawBody === undefined || landing.rebuild) {
-      return { ...landing, archiveBody: undefined };
+      return { ...staged, archiveBody: undefined };
     }
     const digest = createHash('sha256').update(rawBody).digest();
     const gzipped = await gzipAsync(rawBody);
-    return { ...landing, archiveBody: { digest, gzipped, bodyBytes: Buffer.byteLength(rawBody) } };
+    return { ...staged, archiveBody: { digest, gzipped, bodyBytes: Buffer.byteLength(rawBody) } };
   }
 
   async land(unstaged: readonly ChunkLanding[]): Promise<LandingSummary> {
@@ -164,21 +179,15 @@ export class FactWriter {
     const results: LandingResult[] = [];
     const records: LandingRecord[] = [];
     const bodies = bodiesToArchive(landings);
-    for (let i = 0; i < landings.length; i++) {
-      const landing = landings[i]!;
-      let rows = 0;
-      const landedHours = new Set<number>();
-      for (const { table, rows: tableRows } of landing.facts.tables) {
+    for (const landing of landings) {
+      landing.facts.tables.forEach(({ table, rows }, t) => {
         if (!landing.rebuild) datasetOf.set(table, landing.dataset);
         let groups = batch.get(table);
         if (!groups) batch.set(table, (groups = []));
-        groups.push({ locationId: landing.locationId, rows: tableRows });
-        rows += tableRows.length;
-        for (const r of tableRows) landedHours.add(r.observedAt.getTime());
-      }
-      const { record, result } = toLedger(landing, rows, landedHours);
-      records.push(record);
-      results.push(result);
+        groups.push({ locationId: landing.locationId, rows, copyTuples: landing.encoded[t] });
+      });
+      records.push(landing.ledger.record);
+      results.push(landing.ledger.result);
     }
     await this.prepare(batch);
 
@@ -186,17 +195,33 @@ export class FactWriter {
       this.db.transaction().execute(async (trx) => {
         const opened = await openLanding(trx, records, [...bodies.keys()]);
         const hint = { assumeNew: assumeNewAllowed && !opened.anyLanded };
+        const archives = archivesOf(bodies, opened.digests);
+        const ledger = records.map((r, i) => withArchive(r, archives.get(i)));
         const byTable = new Map<FactTable<FactRow>, number>();
+        if (hint.assumeNew) {
+          // Every row goes in or the transaction fails: the facts change exactly when rows
+          // came, so the ledger need not wait for the inserts' answers. The statements go out
+          // together (the pool pipelines a connection's queued queries), none depending on
+          // another's writes; once one fails, the ones behind it fail as "in a failed
+          // transaction", and the first failure is thrown (RowsStoredAlready, say).
+          const factsChanged = records.some((r) => r.rows > 0);
+          const outcomes = await Promise.allSettled([
+            ...[...batch].map(async ([table, groups]) => {
+              byTable.set(table, await table.write(trx, groups, this.context, hint));
+            }),
+            recordLandings(trx, ledger, { factsChanged, settled: opened.settled }),
+          ]);
+          const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+          if (errors.length > 0) {
+            throw errors.find((e) => !hasSqlState(e, SQLSTATE.inFailedSqlTransaction)) ?? errors[0];
+          }
+          return byTable;
+        }
         for (const [table, groups] of batch) {
           byTable.set(table, await table.write(trx, groups, this.context, hint));
         }
-        const archives = archivesOf(bodies, opened.digests);
         const factsChanged = [...byTable.values()].some((n) => n > 0);
-        await recordLandings(
-          trx,
-          records.map((r, i) => withArchive(r, archives.get(i))),
-          { factsChanged, settled: opened.settled },
-        );
+        await recordLandings(trx, ledger, { factsChanged, settled: opened.settled });
         return byTable;
       });
     // Rows the ledger did not know of were stored after all (a concurrent landing of the same

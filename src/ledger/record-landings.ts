@@ -1,5 +1,9 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Dataset, Window } from '../types.js';
+import { instantsLiteral } from '../warehouse/array-literal.js';
+import { BinaryArray } from '../warehouse/binary-array.js';
+import { OID } from '../warehouse/binary-values.js';
+import { prepared } from '../warehouse/pg-client.js';
 import type { ChunkOutcome, Database, HoleCause } from '../warehouse/schema.js';
 
 /**
@@ -104,20 +108,21 @@ export async function openLanding(
     ...l.noData.map((r) => ({ l, kind: 'no_data', ...r })),
   ]);
   // The count makes Postgres lock every run row even when no body is archived yet.
-  const { rows } = await sql<{
-    chunk_id: number | null;
-    body_sha256: Buffer | null;
-    any_landed: boolean;
-    settled: boolean;
-  }>`
+  const { rows } = await prepared(
+    sql<{
+      chunk_id: number | null;
+      body_sha256: Buffer | null;
+      any_landed: boolean;
+      settled: boolean;
+    }>`
     with runs as (
       select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
     ), landed as (
       select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed
       from unnest(${landings.map((l) => l.locationId)}::int[],
         ${landings.map((l) => l.dataset)}::envdata.dataset[],
-        ${landings.map((l) => l.window.from)}::timestamptz[],
-        ${landings.map((l) => l.window.to)}::timestamptz[]) as w(location_id, dataset, f, t)
+        ${instantsLiteral(landings.map((l) => l.window.from))}::timestamptz[],
+        ${instantsLiteral(landings.map((l) => l.window.to))}::timestamptz[]) as w(location_id, dataset, f, t)
       join envdata.coverage c using (location_id, dataset)
     ), covered as (
       -- No coverage row: not covered (a NULL would be skipped by bool_and).
@@ -125,8 +130,8 @@ export async function openLanding(
         else c.no_data @> tstzrange(b.f, b.t) end, false)), true) as covered
       from unnest(${brought.map((b) => b.l.locationId)}::int[],
         ${brought.map((b) => b.l.dataset)}::envdata.dataset[],
-        ${brought.map((b) => b.kind)}::text[], ${brought.map((b) => b.from)}::timestamptz[],
-        ${brought.map((b) => b.to)}::timestamptz[]) as b(location_id, dataset, kind, f, t)
+        ${brought.map((b) => b.kind)}::text[], ${instantsLiteral(brought.map((b) => b.from))}::timestamptz[],
+        ${instantsLiteral(brought.map((b) => b.to))}::timestamptz[]) as b(location_id, dataset, kind, f, t)
       left join envdata.coverage c using (location_id, dataset)
     ), done as (
       select count(*) = ${chunkIds.length} as all_done from envdata.chunk
@@ -138,7 +143,8 @@ export async function openLanding(
     cross join landed cross join covered cross join done
     left join envdata.raw_payload p
       on p.chunk_id = any(${[...bodyChunkIds]}::bigint[]) and p.body_sha256 is not null
-  `.execute(trx);
+  `,
+  ).execute(trx);
   const digests = new Map<number, Buffer>();
   for (const r of rows)
     if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
@@ -167,18 +173,18 @@ export async function recordLandings(
   const log = logWrites(landings, options.factsChanged);
   if (options.settled) {
     // Nothing for coverage, holes or chunks to take (see `OpenedLanding.settled`).
-    await sql`with ${log} select 1`.execute(trx);
+    await prepared(sql`with ${log} select 1`).execute(trx);
     return;
   }
   // Two statements: the log with what landed, then holes with the chunks' states (holes need
   // the coverage the first one wrote; chunk rows are locked after coverage rows, as always).
   const coverage = coverageParts(landings);
-  await sql`
+  await prepared(sql`
     with ${log}
-    ${coverageUpsert(coverage)}`.execute(trx);
-  await sql`
+    ${coverageUpsert(coverage)}`).execute(trx);
+  await prepared(sql`
     with ${chunkStates(landings.filter((l) => l.state !== 'rebuild'))},
-    ${holeWrites(coverage)}`.execute(trx);
+    ${holeWrites(coverage)}`).execute(trx);
 }
 
 /**
@@ -201,20 +207,20 @@ function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): R
         ${q.map(({ l }) => l.runId)}::int[], ${q.map(({ l }) => l.locationId)}::int[],
         ${q.map(({ e }) => e.source)}::text[], ${q.map(({ e }) => e.recordIndex)}::int[],
         ${q.map(({ e }) => (e.raw === undefined ? null : JSON.stringify(e.raw)))}::jsonb[],
-        ${q.map(({ e }) => e.reason)}::text[], ${q.map(({ e }) => e.hour ?? null)}::timestamptz[])
+        ${q.map(({ e }) => e.reason)}::text[], ${instantsLiteral(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
     ), archived as (
       insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes,
         body_sha256, run_id, location_id, dataset, window_from, window_to)
       select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
-        ${archives.map((a) => a.archive!.fetchedAt)}::timestamptz[],
+        ${instantsLiteral(archives.map((a) => a.archive!.fetchedAt))}::timestamptz[],
         ${archives.map((a) => a.archive!.httpStatus)}::smallint[],
         ${bodyArray(archives.map((a) => a.archive!.body!))},
         ${archives.map((a) => a.archive!.bodyBytes)}::int[],
         ${archives.map((a) => a.archive!.digest)}::bytea[], ${archives.map((a) => a.runId)}::int[],
         ${archives.map((a) => a.locationId)}::int[],
         ${archives.map((a) => a.dataset)}::envdata.dataset[],
-        ${archives.map((a) => a.window.from)}::timestamptz[],
-        ${archives.map((a) => a.window.to)}::timestamptz[])
+        ${instantsLiteral(archives.map((a) => a.window.from))}::timestamptz[],
+        ${instantsLiteral(archives.map((a) => a.window.to))}::timestamptz[])
       on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
         http_status = excluded.http_status, body_bytes = excluded.body_bytes,
         body = excluded.body, body_sha256 = excluded.body_sha256
@@ -222,25 +228,30 @@ function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): R
       -- The body archived is this very body (same SHA-256): only when it was fetched changes.
       update envdata.raw_payload p set fetched_at = k.fetched_at, http_status = k.http_status
       from unnest(${kept.map((k) => k.chunkId)}::bigint[],
-        ${kept.map((k) => k.archive!.fetchedAt)}::timestamptz[],
+        ${instantsLiteral(kept.map((k) => k.archive!.fetchedAt))}::timestamptz[],
         ${kept.map((k) => k.archive!.httpStatus)}::smallint[]) as k(chunk_id, fetched_at, http_status)
       where p.chunk_id = k.chunk_id
     ), dirty as (
       insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
       select * from unnest(${dirty.map((l) => l.locationId)}::int[],
         ${dirty.map((l) => l.dataset)}::envdata.dataset[],
-        ${dirty.map((l) => l.window.from)}::timestamptz[],
-        ${dirty.map((l) => l.window.to)}::timestamptz[])
+        ${instantsLiteral(dirty.map((l) => l.window.from))}::timestamptz[],
+        ${instantsLiteral(dirty.map((l) => l.window.to))}::timestamptz[])
     )`;
 }
 
 /**
- * `array[$1::bytea, …]`, or `'{}'::bytea[]`: one parameter per body, which node-postgres sends as
- * binary, where a `bytea[]` parameter would travel as hex text twice the size, to be decoded.
+ * The bodies as ONE `bytea[]` parameter in binary (`BinaryArray`): node-postgres sends a Buffer
+ * as it is, where a `bytea[]` of Buffers would travel as hex text twice the size, to be decoded;
+ * and the statement's text stays the same whatever the number of bodies (`prepared`).
  */
 function bodyArray(bodies: readonly Buffer[]) {
   if (bodies.length === 0) return sql`'{}'::bytea[]`;
-  return sql`array[${sql.join(bodies.map((b) => sql`${b}::bytea`))}]`;
+  let bytes = 0;
+  for (const body of bodies) bytes += 4 + body.length;
+  const array = new BinaryArray(OID.bytea, bytes);
+  for (const body of bodies) array.bytes(body);
+  return sql`${array.build()}::bytea[]`;
 }
 
 /** One range of one landing's hours, by what it means for coverage and holes. */
@@ -283,7 +294,7 @@ function coverageParts(landings: readonly LandingRecord[]): readonly CoveragePar
 function partsInput(parts: readonly CoveragePart[]): RawBuilder<unknown> {
   return sql`unnest(${parts.map((p) => p.locationId)}::int[],
     ${parts.map((p) => p.dataset)}::envdata.dataset[], ${parts.map((p) => p.kind)}::text[],
-    ${parts.map((p) => p.from)}::timestamptz[], ${parts.map((p) => p.to)}::timestamptz[],
+    ${instantsLiteral(parts.map((p) => p.from))}::timestamptz[], ${instantsLiteral(parts.map((p) => p.to))}::timestamptz[],
     ${parts.map((p) => p.runId)}::int[]) as k(location_id, dataset, kind, f, t, run_id)`;
 }
 
@@ -373,7 +384,7 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
     from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
       ${col((l) => l.outcome)}::text[], ${col((l) => l.rows)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
-      ${col((l) => l.attempts)}::int[], ${col((l) => l.startedAt)}::timestamptz[],
+      ${col((l) => l.attempts)}::int[], ${instantsLiteral(col((l) => l.startedAt))}::timestamptz[],
       ${col((l) => hoursIn(l.holes.missing_upstream))}::int[],
       ${col((l) => hoursIn(l.holes.quarantined))}::int[],
       ${col((l) => hoursIn(l.holes.not_covered))}::int[], ${col((l) => hoursIn(l.noData))}::int[],

@@ -43,3 +43,18 @@ export class ArrayLiteral {
     return `${this.text}}`;
   }
 }
+
+/**
+ * Instants as a `timestamptz[]` literal of ISO-8601 UTC text (`{2024-01-01T00:00:00.000Z,…}`,
+ * nothing in it to quote), for `$1::timestamptz[]`: what node-postgres would send for an array
+ * of Dates, without formatting each field by field in the local zone.
+ */
+export function instantsLiteral(values: readonly (Date | null)[]): string {
+  let text = '{';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    text +=
+      (i === 0 ? '' : ',') + (value === null || value === undefined ? 'NULL' : value.toISOString());
+  }
+  return `${text}}`;
+}

@@ -55,6 +55,12 @@ export class BinaryArray {
     this.count++;
   }
 
+  /** Adds a `bytea` (the array's elements must be `bytea`). */
+  bytes(value: Uint8Array): void {
+    this.out.lengthAndBytes(value);
+    this.count++;
+  }
+
   /** The array's bytes (sharing this builder's memory: add nothing after). */
   build(): Buffer {
     this.out.int32At(4, this.nulls > 0 ? 1 : 0);

@@ -18,7 +18,14 @@ const TWO_32 = 4_294_967_296;
 const FLOAT4_MIN_NORMAL = 1.1754943508222875e-38;
 
 /** Type OIDs of the send forms written here (enums travel as `text`). */
-export const OID = { timestamptz: 1184, real: 700, int: 23, smallint: 21, text: 25 } as const;
+export const OID = {
+  timestamptz: 1184,
+  real: 700,
+  int: 23,
+  smallint: 21,
+  text: 25,
+  bytea: 17,
+} as const;
 
 /** The OID a column's values are sent as: its own, or `text` for text and enum columns. */
 export function sendOid(column: FactColumn<never>): number {
@@ -110,6 +117,14 @@ export class ByteWriter {
     }
     this.view.setInt32(this.length, at - start);
     this.length = at;
+  }
+
+  /** Byte length (int32), then the bytes as they are (a `bytea`). */
+  lengthAndBytes(value: Uint8Array): void {
+    this.room(4 + value.length);
+    this.view.setInt32(this.length, value.length);
+    this.bytes.set(value, this.length + 4);
+    this.length += 4 + value.length;
   }
 
   /** An instant: length 8, then µs since 2000-01-01 UTC. */

@@ -7,6 +7,7 @@ import { maskUrl } from './database-url.js';
 import { databaseUnavailable, isConnectionFailure } from './database-unavailable.js';
 import type { Database } from './schema.js';
 import { errorCode } from '../errors/pg-errors.js';
+import { EnvdataClient, type EnvdataClientOptions } from './pg-client.js';
 
 // COUNT(*) and other int8 results as numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -17,6 +18,11 @@ export interface CreateDatabaseOptions {
   logger: Logger;
   /** Name for `application_name`, visible in `pg_stat_activity`. Default `envdata`. */
   applicationName?: string;
+  /**
+   * Statements marked `prepared` run as named statements, parsed once per connection
+   * (DATABASE_PREPARED_STATEMENTS). Default true.
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -25,7 +31,7 @@ export interface CreateDatabaseOptions {
  */
 export function createDatabase(options: CreateDatabaseOptions): Kysely<Database> {
   const log = options.logger.child({ component: 'database' });
-  const pool = new pg.Pool({
+  const config: pg.PoolConfig & EnvdataClientOptions = {
     connectionString: options.url,
     max: options.poolMax,
     application_name: options.applicationName ?? 'envdata',
@@ -33,7 +39,10 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
     idleTimeoutMillis: 30_000,
     // Warehouse tables live in schema `envdata`; BI views in `analytics`.
     options: '-c search_path=envdata,public -c timezone=UTC',
-  });
+    Client: EnvdataClient,
+    prepare: options.preparedStatements !== false,
+  };
+  const pool = new pg.Pool(config);
   // An idle connection fails when Postgres stops or restarts: the loops that use the pool meet
   // that outage on their next query and report it once (OutageMonitor); only other failures
   // are worth a line here.

@@ -13,6 +13,8 @@ export interface FactRow {
 export interface LocatedRows<Row> {
   readonly locationId: number;
   readonly rows: readonly Row[];
+  /** The same rows as the table encoded them ahead (`FactTable.encode`), if it did. */
+  readonly copyTuples?: Buffer | undefined;
 }
 
 /**
@@ -41,6 +43,13 @@ export interface WriteHint {
 export interface FactTable<Row extends FactRow> {
   /** The table in schema `envdata`, range-partitioned by UTC year of `observed_at`. */
   readonly name: PartitionedTable;
+  /**
+   * As a landing is staged, before its batch is: one location's rows as the tuples of a binary
+   * COPY, so that a batch of rows the ledger never saw only joins what its landings bring
+   * (`undefined`: the rows are encoded when written). Absent where encoding needs `prepare`
+   * first (species ids).
+   */
+  encode?(locationId: number, rows: readonly Row[]): Buffer | undefined;
   /** Before the landing transaction (short locks, nothing to roll back): ids the rows need. */
   prepare?(db: Kysely<Database>, rows: readonly Row[], context: WriteContext): Promise<void>;
   /**

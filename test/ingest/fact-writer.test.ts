@@ -9,6 +9,7 @@ import type { Database } from '../../src/warehouse/schema.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
 import { FactWriter } from '../../src/ingest/fact-writer.js';
+import { EnvdataClient } from '../../src/warehouse/pg-client.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -46,11 +47,14 @@ function weatherLanding(
  */
 function withStatementLog(): { db: Kysely<Database>; statements: string[] } {
   const statements: string[] = [];
-  const pool = new pg.Pool({
+  const config: pg.PoolConfig = {
     connectionString: wh.env.databaseUrl,
     max: 2,
     options: '-c search_path=envdata,public -c timezone=UTC',
-  });
+    // The app's client: prepared statements, and the COPY a fresh batch lands with.
+    Client: EnvdataClient,
+  };
+  const pool = new pg.Pool(config);
   // `destroy()` resolves once its connections have said goodbye, not once the server has read it:
   // the database's drop after the file can still reach one as 57P01, which the pool emits as an
   // error of its own (uncaught without a listener, failing the run after every test passed).
@@ -165,7 +169,7 @@ describe('FactWriter.land', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('lands hours the ledger never saw with one plain insert, without reading what is stored', async () => {
+  it('lands hours the ledger never saw with one binary COPY, without reading what is stored', async () => {
     const { db, statements } = withStatementLog();
     const landing = await weatherLanding(berlin, '2023-05-01T00:00:00Z', '2023-05-03T00:00:00Z');
 
@@ -173,12 +177,16 @@ describe('FactWriter.land', () => {
 
     expect(summary.rowsWritten).toBe(48);
     const facts = statements.filter((s) => /weather_hourly/.test(s));
-    expect(facts).toEqual([expect.stringMatching(/^insert into "envdata"."weather_hourly"/)]);
+    expect(facts).toEqual([
+      expect.stringMatching(
+        / \*\/ copy "envdata"."weather_hourly" \(.*\) from stdin \(format binary\)$/,
+      ),
+    ]);
     expect(statements.some((s) => s.startsWith('savepoint'))).toBe(false);
     expect(await count('envdata.weather_hourly', berlin)).toBeGreaterThanOrEqual(48);
   });
 
-  it('rows stored that the ledger never recorded: the insert fails, the landing runs again with the probe and lands', async () => {
+  it('rows stored that the ledger never recorded: the COPY fails, the landing runs again with the probe and lands', async () => {
     const from = '2023-06-01T00:00:00Z';
     const to = '2023-06-03T00:00:00Z';
     const landing = await weatherLanding(berlin, from, to);

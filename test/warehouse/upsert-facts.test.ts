@@ -1,10 +1,18 @@
-import { sql, type Kysely, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import {
+  RawNode,
+  sql,
+  type Kysely,
+  type KyselyPlugin,
+  type OperationNode,
+  type RootOperationNode,
+} from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { POLLEN_SPECIES_HOURLY } from '../../src/datasets/pollen/pollen-tables.js';
 import { WEATHER_HOURLY } from '../../src/datasets/weather/weather-tables.js';
 import type { PollenSpeciesRow, WeatherRow } from '../../src/warehouse/fact-rows.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import type { FactRow, FactTable, LocatedRows } from '../../src/warehouse/fact-table.js';
+import { encodeCopyTuples } from '../../src/warehouse/encoded-rows.js';
 import { defineFactTable } from '../../src/warehouse/fact-table-spec.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import { RowsStoredAlready, upsertFacts } from '../../src/warehouse/upsert-facts.js';
@@ -124,13 +132,25 @@ beforeAll(async () => {
       primary key (location_id, observed_at, tag))`.execute(wh.app.db);
 });
 
-/** The app's database, noting the first words of every statement run through it. */
+/** A raw statement's text, its nested raw parts in place and `$` for each value. */
+function rawText(node: OperationNode): string {
+  if (!RawNode.is(node)) return '$';
+  return node.sqlFragments
+    .map((f, i) => f + (i < node.parameters.length ? rawText(node.parameters[i]!) : ''))
+    .join('');
+}
+
+/**
+ * The app's database, noting the first words of every statement run through it, after the
+ * comment that marks a statement prepared or a COPY with its data (`pg-client.ts`).
+ */
 function withStatementLog(db: Kysely<Database>): { db: Kysely<Database>; statements: string[] } {
   const statements: string[] = [];
   const plugin: KyselyPlugin = {
     transformQuery({ node }): RootOperationNode {
       if (node.kind === 'RawNode') {
-        statements.push(node.sqlFragments.join(' ').trim().split(/\s+/).slice(0, 2).join(' '));
+        const text = rawText(node).replace(/^\s*\/\*.*?\*\/\s*/, '');
+        statements.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
       }
       return node;
     },
@@ -294,6 +314,54 @@ describe('upsertFacts', () => {
     expect(written).toBe(12);
     expect(statements).toEqual(['insert into']);
     expect(await stored(berlin)).toHaveLength(12);
+  });
+
+  it('with assumeNew and every group encoded ahead, a fresh batch is one binary COPY; every value type round-trips as the insert stores it', async () => {
+    await clear();
+    const groups = [
+      { locationId: berlin, rows: [...AWKWARD, ...scratchRows(1, 4)] },
+      { locationId: paris, rows: scratchRows(0, 2) },
+    ];
+    // The insert's rows: what Postgres stores reading them its own way.
+    const values = async () =>
+      [...(await stored(berlin)), ...(await stored(paris))].map(({ xmin: _, ...r }) => r);
+    await upsertFacts(wh.app.db, SCRATCH, groups);
+    const inserted = await values();
+    await clear();
+    const encoded = groups.map((g) => ({
+      ...g,
+      copyTuples: encodeCopyTuples(SCRATCH, g.locationId, g.rows),
+    }));
+    expect(encoded.every((g) => g.copyTuples !== undefined)).toBe(true);
+    const { db, statements } = withStatementLog(wh.app.db);
+
+    const written = await db
+      .transaction()
+      .execute((trx) => upsertFacts(trx, SCRATCH, encoded, { assumeNew: true }));
+
+    expect(written).toBe(AWKWARD.length + 6 + 4);
+    expect(statements.map((s) => s.split(' ')[0])).toEqual(['copy']);
+    expect(await values()).toEqual(inserted);
+  });
+
+  it('with assumeNew, a COPY of rows stored already aborts the transaction as the insert does', async () => {
+    await clear();
+    const rows = scratchRows(0, 3);
+    await upsertFacts(wh.app.db, SCRATCH, [{ locationId: berlin, rows: rows.slice(0, 2) }]);
+    const group = {
+      locationId: berlin,
+      rows,
+      copyTuples: encodeCopyTuples(SCRATCH, berlin, rows),
+    };
+
+    await expect(
+      wh.app.db
+        .transaction()
+        .execute((trx) => upsertFacts(trx, SCRATCH, [group], { assumeNew: true })),
+    ).rejects.toBeInstanceOf(RowsStoredAlready);
+    // Outside a transaction, the write runs again with the probe and stores the other 4.
+    expect(await upsertFacts(wh.app.db, SCRATCH, [group], { assumeNew: true })).toBe(4);
+    expect(await stored(berlin)).toHaveLength(6);
   });
 
   it('with assumeNew, rows stored after all abort the transaction; outside one the write runs again with the probe', async () => {

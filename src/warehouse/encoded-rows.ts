@@ -1,0 +1,77 @@
+import { BinaryArray } from './binary-array.js';
+import { ByteWriter, OID, sendOid, sendValue } from './binary-values.js';
+import type { FactRow, LocatedRows } from './fact-table.js';
+import type { FactColumn, FactTableSpec } from './fact-table-spec.js';
+
+/**
+ * Rows as `upsertFacts` sends them: one binary array (`array_send`, see `BinaryArray`) per
+ * column, `location_id` and `observed_at` first, then the key and value columns in order.
+ */
+export interface EncodedRows {
+  readonly arrays: readonly Buffer[];
+}
+
+/**
+ * `groups` encoded column by column, or `undefined` when a value's binary form could not stand
+ * for what Postgres would store reading its text (see `sendValue`): such rows go as text.
+ */
+export function encodeRows<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): EncodedRows | undefined {
+  const columns = [...table.key, ...table.columns] as readonly FactColumn<never>[];
+  let rowCount = 0;
+  for (const group of groups) rowCount += group.rows.length;
+  // Length and value: 8 bytes an int or a real, 12 an instant; text grows as it must.
+  const locationIds = new BinaryArray(OID.int, 8 * rowCount);
+  const observedAt = new BinaryArray(OID.timestamptz, 12 * rowCount);
+  const arrays = columns.map((column) => new BinaryArray(sendOid(column), 12 * rowCount));
+  for (const { locationId, rows } of groups) {
+    for (const row of rows) {
+      locationIds.int(locationId);
+      observedAt.instant(row.observedAt);
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        if (!arrays[c]!.add(column, column.value(row as never))) return undefined;
+      }
+    }
+  }
+  return { arrays: [locationIds.build(), observedAt.build(), ...arrays.map((a) => a.build())] };
+}
+
+/**
+ * One location's rows as tuples of a binary `COPY … FROM STDIN` (`location_id`, `observed_at`,
+ * then the key and value columns, each as its length and binary form, the same bytes an array
+ * holds per element), or `undefined` when a value's binary form could not stand for what
+ * Postgres would store reading its text (see `sendValue`): such rows go as text.
+ */
+export function encodeCopyTuples<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  locationId: number,
+  rows: readonly Row[],
+): Buffer | undefined {
+  const columns = [...table.key, ...table.columns] as readonly FactColumn<never>[];
+  const out = new ByteWriter(rows.length * (22 + 12 * columns.length));
+  for (const row of rows) {
+    out.int16(2 + columns.length);
+    out.int32(4);
+    out.int32(locationId);
+    out.instant(row.observedAt);
+    for (const column of columns) {
+      if (!sendValue(out, column, column.value(row as never))) return undefined;
+    }
+  }
+  return out.bytesView();
+}
+
+/** `PGCOPY\n\377\r\n\0`, then flags and the header extension's length (both 0). */
+const COPY_HEADER = Buffer.from([
+  0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
+]);
+/** The field count -1 that ends the data. */
+const COPY_TRAILER = Buffer.from([0xff, 0xff]);
+
+/** The data of a binary `COPY … FROM STDIN` holding every tuple of `parts`, in order. */
+export function copyData(parts: readonly Buffer[]): Buffer {
+  return Buffer.concat([COPY_HEADER, ...parts, COPY_TRAILER]);
+}
