@@ -200,17 +200,22 @@ export class FactWriter {
         const byTable = new Map<FactTable<FactRow>, number>();
         if (hint.assumeNew) {
           // Every row goes in or the transaction fails: the facts change exactly when rows
-          // came, so the ledger need not wait for the inserts' answers. The statements go out
-          // together (the pool pipelines a connection's queued queries), none depending on
-          // another's writes; once one fails, the ones behind it fail as "in a failed
-          // transaction", and the first failure is thrown (RowsStoredAlready, say).
+          // came, so the ledger's statements need not wait for the facts' answers to be built.
+          // The facts' statements go out first (the connection runs its statements one after
+          // the other, in the order asked); the ledger's are built while the server writes the
+          // facts. Once one fails, the ones behind it fail as "in a failed transaction", and
+          // the first failure is thrown (RowsStoredAlready, say).
           const factsChanged = records.some((r) => r.rows > 0);
-          const outcomes = await Promise.allSettled([
-            ...[...batch].map(async ([table, groups]) => {
+          const facts = Promise.allSettled(
+            [...batch].map(async ([table, groups]) => {
               byTable.set(table, await table.write(trx, groups, this.context, hint));
             }),
+          );
+          await new Promise((resolve) => setImmediate(resolve));
+          const [ledgerOutcome] = await Promise.allSettled([
             recordLandings(trx, ledger, { factsChanged, settled: opened.settled }),
           ]);
+          const outcomes = [...(await facts), ledgerOutcome!];
           const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
           if (errors.length > 0) {
             throw errors.find((e) => !hasSqlState(e, SQLSTATE.inFailedSqlTransaction)) ?? errors[0];

@@ -71,7 +71,7 @@ const COPY_HEADER = Buffer.from([
 /** The field count -1 that ends the data. */
 const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 
-/** The data of a binary `COPY … FROM STDIN` holding every tuple of `parts`, in order. */
-export function copyData(parts: readonly Buffer[]): Buffer {
-  return Buffer.concat([COPY_HEADER, ...parts, COPY_TRAILER]);
+/** The data of a binary `COPY … FROM STDIN` holding every tuple of `parts`, in order, in pieces. */
+export function copyData(parts: readonly Buffer[]): readonly Buffer[] {
+  return [COPY_HEADER, ...parts, COPY_TRAILER];
 }

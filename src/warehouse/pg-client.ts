@@ -28,13 +28,17 @@ export function prepared<T>(statement: RawBuilder<T>): RawBuilder<T> {
 }
 
 /**
- * `statement`, a `COPY … FROM STDIN (FORMAT binary)`, with `data` for its input, as one
- * statement Kysely can run (`EnvdataClient` sends the data right behind the statement). The
- * result has no `numAffectedRows`: the caller knows the rows it sent.
+ * `statement`, a `COPY … FROM STDIN (FORMAT binary)`, with its input `data` (the pieces in
+ * order, sent as they are, none copied), as one statement Kysely can run (`EnvdataClient` sends
+ * the data right behind the statement). The result has no `numAffectedRows`: the caller knows
+ * the rows it sent.
  *
- * @example await copyIn(sql`copy envdata.weather_hourly (…) from stdin (format binary)`, data).execute(trx);
+ * @example await copyIn(sql`copy envdata.weather_hourly (…) from stdin (format binary)`, [header, …tuples, trailer]).execute(trx);
  */
-export function copyIn(statement: RawBuilder<unknown>, data: Buffer): RawBuilder<unknown> {
+export function copyIn(
+  statement: RawBuilder<unknown>,
+  data: readonly Buffer[],
+): RawBuilder<unknown> {
   return sql`${sql.raw(COPY)}${data}${sql.raw(' */ ')}${statement}`;
 }
 
@@ -82,7 +86,7 @@ export class EnvdataClient extends pg.Client {
         super.query('begin').catch(() => undefined);
         return Promise.resolve(BEGUN);
       }
-      if (text.startsWith(COPY) && values.length === 1 && Buffer.isBuffer(values[0])) {
+      if (text.startsWith(COPY) && values.length === 1 && isBuffers(values[0])) {
         const copy = new CopyIn(text.slice(text.indexOf('*/') + 2).trim(), values[0]);
         super.query(copy);
         return copy.done;
@@ -99,6 +103,13 @@ export class EnvdataClient extends pg.Client {
   }
 }
 
+function isBuffers(value: unknown): value is readonly Buffer[] {
+  return Array.isArray(value) && value.every((v) => Buffer.isBuffer(v));
+}
+
+/** The protocol's CopyData message type. */
+const COPY_DATA = 0x64;
+
 interface CopyResult {
   readonly command: 'COPY';
   readonly rowCount: number | null;
@@ -106,11 +117,11 @@ interface CopyResult {
 }
 
 /**
- * A `COPY … FROM STDIN` whose whole input is at hand: the statement, the data and its end go
- * out in one write, without waiting for the server's CopyInResponse (pg-copy-streams streams
- * input of any size, and waits for it: a round trip per landing). Should the statement fail,
- * the server drops the data that follows it (protocol, "COPY Operations"); `done` rejects with
- * the error.
+ * A `COPY … FROM STDIN` whose whole input is at hand: the statement, the data (a CopyData
+ * message per piece, the piece itself written, not copied) and its end go out in one write,
+ * without waiting for the server's CopyInResponse (pg-copy-streams streams input of any size,
+ * and waits for it: a round trip per landing). Should the statement fail, the server drops the
+ * data that follows it (protocol, "COPY Operations"); `done` rejects with the error.
  */
 class CopyIn {
   readonly done: Promise<CopyResult>;
@@ -120,7 +131,7 @@ class CopyIn {
 
   constructor(
     readonly text: string,
-    private readonly data: Buffer,
+    private readonly data: readonly Buffer[],
   ) {
     this.done = new Promise((resolve, reject) => {
       this.resolve = resolve;
@@ -129,13 +140,22 @@ class CopyIn {
   }
 
   submit(connection: {
+    readonly stream: NodeJS.WritableStream & { cork(): void; uncork(): void };
     query(text: string): void;
-    sendCopyFromChunk(chunk: Buffer): void;
     endCopyFrom(): void;
   }): void {
+    const { stream } = connection;
+    stream.cork();
     connection.query(this.text);
-    connection.sendCopyFromChunk(this.data);
+    for (const piece of this.data) {
+      const header = Buffer.allocUnsafe(5);
+      header[0] = COPY_DATA;
+      header.writeUInt32BE(piece.length + 4, 1);
+      stream.write(header);
+      stream.write(piece);
+    }
     connection.endCopyFrom();
+    stream.uncork();
   }
 
   handleCopyInResponse(): void {
