@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { Kysely } from 'kysely';
-import { hasSqlState, SQLSTATE } from '../errors/pg-errors.js';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import { hasSqlState, isUniqueViolation, SQLSTATE } from '../errors/pg-errors.js';
 import type { Dataset, Window } from '../types.js';
 import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
 import {
+  landingStatements,
   openLanding,
   recordLandings,
   type ArchivedPayload,
@@ -22,7 +23,7 @@ import type {
 import type { ChunkOutcome, Database } from '../warehouse/schema.js';
 import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
-import { RowsStoredAlready } from '../warehouse/upsert-facts.js';
+import { RowsStoredAlready, rowCount } from '../warehouse/upsert-facts.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 
 interface LandingBase {
@@ -198,29 +199,8 @@ export class FactWriter {
         const archives = archivesOf(bodies, opened.digests);
         const ledger = records.map((r, i) => withArchive(r, archives.get(i)));
         const byTable = new Map<FactTable<FactRow>, number>();
-        if (hint.assumeNew) {
-          // Every row goes in or the transaction fails: the facts change exactly when rows
-          // came, so the ledger's statements need not wait for the facts' answers to be built.
-          // The facts' statements go out first (the connection runs its statements one after
-          // the other, in the order asked); the ledger's are built while the server writes the
-          // facts. Once one fails, the ones behind it fail as "in a failed transaction", and
-          // the first failure is thrown (RowsStoredAlready, say).
-          const factsChanged = records.some((r) => r.rows > 0);
-          const facts = Promise.allSettled(
-            [...batch].map(async ([table, groups]) => {
-              byTable.set(table, await table.write(trx, groups, this.context, hint));
-            }),
-          );
-          await new Promise((resolve) => setImmediate(resolve));
-          const [ledgerOutcome] = await Promise.allSettled([
-            recordLandings(trx, ledger, { factsChanged, settled: opened.settled }),
-          ]);
-          const outcomes = [...(await facts), ledgerOutcome!];
-          const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
-          if (errors.length > 0) {
-            throw errors.find((e) => !hasSqlState(e, SQLSTATE.inFailedSqlTransaction)) ?? errors[0];
-          }
-          return byTable;
+        if (hint.assumeNew && [...batch.keys()].every((t) => t.writeNew !== undefined)) {
+          return this.landNew(trx, batch, ledger, opened.settled);
         }
         for (const [table, groups] of batch) {
           byTable.set(table, await table.write(trx, groups, this.context, hint));
@@ -253,6 +233,49 @@ export class FactWriter {
     let rowsWritten = 0;
     for (const n of written.values()) rowsWritten += n;
     return { results, rowsWritten };
+  }
+
+  /**
+   * A batch none of whose hours the ledger records as landed: every row goes in, or the
+   * transaction fails (a unique violation: `RowsStoredAlready`, the batch lands again on the
+   * probing path). The facts change exactly when rows came, so nothing waits for their answer:
+   * the facts' statements and the ledger's go out together on the transaction's connection
+   * (the pool pipelines it) and run in the order sent, the ledger's built while the server
+   * writes the facts. Once one fails, the ones behind it fail "in a failed transaction"; the
+   * first failure is thrown.
+   */
+  private async landNew(
+    trx: Transaction<Database>,
+    batch: TableBatch,
+    ledger: readonly LandingRecord[],
+    settled: boolean,
+  ): Promise<Map<FactTable<FactRow>, number>> {
+    const tables = [...batch.keys()];
+    const outcomes = await trx.getExecutor().provideConnection(async (connection) => {
+      const send = (statement: RawBuilder<unknown>) =>
+        connection.executeQuery(statement.compile(trx));
+      const facts = Promise.allSettled(
+        [...batch].map(([table, groups]) => send(table.writeNew!(groups, this.context))),
+      );
+      const factsChanged = ledger.some((r) => r.rows > 0);
+      const recorded = Promise.allSettled(
+        landingStatements(ledger, { factsChanged, settled }).map(send),
+      );
+      return { facts: await facts, ledger: await recorded };
+    });
+    const failures = [...outcomes.facts, ...outcomes.ledger].flatMap((o, i) =>
+      o.status === 'rejected' ? [{ i, error: o.reason as unknown }] : [],
+    );
+    const first =
+      failures.find((f) => !hasSqlState(f.error, SQLSTATE.inFailedSqlTransaction)) ?? failures[0];
+    if (first) {
+      const table = tables[first.i];
+      if (table && isUniqueViolation(first.error)) {
+        throw new RowsStoredAlready(`envdata.${table.name}`, first.error);
+      }
+      throw first.error;
+    }
+    return new Map([...batch].map(([table, groups]) => [table, rowCount(groups)]));
   }
 
   /**

@@ -169,22 +169,34 @@ export async function recordLandings(
   landings: readonly LandingRecord[],
   options: { readonly factsChanged: boolean; readonly settled: boolean },
 ): Promise<void> {
-  if (landings.length === 0) return;
+  for (const statement of landingStatements(landings, options)) await statement.execute(trx);
+}
+
+/**
+ * The statements of `recordLandings`, to run in order in the landing's transaction (they may be
+ * sent together: each needs only what the ones before it wrote).
+ */
+export function landingStatements(
+  landings: readonly LandingRecord[],
+  options: { readonly factsChanged: boolean; readonly settled: boolean },
+): RawBuilder<unknown>[] {
+  if (landings.length === 0) return [];
   const log = logWrites(landings, options.factsChanged);
   if (options.settled) {
     // Nothing for coverage, holes or chunks to take (see `OpenedLanding.settled`).
-    await prepared(sql`with ${log} select 1`).execute(trx);
-    return;
+    return [prepared(sql`with ${log} select 1`)];
   }
   // Two statements: the log with what landed, then holes with the chunks' states (holes need
   // the coverage the first one wrote; chunk rows are locked after coverage rows, as always).
   const coverage = coverageParts(landings);
-  await prepared(sql`
+  return [
+    prepared(sql`
     with ${log}
-    ${coverageUpsert(coverage)}`).execute(trx);
-  await prepared(sql`
+    ${coverageUpsert(coverage)}`),
+    prepared(sql`
     with ${chunkStates(landings.filter((l) => l.state !== 'rebuild'))},
-    ${holeWrites(coverage)}`).execute(trx);
+    ${holeWrites(coverage)}`),
+  ];
 }
 
 /**

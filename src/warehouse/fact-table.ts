@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
@@ -63,6 +63,13 @@ export interface FactTable<Row extends FactRow> {
     context: WriteContext,
     hint: WriteHint,
   ): Promise<number>;
+  /**
+   * The one statement that writes a batch none of whose rows should be stored (the ledger
+   * records none of their hours), for the writer to send with the ledger's statements: every
+   * row goes in, or it fails with a unique violation and aborts the transaction. Absent: the
+   * writer calls `write` with `assumeNew`.
+   */
+  writeNew?(groups: readonly LocatedRows<Row>[], context: WriteContext): RawBuilder<unknown>;
 }
 
 /** Rows bound for one fact table; build it with `tableRows` so the two agree. */

@@ -121,32 +121,33 @@ interface CopyResult {
  * message per piece, the piece itself written, not copied) and its end go out in one write,
  * without waiting for the server's CopyInResponse (pg-copy-streams streams input of any size,
  * and waits for it: a round trip per landing). Should the statement fail, the server drops the
- * data that follows it (protocol, "COPY Operations"); `done` rejects with the error.
+ * data that follows it (protocol, "COPY Operations"); `done` rejects with the error. A `Query`
+ * to pg, which answers it with one ReadyForQuery as any query, so that a pool in pipeline mode
+ * sends it in line with the others.
  */
-class CopyIn {
+class CopyIn extends pg.Query {
   readonly done: Promise<CopyResult>;
   private resolve!: (result: CopyResult) => void;
   private reject!: (error: unknown) => void;
   private rowCount: number | null = null;
 
   constructor(
-    readonly text: string,
+    private readonly statement: string,
     private readonly data: readonly Buffer[],
   ) {
+    super(statement);
     this.done = new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
     });
   }
 
-  submit(connection: {
-    readonly stream: NodeJS.WritableStream & { cork(): void; uncork(): void };
-    query(text: string): void;
-    endCopyFrom(): void;
-  }): void {
-    const { stream } = connection;
+  override submit = (connection: pg.Connection): void => {
+    const { stream } = connection as unknown as {
+      readonly stream: NodeJS.WritableStream & { cork(): void; uncork(): void };
+    };
     stream.cork();
-    connection.query(this.text);
+    connection.query(this.statement);
     for (const piece of this.data) {
       const header = Buffer.allocUnsafe(5);
       header[0] = COPY_DATA;
@@ -154,9 +155,9 @@ class CopyIn {
       stream.write(header);
       stream.write(piece);
     }
-    connection.endCopyFrom();
+    (connection as unknown as { endCopyFrom(): void }).endCopyFrom();
     stream.uncork();
-  }
+  };
 
   handleCopyInResponse(): void {
     // The data went out with the statement.

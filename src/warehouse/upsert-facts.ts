@@ -50,13 +50,8 @@ export async function upsertFacts<Row extends FactRow>(
   const trx = db as Transaction<Database>;
   if (hint.assumeNew) {
     try {
-      const copy = copyStatement(table, batch);
-      if (copy) {
-        await copy.execute(trx);
-        return batch.reduce((n, g) => n + g.rows.length, 0);
-      }
-      const inserted = await insertStatement(table, batch).execute(trx);
-      return Number(inserted.numAffectedRows ?? 0n);
+      await newFactsStatement(table, batch).execute(trx);
+      return rowCount(batch);
     } catch (error) {
       if (isUniqueViolation(error)) throw new RowsStoredAlready(table.table, error);
       throw error;
@@ -115,6 +110,28 @@ function insertRows<Row extends FactRow>(
     insert: insertStatement(table, batch),
     upsert: () => upsertStatement(table, batch),
   });
+}
+
+/**
+ * The statement that writes `groups`, rows none of which should be stored (the ledger records
+ * none of their hours: `WriteHint.assumeNew`): one binary COPY of the tuples staged with the
+ * landings, or one plain INSERT. Should some be stored after all, it fails on the first (a
+ * unique violation: see `isUniqueViolation`) and aborts the transaction. It writes every row of
+ * `groups` or fails.
+ */
+export function newFactsStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): RawBuilder<unknown> {
+  const batch = groups.filter((g) => g.rows.length > 0);
+  return copyStatement(table, batch) ?? insertStatement(table, batch);
+}
+
+/** Rows in `groups`. */
+export function rowCount(groups: readonly LocatedRows<FactRow>[]): number {
+  let n = 0;
+  for (const group of groups) n += group.rows.length;
+  return n;
 }
 
 /**

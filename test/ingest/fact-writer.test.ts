@@ -51,7 +51,9 @@ function withStatementLog(): { db: Kysely<Database>; statements: string[] } {
     connectionString: wh.env.databaseUrl,
     max: 2,
     options: '-c search_path=envdata,public -c timezone=UTC',
-    // The app's client: prepared statements, and the COPY a fresh batch lands with.
+    // As the app's pool: pipelined, with its client (prepared statements, the COPY a fresh
+    // batch lands with).
+    pipeline: true,
     Client: EnvdataClient,
   };
   const pool = new pg.Pool(config);
