@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import type { Kysely, QueryResult, RawBuilder, Transaction } from 'kysely';
 import { hasSqlState, isUniqueViolation, SQLSTATE } from '../errors/pg-errors.js';
 import type { Dataset, Window } from '../types.js';
 import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
 import {
+  dirtyDaysStatement,
   landingStatements,
   openLanding,
   recordLandings,
@@ -23,7 +24,17 @@ import type {
 import type { ChunkOutcome, Database } from '../warehouse/schema.js';
 import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
-import { RowsStoredAlready, rowCount } from '../warehouse/upsert-facts.js';
+import {
+  changedGroups,
+  factDigests,
+  newFactsStatement,
+  probeStatement,
+  RowsStoredAlready,
+  rowCount,
+  upsertStatement,
+  type ProbedGroup,
+} from '../warehouse/upsert-facts.js';
+import type { FactTableSpec } from '../warehouse/fact-table-spec.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 
 interface LandingBase {
@@ -198,10 +209,13 @@ export class FactWriter {
         const hint = { assumeNew: assumeNewAllowed && !opened.anyLanded };
         const archives = archivesOf(bodies, opened.digests);
         const ledger = records.map((r, i) => withArchive(r, archives.get(i)));
-        const byTable = new Map<FactTable<FactRow>, number>();
-        if (hint.assumeNew && [...batch.keys()].every((t) => t.writeNew !== undefined)) {
-          return this.landNew(trx, batch, ledger, opened.settled);
+        const specs = tableSpecs(batch, this.context);
+        if (specs) {
+          return hint.assumeNew
+            ? this.landNew(trx, specs, ledger, opened.settled)
+            : this.landProbed(trx, specs, ledger, opened.settled);
         }
+        const byTable = new Map<FactTable<FactRow>, number>();
         for (const [table, groups] of batch) {
           byTable.set(table, await table.write(trx, groups, this.context, hint));
         }
@@ -241,41 +255,74 @@ export class FactWriter {
    * probing path). The facts change exactly when rows came, so nothing waits for their answer:
    * the facts' statements and the ledger's go out together on the transaction's connection
    * (the pool pipelines it) and run in the order sent, the ledger's built while the server
-   * writes the facts. Once one fails, the ones behind it fail "in a failed transaction"; the
-   * first failure is thrown.
+   * writes the facts.
    */
-  private async landNew(
+  private landNew(
     trx: Transaction<Database>,
-    batch: TableBatch,
+    specs: readonly TableSpec[],
     ledger: readonly LandingRecord[],
     settled: boolean,
   ): Promise<Map<FactTable<FactRow>, number>> {
-    const tables = [...batch.keys()];
-    const outcomes = await trx.getExecutor().provideConnection(async (connection) => {
-      const send = (statement: RawBuilder<unknown>) =>
-        connection.executeQuery(statement.compile(trx));
-      const facts = Promise.allSettled(
-        [...batch].map(([table, groups]) => send(table.writeNew!(groups, this.context))),
-      );
+    return onConnection(trx, async (send) => {
+      const facts = settle(specs.map((s) => send(newFactsStatement(s.spec, s.groups))));
       const factsChanged = ledger.some((r) => r.rows > 0);
-      const recorded = Promise.allSettled(
-        landingStatements(ledger, { factsChanged, settled }).map(send),
-      );
-      return { facts: await facts, ledger: await recorded };
+      const recorded = settle(landingStatements(ledger, { factsChanged, settled }).map(send));
+      throwFirstFailure(await facts, await recorded, (k) => specs[k]?.spec.table);
+      return new Map(specs.map((s) => [s.table, rowCount(s.groups)]));
     });
-    const failures = [...outcomes.facts, ...outcomes.ledger].flatMap((o, i) =>
-      o.status === 'rejected' ? [{ i, error: o.reason as unknown }] : [],
-    );
-    const first =
-      failures.find((f) => !hasSqlState(f.error, SQLSTATE.inFailedSqlTransaction)) ?? failures[0];
-    if (first) {
-      const table = tables[first.i];
-      if (table && isUniqueViolation(first.error)) {
-        throw new RowsStoredAlready(`envdata.${table.name}`, first.error);
-      }
-      throw first.error;
-    }
-    return new Map([...batch].map(([table, groups]) => [table, rowCount(groups)]));
+  }
+
+  /**
+   * A batch some of whose hours the ledger records as landed, in two exchanges on the
+   * transaction's connection. First each table's probe (rows stored in the batch's hours and
+   * their digest; this process computes the batch's digests meanwhile) and, for a settled
+   * batch, its log (it needs nothing of the facts). Then the upserts of the groups not stored as
+   * they are, and the ledger behind them (for a settled batch, the dirty days, should a fact
+   * have changed). A group whose digest differs for rounding's sake marks its days dirty though
+   * the upsert writes nothing: the rollups then recompute them to the same values.
+   */
+  private landProbed(
+    trx: Transaction<Database>,
+    specs: readonly TableSpec[],
+    ledger: readonly LandingRecord[],
+    settled: boolean,
+  ): Promise<Map<FactTable<FactRow>, number>> {
+    return onConnection(trx, async (send) => {
+      const probes = settle(specs.map((s) => send(probeStatement(s.spec, s.groups))));
+      const log = settle(
+        settled ? landingStatements(ledger, { factsChanged: false, settled }).map(send) : [],
+      );
+      const digests = specs.map((s) => factDigests(s.spec, s.groups));
+      const probed = await probes;
+      throwFirstFailure(probed, await log, () => undefined);
+      const changed = specs.map((s, k) =>
+        changedGroups(
+          s.groups,
+          (probed[k] as PromiseFulfilledResult<QueryResult<ProbedGroup>>).value.rows,
+          digests[k]!,
+        ),
+      );
+      const factsChanged = changed.some((c) => c.length > 0);
+      const upserts = settle(
+        specs.map((s, k) =>
+          changed[k]!.length > 0 ? send(upsertStatement(s.spec, changed[k]!)) : undefined,
+        ),
+      );
+      const rest = settled
+        ? factsChanged
+          ? [dirtyDaysStatement(ledger)]
+          : []
+        : landingStatements(ledger, { factsChanged, settled });
+      const recorded = settle(rest.map(send));
+      const written = await upserts;
+      throwFirstFailure(written, await recorded, () => undefined);
+      return new Map(
+        specs.map((s, k) => {
+          const w = written[k] as PromiseFulfilledResult<QueryResult<unknown> | undefined>;
+          return [s.table, Number(w.value?.numAffectedRows ?? 0n)];
+        }),
+      );
+    });
   }
 
   /**
@@ -295,6 +342,67 @@ export class FactWriter {
       await table.prepare(this.db, rows, this.context);
     }
   }
+}
+
+/** A fact table of the batch with its rows and, written by `upsertFacts`, its columns. */
+interface TableSpec {
+  readonly table: FactTable<FactRow>;
+  readonly groups: readonly LocatedRows<FactRow>[];
+  readonly spec: FactTableSpec<FactRow>;
+}
+
+/** The batch's tables with their specs, or `undefined` if one writes itself (`FactTable.write`). */
+function tableSpecs(batch: TableBatch, context: WriteContext): TableSpec[] | undefined {
+  const specs: TableSpec[] = [];
+  for (const [table, groups] of batch) {
+    if (!table.spec) return undefined;
+    // The table reads its own rows: the batch groups them by table.
+    specs.push({ table, groups, spec: table.spec(context) as FactTableSpec<FactRow> });
+  }
+  return specs;
+}
+
+type Send = (statement: RawBuilder<unknown>) => Promise<QueryResult<unknown>>;
+
+/**
+ * Runs `use` with the transaction's connection to itself: what it sends goes out at once, in
+ * line (the pool pipelines a connection's queued queries), rather than each statement after
+ * the answer to the one before, as Kysely sends a transaction's statements.
+ */
+function onConnection<T>(trx: Transaction<Database>, use: (send: Send) => Promise<T>): Promise<T> {
+  return trx
+    .getExecutor()
+    .provideConnection((connection) =>
+      use((statement) => connection.executeQuery(statement.compile(trx))),
+    );
+}
+
+/** Every promise's outcome, a handler attached at once (`undefined`: nothing sent). */
+function settle<T>(
+  promises: readonly (Promise<T> | undefined)[],
+): Promise<PromiseSettledResult<T | undefined>[]> {
+  return Promise.allSettled(promises.map((p) => p ?? Promise.resolve(undefined)));
+}
+
+/**
+ * Throws the first failure of statements sent in line (`facts`, then `rest`): statements behind
+ * a failure fail "in a failed transaction", so the first other failure is the cause. A unique
+ * violation of a fact statement (`factTable(k)` names its table) is `RowsStoredAlready`.
+ */
+function throwFirstFailure(
+  facts: readonly PromiseSettledResult<unknown>[],
+  rest: readonly PromiseSettledResult<unknown>[],
+  factTable: (k: number) => string | undefined,
+): void {
+  const failures = [...facts, ...rest].flatMap((o, k) =>
+    o.status === 'rejected' ? [{ k, error: o.reason as unknown }] : [],
+  );
+  const first =
+    failures.find((f) => !hasSqlState(f.error, SQLSTATE.inFailedSqlTransaction)) ?? failures[0];
+  if (!first) return;
+  const table = first.k < facts.length ? factTable(first.k) : undefined;
+  if (table && isUniqueViolation(first.error)) throw new RowsStoredAlready(table, first.error);
+  throw first.error;
 }
 
 function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[]): void {

@@ -243,13 +243,25 @@ function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): R
         ${instantsLiteral(kept.map((k) => k.archive!.fetchedAt))}::timestamptz[],
         ${kept.map((k) => k.archive!.httpStatus)}::smallint[]) as k(chunk_id, fetched_at, http_status)
       where p.chunk_id = k.chunk_id
-    ), dirty as (
+    ), dirty as (${dirtyInsert(dirty)})`;
+}
+
+/** The days of `landings` marked for the rollups to recompute. */
+function dirtyInsert(landings: readonly LandingRecord[]): RawBuilder<unknown> {
+  return sql`
       insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
-      select * from unnest(${dirty.map((l) => l.locationId)}::int[],
-        ${dirty.map((l) => l.dataset)}::envdata.dataset[],
-        ${instantsLiteral(dirty.map((l) => l.window.from))}::timestamptz[],
-        ${instantsLiteral(dirty.map((l) => l.window.to))}::timestamptz[])
-    )`;
+      select * from unnest(${landings.map((l) => l.locationId)}::int[],
+        ${landings.map((l) => l.dataset)}::envdata.dataset[],
+        ${instantsLiteral(landings.map((l) => l.window.from))}::timestamptz[],
+        ${instantsLiteral(landings.map((l) => l.window.to))}::timestamptz[])`;
+}
+
+/**
+ * The dirty-day marks of a settled batch whose facts changed after all (its log, written before
+ * the facts were known, marked none): what `recordLandings` marks with `factsChanged`.
+ */
+export function dirtyDaysStatement(landings: readonly LandingRecord[]): RawBuilder<unknown> {
+  return prepared(dirtyInsert(landings.filter((l) => l.rows > 0)));
 }
 
 /**

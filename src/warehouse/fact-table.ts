@@ -1,4 +1,5 @@
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { FactTableSpec } from './fact-table-spec.js';
 import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
@@ -64,12 +65,12 @@ export interface FactTable<Row extends FactRow> {
     hint: WriteHint,
   ): Promise<number>;
   /**
-   * The one statement that writes a batch none of whose rows should be stored (the ledger
-   * records none of their hours), for the writer to send with the ledger's statements: every
-   * row goes in, or it fails with a unique violation and aborts the transaction. Absent: the
-   * writer calls `write` with `assumeNew`.
+   * The columns `write` writes, for a table written by `upsertFacts`: the writer then sends its
+   * statements (`newFactsStatement`, `probeStatement`, `upsertStatement`) on the landing's
+   * connection together with the ledger's. Absent: the writer calls `write`. (Typed for any
+   * row, as a table of rows of some kind is a table of fact rows; it reads this table's rows.)
    */
-  writeNew?(groups: readonly LocatedRows<Row>[], context: WriteContext): RawBuilder<unknown>;
+  spec?(context: WriteContext): FactTableSpec<never>;
 }
 
 /** Rows bound for one fact table; build it with `tableRows` so the two agree. */

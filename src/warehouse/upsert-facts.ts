@@ -57,8 +57,39 @@ export async function upsertFacts<Row extends FactRow>(
       throw error;
     }
   }
-  const stored = storedRanges(batch);
-  const probing = prepared(sql<{ i: number; n: number; digest: Buffer }>`
+  const probing = probeStatement(table, batch).execute(trx);
+  // The server reads the stored rows' digests while this process computes the batch's: the
+  // probe goes out first (a turn of the event loop), then the digests are made.
+  probing.catch(() => undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+  const digests = factDigests(table, batch);
+  const { rows: probed } = await probing;
+
+  if (probed.length === 0) return insertRows(trx, table, batch);
+  const changed = changedGroups(batch, probed, digests);
+  if (changed.length === 0) return 0;
+  const upserted = await upsertStatement(table, changed).execute(trx);
+  return Number(upserted.numAffectedRows ?? 0n);
+}
+
+/** What `probeStatement` reads of one group: its position, the rows stored in its hours and their digest. */
+export interface ProbedGroup {
+  /** 1-based position of the group in the batch probed. */
+  readonly i: number;
+  readonly n: number;
+  readonly digest: Buffer;
+}
+
+/**
+ * Per group of `groups` (non-empty), how many rows are stored in its hours and their digest
+ * (`storedDigest`): one index range scan per group; groups with none stored are left out.
+ */
+export function probeStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): RawBuilder<ProbedGroup> {
+  const stored = storedRanges(groups);
+  return prepared(sql<ProbedGroup>`
     select g.i::int as i, x.n::int as n, x.digest
     from ${stored.ranges}
     cross join lateral (
@@ -66,24 +97,32 @@ export async function upsertFacts<Row extends FactRow>(
       from ${sql.table(table.table)} s
       where ${inStoredRange('s', stored)}
     ) x
-    where x.n > 0`).execute(trx);
-  // The server reads the stored rows' digests while this process computes the batch's: the
-  // probe goes out first (a turn of the event loop), then the digests are made.
-  probing.catch(() => undefined);
-  await new Promise((resolve) => setImmediate(resolve));
-  const digests = batch.map((group) => factDigest(table, group.rows));
-  const { rows: probed } = await probing;
+    where x.n > 0`);
+}
 
-  if (probed.length === 0) return insertRows(trx, table, batch);
+/** Each group's digest as `storedDigest` computes it over stored rows (`factDigest`). */
+export function factDigests<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): readonly (Buffer | undefined)[] {
+  return groups.map((group) => factDigest(table, group.rows));
+}
+
+/**
+ * The groups not stored exactly as they are: a different count or digest than the probe read
+ * (an unequal digest proves nothing; the upsert decides, writing only rows that differ).
+ */
+export function changedGroups<Row extends FactRow>(
+  groups: readonly LocatedRows<Row>[],
+  probed: readonly ProbedGroup[],
+  digests: readonly (Buffer | undefined)[],
+): LocatedRows<Row>[] {
   const storedOf = new Map(probed.map((p) => [p.i - 1, p]));
-  const changed = batch.filter((group, i) => {
+  return groups.filter((group, i) => {
     const s = storedOf.get(i);
     if (s === undefined || s.n !== group.rows.length) return true;
     return !digests[i]?.equals(s.digest);
   });
-  if (changed.length === 0) return 0;
-  const upserted = await upsertStatement(table, changed).execute(trx);
-  return Number(upserted.numAffectedRows ?? 0n);
 }
 
 /**
@@ -266,7 +305,7 @@ function textRowsOf<Row extends FactRow>(
  * left out, so they are neither locked nor rewritten; the rest go through `ON CONFLICT … DO
  * UPDATE … WHERE … IS DISTINCT FROM`.
  */
-function upsertStatement<Row extends FactRow>(
+export function upsertStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
 ): RawBuilder<unknown> {

@@ -328,12 +328,22 @@ describe('FactWriter.land', () => {
     expect(rows).toEqual([{ covered: true }]);
   });
 
-  it('updates only the rows whose values changed', async () => {
+  it('updates only the rows whose values changed, and marks their days dirty for the rollups', async () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: false });
     const from = '2023-03-01T00:00:00Z';
     const to = '2023-03-02T00:00:00Z';
     const landing = await weatherLanding(berlin, from, to);
+    const dirty = async () =>
+      (
+        await sql<{ n: number }>`select count(*)::int as n from envdata.rollup_dirty
+          where location_id = ${berlin} and from_at = ${new Date(from)}`.execute(wh.app.db)
+      ).rows[0]!.n;
     await writer.land([landing]);
+    const marked = await dirty();
+    expect(marked).toBeGreaterThan(0);
+    // The chunk is done and covered: landing it again is settled. Identical, it marks nothing.
+    expect((await writer.land([landing])).rowsWritten).toBe(0);
+    expect(await dirty()).toBe(marked);
     const hours = hoursBetween(from, to);
     const changed = JSON.parse(weatherHistoryBody(hours)) as {
       data: { history: { temperature: number }[] };
@@ -344,6 +354,7 @@ describe('FactWriter.land', () => {
       { ...landing, facts: factsOfBody('weather', body, landing.window), rawBody: body },
     ]);
     expect(second.rowsWritten).toBe(1);
+    expect(await dirty()).toBe(marked + 1);
   });
 
   it('lands pollen by type and by species, Others included, species stored once', async () => {

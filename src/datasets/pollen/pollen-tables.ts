@@ -4,7 +4,7 @@ import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
 import type { Database } from '../../warehouse/schema.js';
 import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';
 import { encodeCopyTuples } from '../../warehouse/encoded-rows.js';
-import { newFactsStatement, upsertFacts } from '../../warehouse/upsert-facts.js';
+import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
 /** Species rows carry a smallint id: new species get theirs before the transaction. */
@@ -67,7 +67,7 @@ export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
   name: 'pollen_hourly',
   encode: (locationId, rows) => encodeCopyTuples(POLLEN_HOURLY_SPEC, locationId, rows),
   write: (trx, groups, _context, hint) => upsertFacts(trx, POLLEN_HOURLY_SPEC, groups, hint),
-  writeNew: (groups) => newFactsStatement(POLLEN_HOURLY_SPEC, groups),
+  spec: () => POLLEN_HOURLY_SPEC,
 };
 
 /** `envdata.pollen_species_hourly`: one row per location, hour and species (`Others` included). */
@@ -76,7 +76,7 @@ export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
   prepare: resolveSpecies,
   write: (trx, groups, { species }, hint) =>
     upsertFacts(trx, pollenSpeciesHourlySpec(species), groups, hint),
-  writeNew: (groups, { species }) => newFactsStatement(pollenSpeciesHourlySpec(species), groups),
+  spec: ({ species }) => pollenSpeciesHourlySpec(species),
 };
 
 /** `envdata.pollen_snapshot`: latest readings and forecasts by type, as fetched. */

@@ -2,7 +2,7 @@ import type { WeatherRow } from '../../warehouse/fact-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
 import { defineFactTable } from '../../warehouse/fact-table-spec.js';
 import { encodeCopyTuples } from '../../warehouse/encoded-rows.js';
-import { newFactsStatement, upsertFacts } from '../../warehouse/upsert-facts.js';
+import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
 /** The columns of `envdata.weather_hourly`, as `upsertFacts` writes them. */
@@ -40,7 +40,7 @@ export const WEATHER_HOURLY: FactTable<WeatherRow> = {
   name: 'weather_hourly',
   encode: (locationId, rows) => encodeCopyTuples(WEATHER_HOURLY_SPEC, locationId, rows),
   write: (trx, groups, _context, hint) => upsertFacts(trx, WEATHER_HOURLY_SPEC, groups, hint),
-  writeNew: (groups) => newFactsStatement(WEATHER_HOURLY_SPEC, groups),
+  spec: () => WEATHER_HOURLY_SPEC,
 };
 
 /** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */
