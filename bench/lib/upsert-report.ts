@@ -176,8 +176,9 @@ export function printUpsertReport(r: UpsertReport): void {
       `for ${fmtInt(prepareRows)} rows (${fmtInt(rate(prepareRows, prepare))} rows/s)`,
   );
   console.log(
-    `staging (FactWriter.stage: bodies digested and gzip-compressed for the archive, as the ` +
-      `batcher does while the batch before commits), not in the landing times: fresh ` +
+    `staging (FactWriter.stage: the ledger record, COPY tuples and digests of the rows, the body ` +
+      `digested and gzip-compressed for the archive, as the batcher does while the batch before ` +
+      `commits), not in the landing times: fresh ` +
       `${fmtSec(fresh.weather.stageSeconds)} s weather, ${fmtSec(fresh.pollen.stageSeconds)} s pollen; ` +
       `re-land ${fmtSec(reland.all.stageSeconds)} s`,
   );

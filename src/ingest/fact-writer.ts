@@ -34,6 +34,7 @@ import {
   upsertStatement,
   type ProbedGroup,
 } from '../warehouse/upsert-facts.js';
+import type { StagedRows } from '../warehouse/encoded-rows.js';
 import type { FactTableSpec } from '../warehouse/fact-table-spec.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 
@@ -98,8 +99,8 @@ export interface ArchiveBody {
 export interface StagedLanding extends ChunkLanding {
   readonly archiveBody: ArchiveBody | undefined;
   readonly ledger: { readonly record: LandingRecord; readonly result: LandingResult };
-  /** By table of `facts.tables`, in its order: the rows encoded ahead, if the table does. */
-  readonly encoded: readonly (Buffer | undefined)[];
+  /** By table of `facts.tables`, in its order: the rows staged, if the table does. */
+  readonly encoded: readonly (StagedRows | undefined)[];
 }
 
 export interface LandingResult {
@@ -158,7 +159,7 @@ export class FactWriter {
   /**
    * Makes a landing ready for its transaction, so that little is left to do once its batch is
    * complete: what the ledger will record of it, its rows encoded as their tables send them
-   * (`FactTable.encode`) and, when the archive keeps bodies, its body digested and
+   * and their digests (`FactTable.encode`) and, when the archive keeps bodies, its body digested and
    * gzip-compressed on libuv's thread pool (about a quarter of a millisecond per 48 h weather
    * body). Done as each landing arrives (the batcher stages while the previous batch commits),
    * so none of it lengthens a landing transaction; `land` stages what was not.
@@ -196,7 +197,7 @@ export class FactWriter {
         if (!landing.rebuild) datasetOf.set(table, landing.dataset);
         let groups = batch.get(table);
         if (!groups) batch.set(table, (groups = []));
-        groups.push({ locationId: landing.locationId, rows, copyTuples: landing.encoded[t] });
+        groups.push({ locationId: landing.locationId, rows, staged: landing.encoded[t] });
       });
       records.push(landing.ledger.record);
       results.push(landing.ledger.result);

@@ -1,5 +1,6 @@
 import { BinaryArray } from './binary-array.js';
 import { ByteWriter, OID, sendOid, sendValue } from './binary-values.js';
+import { factDigest } from './fact-digest.js';
 import type { FactRow, LocatedRows } from './fact-table.js';
 import type { FactColumn, FactTableSpec } from './fact-table-spec.js';
 
@@ -74,4 +75,26 @@ const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 /** The data of a binary `COPY … FROM STDIN` holding every tuple of `parts`, in order, in pieces. */
 export function copyData(parts: readonly Buffer[]): readonly Buffer[] {
   return [COPY_HEADER, ...parts, COPY_TRAILER];
+}
+
+/**
+ * One location's rows made ready as its landing is staged (`FactTable.encode`): the tuples of
+ * a binary COPY, for hours the ledger never saw, and their digest (`factDigest`), for hours it
+ * did; each `undefined` when a value could not be encoded exactly.
+ */
+export interface StagedRows {
+  readonly copyTuples: Buffer | undefined;
+  readonly digest: Buffer | undefined;
+}
+
+/** `rows` of one location staged for `table` (see `StagedRows`). */
+export function stageRows<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  locationId: number,
+  rows: readonly Row[],
+): StagedRows {
+  return {
+    copyTuples: encodeCopyTuples(table, locationId, rows),
+    digest: factDigest(table, rows),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { StagedRows } from './encoded-rows.js';
 import type { FactTableSpec } from './fact-table-spec.js';
 import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
 import type { Database } from './schema.js';
@@ -14,8 +15,8 @@ export interface FactRow {
 export interface LocatedRows<Row> {
   readonly locationId: number;
   readonly rows: readonly Row[];
-  /** The same rows as the table encoded them ahead (`FactTable.encode`), if it did. */
-  readonly copyTuples?: Buffer | undefined;
+  /** The same rows as the table staged them (`FactTable.encode`), if it did. */
+  readonly staged?: StagedRows | undefined;
 }
 
 /**
@@ -46,11 +47,11 @@ export interface FactTable<Row extends FactRow> {
   readonly name: PartitionedTable;
   /**
    * As a landing is staged, before its batch is: one location's rows as the tuples of a binary
-   * COPY, so that a batch of rows the ledger never saw only joins what its landings bring
+   * COPY and their digest (`StagedRows`), so that a batch only joins what its landings bring
    * (`undefined`: the rows are encoded when written). Absent where encoding needs `prepare`
    * first (species ids).
    */
-  encode?(locationId: number, rows: readonly Row[]): Buffer | undefined;
+  encode?(locationId: number, rows: readonly Row[]): StagedRows;
   /** Before the landing transaction (short locks, nothing to roll back): ids the rows need. */
   prepare?(db: Kysely<Database>, rows: readonly Row[], context: WriteContext): Promise<void>;
   /**

@@ -100,12 +100,17 @@ export function probeStatement<Row extends FactRow>(
     where x.n > 0`);
 }
 
-/** Each group's digest as `storedDigest` computes it over stored rows (`factDigest`). */
+/**
+ * Each group's digest as `storedDigest` computes it over stored rows (`factDigest`): staged
+ * with its landing, or computed now.
+ */
 export function factDigests<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
 ): readonly (Buffer | undefined)[] {
-  return groups.map((group) => factDigest(table, group.rows));
+  return groups.map((group) =>
+    group.staged ? group.staged.digest : factDigest(table, group.rows),
+  );
 }
 
 /**
@@ -181,10 +186,10 @@ function copyStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   batch: readonly LocatedRows<Row>[],
 ): RawBuilder<unknown> | undefined {
-  if (!batch.every((g) => g.copyTuples !== undefined)) return undefined;
+  if (!batch.every((g) => g.staged?.copyTuples !== undefined)) return undefined;
   return copyIn(
     sql`copy ${sql.table(table.table)} (${columnList(table, '')}) from stdin (format binary)`,
-    copyData(batch.map((g) => g.copyTuples!)),
+    copyData(batch.map((g) => g.staged!.copyTuples!)),
   );
 }
 

@@ -12,7 +12,7 @@ import { WEATHER_HOURLY } from '../../src/datasets/weather/weather-tables.js';
 import type { PollenSpeciesRow, WeatherRow } from '../../src/warehouse/fact-rows.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import type { FactRow, FactTable, LocatedRows } from '../../src/warehouse/fact-table.js';
-import { encodeCopyTuples } from '../../src/warehouse/encoded-rows.js';
+import { stageRows } from '../../src/warehouse/encoded-rows.js';
 import { defineFactTable } from '../../src/warehouse/fact-table-spec.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import { RowsStoredAlready, upsertFacts } from '../../src/warehouse/upsert-facts.js';
@@ -330,9 +330,9 @@ describe('upsertFacts', () => {
     await clear();
     const encoded = groups.map((g) => ({
       ...g,
-      copyTuples: encodeCopyTuples(SCRATCH, g.locationId, g.rows),
+      staged: stageRows(SCRATCH, g.locationId, g.rows),
     }));
-    expect(encoded.every((g) => g.copyTuples !== undefined)).toBe(true);
+    expect(encoded.every((g) => g.staged.copyTuples !== undefined)).toBe(true);
     const { db, statements } = withStatementLog(wh.app.db);
 
     const written = await db
@@ -351,7 +351,7 @@ describe('upsertFacts', () => {
     const group = {
       locationId: berlin,
       rows,
-      copyTuples: encodeCopyTuples(SCRATCH, berlin, rows),
+      staged: stageRows(SCRATCH, berlin, rows),
     };
 
     await expect(

@@ -3,7 +3,7 @@ import type { PollenSpeciesRow, PollenTypeRow } from '../../warehouse/fact-rows.
 import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
 import type { Database } from '../../warehouse/schema.js';
 import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';
-import { encodeCopyTuples } from '../../warehouse/encoded-rows.js';
+import { stageRows } from '../../warehouse/encoded-rows.js';
 import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
@@ -65,7 +65,7 @@ function defineSpeciesSpec(species: SpeciesIdLookup): FactTableSpec<PollenSpecie
 /** `envdata.pollen_hourly`: one row per location, hour and pollen type. */
 export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
   name: 'pollen_hourly',
-  encode: (locationId, rows) => encodeCopyTuples(POLLEN_HOURLY_SPEC, locationId, rows),
+  encode: (locationId, rows) => stageRows(POLLEN_HOURLY_SPEC, locationId, rows),
   write: (trx, groups, _context, hint) => upsertFacts(trx, POLLEN_HOURLY_SPEC, groups, hint),
   spec: () => POLLEN_HOURLY_SPEC,
 };

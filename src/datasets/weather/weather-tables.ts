@@ -1,7 +1,7 @@
 import type { WeatherRow } from '../../warehouse/fact-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
 import { defineFactTable } from '../../warehouse/fact-table-spec.js';
-import { encodeCopyTuples } from '../../warehouse/encoded-rows.js';
+import { stageRows } from '../../warehouse/encoded-rows.js';
 import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
@@ -38,7 +38,7 @@ const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
 /** `envdata.weather_hourly`: one row per location and hour. */
 export const WEATHER_HOURLY: FactTable<WeatherRow> = {
   name: 'weather_hourly',
-  encode: (locationId, rows) => encodeCopyTuples(WEATHER_HOURLY_SPEC, locationId, rows),
+  encode: (locationId, rows) => stageRows(WEATHER_HOURLY_SPEC, locationId, rows),
   write: (trx, groups, _context, hint) => upsertFacts(trx, WEATHER_HOURLY_SPEC, groups, hint),
   spec: () => WEATHER_HOURLY_SPEC,
 };
