@@ -212,9 +212,8 @@ export class FactWriter {
         const ledger = records.map((r, i) => withArchive(r, archives.get(i)));
         const specs = tableSpecs(batch, this.context);
         if (specs) {
-          return hint.assumeNew
-            ? this.landNew(trx, specs, ledger, opened.settled)
-            : this.landProbed(trx, specs, ledger, opened.settled);
+          const open: OpenBatch = { trx, specs, ledger, settled: opened.settled };
+          return hint.assumeNew ? this.landNew(open) : this.landProbed(open);
         }
         const byTable = new Map<FactTable<FactRow>, number>();
         for (const [table, groups] of batch) {
@@ -258,12 +257,7 @@ export class FactWriter {
    * (the pool pipelines it) and run in the order sent, the ledger's built while the server
    * writes the facts.
    */
-  private landNew(
-    trx: Transaction<Database>,
-    specs: readonly TableSpec[],
-    ledger: readonly LandingRecord[],
-    settled: boolean,
-  ): Promise<Map<FactTable<FactRow>, number>> {
+  private landNew({ trx, specs, ledger, settled }: OpenBatch): Promise<Written> {
     return onConnection(trx, async (send) => {
       const facts = settle(specs.map((s) => send(newFactsStatement(s.spec, s.groups))));
       const factsChanged = ledger.some((r) => r.rows > 0);
@@ -282,12 +276,7 @@ export class FactWriter {
    * have changed). A group whose digest differs for rounding's sake marks its days dirty though
    * the upsert writes nothing: the rollups then recompute them to the same values.
    */
-  private landProbed(
-    trx: Transaction<Database>,
-    specs: readonly TableSpec[],
-    ledger: readonly LandingRecord[],
-    settled: boolean,
-  ): Promise<Map<FactTable<FactRow>, number>> {
+  private landProbed({ trx, specs, ledger, settled }: OpenBatch): Promise<Written> {
     return onConnection(trx, async (send) => {
       const probes = settle(specs.map((s) => send(probeStatement(s.spec, s.groups))));
       const log = settle(
@@ -343,6 +332,17 @@ export class FactWriter {
       await table.prepare(this.db, rows, this.context);
     }
   }
+}
+
+/** Rows written by table. */
+type Written = Map<FactTable<FactRow>, number>;
+
+/** A batch in its open transaction: its tables, what the ledger records, whether it is settled. */
+interface OpenBatch {
+  readonly trx: Transaction<Database>;
+  readonly specs: readonly TableSpec[];
+  readonly ledger: readonly LandingRecord[];
+  readonly settled: boolean;
 }
 
 /** A fact table of the batch with its rows and, written by `upsertFacts`, its columns. */
