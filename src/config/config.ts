@@ -47,6 +47,11 @@ export interface Config {
      * need it always. `undefined` until set. Never logged.
      */
     readonly token: string | undefined;
+    /**
+     * ENVDATA_CONSOLE_HOSTS: names (lower case, as a browser sends them in `Host`) the console
+     * answers to besides loopback ones; set, they also limit a console bound beyond loopback.
+     */
+    readonly hosts: readonly string[];
   };
   readonly worker: {
     readonly concurrency: number;

@@ -84,6 +84,12 @@ export const ENVIRONMENT_VARIABLES = [
     secret: true,
   },
   {
+    name: 'ENVDATA_CONSOLE_HOSTS',
+    default: undefined,
+    description:
+      'Names (comma-separated, no port) the console also answers to besides localhost, 127.0.0.0/8 and [::1], e.g. the name of a reverse proxy in front of it; a request naming another Host is refused 421 (DNS rebinding). Set, it also limits a console bound beyond loopback.',
+  },
+  {
     name: 'ENVDATA_LANGUAGE',
     default: undefined,
     description: 'Accept-Language sent to the service (default: the service default, English).',

@@ -9,6 +9,7 @@ import {
 } from './environment-variables.js';
 import { formatRange } from './format-range.js';
 import { rateLimitSchema } from './rate-limit.js';
+import { consoleHostsSchema } from './console-hosts.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 
 const HOUR_MS = 3_600_000;
@@ -101,6 +102,7 @@ const schema = z.object({
     .string()
     .min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)')
     .optional(),
+  ENVDATA_CONSOLE_HOSTS: consoleHostsSchema.optional(),
   ENVDATA_LANGUAGE: z.string().optional(),
   ENVDATA_RATE_LIMIT: rateLimitSchema,
   ENVDATA_WORKER_CONCURRENCY: wholeNumber('ENVDATA_WORKER_CONCURRENCY'),
@@ -193,7 +195,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxBodyBytes: e.ENVDATA_HTTP_MAX_BODY_BYTES,
     },
     rateLimits: e.ENVDATA_RATE_LIMIT,
-    console: { token: e.ENVDATA_CONSOLE_TOKEN },
+    console: { token: e.ENVDATA_CONSOLE_TOKEN, hosts: e.ENVDATA_CONSOLE_HOSTS ?? [] },
     worker: {
       concurrency: e.ENVDATA_WORKER_CONCURRENCY,
       maxAttempts: e.ENVDATA_MAX_ATTEMPTS,

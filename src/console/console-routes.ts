@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Uses } from '../app/app-resources.js';
-import { sendJson, type HttpHandler, type HttpRoute } from '../app/http-server.js';
+import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../app/http-server.js';
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
 import { runProgress } from '../ledger/run-progress.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
 import { DATASETS } from '../datasets/registry.js';
 import type { Dataset } from '../types.js';
+import { AllowedHosts } from './allowed-hosts.js';
 import { ConsoleAccess, TOKEN_COOKIE } from './console-access.js';
 import { sendAsset, sendPage } from './console-assets.js';
 import { coverageGrid, COVERAGE_STATES, type CoverageBucket } from './coverage-grid.js';
@@ -15,6 +16,7 @@ import { listRunRows } from './list-run-rows.js';
 import { loginPage } from './login-page.js';
 import { queueBoardHandler, QUEUE_BOARD_PATH } from './queue-board.js';
 import { readCallRate } from './read-call-rate.js';
+import { safeNext } from './safe-next.js';
 
 /** Runs the Runs page lists. */
 const RUNS_SHOWN = 50;
@@ -28,6 +30,8 @@ export interface ConsoleOptions {
   readonly host: string;
   /** ENVDATA_CONSOLE_TOKEN. */
   readonly token: string | undefined;
+  /** ENVDATA_CONSOLE_HOSTS: names it answers to besides loopback ones (`AllowedHosts`). */
+  readonly hosts?: readonly string[];
 }
 
 /** A request the console answers 400: a query parameter out of range, named. */
@@ -35,14 +39,18 @@ class BadRequest extends Error {}
 
 /**
  * The operations console's routes: its page (`/`, `/assets/…`), the sign-in form, the JSON API
- * behind it (`/api/…`) and the queues board (`/queues`). Every one of them checks access first
- * (`ConsoleAccess`); throws `CONFIG_INVALID` when `host` is beyond loopback and no token is set.
+ * behind it (`/api/…`) and the queues board (`/queues`). Every one of them checks the `Host` it
+ * is asked by (`AllowedHosts`: 421 for another site's name), then access (`ConsoleAccess`); throws
+ * `CONFIG_INVALID` when `host` is beyond loopback and no token is set. `/healthz`, `/readyz` and
+ * `/metrics` are not among them: Prometheus and healthchecks ask by names of their own (`console:8080`),
+ * and they show counts only, no location, no secret.
  */
 export function consoleRoutes(
   app: Uses<'config' | 'db' | 'logger' | 'queues'>,
   options: ConsoleOptions,
 ): HttpRoute[] {
   const access = new ConsoleAccess(options);
+  const hosts = new AllowedHosts({ bind: options.host, names: options.hosts ?? [] });
   const log = app.logger.child({ component: 'console' });
 
   /** A read: the page or the API; refused 401 without the token when it is needed. */
@@ -79,7 +87,7 @@ export function consoleRoutes(
 
   const board = queueBoardHandler(app);
 
-  return [
+  const routes: HttpRoute[] = [
     { method: 'GET', path: '/', handler: read((_q, r) => sendAsset(r, 'index.html'), 'page') },
     // The script, styles and uPlot are the package's own source, open to all: the sign-in form
     // needs the styles before the token is known.
@@ -88,7 +96,7 @@ export function consoleRoutes(
       method: 'GET',
       path: '/login',
       handler: (request, response) =>
-        sendPage(response, 200, loginPage({ next: queryOf(request).get('next') ?? '/' })),
+        sendPage(response, 200, loginPage({ next: safeNext(queryOf(request).get('next')) })),
     },
     {
       method: 'POST',
@@ -233,15 +241,19 @@ export function consoleRoutes(
     { method: 'GET', path: QUEUE_BOARD_PATH, handler: read(board, 'page') },
     { method: 'GET', path: `${QUEUE_BOARD_PATH}/*`, handler: read(board, 'page') },
   ];
+  return routes.map((route) => ({
+    ...route,
+    handler: (request, response, params) => {
+      const refusal = hosts.refusal(request);
+      if (refusal === undefined) return route.handler(request, response, params);
+      log.debug({ host: request.headers.host?.slice(0, 80) }, 'console refused a request by Host');
+      return sendText(response, 421, refusal);
+    },
+  }));
 }
 
 function queryOf(request: IncomingMessage): URLSearchParams {
   return new URL(request.url ?? '/', 'http://console').searchParams;
-}
-
-/** Where to go after signing in: a path of this console, never another site. */
-function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
 function datasetOf(value: string | null): Dataset {

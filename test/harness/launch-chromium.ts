@@ -5,10 +5,10 @@ import { chromium, type Browser } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /**
- * A headless Chromium (Debian's, through `playwright-core`); throws, naming the package to
- * install, when it is not there.
+ * A headless Chromium (Debian's, through `playwright-core`) with `args` besides its own (e.g.
+ * `--host-resolver-rules=…`); throws, naming the package to install, when it is not there.
  */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(args: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `no Chromium at ${CHROMIUM}: the console's browser tests need it — install it with \`apt-get install chromium\``,
@@ -16,6 +16,6 @@ export async function launchChromium(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args],
   });
 }

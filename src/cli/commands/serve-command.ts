@@ -28,7 +28,11 @@ export function serveRoutes(app: App, options: ServeOptions): HttpRoute[] {
     // Open like /healthz and /readyz, so that Prometheus scrapes it without the console's token:
     // counts and gauges only, nothing per location, no secret.
     metricsRoute(app),
-    ...consoleRoutes(app, { host: options.host, token: app.config.console.token }),
+    ...consoleRoutes(app, {
+      host: options.host,
+      token: app.config.console.token,
+      hosts: app.config.console.hosts,
+    }),
   ];
 }
 
