@@ -60,7 +60,7 @@ export function consoleRoutes(
       if (!access.mayRead(request)) {
         return kind === 'api'
           ? sendJson(response, 401, { error: 'this console needs its token: sign in at /login' })
-          : sendPage(response, 401, loginPage({ next: request.url ?? '/' }));
+          : sendPage(response, 401, loginPage({ next: safeNext(request.url) }));
       }
       try {
         return await handler(request, response, params);
