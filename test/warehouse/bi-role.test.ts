@@ -7,7 +7,10 @@ import {
   BI_STATEMENT_TIMEOUT,
   ensureBiRole,
 } from '../../src/warehouse/ensure-bi-role.js';
-import { fenceLockFunctions } from '../../src/warehouse/fence-lock-functions.js';
+import {
+  fenceLockFunctions,
+  readLockFunctionFence,
+} from '../../src/warehouse/fence-lock-functions.js';
 import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
 import { PostgresCallSlots } from '../../src/queue/postgres-call-slots.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -373,9 +376,32 @@ describe('without the privilege to revoke them (a managed server)', () => {
     expect(fence).toEqual({
       revoked: [],
       open: ['pg_catalog.lo_from_bytea(oid, bytea)', 'pg_catalog.pg_advisory_lock(bigint)'],
-      missing: expect.any(Array) as unknown,
+      missing: [],
       mayChange: false,
     });
+  });
+
+  it('names the lock functions a writer role that neither owns the database nor migrated lacks', async () => {
+    const fence = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const writer = `envdata_writer_${randomBytes(4).toString('hex')}`;
+        await sql.raw(`create role ${writer}`).execute(conn);
+        await sql.raw(`set local role ${writer}`).execute(conn);
+        return await readLockFunctionFence(conn);
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(fence.open).toEqual([]);
+    expect(fence.missing).toEqual(
+      expect.arrayContaining([
+        'pg_catalog.pg_advisory_lock(bigint)',
+        'pg_catalog.pg_try_advisory_xact_lock(bigint)',
+        'pg_catalog.pg_advisory_xact_lock(bigint)',
+      ]),
+    );
+    expect(fence.missing.every((f) => /^pg_catalog\.pg_(try_)?advisory_/.test(f))).toBe(true);
   });
 });
 
