@@ -13,6 +13,7 @@ import {
 } from '../../src/warehouse/fence-lock-functions.js';
 import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
 import { PostgresCallSlots } from '../../src/queue/postgres-call-slots.js';
+import * as fenceMigration from '../../migrations/2026_11_26_0022_fence_lock_functions.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { runOnTerminal } from '../harness/run-on-terminal.js';
@@ -24,6 +25,8 @@ const PASSWORD = `bi-${randomBytes(8).toString('hex')}`;
 const APP_ROLE = `envdata_app_${randomBytes(4).toString('hex')}`;
 let biCouldLogIn = false;
 let adminUser = '';
+/** The lock and large object functions PUBLIC could call once migrated, before `bi-role`. */
+let openAfterMigrations: readonly string[] = [];
 
 beforeAll(async () => {
   const { rows } = await sql<{ login: boolean | null; me: string }>`
@@ -35,6 +38,7 @@ beforeAll(async () => {
   await sql
     .raw(`alter database ${pg.escapeIdentifier(databaseName())} owner to ${APP_ROLE}`)
     .execute(wh.app.db);
+  openAfterMigrations = (await readLockFunctionFence(wh.app.db)).open;
   // Logins below need one: the role is cluster-wide, so it is put back as it was after the file.
   await ensureBiRole(wh.app.db, PASSWORD);
 });
@@ -259,6 +263,10 @@ async function lockAndLargeObjectFunctions(): Promise<{ name: string; call: stri
 }
 
 describe('envdata_bi cannot hold up writers', () => {
+  it('finds the lock and large object functions revoked from PUBLIC by the migrations', () => {
+    expect(openAfterMigrations).toEqual([]);
+  });
+
   it('is refused every advisory lock and large object function, as a real login', async () => {
     const functions = await lockAndLargeObjectFunctions();
     const names = functions.map((f) => f.name);
@@ -360,6 +368,24 @@ describe('envdata_bi cannot hold up writers', () => {
 });
 
 describe('without the privilege to revoke them (a managed server)', () => {
+  it('the migration changes nothing and fails nothing', async () => {
+    const stillOpen = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        await sql`grant execute on function pg_catalog.pg_advisory_lock(bigint) to public`.execute(
+          conn,
+        );
+        await sql.raw(`set local role ${APP_ROLE}`).execute(conn);
+        await fenceMigration.up(conn);
+        await sql`reset role`.execute(conn);
+        return (await readLockFunctionFence(conn)).open;
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(stillOpen).toEqual(['pg_catalog.pg_advisory_lock(bigint)']);
+  });
+
   it('changes nothing, fails nothing, and says which functions stay open', async () => {
     const fence = await wh.app.db.connection().execute(async (conn) => {
       await sql`begin`.execute(conn);
