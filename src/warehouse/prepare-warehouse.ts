@@ -27,23 +27,18 @@ const FENCE_MIGRATION = '2026_11_26_0022_fence_lock_functions';
 
 /**
  * Says, once (when the fence migration ran as a role that could not revoke), that readers can
- * still take envdata's locks; and, on every migration, that this role may not take them.
+ * still take envdata's locks.
  */
 async function warnOfOpenLockFunctions(
   app: { readonly db: Kysely<Database>; readonly logger: Logger },
   fencedNow: boolean,
 ): Promise<void> {
+  if (!fencedNow) return;
   const fence = await readLockFunctionFence(app.db);
-  if (fencedNow && fence.open.length > 0) {
+  if (fence.open.length > 0) {
     app.logger.warn(
       { open: fence.open.length },
       'this role may not revoke the advisory lock and large object functions from PUBLIC (only a superuser may): envdata_bi can still take locks envdata waits for; run `envdata bi-role` once as a superuser (docs/warehouse.md, "Locks and large objects")',
-    );
-  }
-  if (fence.missing.length > 0) {
-    app.logger.warn(
-      { missing: fence.missing },
-      'this role may not call the advisory lock functions envdata takes its locks with: a superuser grants them to it (docs/warehouse.md, "Locks and large objects")',
     );
   }
 }

@@ -368,6 +368,29 @@ describe('envdata_bi cannot hold up writers', () => {
 });
 
 describe('without the privilege to revoke them (a managed server)', () => {
+  it('`migrate` as a role refused the lock functions says what to grant', async () => {
+    const refused = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const writer = `envdata_writer_${randomBytes(4).toString('hex')}`;
+        await sql.raw(`create role ${writer}`).execute(conn);
+        await sql.raw(`set local role ${writer}`).execute(conn);
+        return await migrateToLatest(conn, wh.app.logger).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(refused).toMatchObject({
+      code: 'MIGRATION_FAILED',
+      message: expect.stringMatching(
+        /may not take advisory locks in this database.*docs\/warehouse\.md, "Locks and large objects"/,
+      ) as unknown,
+    });
+  });
+
   it('the migration changes nothing and fails nothing', async () => {
     const stillOpen = await wh.app.db.connection().execute(async (conn) => {
       await sql`begin`.execute(conn);
