@@ -24,6 +24,7 @@
 --   2026_11_23_0018_history_window
 --   2026_11_23_0019_forecast_accuracy_rollup
 --   2026_11_23_0020_pollen_type_statistics
+--   2026_11_26_0022_fence_lock_functions
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;

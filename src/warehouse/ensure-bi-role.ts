@@ -1,15 +1,37 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import { fenceLockFunctions, type LockFunctionFence } from './fence-lock-functions.js';
 import type { Database } from './schema.js';
 
 /** The read-only role BI tools log in as (the migrations, frozen in time, spell it out). */
 export const BI_ROLE = 'envdata_bi';
 
-/** Default `statement_timeout` of the BI role, unless an administrator set another. */
+/** `statement_timeout` of the BI role, set again by every `envdata bi-role`. */
 export const BI_STATEMENT_TIMEOUT = '60s';
 
-/** Default connection limit of the BI role, unless an administrator set another. */
+/**
+ * `idle_in_transaction_session_timeout` of the BI role, set again by every `envdata bi-role`: a
+ * BI session left open in a transaction holds its read locks, which a migration or the creation
+ * of a year's partition waits for.
+ */
+export const BI_IDLE_IN_TRANSACTION_TIMEOUT = '60s';
+
+/** Connection limit of the BI role, set again by every `envdata bi-role`. */
 export const BI_CONNECTION_LIMIT = 30;
+
+/** The role settings envdata owns, with the values every `ensureBiRole` puts back. */
+const BI_ROLE_SETTINGS: Readonly<Record<string, string>> = {
+  statement_timeout: BI_STATEMENT_TIMEOUT,
+  idle_in_transaction_session_timeout: BI_IDLE_IN_TRANSACTION_TIMEOUT,
+};
+
+/** What `ensureBiRole` found changed and put back, and where the lock functions stand. */
+export interface BiRoleReport {
+  /** Each setting of the role that was not as documented, e.g. `statement_timeout 0 → 60s`. */
+  readonly reset: readonly string[];
+  /** The advisory lock and large object functions of the database (`fenceLockFunctions`). */
+  readonly fence: LockFunctionFence;
+}
 
 /**
  * Makes sure the read-only BI role exists and may read schema `analytics` and nothing else.
@@ -18,15 +40,19 @@ export const BI_CONNECTION_LIMIT = 30;
  *
  * In the current database the role gets `CONNECT` but no `TEMP`: temporary tables are revoked
  * from PUBLIC (which has them by default) and granted back to the database owner and to the
- * current role, which the app runs as (`refresh_daily_rollups()` uses `pg_temp` tables). The
- * role gets a default `statement_timeout` of 60 s and a limit of 30 connections, unless an
- * administrator already set other values (kept as they are). A session of the role can still
- * `SET statement_timeout` itself: PostgreSQL offers no way to forbid that.
+ * current role, which the app runs as (`refresh_daily_rollups()` uses `pg_temp` tables). No
+ * advisory lock and no large object either: `fenceLockFunctions` (as a superuser only).
+ *
+ * The role's `statement_timeout`, `idle_in_transaction_session_timeout` and connection limit are
+ * put back to the documented values every time, both the role-wide settings and those of the
+ * role in the current database (which override them): a BI session may `ALTER ROLE envdata_bi
+ * SET statement_timeout = 0` for itself, and PostgreSQL offers no way to forbid that, nor a
+ * session's own `SET`.
  *
  * The role is cluster-wide: fencing it out of the cluster's other databases is the
  * administrator's job (docs/warehouse.md, "Fencing the role").
  */
-export async function ensureBiRole(db: Kysely<Database>, password?: string): Promise<void> {
+export async function ensureBiRole(db: Kysely<Database>, password?: string): Promise<BiRoleReport> {
   const role = sql.id(BI_ROLE);
   // A DO block takes no bind parameters: the name is inlined, quoted.
   await sql`
@@ -47,7 +73,8 @@ export async function ensureBiRole(db: Kysely<Database>, password?: string): Pro
   await sql`revoke temporary on database ${database} from public`.execute(db);
   await sql`grant temporary on database ${database} to ${sql.id(owner)}, current_user`.execute(db);
   await sql`revoke temporary on database ${database} from ${role}`.execute(db);
-  await applyRoleDefaults(db);
+  const fence = await fenceLockFunctions(db);
+  const reset = await resetRoleSettings(db, name);
   if (password !== undefined) {
     // ALTER ROLE takes no bind parameters: the literal is escaped by pg, never logged.
     await sql
@@ -56,30 +83,60 @@ export async function ensureBiRole(db: Kysely<Database>, password?: string): Pro
       )
       .execute(db);
   }
+  return { reset, fence };
 }
 
-/** Sets the statement timeout and connection limit where no administrator set them. */
-async function applyRoleDefaults(db: Kysely<Database>): Promise<void> {
-  const { rows } = await sql<{ has_timeout: boolean; connection_limit: number }>`
-    select exists (
-        select 1 from pg_db_role_setting s, unnest(s.setconfig) c
-        where s.setrole = r.oid and s.setdatabase = 0 and c like 'statement_timeout=%'
-      ) as has_timeout,
-      r.rolconnlimit as connection_limit
-    from pg_roles r where r.rolname = ${BI_ROLE}`.execute(db);
-  const role = rows[0];
-  if (role !== undefined && !role.has_timeout) {
-    await sql
-      .raw(
-        `alter role ${pg.escapeIdentifier(BI_ROLE)} set statement_timeout = ${pg.escapeLiteral(BI_STATEMENT_TIMEOUT)}`,
-      )
-      .execute(db);
+/**
+ * Puts the settings envdata owns back to the documented values: removes them from the role in
+ * the current database, sets them role-wide where they differ, and sets the connection limit.
+ * Returns what it changed. Settings envdata does not own (an administrator's `search_path`, say)
+ * stay as they are.
+ */
+async function resetRoleSettings(db: Kysely<Database>, databaseName: string): Promise<string[]> {
+  const { rows } = await sql<{ in_database: boolean; setting: string }>`
+    select s.setdatabase <> 0 as in_database, c as setting
+    from pg_db_role_setting s, unnest(s.setconfig) c
+    where s.setrole = (select oid from pg_roles where rolname = ${BI_ROLE})
+      and s.setdatabase in (0, (select oid from pg_database where datname = current_database()))`.execute(
+    db,
+  );
+  const role = pg.escapeIdentifier(BI_ROLE);
+  const reset: string[] = [];
+  for (const [name, value] of Object.entries(BI_ROLE_SETTINGS)) {
+    const inDatabase = rows.find((r) => r.in_database && settingName(r.setting) === name);
+    if (inDatabase !== undefined) {
+      await sql
+        .raw(`alter role ${role} in database ${pg.escapeIdentifier(databaseName)} reset ${name}`)
+        .execute(db);
+      reset.push(`${name} ${settingValue(inDatabase.setting)} in database ${databaseName} removed`);
+    }
+    const roleWide = rows.find((r) => !r.in_database && settingName(r.setting) === name);
+    if (roleWide === undefined || settingValue(roleWide.setting) !== value) {
+      await sql.raw(`alter role ${role} set ${name} = ${pg.escapeLiteral(value)}`).execute(db);
+      reset.push(
+        `${name} ${roleWide === undefined ? '(none)' : settingValue(roleWide.setting)} → ${value}`,
+      );
+    }
   }
-  if (role !== undefined && role.connection_limit === -1) {
-    await sql
-      .raw(`alter role ${pg.escapeIdentifier(BI_ROLE)} connection limit ${BI_CONNECTION_LIMIT}`)
-      .execute(db);
+  const { rows: limit } = await sql<{ connection_limit: number }>`
+    select rolconnlimit as connection_limit from pg_roles where rolname = ${BI_ROLE}`.execute(db);
+  const connectionLimit = limit[0]?.connection_limit;
+  if (connectionLimit !== BI_CONNECTION_LIMIT) {
+    await sql.raw(`alter role ${role} connection limit ${BI_CONNECTION_LIMIT}`).execute(db);
+    reset.push(
+      `connection limit ${connectionLimit === -1 ? 'none' : String(connectionLimit)} → ${BI_CONNECTION_LIMIT}`,
+    );
   }
+  return reset;
+}
+
+/** `statement_timeout` of `statement_timeout=0`. */
+function settingName(setting: string): string {
+  return setting.slice(0, setting.indexOf('='));
+}
+
+function settingValue(setting: string): string {
+  return setting.slice(setting.indexOf('=') + 1);
 }
 
 async function currentDatabase(db: Kysely<Database>): Promise<{ name: string; owner: string }> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql, type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { hasSqlState, SQLSTATE } from '../errors/pg-errors.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { Database } from './schema.js';
 
@@ -46,7 +47,7 @@ export async function migrateToLatest(
 ): Promise<MigrationOutcome> {
   const log = logger.child({ component: 'migrate' });
   return db.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(hashtext('envdata.migrate'))`.execute(connection);
+    await takeMigrationLock(connection);
     try {
       const migrator = new Migrator({
         db: connection,
@@ -76,6 +77,24 @@ export async function migrateToLatest(
       await sql`select pg_advisory_unlock(hashtext('envdata.migrate'))`.execute(connection);
     }
   });
+}
+
+/**
+ * Takes the session lock that serialises migrating processes. The advisory lock functions are
+ * revoked from PUBLIC (migration 0022): a role that is neither the database owner nor the one
+ * that migrated first is refused them, and told what to grant.
+ */
+async function takeMigrationLock(connection: Kysely<Database>): Promise<void> {
+  try {
+    await sql`select pg_advisory_lock(hashtext('envdata.migrate'))`.execute(connection);
+  } catch (error) {
+    if (!hasSqlState(error, SQLSTATE.insufficientPrivilege)) throw error;
+    throw new EnvdataError(
+      'MIGRATION_FAILED',
+      'this role may not take advisory locks in this database: they are revoked from PUBLIC so that the read-only envdata_bi cannot hold up envdata, and granted to the database owner and the role that migrated first; connect as one of them, or have a superuser grant this role the advisory lock functions (docs/warehouse.md, "Locks and large objects")',
+      { cause: error },
+    );
+  }
 }
 
 /** Names of the migrations not yet applied. */

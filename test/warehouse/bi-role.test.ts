@@ -7,6 +7,14 @@ import {
   BI_STATEMENT_TIMEOUT,
   ensureBiRole,
 } from '../../src/warehouse/ensure-bi-role.js';
+import {
+  fenceLockFunctions,
+  readLockFunctionFence,
+} from '../../src/warehouse/fence-lock-functions.js';
+import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
+import { PostgresCallSlots } from '../../src/queue/postgres-call-slots.js';
+import * as fenceMigration from '../../migrations/2026_11_26_0022_fence_lock_functions.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { runOnTerminal } from '../harness/run-on-terminal.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -17,6 +25,8 @@ const PASSWORD = `bi-${randomBytes(8).toString('hex')}`;
 const APP_ROLE = `envdata_app_${randomBytes(4).toString('hex')}`;
 let biCouldLogIn = false;
 let adminUser = '';
+/** The lock and large object functions PUBLIC could call once migrated, before `bi-role`. */
+let openAfterMigrations: readonly string[] = [];
 
 beforeAll(async () => {
   const { rows } = await sql<{ login: boolean | null; me: string }>`
@@ -28,6 +38,7 @@ beforeAll(async () => {
   await sql
     .raw(`alter database ${pg.escapeIdentifier(databaseName())} owner to ${APP_ROLE}`)
     .execute(wh.app.db);
+  openAfterMigrations = (await readLockFunctionFence(wh.app.db)).open;
   // Logins below need one: the role is cluster-wide, so it is put back as it was after the file.
   await ensureBiRole(wh.app.db, PASSWORD);
 });
@@ -37,6 +48,8 @@ afterAll(async () => {
       `alter database ${pg.escapeIdentifier(databaseName())} owner to ${pg.escapeIdentifier(adminUser)}`,
     )
     .execute(wh.app.db);
+  // DROP OWNED also revokes what it was granted here: the advisory lock functions, as owner.
+  await sql.raw(`drop owned by ${APP_ROLE}`).execute(wh.app.db);
   await sql.raw(`drop role if exists ${APP_ROLE}`).execute(wh.app.db);
   if (!biCouldLogIn) await sql`alter role envdata_bi nologin password null`.execute(wh.app.db);
 });
@@ -153,19 +166,297 @@ describe('the envdata_bi role is fenced', () => {
     expect(rows[0]!.limit).toBe(BI_CONNECTION_LIMIT);
   });
 
-  it("keeps an administrator's own statement timeout", async () => {
-    await sql`alter role envdata_bi set statement_timeout = '5min'`.execute(wh.app.db);
+  it('has its role settings put back by every `envdata bi-role`, which says what it reset', async () => {
+    // What a BI user may do to its own role, role-wide and in this database (which overrides it);
+    // the connection limit takes an administrator (CREATEROLE), so the test stands in for one.
+    await loggedInAs('envdata_bi', async (bi) => {
+      expect(await attempt(bi, 'alter role envdata_bi set statement_timeout = 0')).toBe('ok');
+      expect(
+        await attempt(
+          bi,
+          `alter role envdata_bi in database ${pg.escapeIdentifier(databaseName())} set statement_timeout = '1h'`,
+        ),
+      ).toBe('ok');
+      expect(
+        await attempt(bi, 'alter role envdata_bi set idle_in_transaction_session_timeout = 0'),
+      ).toBe('ok');
+      expect(await attempt(bi, 'alter role envdata_bi connection limit 500')).toBe('42501');
+    });
+    await sql`alter role envdata_bi connection limit 500`.execute(wh.app.db);
+    await loggedInAs('envdata_bi', async (bi) => {
+      const { rows } = await bi.query<{ statement_timeout: string }>('show statement_timeout');
+      expect(rows[0]!.statement_timeout).toBe('1h');
+    });
+
+    const run = await runCliInProcess(['bi-role'], cliEnv());
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `reset on role envdata_bi: statement_timeout 1h in database ${databaseName()} removed; ` +
+        'statement_timeout 0 → 60s; idle_in_transaction_session_timeout 0 → 60s; connection limit 500 → 30',
+    );
+    await loggedInAs('envdata_bi', async (bi) => {
+      const { rows } = await bi.query<{ statement: string; idle: string }>(
+        `select current_setting('statement_timeout') as statement,
+          current_setting('idle_in_transaction_session_timeout') as idle`,
+      );
+      expect(rows[0]).toEqual({ statement: '1min', idle: '1min' });
+    });
+    const { rows } = await sql<{ setdatabase: number; setconfig: string[] }>`
+      select s.setdatabase::int as setdatabase, s.setconfig from pg_db_role_setting s
+      where s.setrole = 'envdata_bi'::regrole
+        and s.setdatabase in (0, (select oid from pg_database where datname = current_database()))`.execute(
+      wh.app.db,
+    );
+    expect(rows).toEqual([
+      {
+        setdatabase: 0,
+        setconfig: expect.arrayContaining([
+          'statement_timeout=60s',
+          'idle_in_transaction_session_timeout=60s',
+        ]) as unknown,
+      },
+    ]);
+    const { rows: limit } = await sql<{ limit: number }>`
+      select rolconnlimit as limit from pg_roles where rolname = 'envdata_bi'`.execute(wh.app.db);
+    expect(limit[0]!.limit).toBe(BI_CONNECTION_LIMIT);
+
+    const again = await runCliInProcess(['bi-role'], cliEnv());
+    expect(again.stdout).toContain(
+      'role envdata_bi settings as documented: statement_timeout 60s, idle_in_transaction_session_timeout 60s, connection limit 30',
+    );
+    expect(again.stdout).toContain(
+      `advisory lock and large object functions already revoked from PUBLIC in database ${databaseName()}`,
+    );
+  });
+});
+
+/** Every advisory lock and large object function of pg_catalog, with arguments to call it by. */
+async function lockAndLargeObjectFunctions(): Promise<{ name: string; call: string }[]> {
+  const { rows } = await sql<{ name: string; arg_types: string[] }>`
+    select format('%s(%s)', p.proname, pg_get_function_identity_arguments(p.oid)) as name,
+      array(select format_type(t, null) from unnest(p.proargtypes) t) as arg_types
+    from pg_proc p
+    where p.pronamespace = 'pg_catalog'::regnamespace
+      and (p.proname ~ '^pg_(try_)?advisory_' or p.proname ~ '^(lo_.*|loread|lowrite)$')
+    order by 1`.execute(wh.app.db);
+  // Real values, not NULLs: a strict function of a NULL constant is folded away unexecuted.
+  const argument: Record<string, string> = {
+    bigint: '1::bigint',
+    integer: '1',
+    oid: '1::oid',
+    bytea: `'\\x78'::bytea`,
+    text: `'/tmp/envdata-bi-role-test'`,
+  };
+  return rows.map((row) => {
+    const name = row.name;
+    const args = row.arg_types.map((t) => {
+      const value = argument[t];
+      if (value === undefined) throw new Error(`no test argument for type ${t} of ${name}`);
+      return value;
+    });
+    return {
+      name,
+      call: `select pg_catalog.${name.slice(0, name.indexOf('('))}(${args.join(', ')})`,
+    };
+  });
+}
+
+describe('envdata_bi cannot hold up writers', () => {
+  it('finds the lock and large object functions revoked from PUBLIC by the migrations', () => {
+    expect(openAfterMigrations).toEqual([]);
+  });
+
+  it('is refused every advisory lock and large object function, as a real login', async () => {
+    const functions = await lockAndLargeObjectFunctions();
+    const names = functions.map((f) => f.name);
+    // Each form the issue names: session and transaction, shared and exclusive, both key forms.
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'pg_advisory_lock(bigint)',
+        'pg_advisory_lock(integer, integer)',
+        'pg_advisory_lock_shared(bigint)',
+        'pg_try_advisory_lock(bigint)',
+        'pg_advisory_xact_lock(bigint)',
+        'pg_try_advisory_xact_lock_shared(integer, integer)',
+        'pg_advisory_unlock_all()',
+        'lo_from_bytea(oid, bytea)',
+        'lo_create(oid)',
+        'lo_creat(integer)',
+        'lo_open(oid, integer)',
+        'lo_put(oid, bigint, bytea)',
+        'lowrite(integer, bytea)',
+        'lo_import(text)',
+        'lo_export(oid, text)',
+        'lo_unlink(oid)',
+      ]),
+    );
+    const tried = await loggedInAs('envdata_bi', async (bi) => {
+      const outcome: Record<string, string> = {};
+      for (const f of functions) outcome[f.call] = await attempt(bi, f.call);
+      return outcome;
+    });
+    // The diff of a failure lists every call tried and what it got.
+    expect(tried).toEqual(Object.fromEntries(functions.map((f) => [f.call, '42501'])));
+    expect(functions.length).toBeGreaterThanOrEqual(40);
+    const { rows } = await sql<{ lo_compat_privileges: string }>`
+      show lo_compat_privileges`.execute(wh.app.db);
+    expect(rows[0]!.lo_compat_privileges).toBe('off');
+  });
+
+  it('leaves the advisory locks to the database owner and the role that migrated', async () => {
+    await loggedInAs(APP_ROLE, async (owner) => {
+      expect(await attempt(owner, 'select pg_try_advisory_lock(hashtext($$envdata.test$$))')).toBe(
+        'ok',
+      );
+    });
+    expect(await asBi(wh.app.db, 'select pg_advisory_unlock_all()')).toBe('42501');
+    const { rows } = await sql<{ ok: boolean }>`
+      select pg_try_advisory_xact_lock(hashtext('envdata.test')) as ok`.execute(wh.app.db);
+    expect(rows[0]!.ok).toBe(true);
+  });
+
+  it("leaves the feeder, the pacer, the partition creator and the migrator unblocked by a BI session that tried each of envdata's locks", async () => {
+    const url = new URL(wh.env.databaseUrl);
+    url.username = 'envdata_bi';
+    url.password = PASSWORD;
+    const bi = new pg.Client({ connectionString: url.toString() });
+    await bi.connect();
     try {
-      await ensureBiRole(wh.app.db);
-      await loggedInAs('envdata_bi', async (bi) => {
-        const { rows } = await bi.query<{ statement_timeout: string }>('show statement_timeout');
-        expect(rows[0]!.statement_timeout).toBe('5min');
+      const keys = [
+        `hashtext('envdata.feeder')`,
+        `hashtext('envdata.migrate')`,
+        `hashtext('envdata.partitions')`,
+        `hashtext('envdata:pace:bi-role-test')`,
+        // Kysely's Migrator takes this one (PostgresAdapter.acquireMigrationLock).
+        `3853314791062309107`,
+      ];
+      // Autocommit, one statement each: a lock taken would be held by the open session while
+      // the writers below run (the feeder would find its lock taken, the others would wait).
+      const tried: Record<string, string> = {};
+      for (const key of keys) {
+        for (const fn of ['pg_advisory_lock', 'pg_advisory_lock_shared']) {
+          tried[`${fn}(${key})`] = await attempt(bi, `select ${fn}(${key})`);
+        }
+      }
+      const location = await wh.addLocation({
+        name: 'bi-role feeder',
+        lat: 52.52,
+        lng: 13.405,
+        countryCode: 'DE',
       });
+      const chunkId = await wh.planChunk(
+        'weather',
+        location.locationId,
+        new Date('2024-06-02T00:00:00Z'),
+        new Date('2024-06-04T00:00:00Z'),
+      );
+      const { rows: chunk } = await sql<{ status: string }>`
+        select status::text from envdata.chunk where chunk_id = ${chunkId}`.execute(wh.app.db);
+      expect(chunk[0]!.status).toBe('queued');
+      const slot = await new PostgresCallSlots(() => wh.app.db).reserve('bi-role-test', 5, 1000);
+      expect(slot.waitMs).toBe(0);
+      await sql`select envdata.ensure_year_partitions('envdata.weather_hourly'::regclass, 2031, 2031)`.execute(
+        wh.app.db,
+      );
+      expect((await migrateToLatest(wh.app.db, wh.app.logger)).applied).toEqual([]);
+      expect(tried).toEqual(Object.fromEntries(Object.keys(tried).map((k) => [k, '42501'])));
     } finally {
-      await sql`alter role envdata_bi set statement_timeout = '60s'`.execute(wh.app.db);
+      await bi.end();
     }
   });
 });
+
+describe('without the privilege to revoke them (a managed server)', () => {
+  it('`migrate` as a role refused the lock functions says what to grant', async () => {
+    const refused = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const writer = `envdata_writer_${randomBytes(4).toString('hex')}`;
+        await sql.raw(`create role ${writer}`).execute(conn);
+        await sql.raw(`set local role ${writer}`).execute(conn);
+        return await migrateToLatest(conn, wh.app.logger).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(refused).toMatchObject({
+      code: 'MIGRATION_FAILED',
+      message: expect.stringMatching(
+        /may not take advisory locks in this database.*docs\/warehouse\.md, "Locks and large objects"/,
+      ) as unknown,
+    });
+  });
+
+  it('the migration changes nothing and fails nothing', async () => {
+    const stillOpen = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        await sql`grant execute on function pg_catalog.pg_advisory_lock(bigint) to public`.execute(
+          conn,
+        );
+        await sql.raw(`set local role ${APP_ROLE}`).execute(conn);
+        await fenceMigration.up(conn);
+        await sql`reset role`.execute(conn);
+        return (await readLockFunctionFence(conn)).open;
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(stillOpen).toEqual(['pg_catalog.pg_advisory_lock(bigint)']);
+  });
+
+  it('changes nothing, fails nothing, and says which functions stay open', async () => {
+    const fence = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        await sql`grant execute on function pg_catalog.pg_advisory_lock(bigint), pg_catalog.lo_from_bytea(oid, bytea) to public`.execute(
+          conn,
+        );
+        await sql.raw(`set local role ${APP_ROLE}`).execute(conn);
+        return await fenceLockFunctions(conn);
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(fence).toEqual({
+      revoked: [],
+      open: ['pg_catalog.lo_from_bytea(oid, bytea)', 'pg_catalog.pg_advisory_lock(bigint)'],
+      missing: [],
+      mayChange: false,
+    });
+  });
+
+  it('names the lock functions a writer role that neither owns the database nor migrated lacks', async () => {
+    const fence = await wh.app.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const writer = `envdata_writer_${randomBytes(4).toString('hex')}`;
+        await sql.raw(`create role ${writer}`).execute(conn);
+        await sql.raw(`set local role ${writer}`).execute(conn);
+        return await readLockFunctionFence(conn);
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    expect(fence.open).toEqual([]);
+    expect(fence.missing).toEqual(
+      expect.arrayContaining([
+        'pg_catalog.pg_advisory_lock(bigint)',
+        'pg_catalog.pg_try_advisory_xact_lock(bigint)',
+        'pg_catalog.pg_advisory_xact_lock(bigint)',
+      ]),
+    );
+    expect(fence.missing.every((f) => /^pg_catalog\.pg_(try_)?advisory_/.test(f))).toBe(true);
+  });
+});
+
+function cliEnv(): Record<string, string> {
+  return { DATABASE_URL: wh.env.databaseUrl, REDIS_URL: wh.env.redisUrl, LOG_LEVEL: 'warn' };
+}
 
 const onTerminal = (args: readonly string[]) =>
   runOnTerminal(args, {
