@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runStatusJson } from '../../src/cli/json/run-status-json.js';
 import { planRun } from '../../src/planner/plan-run.js';
+import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -223,5 +224,32 @@ describe('a string Postgres cannot store', () => {
       select length(summary)::int as n from envdata.weather_hourly
       where observed_at = '2024-02-11T00:00:00Z'`.execute(fx.app.db);
     expect(rows[0]!.n).toBe(9000);
+  });
+
+  it('`retry` of a failed chunk whose answer still carries a NUL lands it done, not INTERNAL', async () => {
+    const app = fx.newApp({ ENVDATA_MAX_ATTEMPTS: '1' });
+    // The first call fails (the chunk gives up after one attempt); every answer after it carries
+    // a NUL in the first hour's species name.
+    fx.simulator.setFaults('pollen-history:error=503x1; pollen-history:nul@100%');
+    const run = await startBackfill(app, {
+      datasets: ['pollen'],
+      locations: fx.locations.filter((l) => l.name === 'Berlin'),
+      from: new Date('2024-02-15T00:00:00Z'),
+      to: new Date('2024-02-17T00:00:00Z'),
+      windowHours: 48,
+    });
+    const worker = IngestWorker.start(app, { concurrency: 1 });
+    try {
+      expect(await waitForRun(app.db, run.runId!)).toMatchObject({ status: 'failed', failed: 1 });
+    } finally {
+      await worker.close();
+    }
+    const retried = await runCliInProcess(['retry', String(run.runId), '--wait'], cliEnv());
+    fx.simulator.clearFaults();
+    expect(retried.stdout).toMatch(/done: 1\/1 chunks done, 0 failed/);
+    expect(retried.stdout).toMatch(/quarantined: 1 record\(s\), 1 hour\(s\) without rows/);
+    expect(retried.stdout).not.toMatch(/INTERNAL/);
+    // Done, with a quarantined hour: not a clean run.
+    expect(retried.code).toBe(1);
   });
 });

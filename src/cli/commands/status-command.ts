@@ -115,6 +115,7 @@ function formatRunLine(p: RunProgress): string {
     (p.failed ? `, failed: ${failures}` : '') +
     (p.quarantinedHours ? `, ${p.quarantinedHours} h quarantined` : '') +
     (p.missingHours ? `, ${p.missingHours} h missing upstream` : '') +
+    (p.unplaceableRecords ? `, ${p.unplaceableRecords} record(s) unplaceable` : '') +
     `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
   );
 }
