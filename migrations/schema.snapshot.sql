@@ -25,6 +25,7 @@
 --   2026_11_23_0019_forecast_accuracy_rollup
 --   2026_11_23_0020_pollen_type_statistics
 --   2026_11_26_0022_fence_lock_functions
+--   2026_11_26_0025_unplaceable_records
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -290,6 +291,7 @@ alter table envdata.quarantine add constraint quarantine_location_id_fkey FOREIG
 alter table envdata.quarantine add constraint quarantine_pkey PRIMARY KEY (quarantine_id);
 alter table envdata.quarantine add constraint quarantine_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
 CREATE INDEX quarantine_chunk ON envdata.quarantine USING btree (chunk_id);
+CREATE INDEX quarantine_unplaceable ON envdata.quarantine USING btree (run_id) WHERE (observed_at IS NULL);
 
 create table envdata.raw_payload (
   chunk_id bigint not null,

@@ -132,10 +132,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * Whether a finished run may exit 0: it is done, and every planned hour landed, was answered
  * "no data" or "not covered", or is recorded missing upstream because the service never sent it.
- * Hours whose records were quarantined (conflicting duplicates included) are not a success.
+ * Hours whose records were quarantined (conflicting duplicates and records the parser rejected
+ * included) are not a success, nor are records the service sent without a readable hour.
  */
 export function runSucceeded(p: RunProgress): boolean {
-  return p.status === 'done' && p.quarantinedHours === 0;
+  return p.status === 'done' && p.quarantinedHours === 0 && p.unplaceableRecords === 0;
 }
 
 /** The end-of-run summary: counts, hours that did not land by cause, failures by error code. */
@@ -147,6 +148,12 @@ export function formatRunSummary(p: RunProgress): string {
     lines.push(
       `  quarantined: ${p.recordsQuarantined} record(s), ${p.quarantinedHours} hour(s) without rows ` +
         '(invalid or conflicting records; reasons in envdata.quarantine, hours in analytics.coverage)',
+    );
+  }
+  if (p.unplaceableRecords > 0) {
+    lines.push(
+      `  unplaceable: ${p.unplaceableRecords} of them sent without a readable hour ` +
+        `(an empty record, an unreadable stamp; listed by \`envdata status ${p.runId}\`)`,
     );
   }
   if (p.missingHours > 0) {
@@ -167,7 +174,11 @@ export function formatRunSummary(p: RunProgress): string {
   if (p.errorMessage) lines.push(`  ${p.errorCode ?? 'error'}: ${p.errorMessage}`);
   if (p.failed > 0) lines.push(`  re-queue the failed chunks with \`envdata retry ${p.runId}\``);
   if (p.status === 'done' && !runSucceeded(p)) {
-    lines.push('  exit 1: hours of the plan are quarantined, not in the warehouse');
+    lines.push(
+      p.quarantinedHours > 0
+        ? '  exit 1: hours of the plan are quarantined, not in the warehouse'
+        : '  exit 1: the service sent records that could not be placed in any hour',
+    );
   }
   if (p.status === 'stopped') lines.push(`  after fixing the cause: \`envdata resume ${p.runId}\``);
   return lines.join('\n');

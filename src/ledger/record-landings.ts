@@ -4,6 +4,7 @@ import { instantsLiteral } from '../warehouse/array-literal.js';
 import { BinaryArray } from '../warehouse/binary-array.js';
 import { OID } from '../warehouse/binary-values.js';
 import { prepared } from '../warehouse/pg-client.js';
+import { storableJson, storableText } from '../warehouse/storable-json.js';
 import type { ChunkOutcome, Database, HoleCause } from '../warehouse/schema.js';
 
 /**
@@ -218,8 +219,8 @@ function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): R
       select * from unnest(${q.map(({ l }) => l.chunkId)}::bigint[],
         ${q.map(({ l }) => l.runId)}::int[], ${q.map(({ l }) => l.locationId)}::int[],
         ${q.map(({ e }) => e.source)}::text[], ${q.map(({ e }) => e.recordIndex)}::int[],
-        ${q.map(({ e }) => (e.raw === undefined ? null : JSON.stringify(e.raw)))}::jsonb[],
-        ${q.map(({ e }) => e.reason)}::text[], ${instantsLiteral(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
+        ${q.map(({ e }) => storableJson(e.raw))}::jsonb[],
+        ${q.map(({ e }) => storableText(e.reason))}::text[], ${instantsLiteral(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
     ), archived as (
       insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes,
         body_sha256, run_id, location_id, dataset, window_from, window_to)

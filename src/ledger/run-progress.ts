@@ -22,6 +22,11 @@ export interface RunProgress {
   readonly calls: number;
   /** Records set aside (invalid, conflicting duplicates). */
   readonly recordsQuarantined: number;
+  /**
+   * Records sent without a readable hour (an empty record, an unreadable stamp): quarantined,
+   * part of `recordsQuarantined`, and placed in no hour. A run with any is not clean.
+   */
+  readonly unplaceableRecords: number;
   /** Hours by cause that did not land, as the run's finished chunks recorded them. */
   readonly quarantinedHours: number;
   readonly missingHours: number;
@@ -56,6 +61,7 @@ export async function runProgress(
     rows: string;
     calls: string;
     quarantined: string;
+    unplaceable: number;
     missing: string;
     quarantined_hours: string;
     not_covered: string;
@@ -67,6 +73,8 @@ export async function runProgress(
       r.folded_chunks + c.done as done, c.failed, c.in_flight, c.refetching,
       (r.folded_rows + c.rows)::text as rows, (r.folded_calls + c.calls)::text as calls,
       (r.folded_records_quarantined + c.quarantined)::text as quarantined,
+      (select count(*)::int from envdata.quarantine q
+        where q.run_id = r.run_id and q.observed_at is null) as unplaceable,
       (r.folded_missing_hours + c.missing)::text as missing,
       (r.folded_quarantined_hours + c.quarantined_hours)::text as quarantined_hours,
       (r.folded_not_covered_hours + c.not_covered)::text as not_covered,
@@ -122,6 +130,7 @@ export async function runProgress(
     rows: Number(run.rows),
     calls: Number(run.calls),
     recordsQuarantined: Number(run.quarantined),
+    unplaceableRecords: run.unplaceable,
     quarantinedHours: Number(run.quarantined_hours),
     missingHours: Number(run.missing),
     notCoveredHours: Number(run.not_covered),

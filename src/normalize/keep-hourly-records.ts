@@ -16,8 +16,8 @@ export interface HourlyRecords<TRecord> extends NormalizeStats {
 }
 
 /**
- * The shared first step of every normalization: quarantine what the parser rejected and what
- * `validate` refuses, drop records whose hour falls outside `window`, and keep one record per
+ * The shared first step of every normalization: quarantine what the parser rejected (with its
+ * hour when its stamp is readable, so the hour counts as quarantined) and what `validate` refuses, drop records whose hour falls outside `window`, and keep one record per
  * hour. Copies of an hour that agree on every value (`valuesOf`) collapse quietly; copies that
  * disagree are all quarantined with a reason naming both values, and no record is kept for that
  * hour: a silently chosen copy would be a silently wrong value.
@@ -28,15 +28,31 @@ export function keepHourlyRecords<TRecord extends { readonly at: Date }>(
   validate: (record: TRecord) => string | undefined,
   valuesOf: (record: TRecord) => RecordValues,
 ): HourlyRecords<TRecord> {
-  const quarantined: QuarantinedRecord[] = payload.rejected.map((r) => ({
-    recordIndex: r.index,
-    raw: r.raw,
-    reason: r.reason,
-  }));
+  const quarantined: QuarantinedRecord[] = [];
   const copies = new Map<number, { record: TRecord; index: number }[]>();
   const quarantinedHours = new Set<number>();
   let outsideWindow = 0;
   let duplicateHours = 0;
+  // A rejected record with a readable stamp is placed like any record: its hour is quarantined
+  // (not missing upstream), or it is outside the window; without one it is unplaceable.
+  for (const r of payload.rejected) {
+    const hour = r.at === undefined ? undefined : hourOf(r.at).getTime();
+    if (
+      window &&
+      hour !== undefined &&
+      (hour < window.from.getTime() || hour >= window.to.getTime())
+    ) {
+      outsideWindow++;
+      continue;
+    }
+    quarantined.push({
+      recordIndex: r.index,
+      raw: r.raw,
+      reason: r.reason,
+      ...(hour !== undefined && { hour: new Date(hour) }),
+    });
+    if (hour !== undefined) quarantinedHours.add(hour);
+  }
   payload.records.forEach((record, index) => {
     const valid = !Number.isNaN(record.at.getTime());
     const problem = valid ? validate(record) : 'record has no valid timestamp';

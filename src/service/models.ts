@@ -12,6 +12,12 @@ export interface RejectedRecord {
   readonly index: number;
   readonly raw: unknown;
   readonly reason: string;
+  /**
+   * The instant the record was for, when its stamp is readable although the record is not (a
+   * wrong field, a stamp in milliseconds): its hour is then quarantined, not missing upstream.
+   * `undefined` for an unplaceable record (not an object, no stamp, an unreadable one).
+   */
+  readonly at?: Date | undefined;
 }
 
 export interface PollenSpeciesCount {

@@ -5,6 +5,7 @@ import { parsePayload } from './parse-payload.js';
 import { parseRecordInstant } from './parse-record-instant.js';
 import {
   RecordRejection,
+  checkStorableKey,
   isJsonObject,
   readCount,
   readObject,
@@ -49,7 +50,8 @@ const SPECIES_CATEGORIES: ReadonlyMap<string, PollenType> = new Map([
 /**
  * One pollen record. Throws `RecordRejection` when it does not fit: not an object, no readable
  * stamp, a count that is not a non-negative integer, a risk that is not one of the four levels,
- * a `Species` map of the wrong shape.
+ * a `Species` map of the wrong shape, text Postgres cannot store (a NUL, a species name over
+ * `MAX_KEY_BYTES`).
  */
 export function parsePollenRecord(raw: unknown): PollenRecord {
   if (!isJsonObject(raw)) throw new RecordRejection('the record is not an object');
@@ -70,6 +72,8 @@ export function parsePollenRecord(raw: unknown): PollenRecord {
       const names = readObject(value, `Species.${key}`);
       if (names === undefined) continue;
       for (const name in names) {
+        // Before the name is written into any reason: a NUL must not reach one either.
+        checkStorableKey(name, `a species name of Species.${key}`);
         const rawCount = names[name];
         // Fast path for the usual integer; the reader (and its field name) only for the rest.
         const count =
@@ -115,6 +119,7 @@ function readSpeciesRisk(raw: Record<string, unknown>): Record<string, RiskLevel
   if (map === undefined) return undefined;
   const entries: [string, RiskLevel][] = [];
   for (const [name, value] of Object.entries(map)) {
+    checkStorableKey(name, `a species name of ${field}`);
     const level = readRiskLevel(value, `${field}.${name}`);
     if (level !== undefined) entries.push([name, level]);
   }

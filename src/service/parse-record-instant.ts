@@ -1,4 +1,10 @@
-import { RecordRejection, show, toFiniteNumber, type JsonObject } from './record-fields.js';
+import {
+  RecordRejection,
+  isJsonObject,
+  show,
+  toFiniteNumber,
+  type JsonObject,
+} from './record-fields.js';
 
 /** The stamp keys a record may carry, in order of preference (upstream spec, pollen history). */
 export const INSTANT_KEYS = ['time', 'timestamp', 'updatedAt', 'createdAt'] as const;
@@ -25,11 +31,43 @@ export function parseRecordInstant(record: JsonObject): Date {
     if (ms === undefined)
       throw new RecordRejection(`${key} is not a readable instant: ${show(value)}`);
     if (ms < MIN_MS || ms >= MAX_MS) {
+      if (millisecondsMs(value) !== undefined) {
+        throw new RecordRejection(
+          `${key} is epoch milliseconds, not seconds: ${show(value)} (the unit of its other values is in doubt too)`,
+        );
+      }
       throw new RecordRejection(`${key} is outside the years 1900–2199: ${show(value)}`);
     }
     return new Date(ms);
   }
   throw new RecordRejection(`no timestamp (expected one of ${INSTANT_KEYS.join(', ')})`);
+}
+
+/**
+ * The instant of a record the parser rejected, when its stamp is readable: the record's hour is
+ * then quarantined rather than missing upstream. A stamp that is clearly epoch milliseconds (a
+ * number of seconds beyond 2199 that, read as milliseconds, falls within 1900–2199) places its
+ * record too: it says which hour the record was for, even though the record is not landed.
+ * `undefined` for a record with no readable stamp (not an object, an empty record, garbage).
+ */
+export function rejectedRecordInstant(raw: unknown): Date | undefined {
+  if (!isJsonObject(raw)) return undefined;
+  try {
+    return parseRecordInstant(raw);
+  } catch (error) {
+    if (!(error instanceof RecordRejection)) throw error;
+  }
+  const key = INSTANT_KEYS.find((k) => raw[k] !== undefined && raw[k] !== null);
+  const ms = key === undefined ? undefined : millisecondsMs(raw[key]);
+  return ms === undefined ? undefined : new Date(ms);
+}
+
+/** A numeric stamp read as epoch milliseconds, when it is one: beyond 2199 as seconds, before as milliseconds. */
+function millisecondsMs(value: unknown): number | undefined {
+  const number = toFiniteNumber(value);
+  if (number === undefined) return undefined;
+  const ms = Math.round(number);
+  return ms * 1000 >= MAX_MS && ms < MAX_MS ? ms : undefined;
 }
 
 function instantMs(value: unknown): number | undefined {

@@ -47,12 +47,43 @@ export function readCount(value: unknown, field: string): number | undefined {
   return number;
 }
 
-/** An optional string. */
+/** An optional string; one Postgres can store (no NUL, see `checkStorableText`). */
 export function readString(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string')
     throw new RecordRejection(`${field} is not a string: ${show(value)}`);
+  checkStorableText(value, field);
   return value;
+}
+
+/**
+ * Most UTF-8 bytes of a name that becomes part of a key (a species name): a btree index entry
+ * holds at most about 2,700 bytes, and a longer key would fail the whole landing. Real names are
+ * a few dozen characters (`Cypress / Juniper / Cedar`).
+ */
+export const MAX_KEY_BYTES = 1024;
+
+/**
+ * Rejects text Postgres cannot store: a NUL (U+0000) is refused by every `text` and `jsonb`
+ * value, so one in a record would fail the landing of the whole chunk.
+ */
+export function checkStorableText(text: string, field: string): void {
+  if (text.includes('\u0000')) {
+    throw new RecordRejection(
+      `${field} contains a NUL character (U+0000), which Postgres cannot store: ${show(text)}`,
+    );
+  }
+}
+
+/** Rejects a name used as a key that Postgres cannot store or index (NUL, over `MAX_KEY_BYTES`). */
+export function checkStorableKey(name: string, field: string): void {
+  checkStorableText(name, field);
+  const bytes = Buffer.byteLength(name, 'utf8');
+  if (bytes > MAX_KEY_BYTES) {
+    throw new RecordRejection(
+      `${field} is a name of ${bytes} bytes, over the ${MAX_KEY_BYTES} a key may have: ${show(name)}`,
+    );
+  }
 }
 
 /** An optional risk level: exactly `Low`, `Moderate`, `High` or `Very High`. */

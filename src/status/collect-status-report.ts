@@ -2,6 +2,7 @@ import type { Uses } from '../app/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
+import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
 import { collectStatus, type EnvdataStatus } from './collect-status.js';
 
 export interface StatusReportRequest {
@@ -21,12 +22,14 @@ export interface StatusReport {
   readonly freshness: readonly Freshness[];
   /** The failures of the run asked for, by error code. */
   readonly failedChunks: readonly FailedChunkGroup[];
+  /** The first records of the run asked for that the service sent without a readable hour. */
+  readonly unplaceableRecords: readonly UnplaceableRecord[];
 }
 
 /**
  * `envdata status [RUN]`: the health of Postgres and Redis (`collectStatus`) and, when the ledger
  * can be read, the progress of runs, the freshness of every location and, for one run, its
- * failed chunks.
+ * failed chunks and the records it could place in no hour.
  */
 export async function collectStatusReport(
   app: Uses<'config' | 'db' | 'queues'>,
@@ -34,7 +37,15 @@ export async function collectStatusReport(
 ): Promise<StatusReport> {
   const status = await collectStatus(app);
   const ledgerRead = status.postgres.ok && !status.postgres.pendingMigrations?.length;
-  if (!ledgerRead) return { status, ledgerRead, runs: [], freshness: [], failedChunks: [] };
+  if (!ledgerRead)
+    return {
+      status,
+      ledgerRead,
+      runs: [],
+      freshness: [],
+      failedChunks: [],
+      unplaceableRecords: [],
+    };
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
   const runs: RunProgress[] = [];
@@ -43,7 +54,7 @@ export async function collectStatusReport(
     if (progress) runs.push(progress);
   }
   if (runId !== undefined && runs.length === 0) {
-    return { status, ledgerRead, runs, freshness: [], failedChunks: [] };
+    return { status, ledgerRead, runs, freshness: [], failedChunks: [], unplaceableRecords: [] };
   }
   return {
     status,
@@ -51,5 +62,9 @@ export async function collectStatusReport(
     runs,
     freshness: await readFreshness(app.db, request.maxLagHours),
     failedChunks: runId === undefined ? [] : await failedChunkGroups(app.db, runId),
+    unplaceableRecords:
+      runId === undefined || runs[0]!.unplaceableRecords === 0
+        ? []
+        : await unplaceableRecords(app.db, runId),
   };
 }

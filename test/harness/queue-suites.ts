@@ -16,6 +16,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.cli.test.ts',
   'test/backfill/backfill.completeness.test.ts',
   'test/backfill/backfill.control.test.ts',
+  'test/backfill/backfill.hostile-records.test.ts',
   'test/backfill/backfill.key-echo.test.ts',
   'test/backfill/backfill.partial.test.ts',
   'test/backfill/backfill.poison.test.ts',

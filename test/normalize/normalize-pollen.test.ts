@@ -150,4 +150,29 @@ describe('normalizePollen', () => {
     expect(out.quarantined.map((q) => q.recordIndex).sort()).toEqual([1, 2]);
     for (const q of out.quarantined) expect(q.reason.length).toBeGreaterThan(5);
   });
+
+  it('places a rejected record in its hour when its stamp is readable, and in none otherwise', () => {
+    const body = JSON.stringify({
+      message: 'success',
+      data: [
+        record({ time: epoch('2024-04-01T03:00:00Z') }, { Risk: { tree_pollen: 'Extreme' } }),
+        record({ time: epoch('2024-04-01T04:00:00Z') * 1000 }),
+        {},
+        // Outside the window: counted there, like any record, not quarantined here.
+        record({ time: epoch('2024-04-03T00:00:00Z') }, { Count: { tree_pollen: 'x' } }),
+        record({ time: epoch('2024-04-01T05:00:00Z') }),
+      ],
+    });
+    const out = normalizePollen(parsePollenBody(body), window);
+    expect(out.quarantined.map((q) => [q.recordIndex, q.hour?.toISOString()])).toEqual([
+      [0, '2024-04-01T03:00:00.000Z'],
+      [1, '2024-04-01T04:00:00.000Z'],
+      [2, undefined],
+    ]);
+    expect([...out.quarantinedHours]).toEqual([
+      Date.parse('2024-04-01T03:00:00Z'),
+      Date.parse('2024-04-01T04:00:00Z'),
+    ]);
+    expect(out.outsideWindow).toBe(1);
+  });
 });

@@ -173,7 +173,7 @@ describe('parsePollenBody', () => {
       [3, expect.stringMatching(/Count\.grass_pollen is not a number.*lots/)],
       [4, expect.stringMatching(/Count\.grass_pollen is not a non-negative integer count/)],
       [5, 'the record is not an object'],
-      [6, expect.stringMatching(/time is outside the years/)],
+      [6, expect.stringMatching(/time is epoch milliseconds, not seconds/)],
       [7, expect.stringMatching(/Risk\.grass_pollen is not a risk level.*"low"/)],
       [8, expect.stringMatching(/Species\.Tree\.Oak is not a non-negative integer count/)],
       [9, expect.stringMatching(/Species\.Others is not a number/)],
@@ -182,6 +182,41 @@ describe('parsePollenBody', () => {
     ]);
     const raw = JSON.parse(readFixture('pollen-rejects.json')) as { data: unknown[] };
     expect(payload.rejected[0]?.raw).toEqual(raw.data[1]);
+    // A readable stamp places the record in its hour (milliseconds too); none leaves it unplaced.
+    const at = payload.rejected.map((r) => r.at?.toISOString());
+    expect(at).toEqual([
+      ...Array(1).fill('2024-11-01T00:00:00.000Z'),
+      undefined,
+      ...Array(2).fill('2024-11-01T00:00:00.000Z'),
+      undefined,
+      ...Array(4).fill('2024-11-01T00:00:00.000Z'),
+      undefined,
+      '2024-11-01T01:00:00.000Z',
+    ]);
+  });
+
+  it('rejects a species name Postgres cannot store: a NUL, or over 1,024 bytes', () => {
+    const record = (name: string) => ({
+      time: 1730419200,
+      Species: { Tree: { [name]: 1 } },
+    });
+    const payload = parsePollenBody(
+      JSON.stringify({
+        message: 'success',
+        data: [record('Oak\u0000'), record('O'.repeat(1025)), record('O'.repeat(1024))],
+      }),
+    );
+    expect(payload.records).toHaveLength(1);
+    expect(payload.rejected.map((r) => r.reason)).toEqual([
+      expect.stringMatching(
+        /^a species name of Species\.Tree contains a NUL character \(U\+0000\)/,
+      ),
+      expect.stringMatching(
+        /^a species name of Species\.Tree is a name of 1025 bytes, over the 1024/,
+      ),
+    ]);
+    // The reason never carries the NUL itself.
+    expect(payload.rejected[0]!.reason).not.toContain('\u0000');
   });
 
   it('treats a missing count, risk or species entry as absent, never zero', () => {

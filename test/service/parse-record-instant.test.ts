@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecordInstant } from '../../src/service/parse-record-instant.js';
+import {
+  parseRecordInstant,
+  rejectedRecordInstant,
+} from '../../src/service/parse-record-instant.js';
 
 const iso = (record: Record<string, unknown>) => parseRecordInstant(record).toISOString();
 
@@ -35,12 +38,26 @@ describe('parseRecordInstant', () => {
     [{}, /no timestamp/],
     [{ time: 'soon' }, /time is not a readable instant/],
     [{ time: true }, /time is not a readable instant/],
-    [{ time: 1_657_000_000_000 }, /outside the years/],
+    [{ time: 1_657_000_000_000 }, /time is epoch milliseconds, not seconds/],
+    [{ time: 1e15 }, /outside the years/],
     [{ timestamp: '2024-02-30T00:00:00Z' }, /timestamp is not a readable instant/],
     [{ timestamp: '2024-11-10T25:00:00Z' }, /timestamp is not a readable instant/],
     [{ updatedAt: 'Sun, 10 Nov 2024 21:00:00 GMT' }, /updatedAt is not a readable instant/],
   ])('rejects %j', (record, reason) => {
     expect(() => parseRecordInstant(record)).toThrow(reason);
+  });
+
+  it.each([
+    [{ time: 1_657_000_000, Count: 'x' }, '2022-07-05T05:46:40.000Z'],
+    [{ time: 1_657_000_000_000 }, '2022-07-05T05:46:40.000Z'],
+    [{ time: '1657000000000' }, '2022-07-05T05:46:40.000Z'],
+    [{ timestamp: '2024-11-10T21:00:00Z', Risk: 7 }, '2024-11-10T21:00:00.000Z'],
+    [{}, undefined],
+    [{ time: 1e15 }, undefined],
+    [{ time: 'soon', updatedAt: '2024-11-10T21:00:00Z' }, undefined],
+    ['not a record', undefined],
+  ])('places the rejected record %j at %s', (record, at) => {
+    expect(rejectedRecordInstant(record)?.toISOString()).toBe(at);
   });
 
   it('does not fall through to a later key when the preferred one is unreadable', () => {

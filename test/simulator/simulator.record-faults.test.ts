@@ -336,3 +336,59 @@ describe('record fault specs', () => {
     expect(res.json<{ message: string }>().message).toContain(problem);
   });
 });
+
+describe('hostile records: the first N records rewritten as the contract does not allow', () => {
+  /** What the client's parser made of the first two records (the rest stay valid). */
+  async function rejectedOf(kind: string, which: (typeof DATASETS)[number]) {
+    sim().setFaults(`history:${kind}=2x1`);
+    const payload = which.parse(await client.get(which.path));
+    expect(payload.records).toHaveLength(WINDOW_HOURS - 2);
+    return payload.rejected.map((r) => ({ index: r.index, reason: r.reason, at: r.at }));
+  }
+  const placed = (i: number) => new Date((FROM_S + i * 3600) * 1000);
+
+  it.each([
+    ['nul', 'pollen', /a species name of Species\.Tree contains a NUL character/],
+    ['nul', 'weather', /summary contains a NUL character/],
+    ['nulvalue', 'pollen', /Risk\.tree_pollen is not a risk level .*\\u0000/],
+    ['nulvalue', 'weather', /temperature is not a number: "2\\u00001"/],
+    ['long', 'pollen', /a species name of Species\.Tree is a name of 9000 bytes, over the 1024/],
+    ['wrongtype', 'pollen', /Count\.tree_pollen is not a number: \[8\]/],
+    ['wrongtype', 'weather', /temperature is not a number: true/],
+    ['badrisk', 'pollen', /Risk\.tree_pollen is not a risk level .*"Extreme"/],
+    ['millis', 'pollen', /time is epoch milliseconds, not seconds/],
+    ['millis', 'weather', /time is epoch milliseconds, not seconds/],
+  ])('%s on %s: rejected with the reason, placed in its hour', async (kind, dataset, reason) => {
+    const rejected = await rejectedOf(kind, dataset === 'pollen' ? POLLEN : WEATHER);
+    expect(rejected).toEqual([
+      { index: 0, reason: expect.stringMatching(reason), at: placed(0) },
+      { index: 1, reason: expect.stringMatching(reason), at: placed(1) },
+    ]);
+  });
+
+  it('blank: an empty record, rejected and placed in no hour', async () => {
+    for (const which of [POLLEN, WEATHER]) {
+      expect(await rejectedOf('blank', which)).toEqual([
+        { index: 0, reason: expect.stringMatching(/^no timestamp/), at: undefined },
+        { index: 1, reason: expect.stringMatching(/^no timestamp/), at: undefined },
+      ]);
+    }
+  });
+
+  it('long on weather: a 9,000-character summary is storable, and kept as sent', async () => {
+    sim().setFaults('weather-history:long x1');
+    const payload = WEATHER.parse(await client.get(WEATHER.path));
+    expect(payload.rejected).toEqual([]);
+    expect(payload.records[0]!.summary).toHaveLength(9000);
+    expect(payload.records[1]!.summary!.length).toBeLessThan(100);
+  });
+
+  it('badrisk matches only pollen history, and a selector naming only weather is refused', async () => {
+    sim().setFaults('history:badrisk@100%');
+    expect(hoursOf(WEATHER.parse(await client.get(WEATHER.path)))).toHaveLength(WINDOW_HOURS);
+    expect(POLLEN.parse(await client.get(POLLEN.path)).rejected).toHaveLength(1);
+    expect(parseFaultSpec('weather-history:badrisk x1').problems).toEqual([
+      expect.stringContaining('badrisk applies to pollen history endpoints only'),
+    ]);
+  });
+});

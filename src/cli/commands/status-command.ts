@@ -8,6 +8,7 @@ import { databaseNameOf } from '../../warehouse/database-url.js';
 import type { CommandContext } from '../command-context.js';
 import { createPaint, type Paint } from '../create-paint.js';
 import { formatFailedChunks } from '../format-failed-chunks.js';
+import { formatUnplaceableRecords } from '../format-unplaceable-records.js';
 import { formatFreshnessTable, freshnessByLocation } from '../format-freshness-table.js';
 import { printJsonDocument } from '../json/print-json-document.js';
 import { toRunStatusJson } from '../json/run-status-json.js';
@@ -55,6 +56,9 @@ export function registerStatusCommand(program: Command, context: CommandContext)
         if (run !== undefined) {
           for (const p of runs) context.print(formatRunSummary(p));
           if (failedChunks.length > 0) context.print(formatFailedChunks(failedChunks, runId!));
+          if (report.unplaceableRecords.length > 0) {
+            context.print(formatUnplaceableRecords(report.unplaceableRecords, runs[0]!));
+          }
         } else if (runs.length > 0) {
           context.print('');
           context.print('recent runs:');
@@ -111,6 +115,7 @@ function formatRunLine(p: RunProgress): string {
     (p.failed ? `, failed: ${failures}` : '') +
     (p.quarantinedHours ? `, ${p.quarantinedHours} h quarantined` : '') +
     (p.missingHours ? `, ${p.missingHours} h missing upstream` : '') +
+    (p.unplaceableRecords ? `, ${p.unplaceableRecords} record(s) unplaceable` : '') +
     `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
   );
 }

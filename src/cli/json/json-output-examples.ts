@@ -42,6 +42,7 @@ const failedRun: RunJson = {
   rows: 2592,
   calls: 9,
   recordsQuarantined: 0,
+  recordsUnplaceable: 0,
   hours: { quarantined: 0, missingUpstream: 0, notCovered: 0, noData: 0 },
   failuresByCode: { SERVER_ERROR: 1 },
 };
@@ -118,6 +119,7 @@ export const RUN_STATUS_EXAMPLE: RunStatusJson = {
       ],
     },
   ],
+  unplaceableRecords: [],
 };
 
 /** `envdata locations list --json`. */

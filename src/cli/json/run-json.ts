@@ -56,6 +56,9 @@ export const runJson = z.object({
   rows: count.describe('fact rows landed'),
   calls: count.describe('API calls made'),
   recordsQuarantined: count.describe('records set aside (invalid, conflicting duplicates)'),
+  recordsUnplaceable: count.describe(
+    'of `recordsQuarantined`, those sent without a readable hour (an empty record, an unreadable stamp); a run with any does not succeed',
+  ),
   hours: z
     .object({
       quarantined: count.describe('hours quarantined: no row landed for them'),
@@ -94,6 +97,7 @@ export function toRunJson(p: RunProgress): RunJson {
     rows: p.rows,
     calls: p.calls,
     recordsQuarantined: p.recordsQuarantined,
+    recordsUnplaceable: p.unplaceableRecords,
     hours: {
       quarantined: p.quarantinedHours,
       missingUpstream: p.missingHours,

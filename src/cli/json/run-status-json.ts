@@ -41,11 +41,26 @@ export const runStatusJson = jsonDocument('run-status', {
     .describe(
       'the run’s failed chunks grouped by code and message, largest group first; `envdata retry RUN` queues them again',
     ),
+  unplaceableRecords: z
+    .array(
+      z.object({
+        quarantineId: count.describe('its row in `envdata.quarantine` (the record’s copy)'),
+        chunkId: count.nullable().describe('the chunk whose answer carried it'),
+        locationId: count.nullable().describe('its location’s id'),
+        location: z.string().nullable().describe('its location’s name'),
+        source: z.string().describe('what answered it: `pollen_history` or `weather_history`'),
+        recordIndex: count.describe('its position in the answer’s records'),
+        reason: z.string().describe('why it was set aside'),
+      }),
+    )
+    .describe(
+      'the first ten records the service sent without a readable hour (`run.recordsUnplaceable` counts them all); `[]` when none',
+    ),
 });
 
 export type RunStatusJson = z.infer<typeof runStatusJson>;
 
-/** `envdata status RUN` as JSON: health, the run and its failed chunks. */
+/** `envdata status RUN` as JSON: health, the run, its failed chunks and unplaceable records. */
 export function toRunStatusJson(report: StatusReport, generatedAt: Date): RunStatusJson {
   const run = report.runs[0];
   return {
@@ -69,5 +84,6 @@ export function toRunStatusJson(report: StatusReport, generatedAt: Date): RunSta
         attempts: c.attempts,
       })),
     })),
+    unplaceableRecords: report.unplaceableRecords.map((r) => ({ ...r })),
   };
 }

@@ -3,7 +3,7 @@ import type { RecordFaultKind } from './fault-settings.js';
 /** A record fault drawn for one request: its kind and how many hours it touches. */
 export interface RecordFault {
   readonly kind: RecordFaultKind;
-  /** Hours for `short`, `conflict`, `duplicate`; ignored by `empty`. */
+  /** Hours for `short`, `conflict`, `duplicate` and the hostile kinds; ignored by `empty`. */
   readonly hours: number;
 }
 
@@ -32,5 +32,8 @@ export function applyRecordFault<T>(
       return [...records, ...records.slice(0, fault.hours).map(conflicting)];
     case 'duplicate':
       return [...records, ...records.slice(0, fault.hours)];
+    default:
+      // Hostile kinds rewrite rendered records (`makeRecordsHostile`), not which hours there are.
+      return [...records];
   }
 }

@@ -1,8 +1,4 @@
-import {
-  endpointMatches,
-  isHistoryEndpoint,
-  type SimulatorEndpoint,
-} from '../simulator-endpoints.js';
+import { endpointMatches, type SimulatorEndpoint } from '../simulator-endpoints.js';
 import { unit3 } from '../data/deterministic-hash.js';
 import {
   DEFAULT_FAULT_HOURS,
@@ -14,6 +10,7 @@ import {
   type FaultScript,
   type FaultSettings,
 } from './fault-settings.js';
+import { recordFaultApplies } from './record-fault-applies.js';
 
 /** The fault to inject into one request (none when `kind` is undefined), plus added latency. */
 export interface FaultDecision {
@@ -21,7 +18,7 @@ export interface FaultDecision {
   /** Status for status-bearing kinds; 200 for record faults. */
   readonly status: number;
   readonly latencyMs: number;
-  /** Hours for record faults (`short`, `conflict`, `duplicate`); 0 for other kinds. */
+  /** Hours for record faults (`short`, `conflict`, `duplicate`, hostile ones); 0 for other kinds. */
   readonly hours: number;
 }
 
@@ -45,8 +42,9 @@ const NO_FAULT: FaultDecision = Object.freeze({
  * draws from its own seeded sequence (`seed`, rule position, how many requests it has seen), so
  * the same requests in the same order meet the same faults in every run. Latency adds up; of
  * the other kinds the first one drawn wins. Record faults (`short`, `empty`, `conflict`,
- * `duplicate`) match only the history endpoints among those their selector names: other requests
- * neither spend their scripts nor draw from their rules.
+ * `duplicate`, the hostile ones) match only the history endpoints among those their selector
+ * names (`badrisk` only the pollen ones): other requests neither spend their scripts nor draw
+ * from their rules.
  */
 export class FaultInjector {
   #rules: readonly FaultRule[] = [];
@@ -118,6 +116,6 @@ export class FaultInjector {
 function faultMatches(endpoint: SimulatorEndpoint, fault: FaultRule | FaultScript): boolean {
   return (
     endpointMatches(endpoint, fault.endpoint) &&
-    (!isRecordFaultKind(fault.kind) || isHistoryEndpoint(endpoint))
+    (!isRecordFaultKind(fault.kind) || recordFaultApplies(endpoint, fault.kind))
   );
 }

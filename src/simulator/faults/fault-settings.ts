@@ -1,8 +1,37 @@
 /**
+ * Record faults that make records hostile rather than change which hours an answer carries:
+ * each of the first `hours` records of the answer is rewritten (see `FAULT_KINDS`).
+ */
+export const HOSTILE_RECORD_KINDS = [
+  'nul',
+  'nulvalue',
+  'long',
+  'wrongtype',
+  'badrisk',
+  'millis',
+  'blank',
+] as const;
+export type HostileRecordKind = (typeof HOSTILE_RECORD_KINDS)[number];
+
+/** Whether a record fault kind is one of `HOSTILE_RECORD_KINDS`. */
+export function isHostileRecordKind(kind: string): kind is HostileRecordKind {
+  return (HOSTILE_RECORD_KINDS as readonly string[]).includes(kind);
+}
+
+/** Record fault kinds that apply to pollen history only (weather records have no risk). */
+export const POLLEN_ONLY_RECORD_KINDS: readonly RecordFaultKind[] = ['badrisk'];
+
+/**
  * The fault kinds that change which records a 200 success answer carries (see `FAULT_KINDS`).
  * They apply to history endpoints only.
  */
-export const RECORD_FAULT_KINDS = ['short', 'empty', 'conflict', 'duplicate'] as const;
+export const RECORD_FAULT_KINDS = [
+  'short',
+  'empty',
+  'conflict',
+  'duplicate',
+  ...HOSTILE_RECORD_KINDS,
+] as const;
 export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
 
 /**
@@ -35,11 +64,28 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  *   field are those of the original hour, so each copy is a valid record.
  * - `duplicate`: each of the first `hours` records is repeated, identical, at the end.
  *
+ * Hostile record faults rewrite each of the first `hours` records of the answer (its other
+ * records are as usual), as a service that sends what its contract does not allow:
+ *
+ * - `nul`: a NUL (U+0000) in a string that would be stored: pollen, the first tree species' name
+ *   (a tree species `Oak` is added to a record without species); weather, `summary`.
+ * - `nulvalue`: a NUL in a value the parser refuses: pollen `Risk.tree_pollen` `"Lo\u0000w"`;
+ *   weather `temperature` `"2\u00001"`.
+ * - `long`: a 9,000-character string: pollen, the first tree species' name (too long for a key);
+ *   weather, `summary` (storable as sent).
+ * - `wrongtype`: a value of the wrong type: pollen `Count.tree_pollen` `[8]`; weather
+ *   `temperature` `true`.
+ * - `badrisk`: pollen only, `Risk.tree_pollen` `"Extreme"` (not one of the four levels).
+ * - `millis`: the stamp in epoch milliseconds (`time` × 1000; an ISO `timestamp` becomes such a
+ *   `time`).
+ * - `blank`: an empty record, `{}`.
+ *
  * Record faults apply to the history endpoints only (`pollen-history-by-lat-lng`,
  * `pollen-history-by-place`, `weather-history`): a selector that names none of them is refused
  * when the faults are set, and a broader selector (`all`, `pollen`) matches only its history
- * endpoints, so a script is not spent on other requests. They leave answers that are not a
- * success with records as they are ("Data not available!", 4xx).
+ * endpoints, so a script is not spent on other requests (`badrisk`: its pollen history
+ * endpoints). They leave answers that are not a success with records as they are ("Data not
+ * available!", 4xx).
  */
 export const FAULT_KINDS = [
   'error',
@@ -66,7 +112,7 @@ interface FaultShape {
   readonly status?: number;
   /** Delay for `latency`. */
   readonly latencyMs?: number;
-  /** Hours for `short`, `conflict`, `duplicate` (1–10000, default 1). */
+  /** Hours (records) for record faults but `empty` (1–10000, default 1). */
   readonly hours?: number;
 }
 
@@ -102,6 +148,13 @@ export const DEFAULT_FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   empty: 200,
   conflict: 200,
   duplicate: 200,
+  nul: 200,
+  nulvalue: 200,
+  long: 200,
+  wrongtype: 200,
+  badrisk: 200,
+  millis: 200,
+  blank: 200,
 };
 
 /** Default delay of a `latency` fault. */

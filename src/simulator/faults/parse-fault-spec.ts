@@ -8,6 +8,7 @@ import {
   type FaultScript,
   type FaultSettings,
 } from './fault-settings.js';
+import { recordFaultApplies } from './record-fault-applies.js';
 
 /** A parsed fault spec and what was wrong with it (empty when valid). */
 export interface ParsedFaultSpec {
@@ -28,8 +29,10 @@ const ENTRY =
  *           | forecast | pollen-history | … (see SIMULATOR_ENDPOINTS tags)
  * kind      = error | text | hang | reset | malformed | truncated | latency
  *           | short | empty | conflict | duplicate     (record faults: history endpoints only)
+ *           | nul | nulvalue | long | wrongtype | badrisk | millis | blank
+ *                                                  (hostile records; badrisk: pollen history only)
  * N         = HTTP status (error, text, malformed, truncated), milliseconds (latency) or
- *             hours 1–10000 (short, conflict, duplicate; default 1); hang, reset, empty take none
+ *             hours 1–10000 (record faults but empty; default 1); hang, reset, empty take none
  * rate      = a probability 0–1, or a percentage with "%"   → a rule, every matching request
  * count     = a whole number                                 → a script, the next N requests
  * ```
@@ -110,6 +113,13 @@ export function checkFaultShape(
   if (isRecordFaultKind(faultKind)) {
     if (!SIMULATOR_ENDPOINTS.some((e) => endpointMatches(e, endpoint) && isHistoryEndpoint(e))) {
       return `${kind} applies to history endpoints only, and selector "${endpoint}" names none (use history, pollen-history, weather-history, an endpoint id or path)`;
+    }
+    if (
+      !SIMULATOR_ENDPOINTS.some(
+        (e) => endpointMatches(e, endpoint) && recordFaultApplies(e, faultKind),
+      )
+    ) {
+      return `${kind} applies to pollen history endpoints only, and selector "${endpoint}" names none (use history, pollen-history, an endpoint id or path)`;
     }
     if (param === undefined) return { endpoint, kind: faultKind };
     if (faultKind === 'empty') return 'empty takes no parameter (e.g. history:empty x1)';

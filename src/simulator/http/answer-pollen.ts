@@ -10,6 +10,8 @@ import {
 import { generatePollenHour } from '../data/generate-pollen-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
 import { conflictingPollenHour } from '../faults/conflicting-pollen-hour.js';
+import { isHostileRecordKind } from '../faults/fault-settings.js';
+import { makeRecordsHostile } from '../faults/make-records-hostile.js';
 import { pollenSiteOf } from '../data/pollen-site.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { unit3 } from '../data/deterministic-hash.js';
@@ -73,9 +75,11 @@ export function answerPollen(ctx: RequestContext): Answer {
   if (stamp === 'history' && ctx.recordFault !== undefined) {
     generated = applyRecordFault(generated, ctx.recordFault, conflictingPollenHour);
   }
-  const records = generated.map((hour) =>
-    renderPollenRecord(site, hour, stamp, shapes, speciesRisk),
-  );
+  let records = generated.map((hour) => renderPollenRecord(site, hour, stamp, shapes, speciesRisk));
+  const fault = ctx.recordFault;
+  if (stamp === 'history' && fault !== undefined && isHostileRecordKind(fault.kind)) {
+    records = makeRecordsHostile(records, fault.kind, fault.hours, 'pollen');
+  }
   return { status: 200, body: renderPollenBody(site.lat, site.lng, records, shapes) };
 }
 

@@ -2,6 +2,8 @@ import { historyHours, WEATHER_FORECAST_HOURS, WEATHER_HISTORY_START_S } from '.
 import { generateWeatherHour, type WeatherHour } from '../data/generate-weather-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
 import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
+import { isHostileRecordKind } from '../faults/fault-settings.js';
+import { makeRecordsHostile } from '../faults/make-records-hostile.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { weatherClimateOf } from '../data/weather-climate.js';
 import { DATA_NOT_AVAILABLE_BODY, RANGE_TOO_LONG_MESSAGE } from '../render/response-text.js';
@@ -59,6 +61,10 @@ export function answerWeather(ctx: RequestContext): Answer {
   if (ctx.recordFault !== undefined) {
     hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour);
   }
-  const records = hours.map((hour) => renderWeatherRecord(hour, units, shapes));
+  let records = hours.map((hour) => renderWeatherRecord(hour, units, shapes));
+  const fault = ctx.recordFault;
+  if (fault !== undefined && isHostileRecordKind(fault.kind)) {
+    records = makeRecordsHostile(records, fault.kind, fault.hours, 'weather');
+  }
   return { status: 200, body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes) };
 }
