@@ -77,6 +77,10 @@ describe('"Data not available!"', () => {
       covered: '{}',
       no_data: range(from, to),
     });
+    const summary = await runCliInProcess(['status', String(first.runId)], fx.cliEnv());
+    expect(summary.stdout).toMatch(
+      /no data \("Data not available!"\): 96 hour\(s\) .*asks again after ENVDATA_NO_DATA_RECHECK/,
+    );
 
     // Within the recheck period a backfill over the range asks for nothing.
     expect((await plan(from, to, { dryRun: true })).estimate.calls).toBe(0);
