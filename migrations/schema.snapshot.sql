@@ -25,6 +25,7 @@
 --   2026_11_23_0019_forecast_accuracy_rollup
 --   2026_11_23_0020_pollen_type_statistics
 --   2026_11_26_0022_fence_lock_functions
+--   2026_11_26_0024_no_data_recheck
 --   2026_11_26_0025_unplaceable_records
 
 create schema analytics;
@@ -130,7 +131,7 @@ create table envdata.coverage_hole (
   run_id integer,
   checked_at timestamp with time zone not null default now()
 );
-alter table envdata.coverage_hole add constraint coverage_hole_cause_check CHECK (cause = ANY (ARRAY['missing_upstream'::text, 'quarantined'::text, 'not_covered'::text]));
+alter table envdata.coverage_hole add constraint coverage_hole_cause_check CHECK (cause = ANY (ARRAY['missing_upstream'::text, 'quarantined'::text, 'not_covered'::text, 'no_data'::text]));
 alter table envdata.coverage_hole add constraint coverage_hole_hours_check CHECK (NOT isempty(hours));
 alter table envdata.coverage_hole add constraint coverage_hole_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.coverage_hole add constraint coverage_hole_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
@@ -489,16 +490,21 @@ create view analytics.coverage as
     lower(c.landed) AS first_hour,
     upper(c.landed) - '01:00:00'::interval AS last_ingested_hour,
     c.landed AS covered_ranges,
-    tstzmultirange(tstzrange(lower(c.landed), upper(c.landed))) - c.landed AS gaps,
+        CASE
+            WHEN isempty(c.landed) THEN '{}'::tstzmultirange
+            ELSE tstzmultirange(tstzrange(lower(c.landed), upper(c.landed))) - c.landed
+        END AS gaps,
     COALESCE(h.missing_upstream, '{}'::tstzmultirange) - c.landed AS missing_upstream_ranges,
     COALESCE(h.quarantined, '{}'::tstzmultirange) - c.landed AS quarantined_ranges,
     COALESCE(h.not_covered, '{}'::tstzmultirange) - c.landed AS not_covered_ranges,
-    c.no_data - c.landed AS no_data_ranges
+    COALESCE(h.no_data, '{}'::tstzmultirange) - c.landed AS no_data_ranges,
+    isempty(c.landed) AND NOT isempty(COALESCE(h.no_data, '{}'::tstzmultirange) + COALESCE(h.not_covered, '{}'::tstzmultirange)) AS known_empty
    FROM envdata.coverage c
      JOIN envdata.location l USING (location_id)
      LEFT JOIN LATERAL ( SELECT range_agg(x.hours) FILTER (WHERE x.cause = 'missing_upstream'::text) AS missing_upstream,
             range_agg(x.hours) FILTER (WHERE x.cause = 'quarantined'::text) AS quarantined,
-            range_agg(x.hours) FILTER (WHERE x.cause = 'not_covered'::text) AS not_covered
+            range_agg(x.hours) FILTER (WHERE x.cause = 'not_covered'::text) AS not_covered,
+            range_agg(x.hours) FILTER (WHERE x.cause = 'no_data'::text) AS no_data
            FROM envdata.coverage_hole x
           WHERE x.location_id = c.location_id AND x.dataset = c.dataset) h ON true;
 grant SELECT on table analytics.coverage to envdata_bi;

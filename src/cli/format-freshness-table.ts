@@ -50,7 +50,10 @@ export function freshnessByLocation(freshness: readonly Freshness[]): LocationFr
  * state  location  pollen last hour  lag    weather last hour  lag
  * STALE  Brisbane  never             —      2024-06-30 11:00   1 h
  * ok     Berlin    2024-06-30 11:00  1 h    2024-06-30 11:00   1 h
+ * ok     São Paulo known empty       1 h    2024-06-30 11:00   1 h
  * ```
+ *
+ * A known-empty dataset (`Freshness.knownEmpty`) shows its lag since the last "no data" answer.
  *
  * `paint` colours what is stale red and what is fresh green (identity when not on a terminal).
  */
@@ -66,7 +69,7 @@ export function formatFreshnessTable(
       const f = row.datasets[dataset];
       const stale = f?.stale ?? false;
       return [
-        { text: f?.lastHour ? formatHour(f.lastHour) : 'never', stale },
+        { text: lastHourText(f), stale },
         { text: f?.lagHours == null ? '—' : formatDuration(f.lagHours * 3_600_000), stale },
       ];
     }),
@@ -90,6 +93,12 @@ export function formatFreshnessTable(
       ),
     ),
   ];
+}
+
+/** A known-empty pair says so: the service answered "no data" for every hour asked. */
+function lastHourText(f: Freshness | undefined): string {
+  if (f?.knownEmpty) return 'known empty';
+  return f?.lastHour ? formatHour(f.lastHour) : 'never';
 }
 
 function formatHour(hour: Date): string {

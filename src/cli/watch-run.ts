@@ -166,7 +166,12 @@ export function formatRunSummary(p: RunProgress): string {
   if (p.notCoveredHours > 0) {
     lines.push(`  not covered by the service (404): ${p.notCoveredHours} hour(s)`);
   }
-  if (p.noDataHours > 0) lines.push(`  no data ("Data not available!"): ${p.noDataHours} hour(s)`);
+  if (p.noDataHours > 0) {
+    lines.push(
+      `  no data ("Data not available!"): ${p.noDataHours} hour(s) ` +
+        '(analytics.coverage.no_data_ranges; a later backfill asks again after ENVDATA_NO_DATA_RECHECK)',
+    );
+  }
   for (const [code, n] of Object.entries(p.failures).sort((a, b) => b[1] - a[1])) {
     lines.push(`  ${code}: ${n} chunk(s) failed`);
   }

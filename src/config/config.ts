@@ -83,6 +83,8 @@ export interface Config {
     readonly refetchDelayMs: number;
     /** Holes are asked for again after this long (ENVDATA_MISSING_RECHECK). */
     readonly recheckMs: number;
+    /** "No data" hours are asked for again after this long; 0 never (ENVDATA_NO_DATA_RECHECK). */
+    readonly noDataRecheckMs: number;
   };
   readonly sync: {
     /** Cron pattern of the nightly sync, UTC (ENVDATA_SYNC_CRON). */

@@ -161,6 +161,13 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 0, max: 24 * 366, unit: 'h' },
   },
   {
+    name: 'ENVDATA_NO_DATA_RECHECK',
+    default: '30d',
+    description:
+      'Hours the service answered "Data not available!" are asked for again by a later backfill (or a sync over them) at most this often; 0 never asks them again (`backfill --recheck-no-data` still does).',
+    range: { min: 0, max: 24 * 3660, unit: 'h' },
+  },
+  {
     name: 'ENVDATA_CHUNK_RETENTION',
     default: '1h',
     description:

@@ -114,6 +114,7 @@ const schema = z.object({
   ENVDATA_REFETCH_ATTEMPTS: wholeNumber('ENVDATA_REFETCH_ATTEMPTS'),
   ENVDATA_REFETCH_DELAY_MS: wholeNumber('ENVDATA_REFETCH_DELAY_MS'),
   ENVDATA_MISSING_RECHECK: hours('ENVDATA_MISSING_RECHECK'),
+  ENVDATA_NO_DATA_RECHECK: hours('ENVDATA_NO_DATA_RECHECK'),
   ENVDATA_CHUNK_RETENTION: hours('ENVDATA_CHUNK_RETENTION'),
   ENVDATA_ARCHIVE_RAW: booleanSchema,
   ENVDATA_SYNC_CRON: cronSchema,
@@ -215,6 +216,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       refetchAttempts: e.ENVDATA_REFETCH_ATTEMPTS,
       refetchDelayMs: e.ENVDATA_REFETCH_DELAY_MS,
       recheckMs: e.ENVDATA_MISSING_RECHECK * HOUR_MS,
+      noDataRecheckMs: e.ENVDATA_NO_DATA_RECHECK * HOUR_MS,
     },
     sync: {
       cron: e.ENVDATA_SYNC_CRON,

@@ -13,6 +13,7 @@ export function createFeeder(app: Uses<'config' | 'db' | 'logger' | 'queues'>): 
       maxQueued: app.config.worker.maxQueuedJobs,
       retry: app.config.worker,
       recheckMs: app.config.ingest.recheckMs,
+      noDataRecheckMs: app.config.ingest.noDataRecheckMs,
       chunkRetentionMs: app.config.worker.chunkRetentionMs,
       windowScope: historyWindowScope(app.config),
     },

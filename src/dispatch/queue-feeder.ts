@@ -22,6 +22,8 @@ export interface QueueFeederOptions {
   readonly retry: JobRetry;
   /** Holes asked about less than this long ago are not fetched again (ENVDATA_MISSING_RECHECK). */
   readonly recheckMs: number;
+  /** "No data" hours answered less than this long ago are not fetched again; 0 never (ENVDATA_NO_DATA_RECHECK). */
+  readonly noDataRecheckMs?: number;
   /** Finished chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
   readonly chunkRetentionMs: number;
   /** The key and address whose learned window sizes the chunks of auto-window runs. */
@@ -100,6 +102,9 @@ export class QueueFeeder {
     return materializeChunks(this.db, limit, {
       urgentOnly,
       recheckMs: this.options.recheckMs,
+      ...(this.options.noDataRecheckMs !== undefined && {
+        noDataRecheckMs: this.options.noDataRecheckMs,
+      }),
       ...(this.options.windowScope && { windowScope: this.options.windowScope }),
       onUnfed: (run: UnfedRun) =>
         this.logger.error({ runId: run.runId }, `run ${run.runId} failed: ${run.reason}`),

@@ -18,18 +18,36 @@ export interface GapRequest {
   readonly to: Date;
   /** Hours missing upstream, quarantined or not covered are asked again after this long. */
   readonly recheckMs: number;
+  /** Hours answered "no data": see `NoDataRecheck`. Default 0: never asked again. */
+  readonly noDataRecheckMs?: NoDataRecheck;
   readonly now?: Date;
 }
 
 /**
- * The hours of a location and dataset that planning leaves alone: those that landed, those the
- * service answered "no data", and holes asked about less than `recheck` ago.
+ * When hours answered "Data not available!" are asked again: after this many milliseconds since
+ * the answer (ENVDATA_NO_DATA_RECHECK), never with 0, or at once with `'force'`
+ * (`backfill --recheck-no-data`).
  */
-export function settledHours(recheckMs: number) {
-  return sql`(coalesce(c.landed, '{}') + coalesce(c.no_data, '{}') + coalesce((
+export type NoDataRecheck = number | 'force';
+
+/**
+ * The hours of a location and dataset that planning leaves alone: those that landed, holes asked
+ * about less than `recheckMs` ago, and hours whose latest answer was "no data" less than
+ * `noDataRecheck` ago (all of them with 0, none with `'force'`). "No data" is kept as holes of
+ * cause `no_data` with the time of the answer, so each range is asked again on its own clock.
+ */
+export function settledHours(recheckMs: number, noDataRecheck: NoDataRecheck = 0) {
+  const noData =
+    noDataRecheck === 'force'
+      ? sql`false`
+      : noDataRecheck === 0
+        ? sql`true`
+        : sql`h.checked_at > now() - ${noDataRecheck} * interval '1 millisecond'`;
+  return sql`(coalesce(c.landed, '{}') + coalesce((
       select range_agg(h.hours) from envdata.coverage_hole h
       where h.location_id = c.location_id and h.dataset = c.dataset
-        and h.checked_at > now() - ${recheckMs} * interval '1 millisecond'), '{}'))`;
+        and case when h.cause = 'no_data' then ${noData}
+          else h.checked_at > now() - ${recheckMs} * interval '1 millisecond' end), '{}'))`;
 }
 
 /**
@@ -49,7 +67,8 @@ export async function findGaps(db: Kysely<Database>, request: GapRequest): Promi
       left join envdata.coverage c
         on c.location_id = w.location_id and c.dataset = ${dataset}::envdata.dataset
       cross join lateral unnest(
-        tstzmultirange(tstzrange(${start}, ${end})) - ${settledHours(request.recheckMs)}
+        tstzmultirange(tstzrange(${start}, ${end}))
+          - ${settledHours(request.recheckMs, request.noDataRecheckMs)}
       ) as g
       order by w.location_id, gap_from`.execute(db);
     for (const row of rows) {

@@ -9,7 +9,7 @@ import {
   type WindowScope,
 } from '../windows/learned-window.js';
 import { tileFrom, tileWindows } from '../windows/tile-windows.js';
-import { settledHours } from './find-gaps.js';
+import { settledHours, type NoDataRecheck } from './find-gaps.js';
 import { readHistoryWindow, recordProbe, type HistoryWindow } from './history-window.js';
 
 /** A chunk to put on the queue; urgent ones (a sync) go before everything else. */
@@ -28,6 +28,8 @@ export interface MaterializeOptions {
   readonly urgentOnly?: boolean;
   /** Holes asked about less than this long ago are not asked again (see `settledHours`). */
   readonly recheckMs: number;
+  /** "No data" hours answered less than this long ago are not asked again; 0 never. */
+  readonly noDataRecheckMs?: number;
   /** Told about each run that could not be fed. */
   readonly onUnfed?: (run: UnfedRun) => void;
   /**
@@ -91,7 +93,13 @@ export async function materializeChunks(
       const runId = runGaps[0]!.run_id;
       await sql`savepoint feed_run`.execute(trx);
       try {
-        const fed = await feedRun(trx, runGaps, remaining, options.recheckMs, learned);
+        const fed = await feedRun(
+          trx,
+          runGaps,
+          remaining,
+          [options.recheckMs, options.noDataRecheckMs ?? 0],
+          learned,
+        );
         remaining -= fed.windows;
         dispatch.push(...fed.chunks);
         await sql`release savepoint feed_run`.execute(trx);
@@ -204,7 +212,7 @@ async function feedRun(
   trx: Transaction<Database>,
   gaps: readonly OpenGap[],
   limit: number,
-  recheckMs: number,
+  [recheckMs, noDataRecheck]: readonly [number, NoDataRecheck],
   learned: LearnedWindows,
 ): Promise<{ windows: number; chunks: DispatchChunk[] }> {
   const windows: PlannedWindow[] = [];
@@ -241,7 +249,7 @@ async function feedRun(
       ${windows.map((w) => w.to)}::timestamptz[], ${windows.map((w) => w.refetch)}::bool[])
       as u(dataset, location_id, window_from, window_to, refetch)
     left join envdata.coverage c on c.location_id = u.location_id and c.dataset = u.dataset
-    where u.refetch or not (${settledHours(recheckMs)} @> tstzrange(u.window_from, u.window_to))
+    where u.refetch or not (${settledHours(recheckMs, noDataRecheck)} @> tstzrange(u.window_from, u.window_to))
     on conflict (run_id, dataset, location_id, window_from, window_to) do nothing
     returning x.chunk_id, x.dataset, x.location_id, x.window_from`.execute(trx);
   await sql`

@@ -293,8 +293,8 @@ interface CoveragePart {
 /**
  * The ranges a batch brings to coverage and holes, in (location, dataset) order: hours that
  * landed are added to `landed` and taken out of every hole; a finished chunk's window has its
- * holes rewritten from this answer (missing upstream, quarantined, not covered), never over
- * hours that landed.
+ * holes rewritten from this answer (missing upstream, quarantined, not covered, no data), never
+ * over hours that landed.
  */
 function coverageParts(landings: readonly LandingRecord[]): readonly CoveragePart[] {
   const parts: CoveragePart[] = [];
@@ -369,7 +369,8 @@ function holeWrites(parts: readonly CoveragePart[]): RawBuilder<unknown> {
     select i.location_id, i.dataset, part, i.kind, i.run_id, now()
     from input i join envdata.coverage c using (location_id, dataset)
     cross join lateral unnest(tstzmultirange(tstzrange(i.f, i.t)) - c.landed) as part
-    where i.kind in ('missing_upstream', 'quarantined')
+    -- "No data" is a hole too, for its time: it is asked again after ENVDATA_NO_DATA_RECHECK.
+    where i.kind in ('missing_upstream', 'quarantined', 'no_data')
       -- A 404 counts as "not covered" only while its run runs: a run stopped for a wrong
       -- address has forgotten what it was told.
       or i.kind = 'not_covered' and exists (

@@ -9,7 +9,7 @@ import { readHistoryWindow } from '../ledger/history-window.js';
 import { estimateDurationMs, rowsPerHour } from './estimate-plan.js';
 import { explainPlan, KNOWN_ACCEPTED_WINDOW_HOURS } from './explain-plan.js';
 import { createRunWithGaps } from '../ledger/create-run-with-gaps.js';
-import { findGaps, type Gap } from '../ledger/find-gaps.js';
+import { findGaps, type Gap, type NoDataRecheck } from '../ledger/find-gaps.js';
 
 const DEFAULT_RECHECK_MS = 24 * 3_600_000;
 
@@ -29,6 +29,12 @@ export interface RunRequest {
   readonly priority?: number;
   /** Holes asked about less than this long ago are not planned again (ENVDATA_MISSING_RECHECK). */
   readonly recheckMs?: number;
+  /**
+   * Hours answered "no data" less than this long ago are not planned again; 0 never
+   * (ENVDATA_NO_DATA_RECHECK). `'force'` (`backfill --recheck-no-data`) plans every one of them
+   * in the range, and the run re-reads them even if they were answered meanwhile.
+   */
+  readonly noDataRecheckMs?: NoDataRecheck;
   readonly now?: Date;
 }
 
@@ -157,6 +163,7 @@ export async function planRun(
     from: request.from,
     to: request.to,
     recheckMs: request.recheckMs ?? DEFAULT_RECHECK_MS,
+    ...(request.noDataRecheckMs !== undefined && { noDataRecheckMs: request.noDataRecheckMs }),
     ...(request.now && { now: request.now }),
   });
   const learned = request.windowAuto
@@ -172,6 +179,7 @@ export async function planRun(
     windowHours: request.windowHours,
     windowAuto: request.windowAuto ?? false,
     gaps,
+    ...(request.noDataRecheckMs === 'force' && { refetch: true }),
     request: {
       datasets: request.datasets,
       from: request.from.toISOString(),

@@ -8,7 +8,10 @@ import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run
 export type BackfillRequest = Pick<
   RunRequest,
   'datasets' | 'locations' | 'from' | 'to' | 'windowHours' | 'windowAuto'
->;
+> & {
+  /** Ask again every hour of the range answered "no data", however recently (`--recheck-no-data`). */
+  readonly recheckNoData?: boolean;
+};
 
 export interface BackfillStart {
   /** `undefined`: a dry run, or nothing to fetch (no run is written). */
@@ -30,15 +33,20 @@ export async function startBackfill(
   request: BackfillRequest,
   options: { dryRun?: boolean } = {},
 ): Promise<BackfillStart> {
+  const { recheckNoData, ...runRequest } = request;
   const signature = {
     datasets: [...request.datasets].sort(),
     from: request.from.toISOString(),
     to: request.to.toISOString(),
     locations: request.locations.map((l) => l.locationId).sort((a, b) => a - b),
     windowHours: request.windowAuto ? 'auto' : request.windowHours,
+    ...(recheckNoData && { recheckNoData: true }),
   };
   const windowScope = historyWindowScope(app.config);
-  const recheckMs = app.config.ingest.recheckMs;
+  const rechecks = {
+    recheckMs: app.config.ingest.recheckMs,
+    noDataRecheckMs: recheckNoData ? ('force' as const) : app.config.ingest.noDataRecheckMs,
+  };
   if (!options.dryRun) {
     const same = await findRunningBackfill(app.db, signature);
     if (same !== undefined) {
@@ -47,7 +55,7 @@ export async function startBackfill(
       await feeder.topUp();
       const estimate = await planRun(
         app.db,
-        { kind: 'backfill', ...request, recheckMs },
+        { kind: 'backfill', ...runRequest, ...rechecks },
         app.config.rateLimits,
         { dryRun: true, ...(windowScope && { windowScope }) },
       );
@@ -56,7 +64,7 @@ export async function startBackfill(
   }
   const { runId, estimate, notes } = await planRun(
     app.db,
-    { kind: 'backfill', ...request, recheckMs },
+    { kind: 'backfill', ...runRequest, ...rechecks },
     app.config.rateLimits,
     { ...options, ...(windowScope && { windowScope }) },
   );

@@ -238,12 +238,15 @@ export interface CoverageTable {
 
 export type HoleCause = 'missing_upstream' | 'quarantined' | 'not_covered';
 
-/** Hours that did not land, by cause, with when the service was last asked for them. */
+/**
+ * Hours that did not land, by cause, with when the service was last asked for them. `no_data`:
+ * the latest answer for those hours was "Data not available!" (migration 0024).
+ */
 export interface CoverageHoleTable {
   location_id: number;
   dataset: Dataset;
   hours: string;
-  cause: HoleCause;
+  cause: HoleCause | 'no_data';
   run_id: number | null;
   checked_at: Timestamp;
 }

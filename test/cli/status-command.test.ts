@@ -85,11 +85,13 @@ describe('envdata status', () => {
     expect(parsed.freshness[0]!.datasets.pollen).toEqual({
       lastHour: null,
       lagHours: null,
+      knownEmpty: false,
       stale: true,
     });
+    const fresh = { lastHour: expect.any(String), lagHours: expect.any(Number), knownEmpty: false };
     expect(parsed.freshness[2]!.datasets).toEqual({
-      pollen: { lastHour: expect.any(String), lagHours: expect.any(Number), stale: false },
-      weather: { lastHour: expect.any(String), lagHours: expect.any(Number), stale: false },
+      pollen: { ...fresh, stale: false },
+      weather: { ...fresh, stale: false },
     });
     expect(result.stdout).not.toContain('Munich');
   });

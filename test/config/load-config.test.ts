@@ -112,6 +112,17 @@ describe('loadConfig ranges', () => {
     );
   });
 
+  it('asks "no data" hours again after 30 days by default, never with ENVDATA_NO_DATA_RECHECK=0', () => {
+    expect(loadConfig({}).ingest.noDataRecheckMs).toBe(30 * 24 * 3_600_000);
+    expect(loadConfig({ ENVDATA_NO_DATA_RECHECK: '0' }).ingest.noDataRecheckMs).toBe(0);
+    expect(loadConfig({ ENVDATA_NO_DATA_RECHECK: '7d' }).ingest.noDataRecheckMs).toBe(
+      7 * 24 * 3_600_000,
+    );
+    expect(configError({ ENVDATA_NO_DATA_RECHECK: 'monthly' })).toContain(
+      'ENVDATA_NO_DATA_RECHECK (got "monthly")',
+    );
+  });
+
   it('gives every duration a minimum and a maximum, listed in the message', () => {
     const durations = ENVIRONMENT_VARIABLES.filter(
       (v): v is typeof v & { range: ValueRange } =>
@@ -125,6 +136,7 @@ describe('loadConfig ranges', () => {
       'ENVDATA_HTTP_TIMEOUT_MS',
       'ENVDATA_JOB_LOCK_MS',
       'ENVDATA_MISSING_RECHECK',
+      'ENVDATA_NO_DATA_RECHECK',
       'ENVDATA_REFETCH_DELAY_MS',
       'ENVDATA_RETRY_BASE_MS',
       'ENVDATA_SHUTDOWN_TIMEOUT_MS',

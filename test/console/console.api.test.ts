@@ -173,9 +173,16 @@ describe('the JSON API', () => {
   it('lists freshness stale first, and the call rate per minute against the limit', async () => {
     const fresh = await getJson('/api/freshness');
     expect(fresh.status).toBe(200);
-    const rows = fresh.body.rows as { name: string; dataset: string; stale: boolean }[];
+    const rows = fresh.body.rows as {
+      name: string;
+      dataset: string;
+      stale: boolean;
+      knownEmpty: boolean;
+    }[];
     expect(rows).toHaveLength(4);
     expect(rows.every((r) => r.stale)).toBe(true);
+    // Never asked is not known empty (that is the service answering "no data" for every hour).
+    expect(rows.every((r) => !r.knownEmpty)).toBe(true);
     expect(fresh.body.stale).toBe(4);
 
     await sql`insert into envdata.api_call_minute (minute, endpoint, calls, throttled, failed)

@@ -35,7 +35,7 @@ beforeAll(async () => {
     .locationId;
   await land('2020-01-02', '2020-01-04');
   await land('2020-01-06', '2020-01-07');
-  // The service's "Data not available!": a clean zero, settled for good.
+  // The service's "Data not available!": a clean zero, settled until ENVDATA_NO_DATA_RECHECK.
   await land('2020-01-08', '2020-01-09', { outcome: 'no_data' });
   // An answer that stops at noon: the afternoon is missing upstream.
   await land('2020-01-09', '2020-01-10', { sentTo: '2020-01-09T12:00:00Z' });
@@ -99,5 +99,39 @@ describe('findGaps', () => {
       recheckMs: DAY,
     });
     expect(gaps).toEqual([]);
+  });
+
+  describe('hours answered "no data"', () => {
+    const noData = (noDataRecheckMs?: number | 'force') =>
+      findGaps(wh.app.db, {
+        datasets: ['weather'],
+        locationIds: [oslo],
+        from: d('2020-01-08'),
+        to: d('2020-01-09'),
+        recheckMs: DAY,
+        ...(noDataRecheckMs !== undefined && { noDataRecheckMs }),
+      }).then((gaps) => gaps.map(span));
+    const window = [d('2020-01-08').toISOString(), d('2020-01-09').toISOString()];
+    const answeredDaysAgo = (days: number) =>
+      sql`update envdata.coverage_hole set checked_at = now() - make_interval(days => ${days})
+        where location_id = ${oslo} and cause = 'no_data'`.execute(wh.app.db);
+
+    it('are kept with the time of the answer, and asked again once ENVDATA_NO_DATA_RECHECK has passed', async () => {
+      await answeredDaysAgo(0);
+      expect(await noData(30 * DAY)).toEqual([]);
+      await answeredDaysAgo(31);
+      expect(await noData(30 * DAY)).toEqual([window]);
+    });
+
+    it('are never asked again with ENVDATA_NO_DATA_RECHECK=0, however old the answer', async () => {
+      await answeredDaysAgo(3650);
+      expect(await noData(0)).toEqual([]);
+      expect(await noData()).toEqual([]);
+    });
+
+    it("are all asked again with 'force' (backfill --recheck-no-data), however recent the answer", async () => {
+      await answeredDaysAgo(0);
+      expect(await noData('force')).toEqual([window]);
+    });
   });
 });

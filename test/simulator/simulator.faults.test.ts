@@ -50,6 +50,24 @@ describe('fault kinds', () => {
     expect(() => res.json()).toThrow(SyntaxError);
   });
 
+  it('nodata: a transient "Data not available!" for N requests, then the real data', async () => {
+    const good = await client.get(WEATHER);
+    sim().setFaults('weather-history:nodata x2');
+    for (let i = 0; i < 2; i += 1) {
+      const res = await client.get(WEATHER);
+      expect(res.status).toBe(200);
+      expect(res.json()).toEqual({ message: 'Data not available!', data: [] });
+    }
+    // Other endpoints are left alone, and the third request has the data again.
+    expect((await client.get(POLLEN)).json<{ message: string }>().message).toBe('success');
+    expect((await client.get(WEATHER)).text).toBe(good.text);
+    expect(sim().stats().faults).toMatchObject({ nodata: 2 });
+  });
+
+  it('nodata takes no parameter', () => {
+    expect(() => sim().setFaults('history:nodata=3x1')).toThrow(/nodata takes no parameter/);
+  });
+
   it('reset: the connection is dropped without an answer', async () => {
     sim().setFaults('weather-history:reset x1');
     await expect(client.get(WEATHER)).rejects.toThrow();

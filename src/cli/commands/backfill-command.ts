@@ -30,6 +30,7 @@ interface BackfillOptions {
   wait?: boolean;
   localWorker: boolean;
   concurrency?: string;
+  recheckNoData?: boolean;
 }
 
 export function registerBackfillCommand(program: Command, context: CommandContext): void {
@@ -52,6 +53,10 @@ export function registerBackfillCommand(program: Command, context: CommandContex
     .option(
       '--window <hours>',
       'hours per request, e.g. 48h, or auto: learned per key and dataset (default ENVDATA_HISTORY_WINDOW)',
+    )
+    .option(
+      '--recheck-no-data',
+      'ask again every hour of the range the service answered "no data", however recently (ENVDATA_NO_DATA_RECHECK otherwise)',
     )
     .option('--dry-run', 'print chunks, calls, expected rows and duration; write nothing')
     .option(
@@ -105,7 +110,15 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           }
           const start = await startBackfill(
             app,
-            { datasets, locations, from, to, windowHours, windowAuto },
+            {
+              datasets,
+              locations,
+              from,
+              to,
+              windowHours,
+              windowAuto,
+              ...(options.recheckNoData && { recheckNoData: true }),
+            },
             { dryRun: options.dryRun ?? false },
           );
           if (options.json) {

@@ -77,8 +77,13 @@ export const STATUS_EXAMPLE: StatusJson = {
       name: 'Brisbane',
       stale: true,
       datasets: {
-        pollen: { lastHour: null, lagHours: null, stale: true },
-        weather: { lastHour: '2024-06-30T10:00:00.000Z', lagHours: 1.17, stale: false },
+        pollen: { lastHour: null, lagHours: null, knownEmpty: false, stale: true },
+        weather: {
+          lastHour: '2024-06-30T10:00:00.000Z',
+          lagHours: 1.17,
+          knownEmpty: false,
+          stale: false,
+        },
       },
     },
     {
@@ -86,8 +91,32 @@ export const STATUS_EXAMPLE: StatusJson = {
       name: 'Berlin',
       stale: false,
       datasets: {
-        pollen: { lastHour: '2024-06-30T10:00:00.000Z', lagHours: 1.17, stale: false },
-        weather: { lastHour: '2024-06-30T10:00:00.000Z', lagHours: 1.17, stale: false },
+        pollen: {
+          lastHour: '2024-06-30T10:00:00.000Z',
+          lagHours: 1.17,
+          knownEmpty: false,
+          stale: false,
+        },
+        weather: {
+          lastHour: '2024-06-30T10:00:00.000Z',
+          lagHours: 1.17,
+          knownEmpty: false,
+          stale: false,
+        },
+      },
+    },
+    {
+      locationId: 3,
+      name: 'São Paulo',
+      stale: false,
+      datasets: {
+        pollen: { lastHour: null, lagHours: 1.17, knownEmpty: true, stale: false },
+        weather: {
+          lastHour: '2024-06-30T10:00:00.000Z',
+          lagHours: 1.17,
+          knownEmpty: false,
+          stale: false,
+        },
       },
     },
   ],

@@ -17,9 +17,14 @@ const datasetFreshness = z
       .nonnegative()
       .nullable()
       .describe(
-        'hours from the end of that hour to `generatedAt`; `null` when nothing was ingested',
+        'hours from the end of that hour to `generatedAt` (when `knownEmpty`, from the end of the last hour answered "no data" or "not covered"); `null` when nothing is known',
       ),
-    stale: z.boolean().describe('`lagHours` is above `maxLagHours`, or nothing was ingested'),
+    knownEmpty: z
+      .boolean()
+      .describe(
+        'nothing landed and every hour asked was answered "Data not available!" or "not covered": not stale while those answers keep up; the "no data" hours are asked again after ENVDATA_NO_DATA_RECHECK',
+      ),
+    stale: z.boolean().describe('`lagHours` is above `maxLagHours`, or nothing is known'),
   })
   .describe('the freshness of that dataset at the location');
 
@@ -78,8 +83,13 @@ export function toStatusJson(
         const f = row.datasets[dataset];
         // Every active location has a row per dataset (`readFreshness`); never ingested if not.
         return f
-          ? { lastHour: isoOrNull(f.lastHour), lagHours: f.lagHours, stale: f.stale }
-          : { lastHour: null, lagHours: null, stale: true };
+          ? {
+              lastHour: isoOrNull(f.lastHour),
+              lagHours: f.lagHours,
+              knownEmpty: f.knownEmpty,
+              stale: f.stale,
+            }
+          : { lastHour: null, lagHours: null, knownEmpty: false, stale: true };
       }),
     })),
   };

@@ -359,13 +359,21 @@ const pages = {
                 { 'data-location-id': f.locationId, 'data-dataset': f.dataset },
                 h('td', {}, f.name),
                 h('td', {}, f.dataset),
-                h('td', {}, f.lastHour ? when(f.lastHour) : 'never'),
+                h('td', {}, f.knownEmpty ? 'known empty' : f.lastHour ? when(f.lastHour) : 'never'),
                 h(
                   'td',
                   { class: 'num' },
                   f.lagHours === null ? '—' : duration(Math.round(f.lagHours * 3600)),
                 ),
-                h('td', {}, f.stale ? h('span', { class: 'stale' }, 'stale') : 'fresh'),
+                h(
+                  'td',
+                  {},
+                  f.stale
+                    ? h('span', { class: 'stale' }, 'stale')
+                    : f.knownEmpty
+                      ? h('span', { title: 'every hour asked was answered "no data"' }, 'no data')
+                      : 'fresh',
+                ),
               ),
             ),
           ),

@@ -45,6 +45,9 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  * - `malformed`: the normal status with a body that is not valid JSON.
  * - `truncated`: status 206 and the normal body cut in the middle (a quota trim).
  * - `latency`: the normal answer, `latencyMs` later (default 200 ms); adds to other faults.
+ * - `nodata`: HTTP 200 with the service's "Data not available!" answer, whatever the service
+ *   holds: a transient "no data" (`history:nodata x3`, the next three requests; or a rate while it
+ *   is set), after which the real data is answered again. Takes no parameter.
  *
  * Record faults model an upstream that answers 200 "success" but incompletely or inconsistently.
  * They change the list of hourly records before it is rendered, so every response shape variant
@@ -95,6 +98,7 @@ export const FAULT_KINDS = [
   'malformed',
   'truncated',
   'latency',
+  'nodata',
   ...RECORD_FAULT_KINDS,
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -144,6 +148,7 @@ export const DEFAULT_FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   malformed: 200,
   truncated: 206,
   latency: 0,
+  nodata: 200,
   short: 200,
   empty: 200,
   conflict: 200,

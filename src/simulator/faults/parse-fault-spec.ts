@@ -27,12 +27,13 @@ const ENTRY =
  * entry     = selector ":" kind [ "=" N ] ( "@" rate | "x" count )  |  "seed=" N
  * selector  = all | endpoint id | endpoint path | pollen | weather | geocode | latest | history
  *           | forecast | pollen-history | … (see SIMULATOR_ENDPOINTS tags)
- * kind      = error | text | hang | reset | malformed | truncated | latency
+ * kind      = error | text | hang | reset | malformed | truncated | latency | nodata
  *           | short | empty | conflict | duplicate     (record faults: history endpoints only)
  *           | nul | nulvalue | long | wrongtype | badrisk | millis | blank
  *                                                  (hostile records; badrisk: pollen history only)
  * N         = HTTP status (error, text, malformed, truncated), milliseconds (latency) or
- *             hours 1–10000 (record faults but empty; default 1); hang, reset, empty take none
+ *             hours 1–10000 (record faults but empty; default 1); hang, reset, nodata, empty
+ *             take none
  * rate      = a probability 0–1, or a percentage with "%"   → a rule, every matching request
  * count     = a whole number                                 → a script, the next N requests
  * ```
@@ -133,7 +134,9 @@ export function checkFaultShape(
     if (!(param >= 0 && param <= 600_000)) return 'latency must be 0–600000 ms';
     return { endpoint, kind: faultKind, latencyMs: param };
   }
-  if (faultKind === 'hang' || faultKind === 'reset') return `${kind} takes no parameter`;
+  if (faultKind === 'hang' || faultKind === 'reset' || faultKind === 'nodata') {
+    return `${kind} takes no parameter`;
+  }
   if (!(Number.isInteger(param) && param >= 200 && param <= 599)) {
     return 'the status must be an HTTP status 200–599';
   }

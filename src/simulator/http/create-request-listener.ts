@@ -7,7 +7,7 @@ import {
 import type { RecordFault } from '../faults/apply-record-fault.js';
 import type { FaultDecision } from '../faults/fault-injector.js';
 import { isRecordFaultKind } from '../faults/fault-settings.js';
-import { errorBody } from '../render/response-text.js';
+import { DATA_NOT_AVAILABLE_BODY, errorBody } from '../render/response-text.js';
 import { ENDPOINT_BY_PATH, type SimulatorEndpoint } from '../simulator-endpoints.js';
 import type { SimulatorState } from '../simulator-state.js';
 import { maskKey } from '../stats/mask-key.js';
@@ -101,6 +101,10 @@ function serve(
         body: `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}`,
         contentType: 'text/plain; charset=utf-8',
       });
+      return;
+    case 'nodata':
+      record(200);
+      sendAnswer(res, { status: 200, body: DATA_NOT_AVAILABLE_BODY });
       return;
     default:
       break;
