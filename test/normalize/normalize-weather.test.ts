@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mapWeatherIcon } from '../../src/normalize/map-weather-icon.js';
-import { normalizeWeather } from '../../src/normalize/normalize-weather.js';
+import { normalizeWeather, weatherShareUnit } from '../../src/normalize/normalize-weather.js';
 import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
 import { RECORDED_WEATHER_HOUR } from '../fixtures/weather-record.js';
 
@@ -64,6 +64,121 @@ describe('normalizeWeather', () => {
     expect(row?.precipProbabilityFraction).toBeCloseTo(0.3);
   });
 
+  it('reads 1 as 1 % in an answer of integer percentages, never per value as 100 %', () => {
+    const body = historyBody([
+      {
+        time: epoch('2020-07-13T01:00:00Z'),
+        ...base,
+        humidity: 1,
+        cloudCover: 1,
+        precipProbability: 1,
+      },
+      {
+        time: epoch('2020-07-13T02:00:00Z'),
+        ...base,
+        humidity: 64,
+        cloudCover: 0,
+        precipProbability: 0,
+      },
+    ]);
+    const payload = parseWeatherBody(body);
+    expect(weatherShareUnit(payload)).toBe('percent');
+    const out = normalizeWeather(payload, window);
+    expect(out.quarantined).toEqual([]);
+    expect(
+      out.rows.map((r) => [r.humidityFraction, r.cloudCoverFraction, r.precipProbabilityFraction]),
+    ).toEqual([
+      [0.01, 0.01, 0.01],
+      [0.64, 0, 0],
+    ]);
+  });
+
+  it('reads 1 as 100 % in an answer of fractions', () => {
+    const body = historyBody([
+      {
+        time: epoch('2020-07-13T01:00:00Z'),
+        ...base,
+        humidity: 1,
+        cloudCover: 1,
+        precipProbability: 1,
+      },
+      {
+        time: epoch('2020-07-13T02:00:00Z'),
+        ...base,
+        humidity: 0.64,
+        cloudCover: 0,
+        precipProbability: 0,
+      },
+    ]);
+    const out = normalizeWeather(parseWeatherBody(body), window);
+    expect(
+      out.rows.map((r) => [r.humidityFraction, r.cloudCoverFraction, r.precipProbabilityFraction]),
+    ).toEqual([
+      [1, 1, 1],
+      [0.64, 0, 0],
+    ]);
+  });
+
+  it('reads an answer that cannot tell in the remembered unit, and only then', () => {
+    const body = historyBody([
+      {
+        time: epoch('2020-07-13T01:00:00Z'),
+        ...base,
+        humidity: 1,
+        cloudCover: 1,
+        precipProbability: 0,
+      },
+    ]);
+    const payload = parseWeatherBody(body);
+    expect(weatherShareUnit(payload)).toBeUndefined();
+    expect(normalizeWeather(payload, window, 'percent').rows[0]?.humidityFraction).toBe(0.01);
+    expect(normalizeWeather(payload, window, 'fraction').rows[0]?.humidityFraction).toBe(1);
+    // An answer that tells its own unit is read in it, whatever was remembered.
+    const told = parseWeatherBody(
+      historyBody([{ time: epoch('2020-07-13T01:00:00Z'), ...base, humidity: 1, cloudCover: 55 }]),
+    );
+    expect(normalizeWeather(told, window, 'fraction').rows[0]?.humidityFraction).toBe(0.01);
+  });
+
+  it('lands the other values and quarantines the shares of an answer that cannot tell, with nothing remembered', () => {
+    const body = historyBody([
+      {
+        time: epoch('2020-07-13T01:00:00Z'),
+        ...base,
+        humidity: 1,
+        cloudCover: 0,
+        precipProbability: 0,
+      },
+      {
+        time: epoch('2020-07-13T02:00:00Z'),
+        ...base,
+        humidity: undefined,
+        cloudCover: undefined,
+        precipProbability: undefined,
+      },
+    ]);
+    const out = normalizeWeather(parseWeatherBody(body), window);
+    expect(out.rows).toHaveLength(2);
+    expect(out.rows[0]).toMatchObject({
+      temperatureC: 21.1,
+      humidityFraction: null,
+      cloudCoverFraction: null,
+      precipProbabilityFraction: null,
+    });
+    // The record without shares sets nothing aside; the hour with shares is named.
+    expect(out.quarantined).toEqual([
+      {
+        recordIndex: 0,
+        raw: expect.objectContaining({ humidity: 1 }),
+        hour: new Date('2020-07-13T01:00:00Z'),
+        reason: expect.stringMatching(
+          /^share unit unknown: humidity 1, cloudCover 0, precipProbability 0 not landed/,
+        ),
+      },
+    ]);
+    expect(out.quarantinedHours.size).toBe(0);
+  });
+
   it('quarantines implausible records and keeps the others', () => {
     const body = JSON.stringify({
       status: 'success',
@@ -92,3 +207,7 @@ describe('normalizeWeather', () => {
     expect(mapWeatherIcon(undefined)).toBeNull();
   });
 });
+
+function historyBody(history: readonly object[]): string {
+  return JSON.stringify({ status: 'success', data: { lat: 52.52, lng: 13.405, history } });
+}

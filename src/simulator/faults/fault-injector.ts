@@ -118,6 +118,7 @@ export class FaultInjector {
 function faultMatches(endpoint: SimulatorEndpoint, fault: FaultRule | FaultScript): boolean {
   return (
     endpointMatches(endpoint, fault.endpoint) &&
-    (!isRecordFaultKind(fault.kind) || isHistoryEndpoint(endpoint))
+    (!isRecordFaultKind(fault.kind) || isHistoryEndpoint(endpoint)) &&
+    (fault.kind !== 'ambiguous' || endpoint.operation === 'weather-history')
   );
 }

@@ -2,7 +2,7 @@
  * The fault kinds that change which records a 200 success answer carries (see `FAULT_KINDS`).
  * They apply to history endpoints only.
  */
-export const RECORD_FAULT_KINDS = ['short', 'empty', 'conflict', 'duplicate'] as const;
+export const RECORD_FAULT_KINDS = ['short', 'empty', 'conflict', 'duplicate', 'ambiguous'] as const;
 export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
 
 /**
@@ -34,6 +34,10 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  *   by 0.2 (20 points as a percentage) towards the middle of its range. Stamps and every other
  *   field are those of the original hour, so each copy is a valid record.
  * - `duplicate`: each of the first `hours` records is repeated, identical, at the end.
+ * - `ambiguous`: every record's `humidity` and `cloudCover` sent as `1` and `precipProbability`
+ *   as `0`, in the answer's own unit (1 % with the `percentages` shape, else 100 %): an answer
+ *   whose shares read as fractions and as percentages alike. Weather history only (a selector
+ *   that names no `weather-history` is refused); takes no `hours`.
  *
  * Record faults apply to the history endpoints only (`pollen-history-by-lat-lng`,
  * `pollen-history-by-place`, `weather-history`): a selector that names none of them is refused
@@ -102,6 +106,7 @@ export const DEFAULT_FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   empty: 200,
   conflict: 200,
   duplicate: 200,
+  ambiguous: 200,
 };
 
 /** Default delay of a `latency` fault. */

@@ -111,8 +111,18 @@ export function checkFaultShape(
     if (!SIMULATOR_ENDPOINTS.some((e) => endpointMatches(e, endpoint) && isHistoryEndpoint(e))) {
       return `${kind} applies to history endpoints only, and selector "${endpoint}" names none (use history, pollen-history, weather-history, an endpoint id or path)`;
     }
+    if (
+      faultKind === 'ambiguous' &&
+      !SIMULATOR_ENDPOINTS.some(
+        (e) => endpointMatches(e, endpoint) && e.operation === 'weather-history',
+      )
+    ) {
+      return `ambiguous applies to weather history only, and selector "${endpoint}" names none (use weather-history, weather, history)`;
+    }
     if (param === undefined) return { endpoint, kind: faultKind };
-    if (faultKind === 'empty') return 'empty takes no parameter (e.g. history:empty x1)';
+    if (faultKind === 'empty' || faultKind === 'ambiguous') {
+      return `${kind} takes no parameter (e.g. history:${kind}x1)`;
+    }
     if (!(Number.isInteger(param) && param >= 1 && param <= MAX_FAULT_HOURS)) {
       return `${kind}=N counts hours: a whole number 1–${MAX_FAULT_HOURS} (e.g. history:${kind}=6x1)`;
     }

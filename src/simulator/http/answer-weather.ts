@@ -1,6 +1,7 @@
 import { historyHours, WEATHER_FORECAST_HOURS, WEATHER_HISTORY_START_S } from '../data/coverage.js';
 import { generateWeatherHour, type WeatherHour } from '../data/generate-weather-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
+import { ambiguousWeatherHour } from '../faults/ambiguous-weather-hour.js';
 import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { weatherClimateOf } from '../data/weather-climate.js';
@@ -57,7 +58,9 @@ export function answerWeather(ctx: RequestContext): Answer {
     hours.push(generateWeatherHour(climate, hour));
   }
   if (ctx.recordFault !== undefined) {
-    hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour);
+    hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour, (hour) =>
+      ambiguousWeatherHour(hour, shapes),
+    );
   }
   const records = hours.map((hour) => renderWeatherRecord(hour, units, shapes));
   return { status: 200, body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes) };

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import { readShareUnit, recordShareUnit } from '../ledger/share-unit.js';
+import type { Dataset, ShareUnit } from '../types.js';
+import type { AnswerSource, Database } from '../warehouse/schema.js';
+
+/**
+ * What answers taught of the unit their shares are written in, per dataset and source: an
+ * answer that tells its unit is `learn`ed, and one that cannot tell takes what `recall` gives.
+ */
+export interface ShareUnitMemory {
+  recall(dataset: Dataset, source: AnswerSource): Promise<ShareUnit | undefined>;
+  learn(dataset: Dataset, source: AnswerSource, unit: ShareUnit): Promise<void>;
+}
+
+/** The memory kept in the ledger (`envdata.share_unit`), shared by every worker. */
+export function ledgerShareUnitMemory(db: Kysely<Database>): ShareUnitMemory {
+  return {
+    recall: (dataset, source) => readShareUnit(db, dataset, source),
+    learn: (dataset, source, unit) => recordShareUnit(db, dataset, source, unit),
+  };
+}
+
+/**
+ * The unit to read an answer's shares in: its own (`told`, learned when `memory` is given),
+ * else what `memory` remembers, else `undefined` (its shares are set aside).
+ */
+export async function shareUnitFor(
+  memory: ShareUnitMemory | undefined,
+  dataset: Dataset,
+  source: AnswerSource,
+  told: ShareUnit | undefined,
+): Promise<ShareUnit | undefined> {
+  if (told !== undefined) {
+    await memory?.learn(dataset, source, told);
+    return told;
+  }
+  return memory?.recall(dataset, source);
+}
