@@ -121,7 +121,7 @@ export function checkFaultShape(
     }
     if (param === undefined) return { endpoint, kind: faultKind };
     if (faultKind === 'empty' || faultKind === 'ambiguous') {
-      return `${kind} takes no parameter (e.g. history:${kind}x1)`;
+      return `${kind} takes no parameter (e.g. history:${kind} x1)`;
     }
     if (!(Number.isInteger(param) && param >= 1 && param <= MAX_FAULT_HOURS)) {
       return `${kind}=N counts hours: a whole number 1–${MAX_FAULT_HOURS} (e.g. history:${kind}=6x1)`;
