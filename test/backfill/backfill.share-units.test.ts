@@ -149,4 +149,21 @@ describe('share units are decided per answer, never per value', () => {
     expect(outcome.failed).toEqual([]);
     expect(await sharesIn(fx.app.db, '2024-06-04', '2024-06-12')).toEqual(before);
   });
+
+  it('a rebuild after the unit was told fills the shares an answer that could not tell set aside, and clears their quarantine', async () => {
+    const { logger } = captureLogger();
+    const outcome = await rebuildFromArchive(fx.app.db, { datasets: ['weather'] }, logger);
+    expect(outcome.failed).toEqual([]);
+    for (const row of await sharesIn(fx.app.db, '2024-06-02', '2024-06-04')) {
+      expect(row.humidity).toBeCloseTo(0.01, 6);
+      expect(row.cloudCover).toBeCloseTo(0.01, 6);
+      expect(row.precipProbability).toBe(0);
+    }
+    const left = await fx.app.db
+      .selectFrom('quarantine')
+      .select('reason')
+      .where('reason', 'like', 'share unit unknown:%')
+      .execute();
+    expect(left).toEqual([]);
+  });
 });
