@@ -1,4 +1,5 @@
 import type { Location } from '../locations/location.js';
+import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { ShareUnit, Window } from '../types.js';
@@ -59,12 +60,12 @@ export interface DatasetDefinition<
   /** A history body as archived, parsed again without calling the service (rebuild). */
   parseBody(rawBody: string): Payload;
   /**
-   * The unit the answer's shares are written in, when the answer tells by itself
-   * (`decideShareUnit`); `undefined` when it cannot. What it says is remembered for the answers
-   * of the same source that cannot tell (`envdata.share_unit`). Absent for a dataset without
-   * shares (pollen): nothing is remembered or looked up for it.
+   * What the answer's shares say of their unit, all together (`decideShareUnit`). A unit it
+   * tells is remembered for the answers of the same source that cannot tell
+   * (`envdata.share_unit`). Absent for a dataset without shares (pollen): nothing is remembered
+   * or looked up for it.
    */
-  shareUnitOf?(payload: Payload): ShareUnit | undefined;
+  shareUnitOf?(payload: Payload): ShareUnitVerdict;
   /**
    * Payload → fact rows by table (pure): records outside `window` dropped, repeated hours
    * collapsed, invalid records set aside for quarantine. `remembered`: the share unit of earlier

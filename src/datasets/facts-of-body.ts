@@ -31,6 +31,7 @@ export function readBody(
 ): BodyFacts {
   const definition = datasetDefinition(dataset);
   const payload = definition.parseBody(rawBody);
-  const shareUnit = definition.shareUnitOf?.(payload);
+  const verdict = definition.shareUnitOf?.(payload);
+  const shareUnit = verdict === 'fraction' || verdict === 'percent' ? verdict : undefined;
   return { facts: definition.toFacts(payload, window, shareUnit ?? remembered), shareUnit };
 }

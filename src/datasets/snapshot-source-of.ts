@@ -1,3 +1,4 @@
+import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { ShareUnit } from '../types.js';
@@ -9,10 +10,11 @@ import { datasetDefinition, type Dataset } from './registry.js';
 /** One snapshot product of a dataset: how it is fetched and what rows its answer makes. */
 export interface SnapshotFetch {
   fetch(client: ServiceClient, request: SnapshotRequest): Promise<ParsedPayload<unknown>>;
-  /** Whether its answers carry shares, whose unit is decided per answer. */
-  readonly hasShares: boolean;
-  /** The share unit the answer tells by itself (`DatasetDefinition.shareUnitOf`). */
-  shareUnitOf(payload: ParsedPayload<unknown>): ShareUnit | undefined;
+  /**
+   * What the answer's shares say of their unit (`DatasetDefinition.shareUnitOf`); `undefined`
+   * for a dataset without shares.
+   */
+  shareUnitOf(payload: ParsedPayload<unknown>): ShareUnitVerdict | undefined;
   toRows(payload: ParsedPayload<unknown>, remembered?: ShareUnit): readonly SnapshotRows[];
 }
 
@@ -24,7 +26,6 @@ export function snapshotSourceOf(dataset: Dataset, product: SnapshotProduct): Sn
   if (!source) throw new TypeError(`dataset ${dataset} has no snapshot product ${product}`);
   return {
     fetch: (client, request) => source.fetch(client, request),
-    hasShares: definition.shareUnitOf !== undefined,
     shareUnitOf: (payload) => definition.shareUnitOf?.(payload),
     toRows: (payload, remembered) => snapshots.toRows(payload, remembered),
   };

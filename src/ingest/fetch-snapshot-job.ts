@@ -93,13 +93,15 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     // A call got through: the next throttled answer starts a new burst.
     throttle.reset();
     // Latest and forecast answers are read as history is: the unit decided per answer.
-    const shareUnit = source.hasShares
-      ? await shareUnitFor(shareUnits, dataset, product, source.shareUnitOf(payload))
-      : undefined;
-    if (source.hasShares && shareUnit === undefined) {
+    const verdict = source.shareUnitOf(payload);
+    const shareUnit =
+      verdict === undefined ? undefined : await shareUnitFor(shareUnits, dataset, product, verdict);
+    if (verdict !== undefined && shareUnit === undefined) {
       log.warn(
-        { locationId, product, dataset },
-        'snapshot shares stored empty: the answer cannot tell fractions from percentages (every share 0 or 1) and no earlier answer of this product told',
+        { locationId, product, dataset, shareUnit: verdict },
+        verdict === 'contradictory'
+          ? 'snapshot shares stored empty: the answer has shares as fractions and as percentages'
+          : 'snapshot shares stored empty: the answer cannot tell fractions from percentages (every share 0 or 1) and no earlier answer of this product told',
       );
     }
     return writeSnapshot(

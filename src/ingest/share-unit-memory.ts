@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { readShareUnit, recordShareUnit } from '../ledger/share-unit.js';
+import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { Dataset, ShareUnit } from '../types.js';
 import type { AnswerSource, Database } from '../warehouse/schema.js';
 
@@ -21,18 +22,25 @@ export function ledgerShareUnitMemory(db: Kysely<Database>): ShareUnitMemory {
 }
 
 /**
- * The unit to read an answer's shares in: its own (`told`, learned when `memory` is given),
- * else what `memory` remembers, else `undefined` (its shares are set aside).
+ * The unit to read an answer's shares in, from what they say (`verdict`): the unit they tell
+ * (learned when `memory` is given); for an answer that cannot tell, what `memory` remembers;
+ * else `undefined` (its shares are set aside). A contradictory answer is never read in a
+ * remembered unit.
  */
 export async function shareUnitFor(
   memory: ShareUnitMemory | undefined,
   dataset: Dataset,
   source: AnswerSource,
-  told: ShareUnit | undefined,
+  verdict: ShareUnitVerdict,
 ): Promise<ShareUnit | undefined> {
-  if (told !== undefined) {
-    await memory?.learn(dataset, source, told);
-    return told;
+  switch (verdict) {
+    case 'fraction':
+    case 'percent':
+      await memory?.learn(dataset, source, verdict);
+      return verdict;
+    case 'cannot-tell':
+      return memory?.recall(dataset, source);
+    case 'contradictory':
+      return undefined;
   }
-  return memory?.recall(dataset, source);
 }

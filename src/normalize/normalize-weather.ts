@@ -1,7 +1,7 @@
 import type { WeatherPayload, WeatherRecord } from '../service/models.js';
 import type { ShareUnit, Window } from '../types.js';
 import type { NormalizedWeather, QuarantinedRecord, WeatherRow } from '../warehouse/fact-rows.js';
-import { decideShareUnit } from './decide-share-unit.js';
+import { decideShareUnit, type ShareUnitVerdict } from './decide-share-unit.js';
 import { fractionOf } from './fraction-of.js';
 import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
 import { mapWeatherIcon } from './map-weather-icon.js';
@@ -24,32 +24,33 @@ const RANGES: readonly [keyof WeatherRecord, number, number][] = [
 const SHARES = ['humidity', 'cloudCover', 'precipProbability'] as const;
 
 /**
- * The unit the shares of a weather answer are written in, when the answer tells by itself: all
- * of its records' humidity, cloud cover and precipitation probability taken together
- * (`decideShareUnit`); `undefined` when it cannot tell.
+ * What the shares of a weather answer say of their unit: all of its records' humidity, cloud
+ * cover and precipitation probability taken together (`decideShareUnit`).
  */
-export function weatherShareUnit(payload: WeatherPayload): ShareUnit | undefined {
+export function weatherShareUnit(payload: WeatherPayload): ShareUnitVerdict {
   return decideShareUnit(payload.records.flatMap((r) => SHARES.map((field) => shareOf(r, field))));
 }
 
 /**
  * Weather payload (requested with `units=si`) → fact rows: humidity, cloud cover and
  * precipitation probability as fractions, read in the unit the whole answer is written in
- * (`weatherShareUnit`, else `remembered`: the unit earlier answers of the same source were in);
- * the icon mapped to the six interface values with the raw value kept; records outside `window`
- * dropped; repeated hours collapse when identical and are quarantined when they disagree;
- * implausible records quarantined with the reason.
+ * (`weatherShareUnit`; when it cannot tell, `remembered`: the unit earlier answers of the same
+ * source were in); the icon mapped to the six interface values with the raw value kept; records
+ * outside `window` dropped; repeated hours collapse when identical and are quarantined when they
+ * disagree; implausible records quarantined with the reason.
  *
- * An answer that cannot tell its unit, with nothing remembered, lands its records with the
- * shares empty (`null`) and quarantines each record that sent a share, with the reason: the
- * other values of the hour still land, and no share is guessed.
+ * An answer that cannot tell its unit with nothing remembered, or that contradicts itself,
+ * lands its records with the shares empty (`null`) and quarantines each record that sent a
+ * share, with the reason: the other values of the hour still land, and no share is guessed.
  */
 export function normalizeWeather(
   payload: WeatherPayload,
   window?: Window,
   remembered?: ShareUnit,
 ): NormalizedWeather {
-  const unit = weatherShareUnit(payload) ?? remembered;
+  const verdict = weatherShareUnit(payload);
+  const unit =
+    verdict === 'cannot-tell' ? remembered : verdict === 'contradictory' ? undefined : verdict;
   const { byHour, quarantined, ...stats } = keepHourlyRecords(payload, window, validate, (record) =>
     valuesOf(record, unit),
   );
@@ -58,14 +59,28 @@ export function normalizeWeather(
     rows,
     ...stats,
     quarantined:
-      unit === undefined ? [...quarantined, ...sharesSetAside(payload, byHour)] : quarantined,
+      unit === undefined
+        ? [...quarantined, ...sharesSetAside(payload, byHour, verdict)]
+        : quarantined,
   };
 }
+
+const SET_ASIDE_BECAUSE: Readonly<Record<ShareUnitVerdict, string>> = {
+  fraction: '',
+  percent: '',
+  'cannot-tell':
+    'every share of the answer is 0 or 1, which reads as fractions and as percentages alike, ' +
+    'and no earlier answer of this source taught the unit',
+  contradictory:
+    'the answer has shares above 1 (percentages) and strictly between 0 and 1 (fractions), ' +
+    'so no one unit reads it',
+};
 
 /** One entry per kept record that sent a share, when the answer's unit is unknown. */
 function sharesSetAside(
   payload: WeatherPayload,
   byHour: ReadonlyMap<number, WeatherRecord>,
+  verdict: ShareUnitVerdict,
 ): QuarantinedRecord[] {
   const indexOf = new Map(payload.records.map((record, index) => [record, index]));
   const out: QuarantinedRecord[] = [];
@@ -78,8 +93,7 @@ function sharesSetAside(
       hour: new Date(hour),
       reason:
         `share unit unknown: ${sent.map((f) => `${f} ${record[f]}`).join(', ')} not landed ` +
-        '(every share of the answer is 0 or 1, which reads as fractions and as percentages alike, ' +
-        "and no earlier answer of this source taught the unit); the record's other values landed",
+        `(${SET_ASIDE_BECAUSE[verdict]}); the record's other values landed`,
     });
   }
   return out;

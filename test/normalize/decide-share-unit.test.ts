@@ -5,7 +5,7 @@ describe('decideShareUnit', () => {
   it('reads an answer with any share above 1 as percentages, its 0s and 1s included', () => {
     expect(decideShareUnit([1, 0, 1, 81])).toBe('percent');
     expect(decideShareUnit([100])).toBe('percent');
-    expect(decideShareUnit([0.5, 1.01])).toBe('percent');
+    expect(decideShareUnit([0, 1.01])).toBe('percent');
   });
 
   it('reads an answer whose shares all lie in 0–1 with one strictly between as fractions', () => {
@@ -14,19 +14,24 @@ describe('decideShareUnit', () => {
     expect(decideShareUnit([1, 1, 0.99, 0])).toBe('fraction');
   });
 
+  it('finds an answer with shares above 1 and strictly between 0 and 1 contradictory', () => {
+    expect(decideShareUnit([0.81, 40])).toBe('contradictory');
+    expect(decideShareUnit([1, 0, 64, 0.5])).toBe('contradictory');
+  });
+
   it('cannot tell when every share is 0 or 1, or there is none', () => {
-    expect(decideShareUnit([0, 1, 1, 0])).toBeUndefined();
-    expect(decideShareUnit([1])).toBeUndefined();
-    expect(decideShareUnit([0, 0])).toBeUndefined();
-    expect(decideShareUnit([])).toBeUndefined();
-    expect(decideShareUnit([undefined, undefined])).toBeUndefined();
+    expect(decideShareUnit([0, 1, 1, 0])).toBe('cannot-tell');
+    expect(decideShareUnit([1])).toBe('cannot-tell');
+    expect(decideShareUnit([0, 0])).toBe('cannot-tell');
+    expect(decideShareUnit([])).toBe('cannot-tell');
+    expect(decideShareUnit([undefined, undefined])).toBe('cannot-tell');
   });
 
   it('leaves values that are no share in either unit out of the decision', () => {
     // A negative, an over-100 or a non-finite value is refused with its record, not read.
-    expect(decideShareUnit([0, 1, 250])).toBeUndefined();
-    expect(decideShareUnit([-0.5, 1])).toBeUndefined();
-    expect(decideShareUnit([Number.NaN, Number.POSITIVE_INFINITY, 0])).toBeUndefined();
+    expect(decideShareUnit([0, 1, 250])).toBe('cannot-tell');
+    expect(decideShareUnit([-0.5, 1])).toBe('cannot-tell');
+    expect(decideShareUnit([Number.NaN, Number.POSITIVE_INFINITY, 0])).toBe('cannot-tell');
     expect(decideShareUnit([250, 0.3])).toBe('fraction');
     expect(decideShareUnit([-3, 40])).toBe('percent');
   });

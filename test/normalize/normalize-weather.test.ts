@@ -130,7 +130,7 @@ describe('normalizeWeather', () => {
       },
     ]);
     const payload = parseWeatherBody(body);
-    expect(weatherShareUnit(payload)).toBeUndefined();
+    expect(weatherShareUnit(payload)).toBe('cannot-tell');
     expect(normalizeWeather(payload, window, 'percent').rows[0]?.humidityFraction).toBe(0.01);
     expect(normalizeWeather(payload, window, 'fraction').rows[0]?.humidityFraction).toBe(1);
     // An answer that tells its own unit is read in it, whatever was remembered.
@@ -177,6 +177,30 @@ describe('normalizeWeather', () => {
       },
     ]);
     expect(out.quarantinedHours.size).toBe(0);
+  });
+
+  it('never reads an answer that contradicts itself, not even in a remembered unit', () => {
+    const body = historyBody([
+      { time: epoch('2020-07-13T01:00:00Z'), ...base, humidity: 0.81, cloudCover: 40 },
+      { time: epoch('2020-07-13T02:00:00Z'), ...base, humidity: 0.8, cloudCover: 0.2 },
+    ]);
+    const payload = parseWeatherBody(body);
+    expect(weatherShareUnit(payload)).toBe('contradictory');
+    const out = normalizeWeather(payload, window, 'fraction');
+    expect(out.rows.map((r) => [r.temperatureC, r.humidityFraction, r.cloudCoverFraction])).toEqual(
+      [
+        [21.1, null, null],
+        [21.1, null, null],
+      ],
+    );
+    expect(out.quarantined.map((q) => q.reason)).toEqual([
+      expect.stringMatching(
+        /^share unit unknown: humidity 0.81, cloudCover 40, precipProbability 0 not landed \(the answer has shares above 1/,
+      ),
+      expect.stringMatching(
+        /^share unit unknown: humidity 0.8, cloudCover 0.2, precipProbability 0 not landed/,
+      ),
+    ]);
   });
 
   it('quarantines implausible records and keeps the others', () => {
