@@ -13,11 +13,27 @@ export interface ShareUnitMemory {
   learn(dataset: Dataset, source: AnswerSource, unit: ShareUnit): Promise<void>;
 }
 
-/** The memory kept in the ledger (`envdata.share_unit`), shared by every worker. */
+/**
+ * The memory kept in the ledger (`envdata.share_unit`), shared by every worker. A unit learned
+ * is written only when it differs from the one this memory last wrote or read for that source,
+ * so a run of answers in one unit costs one statement, not one per chunk; `recall` always reads
+ * the ledger (it serves only answers that cannot tell).
+ */
 export function ledgerShareUnitMemory(db: Kysely<Database>): ShareUnitMemory {
+  const known = new Map<string, ShareUnit>();
   return {
-    recall: (dataset, source) => readShareUnit(db, dataset, source),
-    learn: (dataset, source, unit) => recordShareUnit(db, dataset, source, unit),
+    async recall(dataset, source) {
+      const unit = await readShareUnit(db, dataset, source);
+      if (unit === undefined) known.delete(`${dataset} ${source}`);
+      else known.set(`${dataset} ${source}`, unit);
+      return unit;
+    },
+    async learn(dataset, source, unit) {
+      const key = `${dataset} ${source}`;
+      if (known.get(key) === unit) return;
+      await recordShareUnit(db, dataset, source, unit);
+      known.set(key, unit);
+    },
   };
 }
 
