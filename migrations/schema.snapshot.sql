@@ -24,6 +24,7 @@
 --   2026_11_23_0018_history_window
 --   2026_11_23_0019_forecast_accuracy_rollup
 --   2026_11_23_0020_pollen_type_statistics
+--   2026_11_26_0021_share_unit
 --   2026_11_26_0022_fence_lock_functions
 --   2026_11_26_0024_no_data_recheck
 --   2026_11_26_0025_unplaceable_records
@@ -368,6 +369,16 @@ alter table envdata.run_gap add constraint run_gap_run_id_fkey FOREIGN KEY (run_
 alter table envdata.run_gap add constraint run_gap_window_hours_check CHECK (window_hours >= 1);
 alter table envdata.run_gap add constraint run_gap_window_probes_check CHECK (window_probes >= 0);
 CREATE INDEX run_gap_open ON envdata.run_gap USING btree (run_id, run_gap_id) WHERE (next_from < gap_to);
+
+create table envdata.share_unit (
+  dataset envdata.dataset not null,
+  source text not null,
+  unit text not null,
+  updated_at timestamp with time zone not null default now()
+);
+alter table envdata.share_unit add constraint share_unit_pkey PRIMARY KEY (dataset, source);
+alter table envdata.share_unit add constraint share_unit_source_check CHECK (source = ANY (ARRAY['history'::text, 'latest'::text, 'forecast_48h'::text, 'forecast_72h'::text, 'forecast_120h'::text]));
+alter table envdata.share_unit add constraint share_unit_unit_check CHECK (unit = ANY (ARRAY['fraction'::text, 'percent'::text]));
 
 create table envdata.weather_daily_rollup (
   location_id integer not null,

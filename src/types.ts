@@ -34,6 +34,14 @@ export type SpeciesCategory = (typeof SPECIES_CATEGORIES)[number];
 export const WEATHER_ICONS = ['cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog'] as const;
 export type WeatherIcon = (typeof WEATHER_ICONS)[number];
 
+/**
+ * How an answer writes its shares (weather humidity, cloud cover, precipitation probability):
+ * `fraction` (0–1) or `percent` (0–100). Decided per answer, never per value
+ * (`decideShareUnit`); the warehouse stores fractions.
+ */
+export const SHARE_UNITS = ['fraction', 'percent'] as const;
+export type ShareUnit = (typeof SHARE_UNITS)[number];
+
 /** Pollen regions of the interface's region table. */
 export const POLLEN_REGIONS = [
   'europe',

@@ -65,7 +65,7 @@ export const SIMULATOR_ENVIRONMENT_VARIABLES = [
   {
     name: 'ENVDATA_SIM_FAULTS',
     default: '',
-    description: `Injected faults, SELECTOR:KIND[=N]@RATE or SELECTOR:KIND[=N]xCOUNT separated by ";": all:error=503@5%; history:hang x2; history:short=6x1. Kinds: ${FAULT_KINDS.join(', ')} (short, empty, conflict, duplicate: 200 answers with hours missing, none, or repeated; nul, nulvalue, long, wrongtype, badrisk, millis, blank: the first N records made hostile; history endpoints only, N = hours).`,
+    description: `Injected faults, SELECTOR:KIND[=N]@RATE or SELECTOR:KIND[=N]xCOUNT separated by ";": all:error=503@5%; history:hang x2; history:short=6x1. Kinds: ${FAULT_KINDS.join(', ')} (short, empty, conflict, duplicate: 200 answers with hours missing, none, or repeated; nul, nulvalue, long, wrongtype, badrisk, millis, blank: the first N records made hostile; history endpoints only, N = hours; ambiguous: every weather history share 0 or 1, so the answer cannot tell fractions from percentages).`,
   },
   {
     name: 'ENVDATA_SIM_FAULT_SEED',

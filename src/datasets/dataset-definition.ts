@@ -1,7 +1,8 @@
 import type { Location } from '../locations/location.js';
+import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { Window } from '../types.js';
+import type { ShareUnit, Window } from '../types.js';
 import type { FactRow, FactTable, LandingFacts } from '../warehouse/fact-table.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows, SnapshotTable } from '../warehouse/write-snapshot.js';
@@ -59,10 +60,18 @@ export interface DatasetDefinition<
   /** A history body as archived, parsed again without calling the service (rebuild). */
   parseBody(rawBody: string): Payload;
   /**
-   * Payload → fact rows by table (pure): records outside `window` dropped, repeated hours
-   * collapsed, invalid records set aside for quarantine.
+   * What the answer's shares say of their unit, all together (`decideShareUnit`). A unit it
+   * tells is remembered for the answers of the same source that cannot tell
+   * (`envdata.share_unit`). Absent for a dataset without shares (pollen): nothing is remembered
+   * or looked up for it.
    */
-  toFacts(payload: Payload, window: Window): LandingFacts;
+  shareUnitOf?(payload: Payload): ShareUnitVerdict;
+  /**
+   * Payload → fact rows by table (pure): records outside `window` dropped, repeated hours
+   * collapsed, invalid records set aside for quarantine. `remembered`: the share unit of earlier
+   * answers of the same source, for an answer that cannot tell its own (`shareUnitOf`).
+   */
+  toFacts(payload: Payload, window: Window, remembered?: ShareUnit): LandingFacts;
   /** The tables its facts land in: `toFacts` returns rows for these. */
   readonly factTables: readonly FactTable<FactRow>[];
 
@@ -70,8 +79,8 @@ export interface DatasetDefinition<
   readonly snapshots: {
     readonly sources: readonly SnapshotSource<Payload>[];
     readonly tables: readonly SnapshotTable<FactRow>[];
-    /** Payload → snapshot rows by table (pure). */
-    toRows(payload: Payload): readonly SnapshotRows[];
+    /** Payload → snapshot rows by table (pure); `remembered` as for `toFacts`. */
+    toRows(payload: Payload, remembered?: ShareUnit): readonly SnapshotRows[];
   };
 
   /**

@@ -1,5 +1,7 @@
+import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
+import type { ShareUnit } from '../types.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows } from '../warehouse/write-snapshot.js';
 import type { SnapshotRequest } from './dataset-definition.js';
@@ -8,16 +10,23 @@ import { datasetDefinition, type Dataset } from './registry.js';
 /** One snapshot product of a dataset: how it is fetched and what rows its answer makes. */
 export interface SnapshotFetch {
   fetch(client: ServiceClient, request: SnapshotRequest): Promise<ParsedPayload<unknown>>;
-  toRows(payload: ParsedPayload<unknown>): readonly SnapshotRows[];
+  /**
+   * What the answer's shares say of their unit (`DatasetDefinition.shareUnitOf`); `undefined`
+   * for a dataset without shares.
+   */
+  shareUnitOf(payload: ParsedPayload<unknown>): ShareUnitVerdict | undefined;
+  toRows(payload: ParsedPayload<unknown>, remembered?: ShareUnit): readonly SnapshotRows[];
 }
 
 /** The product `product` of `dataset`, as its definition declares it. */
 export function snapshotSourceOf(dataset: Dataset, product: SnapshotProduct): SnapshotFetch {
-  const { snapshots } = datasetDefinition(dataset);
+  const definition = datasetDefinition(dataset);
+  const { snapshots } = definition;
   const source = snapshots.sources.find((s) => s.product === product);
   if (!source) throw new TypeError(`dataset ${dataset} has no snapshot product ${product}`);
   return {
     fetch: (client, request) => source.fetch(client, request),
-    toRows: (payload) => snapshots.toRows(payload),
+    shareUnitOf: (payload) => definition.shareUnitOf?.(payload),
+    toRows: (payload, remembered) => snapshots.toRows(payload, remembered),
   };
 }

@@ -13,6 +13,7 @@ import type { Database } from '../warehouse/schema.js';
 import type { SpeciesIds } from '../warehouse/species-ids.js';
 import { writeSnapshot } from '../warehouse/write-snapshot.js';
 import { outcomeOf } from './outcome-policy.js';
+import { ledgerShareUnitMemory, shareUnitFor } from './share-unit-memory.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
 export interface FetchSnapshotDeps {
@@ -48,6 +49,7 @@ export interface FetchSnapshotDeps {
 export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
   const log = deps.logger.child({ component: 'snapshot' });
   const { throttle } = deps;
+  const shareUnits = ledgerShareUnitMemory(deps.db);
   return async (job: Job<SnapshotJobData>): Promise<number> => {
     const { locationId, product, dataset } = job.data;
     const location = await deps.db
@@ -90,11 +92,23 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     }
     // A call got through: the next throttled answer starts a new burst.
     throttle.reset();
+    // Latest and forecast answers are read as history is: the unit decided per answer.
+    const verdict = source.shareUnitOf(payload);
+    const shareUnit =
+      verdict === undefined ? undefined : await shareUnitFor(shareUnits, dataset, product, verdict);
+    if (verdict !== undefined && shareUnit === undefined) {
+      log.warn(
+        { locationId, product, dataset, shareUnit: verdict },
+        verdict === 'contradictory'
+          ? 'snapshot shares stored empty: the answer has shares as fractions and as percentages'
+          : 'snapshot shares stored empty: the answer cannot tell fractions from percentages (every share 0 or 1) and no earlier answer of this product told',
+      );
+    }
     return writeSnapshot(
       deps.db,
       deps.species,
       { locationId, dataset, product, fetchedAt: new Date(job.data.fetchedAt) },
-      source.toRows(payload),
+      source.toRows(payload, shareUnit),
     );
   };
 }

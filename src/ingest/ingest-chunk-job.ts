@@ -6,6 +6,7 @@ import type { CallPacer } from '../dispatch/call-pacer.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { fetchChunk } from './fetch-chunk.js';
+import { ledgerShareUnitMemory } from './share-unit-memory.js';
 import { blockDataset } from '../ledger/block-dataset.js';
 import { claimChunk, type ClaimedChunk } from '../ledger/claim-chunk.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
@@ -133,6 +134,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   // The longest window this process has recorded as accepted, per dataset: a landing of a window
   // no longer than it teaches nothing, and costs no write.
   const recordedAccepted = new Map<Dataset, number>();
+  const shareUnits = ledgerShareUnitMemory(deps.db);
 
   /** Records what the service's answer to `chunk` teaches of the window (never fails the job). */
   const learnWindow = async (
@@ -242,7 +244,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       const landing = await fetchChunk(
         deps.client,
         { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
-        { speciesRisk: deps.speciesRisk },
+        { speciesRisk: deps.speciesRisk, shareUnits },
       );
       // Before the landing marks the chunk done: a probe counts as in flight until what it
       // taught is recorded, so the feeder never plans the same probe twice.

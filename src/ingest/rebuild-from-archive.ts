@@ -1,10 +1,12 @@
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
 import type { Kysely } from 'kysely';
-import { factsOfBody } from '../datasets/facts-of-body.js';
+import { readBody } from '../datasets/facts-of-body.js';
 import type { Dataset } from '../datasets/registry.js';
 import { coerceError } from '../errors/coerce-error.js';
+import { readShareUnit } from '../ledger/share-unit.js';
 import type { Logger } from '../logging/create-logger.js';
+import type { ShareUnit } from '../types.js';
 import { FactWriter, type ChunkLanding } from './fact-writer.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
@@ -45,6 +47,13 @@ export async function rebuildFromArchive(
   let rows = 0;
   let rowsWritten = 0;
   let after = 0;
+  // Share units as ingestion reads them: an answer that tells its own unit is read in it and
+  // teaches it to the answers after it (in archive order); one that cannot tell takes the last
+  // unit told, starting from the ledger's (`envdata.share_unit`).
+  const shareUnits = new Map<Dataset, ShareUnit | undefined>();
+  for (const dataset of filter.datasets) {
+    shareUnits.set(dataset, await readShareUnit(db, dataset, 'history'));
+  }
   for (;;) {
     // Archived answers carry their own location, dataset and window (their chunks may be
     // folded away); in id order, so a later answer for the same hours lands last.
@@ -76,6 +85,8 @@ export async function rebuildFromArchive(
       try {
         const body = (await gunzip(row.body)).toString('utf8');
         const window = { from: row.window_from, to: row.window_to };
+        const read = readBody(row.dataset, body, window, shareUnits.get(row.dataset));
+        if (read.shareUnit !== undefined) shareUnits.set(row.dataset, read.shareUnit);
         landings.push({
           chunkId: row.chunk_id,
           runId: null,
@@ -91,7 +102,7 @@ export async function rebuildFromArchive(
           attempts: 0,
           startedAt: row.fetched_at,
           httpStatus: row.http_status,
-          facts: factsOfBody(row.dataset, body, window),
+          facts: read.facts,
           // Already in the archive: a rebuild archives nothing.
           rawBody: undefined,
         });

@@ -1,11 +1,13 @@
+import type { ShareUnit } from '../types.js';
+
 /**
- * A share as a fraction in [0, 1]. Sources disagree whether humidity, cloud cover and
- * precipitation probability are fractions or percentages: a value above 1 is read as percent.
- * Returns `undefined` for a value that is neither (negative, or above 100).
+ * A share as a fraction in [0, 1], read in `unit` (the unit its whole answer was decided to be
+ * in, `decideShareUnit`): a percentage is divided by 100. Returns `undefined` for a value that
+ * is no share in that unit (negative, above 1 as a fraction, above 100 as a percentage).
  */
-export function fractionOf(value: number): number | undefined {
+export function fractionOf(value: number, unit: ShareUnit): number | undefined {
   if (!Number.isFinite(value) || value < 0) return undefined;
-  if (value <= 1) return value;
-  if (value <= 100) return value / 100;
-  return undefined;
+  const max = unit === 'percent' ? 100 : 1;
+  if (value > max) return undefined;
+  return unit === 'percent' ? value / 100 : value;
 }

@@ -4,6 +4,7 @@ import type {
   PollenRegion,
   PollenType,
   RiskLevel,
+  ShareUnit,
   SpeciesCategory,
   WeatherIcon,
 } from '../types.js';
@@ -168,6 +169,17 @@ export interface HistoryWindowTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** Where an answer came from: a history call, or a snapshot product's call. */
+export type AnswerSource = 'history' | SnapshotProduct;
+
+/** The share unit each source of a dataset last answered in (`src/ledger/share-unit.ts`). */
+export interface ShareUnitTable {
+  dataset: Dataset;
+  source: AnswerSource;
+  unit: ShareUnit;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface ChunkTable {
   chunk_id: Generated<number>;
   run_id: number | null;
@@ -304,4 +316,5 @@ export interface Database {
   api_call_minute: ApiCallMinuteTable;
   call_pace: CallPaceTable;
   history_window: HistoryWindowTable;
+  share_unit: ShareUnitTable;
 }

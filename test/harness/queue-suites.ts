@@ -26,6 +26,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.response-too-large.test.ts',
   'test/backfill/backfill.resume-after-sigkill.test.ts',
   'test/backfill/backfill.server-errors.test.ts',
+  'test/backfill/backfill.share-units.test.ts',
   'test/backfill/backfill.unauthorized.test.ts',
   'test/backfill/backfill.window-auto.test.ts',
   'test/cli/envdata-cli.test.ts',

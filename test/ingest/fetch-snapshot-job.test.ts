@@ -116,3 +116,38 @@ describe('the snapshot job, refused', () => {
     expect(stored).toEqual([]);
   });
 });
+
+describe('the snapshot job, shares', () => {
+  it('reads a latest answer of whole percentages as the fractions a fraction answer gives, and remembers the unit per product', async () => {
+    const stored = async (fetchedAt: Date) =>
+      fx.app.db
+        .selectFrom('weather_snapshot')
+        .select(['humidity_fraction', 'cloud_cover_fraction', 'precip_probability_fraction'])
+        .where('fetched_at', '=', fetchedAt)
+        .executeTakeFirstOrThrow();
+    const snapshotAt = async (fetchedAt: Date) => {
+      const done = startSnapshotWorker(new ThrottleBackoff(), () => undefined);
+      await addSnapshotJob(fetchedAt);
+      await done;
+      await worker?.close();
+      await client?.close();
+      worker = undefined;
+      client = undefined;
+      return stored(fetchedAt);
+    };
+    try {
+      const asFractions = await snapshotAt(new Date('2024-07-02T12:00:00Z'));
+      fx.simulator.setOptions({ legacyShapes: { percentages: true } });
+      const asPercentages = await snapshotAt(new Date('2024-07-02T13:00:00Z'));
+      expect(asFractions.humidity_fraction).toBeGreaterThan(0);
+      expect(asPercentages).toEqual(asFractions);
+    } finally {
+      fx.simulator.setOptions({ legacyShapes: false });
+    }
+    const units = await fx.app.db
+      .selectFrom('share_unit')
+      .select(['dataset', 'source', 'unit'])
+      .execute();
+    expect(units).toEqual([{ dataset: 'weather', source: 'latest', unit: 'percent' }]);
+  });
+});

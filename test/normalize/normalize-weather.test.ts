@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mapWeatherIcon } from '../../src/normalize/map-weather-icon.js';
-import { normalizeWeather } from '../../src/normalize/normalize-weather.js';
+import { normalizeWeather, weatherShareUnit } from '../../src/normalize/normalize-weather.js';
+import type { WeatherPayload } from '../../src/service/models.js';
 import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
+import type { WeatherRow } from '../../src/warehouse/fact-rows.js';
 import { RECORDED_WEATHER_HOUR } from '../fixtures/weather-record.js';
 
 const epoch = (iso: string) => Date.parse(iso) / 1000;
@@ -64,6 +66,79 @@ describe('normalizeWeather', () => {
     expect(row?.precipProbabilityFraction).toBeCloseTo(0.3);
   });
 
+  it('reads 1 as 1 % in an answer of integer percentages, never per value as 100 %', () => {
+    const payload = sharesAnswer([1, 1, 1], [64, 0, 0]);
+    expect(weatherShareUnit(payload)).toBe('percent');
+    const out = normalizeWeather(payload, window);
+    expect(out.quarantined).toEqual([]);
+    expect(landedShares(out.rows)).toEqual([
+      [0.01, 0.01, 0.01],
+      [0.64, 0, 0],
+    ]);
+  });
+
+  it('reads 1 as 100 % in an answer of fractions', () => {
+    const out = normalizeWeather(sharesAnswer([1, 1, 1], [0.64, 0, 0]), window);
+    expect(landedShares(out.rows)).toEqual([
+      [1, 1, 1],
+      [0.64, 0, 0],
+    ]);
+  });
+
+  it('reads an answer that cannot tell in the remembered unit, and only then', () => {
+    const payload = sharesAnswer([1, 1, 0]);
+    expect(weatherShareUnit(payload)).toBe('cannot-tell');
+    expect(landedShares(normalizeWeather(payload, window, 'percent').rows)).toEqual([
+      [0.01, 0.01, 0],
+    ]);
+    expect(landedShares(normalizeWeather(payload, window, 'fraction').rows)).toEqual([[1, 1, 0]]);
+    // An answer that tells its own unit is read in it, whatever was remembered.
+    const told = sharesAnswer([1, 55, 0]);
+    expect(landedShares(normalizeWeather(told, window, 'fraction').rows)).toEqual([
+      [0.01, 0.55, 0],
+    ]);
+  });
+
+  it('lands the other values and quarantines the shares of an answer that cannot tell, with nothing remembered', () => {
+    const out = normalizeWeather(sharesAnswer([1, 0, 0], []), window);
+    expect(out.rows.map((r) => r.temperatureC)).toEqual([21.1, 21.1]);
+    expect(landedShares(out.rows)).toEqual([
+      [null, null, null],
+      [null, null, null],
+    ]);
+    // The record without shares sets nothing aside; the hour with shares is named.
+    expect(out.quarantined).toEqual([
+      {
+        recordIndex: 0,
+        raw: expect.objectContaining({ humidity: 1 }),
+        hour: new Date('2020-07-13T01:00:00Z'),
+        reason: expect.stringMatching(
+          /^share unit unknown: humidity 1, cloudCover 0, precipProbability 0 not landed \(every share of the answer is 0 or 1/,
+        ),
+      },
+    ]);
+    expect(out.quarantinedHours.size).toBe(0);
+  });
+
+  it('never reads an answer that contradicts itself, not even in a remembered unit', () => {
+    const payload = sharesAnswer([0.81, 40, 0], [0.8, 0.2, 0]);
+    expect(weatherShareUnit(payload)).toBe('contradictory');
+    const out = normalizeWeather(payload, window, 'fraction');
+    expect(out.rows.map((r) => r.temperatureC)).toEqual([21.1, 21.1]);
+    expect(landedShares(out.rows)).toEqual([
+      [null, null, null],
+      [null, null, null],
+    ]);
+    expect(out.quarantined.map((q) => q.reason)).toEqual([
+      expect.stringMatching(
+        /^share unit unknown: humidity 0.81, cloudCover 40, precipProbability 0 not landed \(the answer has shares above 1/,
+      ),
+      expect.stringMatching(
+        /^share unit unknown: humidity 0.8, cloudCover 0.2, precipProbability 0/,
+      ),
+    ]);
+  });
+
   it('quarantines implausible records and keeps the others', () => {
     const body = JSON.stringify({
       status: 'success',
@@ -92,3 +167,26 @@ describe('normalizeWeather', () => {
     expect(mapWeatherIcon(undefined)).toBeNull();
   });
 });
+
+/**
+ * A history answer of `base` records an hour apart from 2020-07-13 01:00 UTC, each with the
+ * humidity, cloud cover and precipitation probability given (`[]`: none of the three).
+ */
+function sharesAnswer(...shares: readonly (readonly number[])[]): WeatherPayload {
+  const history = shares.map(([humidity, cloudCover, precipProbability], i) => ({
+    ...base,
+    time: epoch('2020-07-13T01:00:00Z') + i * 3600,
+    humidity,
+    cloudCover,
+    precipProbability,
+  }));
+  return parseWeatherBody(historyBody(history));
+}
+
+function landedShares(rows: readonly WeatherRow[]): (number | null)[][] {
+  return rows.map((r) => [r.humidityFraction, r.cloudCoverFraction, r.precipProbabilityFraction]);
+}
+
+function historyBody(history: readonly object[]): string {
+  return JSON.stringify({ status: 'success', data: { lat: 52.52, lng: 13.405, history } });
+}

@@ -139,6 +139,37 @@ describe('empty: the success envelope with zero records', () => {
   });
 });
 
+describe('ambiguous: every share of the answer 0 or 1, in its own unit', () => {
+  const SHARES = ['humidity', 'cloudCover', 'precipProbability'] as const;
+
+  it.each([false, true])(
+    'weather history (percentages %s): humidity and cloud cover 1, precipitation probability 0, the rest as without it',
+    async (percentages) => {
+      sim().setOptions({ legacyShapes: { percentages } });
+      const clean = (await client.get(WEATHER.path)).json<WeatherJson>().data.history;
+      sim().setFaults('weather-history:ambiguous x1');
+      const faulty = (await client.get(WEATHER.path)).json<WeatherJson>().data.history;
+      expect(faulty).toHaveLength(WINDOW_HOURS);
+      faulty.forEach((record, i) => {
+        expect(SHARES.map((f) => record[f])).toEqual([1, 1, 0]);
+        const { humidity: _h, cloudCover: _c, precipProbability: _p, ...rest } = clean[i]!;
+        expect(record).toMatchObject(rest);
+      });
+      expect(sim().stats().faults).toEqual({ ambiguous: 1 });
+      // Spent: the next answer is the clean one.
+      expect((await client.get(WEATHER.path)).json<WeatherJson>().data.history).toEqual(clean);
+    },
+  );
+
+  it('a broad selector leaves pollen history alone and is not spent on it', async () => {
+    const clean = (await client.get(POLLEN.path)).text;
+    sim().setFaults('history:ambiguous x1');
+    expect((await client.get(POLLEN.path)).text).toBe(clean);
+    const weather = (await client.get(WEATHER.path)).json<WeatherJson>().data.history;
+    expect(weather.every((r) => r.humidity === 1 && r.precipProbability === 0)).toBe(true);
+  });
+});
+
 describe('conflict: the first hours repeated at the end with different values', () => {
   it('script form, weather: temperature +3.5 °C and humidity moved by 0.2', async () => {
     sim().setFaults('weather-history:conflict x2');
@@ -305,6 +336,8 @@ describe('record fault specs', () => {
     ['pollen-latest:short=2x1', 'short applies to history endpoints only'],
     ['latest:conflict@10%', 'selector "latest" names none'],
     ['weather-forecast:duplicate x1', 'duplicate applies to history endpoints only'],
+    ['pollen-history:ambiguous x1', 'ambiguous applies to weather history only'],
+    ['weather-history:ambiguous=3x1', 'ambiguous takes no parameter'],
   ])('refuse %s', (spec, problem) => {
     const { problems } = parseFaultSpec(spec);
     expect(problems).toHaveLength(1);

@@ -396,6 +396,30 @@ describe('legacy shapes', () => {
     expect(typeof geocode.data[0]!.lat).toBe('string');
   });
 
+  it('percentages: humidity, cloud cover and precipitation probability as whole percentages in every weather answer', async () => {
+    sim().setOptions({ legacyShapes: { percentages: true } });
+    const history = (
+      await client.get(
+        `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-22T00:00:00Z')}&units=si`,
+      )
+    ).json<{ data: { history: Json[] } }>().data.history;
+    const forecast = (await client.get(`/weather/forecast/by-lat-lng?${berlin}&units=si`)).json<{
+      data: { forecast: Json[] };
+    }>().data.forecast;
+    const latest = (await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`)).json<{
+      data: Json;
+    }>().data;
+    const records = [...history, ...forecast, latest];
+    for (const field of ['humidity', 'cloudCover', 'precipProbability']) {
+      for (const record of records) {
+        const value = record[field];
+        expect(Number.isInteger(value) && Number(value) >= 0 && Number(value) <= 100).toBe(true);
+      }
+      // Each field is a percentage, not a fraction that happens to be 0 or 1.
+      expect([field, records.some((r) => Number(r[field]) > 1)]).toEqual([field, true]);
+    }
+  });
+
   it('single variants switch alone: Risks instead of SpeciesRisk, records without Species', async () => {
     sim().setOptions({ legacyShapes: { speciesRiskKey: 'Risks' } });
     const risks = (

@@ -1,4 +1,4 @@
-import { normalizeWeather } from '../../normalize/normalize-weather.js';
+import { normalizeWeather, weatherShareUnit } from '../../normalize/normalize-weather.js';
 import type { WeatherPayload } from '../../service/models.js';
 import { parseWeatherBody } from '../../service/parse-weather-body.js';
 import { tableRows } from '../../warehouse/fact-table.js';
@@ -20,8 +20,9 @@ export const weatherDataset: DatasetDefinition<'weather', WeatherPayload> = {
   fetchHistory: (client, { location, window }) =>
     client.weatherHistory({ ...at(location), from: window.from, to: window.to }),
   parseBody: (rawBody) => parseWeatherBody(rawBody),
-  toFacts(payload, window) {
-    const { rows, ...rest } = normalizeWeather(payload, window);
+  shareUnitOf: weatherShareUnit,
+  toFacts(payload, window, remembered) {
+    const { rows, ...rest } = normalizeWeather(payload, window, remembered);
     return { ...rest, tables: [tableRows(WEATHER_HOURLY, rows)] };
   },
   factTables: [WEATHER_HOURLY],
@@ -35,7 +36,9 @@ export const weatherDataset: DatasetDefinition<'weather', WeatherPayload> = {
       },
     ],
     tables: [WEATHER_SNAPSHOT],
-    toRows: (payload) => [snapshotRows(WEATHER_SNAPSHOT, normalizeWeather(payload).rows)],
+    toRows: (payload, remembered) => [
+      snapshotRows(WEATHER_SNAPSHOT, normalizeWeather(payload, undefined, remembered).rows),
+    ],
   },
 
   rollup: { table: 'weather_daily_rollup', view: 'analytics.weather_daily' },

@@ -15,6 +15,7 @@ export interface RecordFault {
  * - `empty`: no records.
  * - `conflict`: the records, then `conflicting(record)` for each of the first `hours`.
  * - `duplicate`: the records, then each of the first `hours` again.
+ * - `ambiguous`: each record as `ambiguous(record)` (records without shares: as they are).
  *
  * @example applyRecordFault([h0, h1, h2], { kind: 'conflict', hours: 1 }, bump) // [h0, h1, h2, bump(h0)]
  */
@@ -22,6 +23,7 @@ export function applyRecordFault<T>(
   records: readonly T[],
   fault: RecordFault,
   conflicting: (record: T) => T,
+  ambiguous: (record: T) => T = (record) => record,
 ): T[] {
   switch (fault.kind) {
     case 'short':
@@ -32,6 +34,8 @@ export function applyRecordFault<T>(
       return [...records, ...records.slice(0, fault.hours).map(conflicting)];
     case 'duplicate':
       return [...records, ...records.slice(0, fault.hours)];
+    case 'ambiguous':
+      return records.map(ambiguous);
     default:
       // Hostile kinds rewrite rendered records (`makeRecordsHostile`), not which hours there are.
       return [...records];

@@ -21,6 +21,9 @@ export function isHostileRecordKind(kind: string): kind is HostileRecordKind {
 /** Record fault kinds that apply to pollen history only (weather records have no risk). */
 export const POLLEN_ONLY_RECORD_KINDS: readonly RecordFaultKind[] = ['badrisk'];
 
+/** Record fault kinds that apply to weather history only (only weather records carry shares). */
+export const WEATHER_ONLY_RECORD_KINDS: readonly RecordFaultKind[] = ['ambiguous'];
+
 /**
  * The fault kinds that change which records a 200 success answer carries (see `FAULT_KINDS`).
  * They apply to history endpoints only.
@@ -30,6 +33,7 @@ export const RECORD_FAULT_KINDS = [
   'empty',
   'conflict',
   'duplicate',
+  'ambiguous',
   ...HOSTILE_RECORD_KINDS,
 ] as const;
 export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
@@ -66,6 +70,10 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  *   by 0.2 (20 points as a percentage) towards the middle of its range. Stamps and every other
  *   field are those of the original hour, so each copy is a valid record.
  * - `duplicate`: each of the first `hours` records is repeated, identical, at the end.
+ * - `ambiguous`: every record's `humidity` and `cloudCover` sent as `1` and `precipProbability`
+ *   as `0`, in the answer's own unit (1 % with the `percentages` shape, else 100 %): an answer
+ *   whose shares read as fractions and as percentages alike. Weather history only (a selector
+ *   that names no `weather-history` is refused); takes no `hours`.
  *
  * Hostile record faults rewrite each of the first `hours` records of the answer (its other
  * records are as usual), as a service that sends what its contract does not allow:
@@ -160,6 +168,7 @@ export const DEFAULT_FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   badrisk: 200,
   millis: 200,
   blank: 200,
+  ambiguous: 200,
 };
 
 /** Default delay of a `latency` fault. */

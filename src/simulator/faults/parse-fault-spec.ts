@@ -120,10 +120,14 @@ export function checkFaultShape(
         (e) => endpointMatches(e, endpoint) && recordFaultApplies(e, faultKind),
       )
     ) {
-      return `${kind} applies to pollen history endpoints only, and selector "${endpoint}" names none (use history, pollen-history, an endpoint id or path)`;
+      return faultKind === 'ambiguous'
+        ? `ambiguous applies to weather history only, and selector "${endpoint}" names none (use weather-history, weather, history)`
+        : `${kind} applies to pollen history endpoints only, and selector "${endpoint}" names none (use history, pollen-history, an endpoint id or path)`;
     }
     if (param === undefined) return { endpoint, kind: faultKind };
-    if (faultKind === 'empty') return 'empty takes no parameter (e.g. history:empty x1)';
+    if (faultKind === 'empty' || faultKind === 'ambiguous') {
+      return `${kind} takes no parameter (e.g. history:${kind} x1)`;
+    }
     if (!(Number.isInteger(param) && param >= 1 && param <= MAX_FAULT_HOURS)) {
       return `${kind}=N counts hours: a whole number 1–${MAX_FAULT_HOURS} (e.g. history:${kind}=6x1)`;
     }

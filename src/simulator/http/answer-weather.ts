@@ -1,6 +1,7 @@
 import { historyHours, WEATHER_FORECAST_HOURS, WEATHER_HISTORY_START_S } from '../data/coverage.js';
 import { generateWeatherHour, type WeatherHour } from '../data/generate-weather-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
+import { ambiguousWeatherHour } from '../faults/ambiguous-weather-hour.js';
 import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
 import { isHostileRecordKind } from '../faults/fault-settings.js';
 import { makeRecordsHostile } from '../faults/make-records-hostile.js';
@@ -59,7 +60,9 @@ export function answerWeather(ctx: RequestContext): Answer {
     hours.push(generateWeatherHour(climate, hour));
   }
   if (ctx.recordFault !== undefined) {
-    hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour);
+    hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour, (hour) =>
+      ambiguousWeatherHour(hour, shapes),
+    );
   }
   let records = hours.map((hour) => renderWeatherRecord(hour, units, shapes));
   const fault = ctx.recordFault;

@@ -29,6 +29,9 @@ export function renderWeatherRecord(
   const precip = imperial ? round2(hour.precipIntensity / 25.4) : hour.precipIntensity;
   const humidity = shapes.percentages ? Math.round(hour.humidity * 100) : hour.humidity;
   const cloudCover = shapes.percentages ? Math.round(hour.cloudCover * 100) : hour.cloudCover;
+  const precipProbability = shapes.percentages
+    ? Math.round(hour.precipProbability * 100)
+    : hour.precipProbability;
   const where =
     coordinates === undefined
       ? ''
@@ -38,7 +41,7 @@ export function renderWeatherRecord(
     `"dewPoint":${f2(dewPoint)},"humidity":${f2(humidity)},"pressure":${f2(hour.pressure)},` +
     `"windSpeed":${f2(windSpeed)},"windGust":${f2(windGust)},"windBearing":${hour.windBearing},` +
     `"cloudCover":${f2(cloudCover)},"visibility":${f2(visibility)},"uvIndex":${hour.uvIndex},` +
-    `"ozone":${f2(hour.ozone)},"precipIntensity":${f2(precip)},"precipProbability":${f2(hour.precipProbability)},` +
+    `"ozone":${f2(hour.ozone)},"precipIntensity":${f2(precip)},"precipProbability":${f2(precipProbability)},` +
     `"precipType":"${hour.precipType}","summary":"${hour.summary}","icon":"${hour.icon}"}`
   );
 }

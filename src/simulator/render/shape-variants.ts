@@ -18,7 +18,10 @@ export interface ShapeVariants {
   readonly noSpecies: boolean;
   /** Pollen records without `timezone` (older records). */
   readonly noTimezone: boolean;
-  /** Weather `humidity` and `cloudCover` as percentages (0–100) instead of fractions. */
+  /**
+   * Weather `humidity`, `cloudCover` and `precipProbability` as whole percentages (0–100)
+   * instead of fractions, in every record of every weather answer.
+   */
   readonly percentages: boolean;
   /** Key of the per-species risk object sent for `speciesRisk=true`. */
   readonly speciesRiskKey: 'SpeciesRisk' | 'Risks';
