@@ -19,6 +19,8 @@ export const SQLSTATE = {
    * behind a failure all end so); the failure before it is the one to report.
    */
   inFailedSqlTransaction: '25P02',
+  /** 57014: the statement was cancelled (`pg_cancel_backend`, `statement_timeout`). */
+  queryCanceled: '57014',
   /** 57P01: `pg_ctl stop`, `pg_terminate_backend`. */
   adminShutdown: '57P01',
   /** 57P02: the server crashed. */
