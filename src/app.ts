@@ -17,6 +17,7 @@ import { QueueFactory } from './queue/queue-factory.js';
 import { redisTargetOf } from './queue/redis-target.js';
 import { createServiceClient, type ServiceClient } from './service/service-client.js';
 import { SyncScheduler } from './sync/sync-scheduler.js';
+import { cancelStatements } from './warehouse/cancel-statements.js';
 import { assertDatabaseAnswers, createDatabase } from './warehouse/create-database.js';
 import type { Database } from './warehouse/schema.js';
 import { IngestWorker, type IngestWorkerOptions } from './worker/ingest-worker.js';
@@ -62,6 +63,8 @@ export interface StartOptions {
 const STOP_GRACE_MS = 1_000;
 /** What closing the service client's connection pool may take. */
 const CLOSE_CLIENT_MS = 300;
+/** What closing the Postgres pool may take, before and after cancelling what still runs. */
+const CLOSE_DATABASE_MS = 200;
 
 /**
  * The composition root of one envdata process. It owns the config, the logger and the shared
@@ -227,6 +230,27 @@ export class App {
     this.calls.abort();
   }
 
+  /**
+   * Cancels on the server every statement the pool is still running (a landing waiting for a
+   * lock, say): the shutdown deadline has passed. Each fails with 57014 and rolls back; the
+   * worker hands its chunk back, no attempt used. Never rejects: a Postgres that does not answer
+   * runs nothing to cancel.
+   */
+  async cancelDatabaseStatements(): Promise<void> {
+    if (!this.database) return;
+    try {
+      const cancelled = await cancelStatements(this.database);
+      if (cancelled > 0) {
+        this.logger.warn(
+          { cancelled },
+          'statements still running in Postgres at the shutdown deadline were cancelled; their work rolled back',
+        );
+      }
+    } catch (error) {
+      this.logger.warn({ err: coerceError(error) }, 'could not cancel the statements in Postgres');
+    }
+  }
+
   /** Adds a component for the next `start()`. */
   add(component: AppComponent): this {
     this.assertRunning();
@@ -286,7 +310,7 @@ export class App {
       this.calls.abort();
       if (this.client) await settlesWithin(this.client.close(), CLOSE_CLIENT_MS);
       await this.queueFactory?.close();
-      await this.database?.destroy();
+      if (this.database) await this.closeDatabase(this.database);
     })();
     return this.stopping;
   }
@@ -312,6 +336,20 @@ export class App {
           'component did not stop within ENVDATA_SHUTDOWN_TIMEOUT_MS: left behind',
         );
       }
+    }
+  }
+
+  /**
+   * Closes the pool once its connections are back. One still busy after a moment (a statement
+   * waiting in Postgres past the deadline) has its statement cancelled on the server, so that the
+   * stop stays bounded and nothing is left half-done there.
+   */
+  private async closeDatabase(database: Kysely<Database>): Promise<void> {
+    const destroying = database.destroy();
+    if (await settlesWithin(destroying, CLOSE_DATABASE_MS)) return destroying;
+    await settlesWithin(this.cancelDatabaseStatements(), CLOSE_DATABASE_MS);
+    if (!(await settlesWithin(destroying, CLOSE_DATABASE_MS))) {
+      this.logger.warn('the Postgres pool did not close in time: left behind');
     }
   }
 

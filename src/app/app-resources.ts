@@ -34,6 +34,8 @@ export interface AppResources {
   readonly observers: MetricsObservers;
   /** Abandons every call to the service in flight (the shutdown deadline). */
   abortServiceCalls(): void;
+  /** Cancels on the server every statement the pool is still running (the shutdown deadline). */
+  cancelDatabaseStatements(): Promise<void>;
 }
 
 /** The resources a part of the app uses, by name. */

@@ -82,6 +82,29 @@ export function parseUtcHourOption(flag: string, value: string): Date {
   return date;
 }
 
+/**
+ * The `--from`/`--to` of every command that takes them (`backfill`, `rebuild`): each a whole UTC
+ * hour (`parseUtcHourOption`), `from` before `to`. An absent flag stays absent. One function for
+ * them all, so each command refuses the same bound with the same message (exit 2).
+ */
+export function parseHourBounds(options: { readonly from: string; readonly to: string }): {
+  from: Date;
+  to: Date;
+};
+export function parseHourBounds(options: { readonly from?: string; readonly to?: string }): {
+  from?: Date;
+  to?: Date;
+};
+export function parseHourBounds(options: { readonly from?: string; readonly to?: string }): {
+  from?: Date;
+  to?: Date;
+} {
+  const from = options.from === undefined ? undefined : parseUtcHourOption('--from', options.from);
+  const to = options.to === undefined ? undefined : parseUtcHourOption('--to', options.to);
+  assertOrdered(from, to);
+  return { ...(from && { from }), ...(to && { to }) };
+}
+
 /** Checks `from` < `to` for a pair of date flags. */
 export function assertOrdered(from: Date | undefined, to: Date | undefined): void {
   if (from && to && from.getTime() >= to.getTime()) {

@@ -21,6 +21,8 @@ export const SQLSTATE = {
   inFailedSqlTransaction: '25P02',
   /** 42501: the role lacks a privilege (a function revoked from PUBLIC, say). */
   insufficientPrivilege: '42501',
+  /** 57014: the statement was cancelled (`pg_cancel_backend`, `statement_timeout`). */
+  queryCanceled: '57014',
   /** 57P01: `pg_ctl stop`, `pg_terminate_backend`. */
   adminShutdown: '57P01',
   /** 57P02: the server crashed. */

@@ -5,6 +5,7 @@ import type { CallBudget } from '../dispatch/call-budget.js';
 import type { CallPacer } from '../dispatch/call-pacer.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { coerceError } from '../errors/coerce-error.js';
+import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import { fetchChunk } from './fetch-chunk.js';
 import { ledgerShareUnitMemory } from './share-unit-memory.js';
 import { blockDataset } from '../ledger/block-dataset.js';
@@ -255,6 +256,11 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       result = await deps.land(landing);
       throttle.reset();
     } catch (thrown) {
+      // The shutdown deadline cancelled the landing on the server: its transaction rolled back,
+      // nothing of it is kept; the chunk goes back like one whose call was abandoned.
+      if (deps.stopping?.aborted && hasSqlState(thrown, SQLSTATE.queryCanceled)) {
+        return { kind: 'release', error: landingCancelled(thrown) };
+      }
       const error = coerceError(thrown);
       const { code, outcome, retryAfterMs } = outcomeOf(error);
       if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
@@ -470,6 +476,15 @@ function outcomeOfStep(step: ChunkStep): ChunkJobOutcome {
     case 'fail':
       return 'failed';
   }
+}
+
+/** What a job whose landing the shutdown deadline cancelled in Postgres rethrows: ABORTED. */
+function landingCancelled(cause: unknown): ServiceError {
+  return new ServiceError(
+    'ABORTED',
+    'the worker is stopping: the landing still waiting in Postgres at the shutdown deadline was cancelled and rolled back; the work goes back to the queue',
+    { endpoint: undefined, retryable: true, cause },
+  );
 }
 
 /** What a job whose pacing was cut short rethrows: ABORTED when the worker is stopping. */

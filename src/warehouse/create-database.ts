@@ -8,6 +8,7 @@ import { databaseUnavailable, isConnectionFailure } from './database-unavailable
 import type { Database } from './schema.js';
 import { errorCode } from '../errors/pg-errors.js';
 import { EnvdataClient, type EnvdataClientOptions } from './pg-client.js';
+import { registerCancellablePool } from './cancel-statements.js';
 
 // COUNT(*) and other int8 results as numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -61,9 +62,21 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
       log.debug({ code: errorCode(error) }, 'idle Postgres connection lost');
     else log.warn({ err: error }, 'idle Postgres connection failed');
   });
+  // The connections checked out now: those `cancelStatements` may cancel a statement of.
+  const busy = new Set<pg.PoolClient>();
+  pool.on('acquire', (client) => busy.add(client));
+  pool.on('release', (_error, client) => busy.delete(client));
+  pool.on('remove', (client) => busy.delete(client));
   const untrack = trackResource('pg pool', maskUrl(options.url), () => db.destroy());
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
+  });
+  registerCancellablePool(db, {
+    url: options.url,
+    busyPids: () =>
+      [...busy].flatMap((c) =>
+        c instanceof EnvdataClient && c.backendPid !== undefined ? [c.backendPid] : [],
+      ),
   });
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {

@@ -76,6 +76,12 @@ export class EnvdataClient extends pg.Client {
     this.prepare = config.prepare !== false;
   }
 
+  /** The pid of this connection's backend on the server, once connected (`pg_cancel_backend`). */
+  get backendPid(): number | undefined {
+    const pid = (this as unknown as { processID: number | null }).processID;
+    return pid ?? undefined;
+  }
+
   // pg's `query` has a dozen overloads; this one only looks at (text, values), as Kysely calls
   // it, and passes every other call on unchanged.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

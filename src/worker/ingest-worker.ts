@@ -14,6 +14,7 @@ import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
 import { isLostJob } from '../queue/lost-job.js';
 import { isServiceError } from '../service/service-error.js';
+import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import { FactWriter } from '../ingest/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest-chunk-job.js';
@@ -36,6 +37,8 @@ export interface IngestWorkerOptions {
  * recovery. Together with closing the rest, the process exits within the deadline plus a second.
  */
 const WIND_UP_MS = 500;
+/** While they wind up, how often what the pool still runs in Postgres is cancelled again. */
+const CANCEL_EVERY_MS = 50;
 /** What closing the ledger's pending run checks may take after that. */
 const CLOSE_REST_MS = 300;
 /** What the last flush of the per-minute call counts may take at least (within the second). */
@@ -44,6 +47,7 @@ const FLUSH_CALLS_MS = 100;
 /** The resources a worker uses. */
 type WorkerResources = Uses<
   | 'abortServiceCalls'
+  | 'cancelDatabaseStatements'
   | 'config'
   | 'db'
   | 'logger'
@@ -213,6 +217,11 @@ export class IngestWorker implements AppComponent {
         : await this.processor.process(job as Job<IngestJobData>, token);
     } catch (error) {
       if (isServiceError(error, 'ABORTED')) throw Worker.RateLimitError();
+      // A statement the shutdown deadline cancelled (a claim, a snapshot's write): nothing of
+      // it was kept, and the job goes back without using an attempt.
+      if (this.stopping.signal.aborted && hasSqlState(error, SQLSTATE.queryCanceled)) {
+        throw Worker.RateLimitError();
+      }
       if (!this.outages.report(error)) throw error;
       await this.outages.whenAvailable(this.stopping.signal);
       throw Worker.RateLimitError();
@@ -271,8 +280,10 @@ export class IngestWorker implements AppComponent {
    * recovery (the ledger has the truth). Everything is bounded, so the process exits within
    * `timeoutMs` plus a second whatever is down.
    *
-   * At the deadline the app's service calls are abandoned (`app.abortServiceCalls()`): the
-   * deadline is the process's, so nothing else should be calling the service any more.
+   * At the deadline the app's service calls are abandoned (`app.abortServiceCalls()`) and the
+   * statements its pool still runs are cancelled on the server (`app.cancelDatabaseStatements()`:
+   * a landing waiting for a lock rolls back, its chunk goes back, no attempt used): the deadline
+   * is the process's, so nothing else should be calling the service or waiting in Postgres.
    */
   close(timeoutMs = this.app.config.worker.shutdownTimeoutMs): Promise<void> {
     this.closing ??= (async () => {
@@ -286,7 +297,7 @@ export class IngestWorker implements AppComponent {
           'in-flight chunks did not finish within ENVDATA_SHUTDOWN_TIMEOUT_MS: their calls are aborted and their chunks handed back to the queue',
         );
         this.app.abortServiceCalls();
-        await settlesWithin(this.whenIdle(), WIND_UP_MS);
+        await this.windUp();
       }
       // BullMQ records what the jobs did (completed, back to wait) in Redis: a moment, unless
       // Redis is down.
@@ -313,6 +324,24 @@ export class IngestWorker implements AppComponent {
   /** `close(timeoutMs)`: how the app stops it. */
   stop(timeoutMs: number): Promise<void> {
     return this.close(timeoutMs);
+  }
+
+  /**
+   * After the deadline: waits up to `WIND_UP_MS` for the jobs to hand their chunks back, and
+   * meanwhile cancels on the server what the pool still runs. A landing waiting in Postgres (for
+   * a lock, say) rolls back and its job hands the chunk back like an aborted call; one queued
+   * for the connection behind it may come to wait next, so this goes on until the jobs are done.
+   */
+  private async windUp(): Promise<void> {
+    const endBy = Date.now() + WIND_UP_MS;
+    let idle = false;
+    const idling = this.whenIdle().then(() => {
+      idle = true;
+    });
+    while (!idle && Date.now() < endBy) {
+      await settlesWithin(this.app.cancelDatabaseStatements(), endBy - Date.now());
+      await settlesWithin(idling, Math.min(CANCEL_EVERY_MS, endBy - Date.now()));
+    }
   }
 
   /** Resolves once no job is being processed. */

@@ -4,6 +4,7 @@ import type {
   LandingResult,
   StagedLanding,
 } from '../ingest/fact-writer.js';
+import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 
 interface Pending {
   readonly landing: StagedLanding;
@@ -65,8 +66,10 @@ export class LandingBatcher {
       const { results } = await this.writer.land(batch.map((b) => b.landing));
       batch.forEach((b, i) => b.resolve(results[i]!));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
+      // Cancelled on the server (the shutdown deadline): no chunk of it was refused, and landed
+      // one by one each would wait again for what the batch waited for.
+      if (batch.length === 1 || hasSqlState(error, SQLSTATE.queryCanceled)) {
+        for (const b of batch) b.reject(error);
         return;
       }
       for (const b of batch) {

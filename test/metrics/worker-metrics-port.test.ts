@@ -38,11 +38,25 @@ describe('envdata worker --metrics-port', () => {
       ['--metrics-port', '9464', '--metrics-host', 'not a host'],
       /--metrics-host must be an IP address or a host name.*\(got "not a host"\)/,
     ],
+    // Five numbers: no IP address, and no name either (a name's last label is never all digits).
+    [
+      ['--metrics-port', '9464', '--metrics-host', '1.2.3.4.5'],
+      /--metrics-host must be an IP address or a host name.*\(got "1\.2\.3\.4\.5"\)/,
+    ],
+    [
+      ['--metrics-port', '9464', '--metrics-host', '999.1.1.1'],
+      /--metrics-host must be an IP address or a host name.*\(got "999\.1\.1\.1"\)/,
+    ],
+    // `.invalid` never resolves (RFC 2606).
+    [
+      ['--metrics-port', '9464', '--metrics-host', 'metrics.invalid'],
+      /--metrics-host "metrics\.invalid" does not resolve/,
+    ],
   ])('refuses %j with exit 2 before touching anything', async (flags, message) => {
     const result = await runCliInProcess(['worker', ...flags], nowhere);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(result.stderr).not.toMatch(/does not answer|ECONNREFUSED/);
+    expect(result.stderr).not.toMatch(/does not answer|ECONNREFUSED|Postgres|Redis/);
   });
 
   it('serves /metrics and /healthz while it works, and stops on SIGTERM', async () => {

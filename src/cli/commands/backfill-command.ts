@@ -8,12 +8,7 @@ import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
 import { toBackfillPlanJson } from '../json/backfill-plan-json.js';
 import { printJsonDocument } from '../json/print-json-document.js';
-import {
-  assertOrdered,
-  collect,
-  parseDatasetOption,
-  parseUtcHourOption,
-} from '../parse-cli-values.js';
+import { collect, parseDatasetOption, parseHourBounds } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
 import { usageError } from '../usage-error.js';
 import { START_WINDOW_HOURS } from '../../windows/learned-window.js';
@@ -73,9 +68,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
     .action(async (options: BackfillOptions) => {
       // Everything is validated before anything is planned or written.
       const datasets = parseDatasetOption(options.dataset ?? '');
-      const from = parseUtcHourOption('--from', options.from ?? '');
-      const to = parseUtcHourOption('--to', options.to ?? '');
-      assertOrdered(from, to);
+      const { from, to } = parseHourBounds({ from: options.from ?? '', to: options.to ?? '' });
       const config = context.config;
       const windowAuto =
         options.window === undefined

@@ -2,12 +2,7 @@ import type { Command } from 'commander';
 import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
 import { rebuildFromArchive } from '../../ingest/rebuild-from-archive.js';
 import type { CommandContext } from '../command-context.js';
-import {
-  assertOrdered,
-  collect,
-  parseDatasetOption,
-  parseUtcDateOption,
-} from '../parse-cli-values.js';
+import { collect, parseDatasetOption, parseHourBounds } from '../parse-cli-values.js';
 
 interface RebuildOptions {
   dataset: string;
@@ -23,8 +18,8 @@ export function registerRebuildCommand(program: Command, context: CommandContext
       'Rebuild fact rows from the archived raw payloads, without calling the service (after a normalization fix)',
     )
     .option('--dataset <dataset>', 'pollen, weather or all', 'all')
-    .option('--from <date>', 'only chunks ending after this UTC date (YYYY-MM-DD[ hh:mm:ss])')
-    .option('--to <date>', 'only chunks starting before this UTC date')
+    .option('--from <date>', 'only chunks ending after this whole UTC hour (YYYY-MM-DD[ hh:00:00])')
+    .option('--to <date>', 'only chunks starting before this whole UTC hour')
     .option(
       '--location <name|id>',
       'only this location: name, id, id:N or name:N (repeatable)',
@@ -34,10 +29,7 @@ export function registerRebuildCommand(program: Command, context: CommandContext
     .action(async (options: RebuildOptions) => {
       // Every argument is checked before anything is touched.
       const datasets = parseDatasetOption(options.dataset);
-      const from =
-        options.from === undefined ? undefined : parseUtcDateOption('--from', options.from);
-      const to = options.to === undefined ? undefined : parseUtcDateOption('--to', options.to);
-      assertOrdered(from, to);
+      const { from, to } = parseHourBounds(options);
       const config = context.config;
       const outcome = await context.withApp(async (app) => {
         const locations = options.location?.length

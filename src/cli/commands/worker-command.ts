@@ -1,7 +1,9 @@
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import type { StartOptions } from '../../app.js';
 import { requireApiKey } from '../../config/require-api-key.js';
+import { errorCode } from '../../errors/pg-errors.js';
 import { metricsRoute } from '../../metrics/metrics-route.js';
 import type { CommandContext } from '../command-context.js';
 import { parseWholeNumber } from '../parse-cli-values.js';
@@ -40,17 +42,35 @@ export function parseMetricsListen(options: {
     'a port number',
   );
   const host = metricsHost ?? DEFAULT_METRICS_HOST;
+  // A name's last label is never all digits (RFC 3696 §2): `1.2.3.4.5` or `999.1.1.1` is a
+  // mistyped address, not a name to look up.
   if (
     isIP(host) === 0 &&
-    !/^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(
+    (!/^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(
       host,
-    )
+    ) ||
+      /(^|\.)\d+$/.test(host))
   ) {
     throw usageError(
       `--metrics-host must be an IP address or a host name such as 127.0.0.1 or 0.0.0.0 (got "${host}")`,
     );
   }
   return { host, port };
+}
+
+/**
+ * Throws a usage error (exit 2) when `host`, a name, does not resolve: the HTTP server could not
+ * listen on it, and its failure (ENOTFOUND) would read as Postgres or Redis being unreachable.
+ */
+export async function assertMetricsHostResolves(host: string): Promise<void> {
+  if (isIP(host) !== 0) return;
+  try {
+    await lookup(host);
+  } catch (error) {
+    throw usageError(
+      `--metrics-host "${host}" does not resolve (${errorCode(error) ?? 'lookup failed'}): use an IP address such as 127.0.0.1 or 0.0.0.0, or a name that resolves`,
+    );
+  }
 }
 
 export function registerWorkerCommand(program: Command, context: CommandContext): void {
@@ -76,6 +96,7 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
         const config = context.config;
         const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
         const listen = parseMetricsListen(options);
+        if (listen) await assertMetricsHostResolves(listen.host);
         requireApiKey(config);
         await context.withApp(
           (app) => {
