@@ -104,6 +104,9 @@ border) it records it as given and warns.`,
     .action(async (options: AddOptions) => {
       const name = checkedText('--name', 'name', options.name);
       const country = checkedCountry(options.country);
+      const warn = {
+        onWarning: (m: string) => context.io.stderr.write(`envdata: warning: ${m}\n`),
+      };
       if (options.place !== undefined) {
         if (options.lat !== undefined || options.lng !== undefined) {
           throw usageError('give either --place or --lat/--lng, not both');
@@ -111,12 +114,12 @@ border) it records it as given and warns.`,
         const place = checkedText('--place', 'place', options.place)!;
         requireApiKey(context.config);
         const location = await context.withApp((app) =>
-          addLocationByPlace(app.db, app.serviceClient, {
-            place,
-            country,
-            name,
-            ingestByPlace: options.ingestByPlace ?? false,
-          }),
+          addLocationByPlace(
+            app.db,
+            app.serviceClient,
+            { place, country, name, ingestByPlace: options.ingestByPlace ?? false },
+            warn,
+          ),
         );
         context.print(describeLocation(location));
         return;
@@ -130,9 +133,6 @@ border) it records it as given and warns.`,
       const lat = checkedCoordinate('--lat', 'lat', options.lat);
       const lng = checkedCoordinate('--lng', 'lng', options.lng);
       const byService = name === undefined && Boolean(context.config.service.apiKey);
-      const warn = {
-        onWarning: (m: string) => context.io.stderr.write(`envdata: warning: ${m}\n`),
-      };
       const location = await context.withApp((app) =>
         addLocationByPoint(
           app.db,
@@ -212,6 +212,7 @@ border) it records it as given and warns.`,
         context.print('no locations yet: `envdata locations add --place …` or `--lat … --lng …`');
       for (const l of list) {
         const flags = [
+          l.aliases.length > 0 ? `also ${l.aliases.map((a) => `"${a}"`).join(', ')}` : undefined,
           l.ingestByPlace ? `by place "${l.place ?? ''}"` : undefined,
           l.retiredAt ? `retired ${l.retiredAt.toISOString().slice(0, 10)}` : undefined,
         ].filter((f) => f !== undefined);

@@ -128,13 +128,14 @@ export const LOCATIONS_EXAMPLE: LocationsJson = {
   locations: [
     {
       locationId: 1,
-      name: 'Berlin',
-      lat: 52.52,
-      lng: 13.405,
-      countryCode: 'DE',
-      timezone: 'Europe/Berlin',
+      name: 'Zürich',
+      aliases: ['Zurich'],
+      lat: 47.3769,
+      lng: 8.5417,
+      countryCode: 'CH',
+      timezone: 'Europe/Zurich',
       pollenRegion: 'europe',
-      place: 'Berlin',
+      place: 'Zürich, Switzerland',
       registeredBy: 'place',
       ingestByPlace: false,
       retiredAt: null,
@@ -142,6 +143,7 @@ export const LOCATIONS_EXAMPLE: LocationsJson = {
     {
       locationId: 3,
       name: 'Munich',
+      aliases: [],
       lat: 48.1351,
       lng: 11.582,
       countryCode: 'DE',
