@@ -17,6 +17,7 @@ import { locationTextProblem } from './location-text-problem.js';
 import { matchCountryCode, matchLabel, matchName } from './match-name.js';
 import { namePoint } from './name-point.js';
 import { parseCountryCode } from './parse-country-code.js';
+import { pointCountryCode } from './point-country-code.js';
 import { stripUnsafeCharacters } from './unsafe-characters.js';
 
 export interface AddByPlaceRequest {
@@ -110,7 +111,8 @@ export async function addLocationByPlace(
  * (no API key configured), the nearest place of the local gazetteer names it, as before the
  * service was involved: registering points stays possible offline, and the caller says so.
  * With a name no call is made, and the country, when not given, comes from the local gazetteer
- * (a billed call saved). A duplicate is a `CONFLICT`.
+ * (a billed call saved; `pointCountryCode`: none at sea, none near a border, with a warning). A
+ * duplicate is a `CONFLICT`.
  *
  * A given country is checked before any call: not a country's code, or a country the point is
  * clearly not in, is a `USAGE` error naming the point's country; where the gazetteer cannot tell
@@ -155,7 +157,11 @@ export async function addLocationByPoint(
       name = stripUnsafeCharacters(near.name);
       checkText('name', name, 'gazetteer');
     }
-    countryCode ??= near?.countryCode ?? null;
+    if (countryCode === null) {
+      const found = pointCountryCode(lat, lng);
+      countryCode = found.countryCode;
+      if (found.warning !== undefined) options.onWarning?.(found.warning);
+    }
     if (name === undefined) {
       throw new EnvdataError('USAGE', `no place is known near ${lat}, ${lng}: give it a --name`);
     }

@@ -51,9 +51,12 @@ File formats (all rows are validated before anything is written; one bad row wri
   Coordinates are JSON numbers or plain decimals (52.52, -0.1278: no spaces, "+", exponent or
   hex); country is an ISO 3166-1 alpha-2 code, and a point's country must contain the point
   (where envdata cannot tell, at sea or within a few km of a border, it warns). Names must be
-  unique (case-insensitive) and points unique (4 decimals), within the file and against
-  registered locations; names may not be digits only nor hold control or bidirectional
-  characters. Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
+  unique as they read (case, Unicode form and invisible characters aside) and points unique
+  (4 decimals), within the file and against registered locations; a place row's place text is
+  kept as another name of its location (--location finds it) and must be unique the same way,
+  unless the row has a name of its own. Names may not be digits only nor hold control or
+  bidirectional characters. A point without a country gets the country it lies in, from the
+  offline gazetteer (none at sea, none with a warning within a few km of a border). Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
 
 Example:
   name,lat,lng,country,place
