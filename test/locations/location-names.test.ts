@@ -9,6 +9,7 @@ import { parseLocationFile } from '../../src/locations/parse-location-file.js';
 import { purgeLocations } from '../../src/locations/remove-locations.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { addPointLocation } from '../harness/add-point-location.js';
+import { pollUntil } from '../harness/poll-until.js';
 import { useLocationsFixture } from './locations-fixture.js';
 
 const fx = useLocationsFixture();
@@ -189,6 +190,45 @@ describe('names you gave keep working', () => {
     ).rejects.toMatchObject({ code: '23505' });
   });
 
+  it('a name and an alias reading alike, written at once by two writers: the second waits, then is refused', async () => {
+    let inserted!: () => void;
+    let commit!: () => void;
+    const isInserted = new Promise<void>((resolve) => (inserted = resolve));
+    const mayCommit = new Promise<void>((resolve) => (commit = resolve));
+    const first = fx.app.db.transaction().execute(async (trx) => {
+      await insertLocation(trx, {
+        name: 'Zurich',
+        lat: 47.37,
+        lng: 8.54,
+        registeredBy: 'coordinates',
+      });
+      inserted();
+      await mayCommit;
+    });
+    await isInserted;
+    const second = insertLocation(fx.app.db, {
+      name: 'Oslo',
+      alias: 'ZURICH',
+      lat: 59.9,
+      lng: 10.7,
+      registeredBy: 'place',
+    }).catch((error: unknown) => error);
+    await pollUntil(
+      async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_locks
+          where locktype = 'advisory' and not granted and database = (
+            select oid from pg_database where datname = current_database())`.execute(fx.app.db);
+        return rows[0]!.n > 0 ? { done: true } : { last: rows[0]!.n };
+      },
+      { timeoutMs: 10_000, describe: () => 'the second writer never waited for the first' },
+    );
+    commit();
+    await first;
+    expect(await second).toMatchObject({ code: 'CONFLICT' });
+    expect(await names()).toEqual(['Zurich']);
+  });
+
   it('a purged location frees its aliases; a retired one keeps them', async () => {
     const zurich = await addLocationByPlace(fx.app.db, fx.client, { place: 'Zurich' });
     await fx.app.db.updateTable('location').set({ retired_at: new Date() }).execute();
@@ -207,8 +247,27 @@ describe('names you gave keep working', () => {
   });
 });
 
-describe('imported points without a country', () => {
-  it('get the country of the point, computed offline; none at sea or on a border, with a warning there', async () => {
+describe('points without a country', () => {
+  it('registered with a name get the country of the point, none near a border with a warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (m: string) => warnings.push(m);
+    const prague = await addLocationByPoint(
+      fx.app.db,
+      undefined,
+      { name: 'Office', lat: 50.0755, lng: 14.4378 },
+      { onWarning },
+    );
+    const basel = await addLocationByPoint(
+      fx.app.db,
+      undefined,
+      { name: 'Border site', lat: 47.5596, lng: 7.5886 },
+      { onWarning },
+    );
+    expect([prague.countryCode, basel.countryCode]).toEqual(['CZ', null]);
+    expect(warnings).toEqual([expect.stringMatching(/lies near the border of .*\(CH\)/)]);
+  });
+
+  it('imported, get the country of the point, computed offline; none at sea or on a border, with a warning there', async () => {
     const file = parseLocationFile(
       'name,lat,lng\nPrague,50.0755,14.4378\nAtlantic,-40,-20\nBasel border,47.5596,7.5886\n',
       'csv',
