@@ -28,7 +28,9 @@ export interface ImportOutcome {
   readonly geocodeCalls: number;
   /**
    * What the operator should know about rows that were registered anyway, by position: a
-   * point's country envdata could not check (open sea, a border a few km away).
+   * point's country envdata could not check (open sea, a border a few km away), a point without
+   * a country left without one (a border a few km away), a named place row whose place text was
+   * not kept as an alias because it reads as another name.
    */
   readonly warnings: readonly string[];
 }
@@ -48,7 +50,11 @@ interface ResolvedRow {
  * anything is written: the rows themselves (`parseLocationFile`), then place rows are geocoded
  * through the service (`concurrency` calls at once, each distinct place once) and must be
  * unambiguous, then names and points must be unique within the file and against the warehouse
- * (retired locations included). Any problem is one `VALIDATION_FAILED` listing every bad row
+ * (retired locations included), names as they read (`locationNameKey`). A place row's place
+ * text is kept as an alias of its location (`locationAliasOf`), unique like names; one that
+ * reads as another name or alias is a problem of the row, or, when the row gives its own name,
+ * is dropped with a warning. A point without a country gets the one it lies in
+ * (`pointCountryCode`). Any problem is one `VALIDATION_FAILED` listing every bad row
  * with its line (CSV) or index (JSON); otherwise all rows are inserted in one transaction.
  *
  * A point's country is checked against its coordinates (`checkPointCountry`): a country the
