@@ -26,6 +26,12 @@ export interface Location {
 export interface LocationWithAliases extends Location {
   /** The place text it was registered by, when that reads otherwise than its name. */
   readonly aliases: readonly string[];
+  /**
+   * `false` for a location registered before names were compared as people read them whose
+   * name reads as an older location's (migration 0023 kept both): `--location` reaches it by
+   * `id:N` only.
+   */
+  readonly answersToName: boolean;
 }
 
 export interface NewLocation {

@@ -87,6 +87,7 @@ describe('envdata locations list --json', () => {
           .filter((a) => a.location_id === r.location_id)
           .map((a) => a.alias)
           .sort(),
+        answersToName: true,
         lat: r.lat,
         lng: r.lng,
         countryCode: r.country_code,

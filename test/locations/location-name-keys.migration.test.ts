@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
+import { listLocations } from '../../src/locations/list-locations.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import * as migration from '../../migrations/2026_11_26_0023_location_name_keys_and_aliases.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -37,6 +38,12 @@ describe('migration 0023 (location name keys and aliases)', () => {
       berlin,
     ]);
     expect((await resolveLocations(db, [`id:${nfc}`])).map((l) => l.name)).toEqual(['Z\u00fcrich']);
+    expect((await listLocations(db)).map((l) => [l.locationId, l.answersToName])).toEqual([
+      [berlin, true],
+      [lookAlike, false],
+      [nfd, true],
+      [nfc, false],
+    ]);
     const error: unknown = await insertLocation(db, {
       name: 'BERLIN',
       lat: 1,

@@ -215,6 +215,7 @@ border) it records it as given and warns.`,
         context.print('no locations yet: `envdata locations add --place …` or `--lat … --lng …`');
       for (const l of list) {
         const flags = [
+          l.answersToName ? undefined : `name reads as another's: id:${l.locationId} only`,
           l.aliases.length > 0 ? `also ${l.aliases.map((a) => `"${a}"`).join(', ')}` : undefined,
           l.ingestByPlace ? `by place "${l.place ?? ''}"` : undefined,
           l.retiredAt ? `retired ${l.retiredAt.toISOString().slice(0, 10)}` : undefined,

@@ -15,6 +15,11 @@ export const locationsJson = jsonDocument('locations', {
           .describe(
             'other texts `--location` finds it by: the place text it was registered by, when that reads otherwise than its name',
           ),
+        answersToName: z
+          .boolean()
+          .describe(
+            '`false` when its name reads as an older location’s (both registered before names were compared as people read them): `--location` reaches it by `id:N` only',
+          ),
         lat: z.number().min(-90).max(90).describe('latitude, decimal degrees'),
         lng: z.number().min(-180).max(180).describe('longitude, decimal degrees'),
         countryCode: z
@@ -60,6 +65,7 @@ export function toLocationsJson(
       locationId: l.locationId,
       name: l.name,
       aliases: [...l.aliases],
+      answersToName: l.answersToName,
       lat: l.lat,
       lng: l.lng,
       countryCode: l.countryCode,
