@@ -63,8 +63,8 @@ export async function measureLedgerSize(serverUrl: string, chunks = 200_000): Pr
 
 async function measure(db: Kysely<Database>, chunks: number): Promise<LedgerSize> {
   const { rows: locations } = await sql<{ location_id: number }>`
-    insert into envdata.location (name, lat, lng, country_code, timezone, pollen_region, registered_by)
-    select 'ledger ' || g, -60 + (g % 120) + g * 0.0001, -170 + (g % 340) + g * 0.0001, 'DE',
+    insert into envdata.location (name, name_key, lat, lng, country_code, timezone, pollen_region, registered_by)
+    select 'ledger ' || g, 'ledger ' || g, -60 + (g % 120) + g * 0.0001, -170 + (g % 340) + g * 0.0001, 'DE',
       'Europe/Berlin', 'europe', 'coordinates'
     from generate_series(1, 1000) g
     returning location_id`.execute(db);

@@ -26,6 +26,7 @@
 --   2026_11_23_0020_pollen_type_statistics
 --   2026_11_26_0021_share_unit
 --   2026_11_26_0022_fence_lock_functions
+--   2026_11_26_0023_location_name_keys_and_aliases
 --   2026_11_26_0024_no_data_recheck
 --   2026_11_26_0025_unplaceable_records
 
@@ -186,7 +187,8 @@ create table envdata.location (
   registered_by text not null,
   created_at timestamp with time zone not null default now(),
   retired_at timestamp with time zone,
-  ingest_by_place boolean not null default false
+  ingest_by_place boolean not null default false,
+  name_key text not null
 );
 alter table envdata.location add constraint location_ingest_by_place_needs_place CHECK (NOT ingest_by_place OR place IS NOT NULL);
 alter table envdata.location add constraint location_lat_check CHECK (lat >= '-90'::integer::double precision AND lat <= 90::double precision);
@@ -195,8 +197,20 @@ alter table envdata.location add constraint location_name_check CHECK (length(TR
 alter table envdata.location add constraint location_pkey PRIMARY KEY (location_id);
 alter table envdata.location add constraint location_registered_by_check CHECK (registered_by = ANY (ARRAY['coordinates'::text, 'place'::text, 'import'::text]));
 CREATE INDEX location_active ON envdata.location USING btree (location_id) WHERE (retired_at IS NULL);
-CREATE UNIQUE INDEX location_name_key ON envdata.location USING btree (lower(name));
+CREATE UNIQUE INDEX location_name_key ON envdata.location USING btree (name_key);
 CREATE UNIQUE INDEX location_point_key ON envdata.location USING btree (round((lat)::numeric, 4), round((lng)::numeric, 4));
+CREATE TRIGGER location_name_key_is_free BEFORE INSERT OR UPDATE OF name_key ON envdata.location FOR EACH ROW EXECUTE FUNCTION envdata.location_key_is_free();
+
+create table envdata.location_alias (
+  alias_key text not null,
+  location_id integer not null,
+  alias text not null
+);
+alter table envdata.location_alias add constraint location_alias_alias_check CHECK (length(TRIM(BOTH FROM alias)) > 0);
+alter table envdata.location_alias add constraint location_alias_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.location_alias add constraint location_alias_pkey PRIMARY KEY (alias_key);
+CREATE INDEX location_alias_location ON envdata.location_alias USING btree (location_id);
+CREATE TRIGGER location_alias_key_is_free BEFORE INSERT OR UPDATE OF alias_key ON envdata.location_alias FOR EACH ROW EXECUTE FUNCTION envdata.location_key_is_free();
 
 create table envdata.pollen_daily_rollup (
   location_id integer not null,
@@ -738,6 +752,32 @@ AS $function$
       return created;
     end
     $function$;
+
+CREATE OR REPLACE FUNCTION envdata.location_key_is_free()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      k text;
+      holder integer;
+    begin
+      -- Each branch reads only its own table's column: a statement is planned when first run.
+      if tg_table_name = 'location' then
+        k := new.name_key;
+        perform pg_advisory_xact_lock(hashtextextended('envdata.location_key ' || k, 0));
+        select location_id into holder from envdata.location_alias where alias_key = k;
+      else
+        k := new.alias_key;
+        perform pg_advisory_xact_lock(hashtextextended('envdata.location_key ' || k, 0));
+        select location_id into holder from envdata.location where name_key = k;
+      end if;
+      if holder is not null then
+        raise unique_violation using
+          message = format('location name or alias key %L is taken by location %s', k, holder),
+          detail = format('Key %L is taken by location %s.', k, holder);
+      end if;
+      return new;
+    end $function$;
 
 CREATE OR REPLACE FUNCTION envdata.refresh_daily_rollups()
  RETURNS integer

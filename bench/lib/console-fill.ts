@@ -26,8 +26,8 @@ export async function fillConsoleLedger(
   const { locations, years, runs, chunksPerRun } = options;
   const first = `${2026 - years}-01-01`;
   await sql`
-    insert into envdata.location (name, lat, lng, country_code, timezone, pollen_region, registered_by)
-    select format('Site %s', lpad(i::text, 4, '0')), -60 + (i / 50) * 5.5 + (i % 7) * 0.01,
+    insert into envdata.location (name, name_key, lat, lng, country_code, timezone, pollen_region, registered_by)
+    select format('Site %s', lpad(i::text, 4, '0')), format('site %s', lpad(i::text, 4, '0')), -60 + (i / 50) * 5.5 + (i % 7) * 0.01,
       -175 + (i % 50) * 7, 'DE', 'UTC', 'europe', 'coordinates'
     from generate_series(1, ${locations}) i`.execute(db);
   // Holes: 12 six-hour gaps missing upstream per location and dataset, at deterministic places.

@@ -36,8 +36,8 @@ export async function measureFullQueuePlan(target: BenchTarget): Promise<FullQue
   const app = benchApp(target, {}, 'p');
   try {
     await sql`
-      insert into envdata.location (name, lat, lng, country_code, timezone, pollen_region, registered_by)
-      select 'plan ' || g, -60 + (g % 120) + g * 0.0001, -170 + (g % 340) + g * 0.0001, 'DE',
+      insert into envdata.location (name, name_key, lat, lng, country_code, timezone, pollen_region, registered_by)
+      select 'plan ' || g, 'plan ' || g, -60 + (g % 120) + g * 0.0001, -170 + (g % 340) + g * 0.0001, 'DE',
         'Europe/Berlin', 'europe', 'coordinates'
       from generate_series(1, 1000) g`.execute(app.db);
     const many = await app.db

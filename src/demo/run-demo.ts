@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { App } from '../app.js';
 import { DATASETS, type Dataset } from '../datasets/registry.js';
 import { insertLocation, toLocation } from '../locations/insert-location.js';
+import { locationNameKey } from '../locations/location-name-key.js';
 import type { Location } from '../locations/location.js';
 import type { RunProgress } from '../ledger/run-progress.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
@@ -47,7 +48,7 @@ export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutco
     const existing = await app.db
       .selectFrom('location')
       .selectAll()
-      .where(sql<string>`lower(name)`, '=', spec.name.toLowerCase())
+      .where('name_key', '=', locationNameKey(spec.name))
       .executeTakeFirst();
     locations.push(
       existing

@@ -17,6 +17,7 @@ import { locationTextProblem } from './location-text-problem.js';
 import { matchCountryCode, matchLabel, matchName } from './match-name.js';
 import { namePoint } from './name-point.js';
 import { parseCountryCode } from './parse-country-code.js';
+import { pointCountryCode } from './point-country-code.js';
 import { stripUnsafeCharacters } from './unsafe-characters.js';
 
 export interface AddByPlaceRequest {
@@ -52,8 +53,14 @@ export interface AddLocationOptions {
  * Registers the place the service geocodes `place` to (one call): name, coordinates and country
  * of the best match (`choosePlaceMatch`), with `location.place` set to the match's label (the
  * text the by-place endpoints will resolve to this very place: "Valencia" alone may mean
- * Venezuela). No match or an ambiguous place is a `USAGE` error naming the candidates; a
- * duplicate is a `CONFLICT`. Nothing is written in either case.
+ * Venezuela). The `place` as typed is kept as an alias when it reads otherwise than the name
+ * (`--place Zurich` registers "Zürich", found as `--location Zurich` too). No match or an
+ * ambiguous place is a `USAGE` error naming the candidates; a duplicate is a `CONFLICT`.
+ * Nothing is written in either case.
+ *
+ * A place text that reads as another location's name or alias is a `CONFLICT` too, unless a
+ * `name` was given: the operator then refers to the location by that name, so it is registered
+ * without the alias and `onWarning` says so.
  *
  * The place, a given name and a given country are checked before the call (no control or
  * bidirectional characters, no all-digit name, an ISO 3166-1 alpha-2 code); the service's name
@@ -63,6 +70,7 @@ export async function addLocationByPlace(
   db: Kysely<Database>,
   client: Pick<ServiceClient, 'geocode'>,
   request: AddByPlaceRequest,
+  options: AddLocationOptions = {},
 ): Promise<Location> {
   const place = request.place.trim();
   checkText('place', place, 'given');
@@ -79,15 +87,20 @@ export async function addLocationByPlace(
   const { match } = choice;
   const name = request.name?.trim() ?? matchName(match) ?? place;
   if (request.name === undefined) checkText('name', name, 'service');
-  return insertChecked(db, {
-    name,
-    lat: match.lat,
-    lng: match.lng,
-    countryCode: country ?? matchCountryCode(match),
-    place: matchLabel(match) ?? place,
-    registeredBy: 'place',
-    ingestByPlace: request.ingestByPlace ?? false,
-  });
+  return insertChecked(
+    db,
+    {
+      name,
+      lat: match.lat,
+      lng: match.lng,
+      countryCode: country ?? matchCountryCode(match),
+      place: matchLabel(match) ?? place,
+      alias: place,
+      registeredBy: 'place',
+      ingestByPlace: request.ingestByPlace ?? false,
+    },
+    request.name !== undefined ? options : undefined,
+  );
 }
 
 /**
@@ -98,7 +111,8 @@ export async function addLocationByPlace(
  * (no API key configured), the nearest place of the local gazetteer names it, as before the
  * service was involved: registering points stays possible offline, and the caller says so.
  * With a name no call is made, and the country, when not given, comes from the local gazetteer
- * (a billed call saved). A duplicate is a `CONFLICT`.
+ * (a billed call saved; `pointCountryCode`: none at sea, none near a border, with a warning). A
+ * duplicate is a `CONFLICT`.
  *
  * A given country is checked before any call: not a country's code, or a country the point is
  * clearly not in, is a `USAGE` error naming the point's country; where the gazetteer cannot tell
@@ -143,7 +157,11 @@ export async function addLocationByPoint(
       name = stripUnsafeCharacters(near.name);
       checkText('name', name, 'gazetteer');
     }
-    countryCode ??= near?.countryCode ?? null;
+    if (countryCode === null) {
+      const found = pointCountryCode(lat, lng);
+      countryCode = found.countryCode;
+      if (found.warning !== undefined) options.onWarning?.(found.warning);
+    }
     if (name === undefined) {
       throw new EnvdataError('USAGE', `no place is known near ${lat}, ${lng}: give it a --name`);
     }
@@ -177,22 +195,41 @@ function checkText(
 }
 
 /**
- * Inserts after checking name and point, so a duplicate says which location holds them and what
- * to do: another name helps a taken name, never a taken point (it is that location already).
+ * Inserts after checking name, alias and point, so a duplicate says which location holds them
+ * and what to do: another name helps a taken name, never a taken point (it is that location
+ * already). With `dropTakenAlias` (the operator named the location), a taken alias is left out
+ * with a warning instead of refused.
  */
-async function insertChecked(db: Kysely<Database>, input: NewLocation): Promise<Location> {
+async function insertChecked(
+  db: Kysely<Database>,
+  input: NewLocation,
+  dropTakenAlias?: AddLocationOptions,
+): Promise<Location> {
   const key: LocationKey = input;
-  const conflicts = await findLocationConflicts(db, [key]);
+  let conflicts = await findLocationConflicts(db, [key]);
+  const alias = conflicts.find((c) => c.on === 'alias');
+  if (alias !== undefined && dropTakenAlias !== undefined) {
+    dropTakenAlias.onWarning?.(
+      `the place text is not kept as another name of "${input.name.normalize('NFC').trim()}": ` +
+        `${describeConflict(key, alias)}; --location ${JSON.stringify(alias.taken?.text ?? '')} means location ${alias.existing.locationId}`,
+    );
+    input = { ...input, alias: null };
+    conflicts = conflicts.filter((c) => c !== alias);
+  }
   if (conflicts.length > 0) {
     const point = conflicts.find((c) => c.on === 'point');
     const advice =
-      point === undefined
-        ? 'Choose another --name, or see `envdata locations list`'
-        : `A point is registered once: use location ${point.existing.locationId} ` +
-          `("${point.existing.name}"), or see \`envdata locations list\``;
+      point !== undefined
+        ? `A point is registered once: use location ${point.existing.locationId} ` +
+          `("${point.existing.name}"), or see \`envdata locations list\``
+        : conflicts.some((c) => c.on === 'name')
+          ? 'Choose another --name, or see `envdata locations list`'
+          : '--location will find the new location by its place text too: give it a --name of ' +
+            'your own (the place text is then not kept), or write the place so that it reads as ' +
+            'no other location, or see `envdata locations list`';
     throw new EnvdataError(
       'CONFLICT',
-      `cannot register "${input.name.trim()}": ${conflicts.map((c) => describeConflict(key, c)).join('; ')}. ` +
+      `cannot register "${input.name.normalize('NFC').trim()}": ${conflicts.map((c) => describeConflict(key, c)).join('; ')}. ` +
         advice,
       {
         details: {

@@ -9,8 +9,11 @@ import { describeConflict, findLocationConflicts } from './find-location-conflic
 import { insertLocations, roundCoordinate } from './insert-location.js';
 import { locatePlace } from './locate-place.js';
 import type { Location, NewLocation } from './location.js';
+import { locationAliasOf } from './location-alias-of.js';
+import { locationNameKey } from './location-name-key.js';
 import { locationTextProblem } from './location-text-problem.js';
 import { matchCountryCode, matchLabel, matchName } from './match-name.js';
+import { pointCountryCode } from './point-country-code.js';
 import type { LocationEntry, ParsedLocationFile } from './parse-location-file.js';
 
 export interface ImportLocationsOptions {
@@ -25,7 +28,9 @@ export interface ImportOutcome {
   readonly geocodeCalls: number;
   /**
    * What the operator should know about rows that were registered anyway, by position: a
-   * point's country envdata could not check (open sea, a border a few km away).
+   * point's country envdata could not check (open sea, a border a few km away), a point without
+   * a country left without one (a border a few km away), a named place row whose place text was
+   * not kept as an alias because it reads as another name.
    */
   readonly warnings: readonly string[];
 }
@@ -35,7 +40,9 @@ interface ResolvedRow {
   readonly ref: string;
   /** `line 12 (place "Berlin" → Berlin, Germany)` for place rows, `line 12` for points. */
   readonly label: string;
-  readonly input: NewLocation;
+  /** Whether the file gave the name (a place row's name may come from the service). */
+  readonly named: boolean;
+  input: NewLocation;
 }
 
 /**
@@ -43,7 +50,11 @@ interface ResolvedRow {
  * anything is written: the rows themselves (`parseLocationFile`), then place rows are geocoded
  * through the service (`concurrency` calls at once, each distinct place once) and must be
  * unambiguous, then names and points must be unique within the file and against the warehouse
- * (retired locations included). Any problem is one `VALIDATION_FAILED` listing every bad row
+ * (retired locations included), names as they read (`locationNameKey`). A place row's place
+ * text is kept as an alias of its location (`locationAliasOf`), unique like names; one that
+ * reads as another name or alias is a problem of the row, or, when the row gives its own name,
+ * is dropped with a warning. A point without a country gets the one it lies in
+ * (`pointCountryCode`). Any problem is one `VALIDATION_FAILED` listing every bad row
  * with its line (CSV) or index (JSON); otherwise all rows are inserted in one transaction.
  *
  * A point's country is checked against its coordinates (`checkPointCountry`): a country the
@@ -90,14 +101,21 @@ export async function importLocations(
   const rows: ResolvedRow[] = [];
   for (const entry of file.entries) {
     if (entry.kind === 'point') {
+      let countryCode = entry.country ?? null;
+      if (countryCode === null) {
+        const found = pointCountryCode(entry.lat, entry.lng);
+        countryCode = found.countryCode;
+        if (found.warning !== undefined) warnings.push(`${entry.ref}: ${found.warning}`);
+      }
       rows.push({
         ref: entry.ref,
         label: entry.ref,
+        named: true,
         input: {
           name: entry.name,
           lat: entry.lat,
           lng: entry.lng,
-          countryCode: entry.country ?? null,
+          countryCode,
           registeredBy: 'import',
         },
       });
@@ -129,25 +147,35 @@ export async function importLocations(
     rows.push({
       ref: entry.ref,
       label,
+      named: entry.name !== undefined,
       input: {
         name,
         lat: match.lat,
         lng: match.lng,
         countryCode: entry.country ?? matchCountryCode(match),
         place: matchLabel(match) ?? entry.place,
+        alias: entry.place,
         registeredBy: 'import',
       },
     });
   }
 
-  problems.push(...duplicatesWithinFile(rows));
+  problems.push(...duplicatesWithinFile(rows, warnings));
   const conflicts = await findLocationConflicts(
     db,
     rows.map((r) => r.input),
   );
   for (const conflict of conflicts) {
     const row = rows[conflict.index]!;
-    problems.push(`${row.label}: ${describeConflict(row.input, conflict)}`);
+    const text = describeConflict(row.input, conflict);
+    if (conflict.on === 'alias' && row.named) {
+      warnings.push(`${row.label}: the place text is not kept as another name of the row: ${text}`);
+      row.input = { ...row.input, alias: null };
+    } else {
+      problems.push(
+        `${row.label}: ${text}${conflict.on === 'alias' ? ': give the row a name of its own (the place text is then not kept), or write the place so that it reads as no other location' : ''}`,
+      );
+    }
   }
 
   if (problems.length > 0) {
@@ -204,22 +232,25 @@ async function geocodeAll(
   return { choices, calls };
 }
 
-/** Second and later rows repeating a name (case-insensitive) or a point (4 decimals). */
-function duplicatesWithinFile(rows: readonly ResolvedRow[]): string[] {
+/**
+ * Second and later rows repeating a name (as it reads, `locationNameKey`) or a point (4
+ * decimals); then place texts kept as aliases that read as a name in the file or an earlier
+ * row's alias: a problem of the row, or, when the row gives its own name, the alias is dropped
+ * with a warning (pushed to `warnings`).
+ */
+function duplicatesWithinFile(rows: ResolvedRow[], warnings: string[]): string[] {
   const problems: string[] = [];
-  const names = new Map<string, ResolvedRow>();
+  const texts = new Map<string, { row: ResolvedRow; text: string; as: 'name' | 'place' }>();
   const points = new Map<string, ResolvedRow>();
   for (const row of rows) {
-    const name = row.input.name.trim().toLowerCase();
+    const name = row.input.name.normalize('NFC').trim();
+    const key = locationNameKey(name);
+    const same = texts.get(key);
+    if (same === undefined) texts.set(key, { row, text: name, as: 'name' });
+    else problems.push(`${row.label}: the name "${name}" ${alsoOn(same, name)}`);
     const lat = roundCoordinate(row.input.lat);
     const lng = roundCoordinate(row.input.lng);
     const point = `${lat},${lng}`;
-    const sameName = names.get(name);
-    if (sameName) {
-      problems.push(`${row.label}: the name "${row.input.name.trim()}" is also on ${sameName.ref}`);
-    } else {
-      names.set(name, row);
-    }
     const samePoint = points.get(point);
     if (samePoint) {
       problems.push(
@@ -229,7 +260,35 @@ function duplicatesWithinFile(rows: readonly ResolvedRow[]): string[] {
       points.set(point, row);
     }
   }
+  for (const row of rows) {
+    const alias = locationAliasOf(row.input.name, row.input.alias);
+    if (alias === undefined) continue;
+    const key = locationNameKey(alias);
+    const same = texts.get(key);
+    if (same === undefined) {
+      texts.set(key, { row, text: alias, as: 'place' });
+      continue;
+    }
+    const clash = `the place "${alias}" (kept as another name of the row) ${alsoOn(same, alias)}`;
+    if (row.named) {
+      warnings.push(`${row.label}: ${clash}: not kept`);
+      row.input = { ...row.input, alias: null };
+    } else {
+      problems.push(
+        `${row.label}: ${clash}: give the row a name of its own (the place text is then not kept), or write the place so that it reads as no other row`,
+      );
+    }
+  }
   return problems;
+}
+
+function alsoOn(
+  same: { row: ResolvedRow; text: string; as: 'name' | 'place' },
+  text: string,
+): string {
+  return same.text === text && same.as === 'name'
+    ? `is also on ${same.row.ref}`
+    : `reads as the ${same.as} "${same.text}" on ${same.row.ref}`;
 }
 
 /** Problems in file order (`line 3` before `line 12`), stable for problems on the same row. */

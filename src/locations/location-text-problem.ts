@@ -1,3 +1,4 @@
+import { locationNameKey } from './location-name-key.js';
 import { isLocationReferencePrefixed } from './parse-location-reference.js';
 import { findUnsafeCharacter } from './unsafe-characters.js';
 
@@ -17,9 +18,10 @@ export interface LocationTextProblem {
  * it can. Write it as `${field} ${problem}: ${fix}`; `locationTextMessage` does.
  *
  * Both: not empty, at most 200 characters, no control or bidirectional formatting characters
- * (`findUnsafeCharacter`). Names also: not only digits, which would read as a location id
- * (`envdata locations remove 2`), and not starting with `id:` or `name:`, the explicit
- * reference prefixes (`parseLocationReference`).
+ * (`findUnsafeCharacter`). Names also, as they read (`locationNameKey`: invisible characters
+ * aside): not empty, not only digits, which would read as a location id (`envdata locations
+ * remove 2`), and not starting with `id:` or `name:`, the explicit reference prefixes
+ * (`parseLocationReference`).
  */
 export function locationTextProblem(
   kind: 'name' | 'place',
@@ -37,13 +39,17 @@ export function locationTextProblem(
     };
   }
   if (kind === 'place') return undefined;
-  if (/^\d+$/.test(text)) {
+  const read = locationNameKey(text);
+  if (read === '') {
+    return { problem: 'has only invisible characters', fix: 'give a name that can be read' };
+  }
+  if (/^\d+$/.test(read)) {
     return {
       problem: `"${text}" is only digits, which read as a location id (\`envdata locations remove ${text}\` means id ${text})`,
       fix: `add a letter, such as "Site ${text}"`,
     };
   }
-  if (isLocationReferencePrefixed(text)) {
+  if (isLocationReferencePrefixed(read)) {
     return {
       problem: `"${text}" starts with "id:" or "name:", which envdata reads as a location reference`,
       fix: 'choose another name',

@@ -22,8 +22,26 @@ export interface Location {
   readonly retiredAt: Date | null;
 }
 
+/** A location with the other texts it answers to (`locations list`). */
+export interface LocationWithAliases extends Location {
+  /** The place text it was registered by, when that reads otherwise than its name. */
+  readonly aliases: readonly string[];
+  /**
+   * `false` for a location registered before names were compared as people read them whose
+   * name reads as an older location's (migration 0023 kept both): `--location` reaches it by
+   * `id:N` only.
+   */
+  readonly answersToName: boolean;
+}
+
 export interface NewLocation {
   readonly name: string;
+  /**
+   * Another text the location answers to (`--location`, `locations remove`): the place text it
+   * was registered by. Ignored when it reads as the name (`locationNameKey`), or could not be a
+   * name (`locationTextProblem`: digits only, an `id:` prefix…).
+   */
+  readonly alias?: string | null;
   readonly lat: number;
   readonly lng: number;
   readonly countryCode?: string | null;

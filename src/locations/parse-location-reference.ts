@@ -10,7 +10,8 @@ const PREFIXED = /^(id|name):/i;
  * How a location is named on the command line (`--location`, `locations remove|restore`):
  *
  * - `id:12`: the location with id 12;
- * - `name:Berlin`, `name:12`: the location of that name (case-insensitive);
+ * - `name:Berlin`, `name:12`: the location of that name or alias, as people read it
+ *   (`locationNameKey`: case, Unicode form and invisible characters aside);
  * - a bare number `12`: the location with id 12; refused as ambiguous when another location is
  *   named "12" (names of digits only can no longer be registered, but older ones may exist);
  * - anything else: a name.

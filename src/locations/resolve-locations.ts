@@ -3,17 +3,21 @@ import { EnvdataError } from '../errors/envdata-error.js';
 import type { Database } from '../warehouse/schema.js';
 import { toLocation } from './insert-location.js';
 import type { Location } from './location.js';
+import { locationNameKey } from './location-name-key.js';
 import { parseLocationReference, type LocationReference } from './parse-location-reference.js';
 
 /**
  * How references name locations on the command line, for `--help` and messages.
  */
 export const LOCATION_REFERENCE_HELP =
-  'a location is a name (case-insensitive) or an id; `id:12` and `name:12` say which. ' +
-  'A bare number is an id, refused as ambiguous if another location is named so';
+  'a location is a name or an id; `id:12` and `name:12` say which. A name is compared as ' +
+  'people read it (case, Unicode form and invisible characters aside) and may be the place ' +
+  'text the location was registered by. A bare number is an id, refused as ambiguous if ' +
+  'another location is named so';
 
 /**
- * Locations by reference (`parseLocationReference`: `id:12`, `name:Berlin`, `Berlin`, `12`); no
+ * Locations by reference (`parseLocationReference`: `id:12`, `name:Berlin`, `Berlin`, `12`; a
+ * name matches a location's name or alias as people read them, `locationNameKey`); no
  * references means every active location (retired ones, see `retireLocations`, are left out of
  * new backfills and syncs). A location referenced explicitly is returned even when retired, with
  * its `retiredAt`, so the caller decides (a rebuild of its history is legitimate). Each location
@@ -38,19 +42,37 @@ export async function resolveLocations(
   }
   const references = refs.map(parseLocationReference);
   const ids = references.flatMap((r) => (r.kind !== 'name' && r.id !== undefined ? [r.id] : []));
-  const names = references.flatMap((r) => (r.kind !== 'id' ? [r.name.toLowerCase()] : []));
+  const names = references.flatMap((r) => (r.kind !== 'id' ? [locationNameKey(r.name)] : []));
+  const aliases = names.length
+    ? await db.selectFrom('location_alias').selectAll().where('alias_key', 'in', names).execute()
+    : [];
   const rows = await db
     .selectFrom('location')
     .selectAll()
     .where((eb) =>
       eb.or([
         ...(ids.length ? [eb('location_id', 'in', ids)] : []),
-        ...(names.length ? [eb(eb.fn('lower', ['name']), 'in', names)] : []),
+        ...(names.length ? [eb('name_key', 'in', names)] : []),
+        ...(aliases.length
+          ? [
+              eb(
+                'location_id',
+                'in',
+                aliases.map((a) => a.location_id),
+              ),
+            ]
+          : []),
       ]),
     )
     .orderBy('location_id')
     .execute();
-  const candidates = rows.map(toLocation);
+  const candidates: Candidate[] = rows.map((row) => ({
+    location: toLocation(row),
+    keys: [
+      row.name_key,
+      ...aliases.filter((a) => a.location_id === row.location_id).map((a) => a.alias_key),
+    ],
+  }));
 
   const found = new Map<number, Location>();
   const missing: string[] = [];
@@ -83,14 +105,22 @@ export async function resolveLocations(
   return [...found.values()].sort((a, b) => a.locationId - b.locationId);
 }
 
+/** A location found by id, name or alias, with the keys (`locationNameKey`) it answers to. */
+interface Candidate {
+  readonly location: Location;
+  readonly keys: readonly string[];
+}
+
 function lookUp(
-  candidates: readonly Location[],
+  candidates: readonly Candidate[],
   reference: LocationReference,
 ): { byId: Location | undefined; byName: Location | undefined } {
   const id = reference.kind === 'name' ? undefined : reference.id;
-  const name = reference.kind === 'id' ? undefined : reference.name.toLowerCase();
+  const name = reference.kind === 'id' ? undefined : locationNameKey(reference.name);
   return {
-    byId: id === undefined ? undefined : candidates.find((l) => l.locationId === id),
-    byName: name === undefined ? undefined : candidates.find((l) => l.name.toLowerCase() === name),
+    byId:
+      id === undefined ? undefined : candidates.find((c) => c.location.locationId === id)?.location,
+    byName:
+      name === undefined ? undefined : candidates.find((c) => c.keys.includes(name))?.location,
   };
 }

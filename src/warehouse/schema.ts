@@ -28,6 +28,8 @@ export type RegisteredBy = 'coordinates' | 'place' | 'import';
 export interface LocationTable {
   location_id: Generated<number>;
   name: string;
+  /** `locationNameKey(name)`: unique across names and aliases (`location_alias.alias_key`). */
+  name_key: string;
   lat: number;
   lng: number;
   country_code: string | null;
@@ -40,6 +42,15 @@ export interface LocationTable {
   retired_at: Timestamp | null;
   /** Prefer the pollen by-place endpoints with `place` (only with a place). */
   ingest_by_place: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** Other texts a location answers to: the place text it was registered by. */
+export interface LocationAliasTable {
+  /** `locationNameKey(alias)`: unique across aliases and names (`location.name_key`). */
+  alias_key: string;
+  location_id: number;
+  /** As given, NFC. */
+  alias: string;
 }
 
 export interface PollenSpeciesTable {
@@ -297,6 +308,7 @@ export interface ApiCallMinuteTable {
 
 export interface Database {
   location: LocationTable;
+  location_alias: LocationAliasTable;
   pollen_species: PollenSpeciesTable;
   pollen_hourly: PollenHourlyTable;
   pollen_species_hourly: PollenSpeciesHourlyTable;

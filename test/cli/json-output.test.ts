@@ -78,10 +78,16 @@ describe('envdata locations list --json', () => {
       .selectAll()
       .orderBy('location_id')
       .execute();
+    const aliases = await fx.app.db.selectFrom('location_alias').selectAll().execute();
     expect(doc.locations).toEqual(
       rows.map((r) => ({
         locationId: r.location_id,
         name: r.name,
+        aliases: aliases
+          .filter((a) => a.location_id === r.location_id)
+          .map((a) => a.alias)
+          .sort(),
+        answersToName: true,
         lat: r.lat,
         lng: r.lng,
         countryCode: r.country_code,

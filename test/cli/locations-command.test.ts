@@ -195,6 +195,25 @@ describe('envdata locations import', () => {
     expect(await rows()).toHaveLength(2);
   });
 
+  it('a place row is found afterwards by the text of the row, and list shows it (issue 22, defect 15)', async () => {
+    const file = await dir.write('renamed.csv', 'place,country\nZurich,CH\nFrankfurt,DE\n');
+    expect((await envdata(['import', file])).code).toBe(0);
+    const listed = await envdata(['list']);
+    expect(listed.stdout).toMatch(/Zürich .*\(also "Zurich"\)/);
+    expect(listed.stdout).toMatch(/Frankfurt am Main .*\(also "Frankfurt"\)/);
+    const json = JSON.parse((await envdata(['list', '--json'])).stdout) as {
+      locations: { name: string; aliases: string[] }[];
+    };
+    expect(json.locations.map((l) => [l.name, l.aliases])).toEqual([
+      ['Zürich', ['Zurich']],
+      ['Frankfurt am Main', ['Frankfurt']],
+    ]);
+    const removed = await envdata(['remove', 'Zurich', 'frankfurt']);
+    expect(removed.stderr).toBe('');
+    expect(removed.code).toBe(0);
+    expect((await rows()).map((r) => r.retired_at !== null)).toEqual([true, true]);
+  });
+
   it('a file that cannot be read exits 2', async () => {
     const result = await envdata(['import', dir.path('missing.csv')]);
     expect(result.code).toBe(2);

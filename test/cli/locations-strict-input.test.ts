@@ -192,6 +192,7 @@ describe('ids and names cannot be confused', () => {
       .insertInto('location')
       .values({
         name: String(first.locationId),
+        name_key: String(first.locationId),
         lat: 48.1351,
         lng: 11.582,
         timezone: 'Europe/Berlin',

@@ -51,9 +51,12 @@ File formats (all rows are validated before anything is written; one bad row wri
   Coordinates are JSON numbers or plain decimals (52.52, -0.1278: no spaces, "+", exponent or
   hex); country is an ISO 3166-1 alpha-2 code, and a point's country must contain the point
   (where envdata cannot tell, at sea or within a few km of a border, it warns). Names must be
-  unique (case-insensitive) and points unique (4 decimals), within the file and against
-  registered locations; names may not be digits only nor hold control or bidirectional
-  characters. Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
+  unique as they read (case, Unicode form and invisible characters aside) and points unique
+  (4 decimals), within the file and against registered locations; a place row's place text is
+  kept as another name of its location (--location finds it) and must be unique the same way,
+  unless the row has a name of its own. Names may not be digits only nor hold control or
+  bidirectional characters. A point without a country gets the country it lies in, from the
+  offline gazetteer (none at sea, none with a warning within a few km of a border). Place rows need ENVDATA_API_KEY; at most 4 calls run at once.
 
 Example:
   name,lat,lng,country,place
@@ -104,6 +107,9 @@ border) it records it as given and warns.`,
     .action(async (options: AddOptions) => {
       const name = checkedText('--name', 'name', options.name);
       const country = checkedCountry(options.country);
+      const warn = {
+        onWarning: (m: string) => context.io.stderr.write(`envdata: warning: ${m}\n`),
+      };
       if (options.place !== undefined) {
         if (options.lat !== undefined || options.lng !== undefined) {
           throw usageError('give either --place or --lat/--lng, not both');
@@ -111,12 +117,12 @@ border) it records it as given and warns.`,
         const place = checkedText('--place', 'place', options.place)!;
         requireApiKey(context.config);
         const location = await context.withApp((app) =>
-          addLocationByPlace(app.db, app.serviceClient, {
-            place,
-            country,
-            name,
-            ingestByPlace: options.ingestByPlace ?? false,
-          }),
+          addLocationByPlace(
+            app.db,
+            app.serviceClient,
+            { place, country, name, ingestByPlace: options.ingestByPlace ?? false },
+            warn,
+          ),
         );
         context.print(describeLocation(location));
         return;
@@ -130,9 +136,6 @@ border) it records it as given and warns.`,
       const lat = checkedCoordinate('--lat', 'lat', options.lat);
       const lng = checkedCoordinate('--lng', 'lng', options.lng);
       const byService = name === undefined && Boolean(context.config.service.apiKey);
-      const warn = {
-        onWarning: (m: string) => context.io.stderr.write(`envdata: warning: ${m}\n`),
-      };
       const location = await context.withApp((app) =>
         addLocationByPoint(
           app.db,
@@ -212,6 +215,8 @@ border) it records it as given and warns.`,
         context.print('no locations yet: `envdata locations add --place …` or `--lat … --lng …`');
       for (const l of list) {
         const flags = [
+          l.answersToName ? undefined : `name reads as another's: id:${l.locationId} only`,
+          l.aliases.length > 0 ? `also ${l.aliases.map((a) => `"${a}"`).join(', ')}` : undefined,
           l.ingestByPlace ? `by place "${l.place ?? ''}"` : undefined,
           l.retiredAt ? `retired ${l.retiredAt.toISOString().slice(0, 10)}` : undefined,
         ].filter((f) => f !== undefined);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Location } from '../../locations/location.js';
+import type { LocationWithAliases } from '../../locations/location.js';
 import { POLLEN_REGIONS } from '../../types.js';
 import { count, isoOrNull, isoTimestamp, jsonDocument } from './json-document.js';
 
@@ -10,6 +10,16 @@ export const locationsJson = jsonDocument('locations', {
       z.object({
         locationId: count.describe('the location’s id (`--location id:N`)'),
         name: z.string().describe('its unique name'),
+        aliases: z
+          .array(z.string())
+          .describe(
+            'other texts `--location` finds it by: the place text it was registered by, when that reads otherwise than its name',
+          ),
+        answersToName: z
+          .boolean()
+          .describe(
+            '`false` when its name reads as an older location’s (both registered before names were compared as people read them): `--location` reaches it by `id:N` only',
+          ),
         lat: z.number().min(-90).max(90).describe('latitude, decimal degrees'),
         lng: z.number().min(-180).max(180).describe('longitude, decimal degrees'),
         countryCode: z
@@ -43,7 +53,10 @@ export const locationsJson = jsonDocument('locations', {
 export type LocationsJson = z.infer<typeof locationsJson>;
 
 /** `envdata locations list` as JSON. */
-export function toLocationsJson(list: readonly Location[], generatedAt: Date): LocationsJson {
+export function toLocationsJson(
+  list: readonly LocationWithAliases[],
+  generatedAt: Date,
+): LocationsJson {
   return {
     kind: 'locations',
     version: 1,
@@ -51,6 +64,8 @@ export function toLocationsJson(list: readonly Location[], generatedAt: Date): L
     locations: list.map((l) => ({
       locationId: l.locationId,
       name: l.name,
+      aliases: [...l.aliases],
+      answersToName: l.answersToName,
       lat: l.lat,
       lng: l.lng,
       countryCode: l.countryCode,
