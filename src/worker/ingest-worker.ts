@@ -18,6 +18,7 @@ import { isServiceError } from '../service/service-error.js';
 import { FactWriter } from '../ingest/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest-chunk-job.js';
+import { retryBackoffMs } from '../ingest/retry-backoff.js';
 import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
@@ -164,6 +165,16 @@ export class IngestWorker implements AppComponent {
         // `envdata status` lists the workers connected by this name.
         name: workerName(options.concurrency),
         limiter: queueLimiter(pacer ? undefined : limiter),
+        settings: {
+          // `retry` outcomes: the job's backoff, or the answer's Retry-After when longer.
+          backoffStrategy: (attemptsMade, _type, error, job) =>
+            retryBackoffMs(
+              backoffDelayOf(job?.opts.backoff) ?? config.worker.retryBaseMs,
+              attemptsMade,
+              error,
+              maxPauseMs,
+            ),
+        },
         lockDuration: config.worker.jobLockMs,
         stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),
         maxStalledCount: 3,
@@ -351,4 +362,11 @@ export class IngestWorker implements AppComponent {
   private async whenIdle(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
   }
+}
+
+/** The base delay a job's BullMQ `backoff` option gives (a number, or `{ delay }`). */
+function backoffDelayOf(
+  backoff: number | { readonly delay?: number } | undefined,
+): number | undefined {
+  return typeof backoff === 'number' ? backoff : backoff?.delay;
 }

@@ -15,7 +15,7 @@ import { expectThrottledRunRodeOut } from './expect-throttled-run.js';
 import { runChunks } from './run-chunks.js';
 
 // The simulator's rate-limit windows follow its clock (see backfill.rate-limited.test.ts).
-const fx = useBackfillFixture({ now: null });
+const fx = useBackfillFixture({ now: null, requestLog: 1_000 });
 
 /** 31.7 years: what one `Retry-After: 999999999` used to pause every worker for. */
 const DECADES_MS = 999_999_999_000;
@@ -86,6 +86,7 @@ const ingestQueue = () => fx.app.queues.queue(QUEUE_NAMES.ingest);
 
 beforeEach(async () => {
   fx.simulator.setOptions({ rateLimit: null });
+  fx.simulator.clearFaults();
   await ingestQueue().obliterate({ force: true });
   await ingestQueue().removeRateLimitKey();
 });
@@ -183,5 +184,45 @@ describe('a pause of every worker left in the queue', () => {
       },
       { timeoutMs: 5_000, describe: (left) => `a pause of ${left} ms is left` },
     );
+  });
+});
+
+describe('a 5xx that sends Retry-After', () => {
+  /**
+   * Backfills weather only (2 chunks) with the first weather call answered 503 carrying
+   * `retryAfter`; how long after that answer the chunk was asked for again, and the chunks.
+   */
+  async function retriedAfter(day: string, retryAfter: string, env: Environment = {}) {
+    fx.simulator.resetStats();
+    fx.simulator.setFaults({
+      scripts: [{ endpoint: 'weather-history', kind: 'error', status: 503, retryAfter, count: 1 }],
+    });
+    const { app } = newApp(env);
+    const { progress, chunks } = await backfill(app, {
+      ...request(day, 1),
+      datasets: ['weather'],
+    });
+    expect(progress).toMatchObject({ status: 'done', done: 2, failed: 0 });
+    const calls = fx.simulator.requests().filter((r) => r.endpoint === 'weather-history');
+    const failed = calls.find((r) => r.answer === 503)!;
+    const again = calls.find((r) => r.query === failed.query && r.at > failed.at)!;
+    expect(again.answer).toBe(200);
+    return { waitedMs: again.at - failed.answeredAt!, chunks };
+  }
+
+  it('is honoured: the chunk is fetched again no sooner than it asked, as an attempt', async () => {
+    // ENVDATA_RETRY_BASE_MS is 20 ms here: only the header can make it wait 2 s.
+    const { waitedMs, chunks } = await retriedAfter('2024-06-26', '2');
+    expect(waitedMs).toBeGreaterThanOrEqual(2_000);
+    expect(waitedMs).toBeLessThan(15_000);
+    expect(chunks.map((c) => c.attempts).sort()).toEqual([1, 2]);
+  });
+
+  it('is honoured within ENVDATA_MAX_PAUSE: a day asked for waits the cap', async () => {
+    const { waitedMs } = await retriedAfter('2024-06-28', '86400', {
+      ENVDATA_MAX_PAUSE: '1s',
+    });
+    expect(waitedMs).toBeGreaterThanOrEqual(1_000);
+    expect(waitedMs).toBeLessThan(15_000);
   });
 });

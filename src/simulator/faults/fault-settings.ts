@@ -17,6 +17,8 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  * - `truncated`: status 206 and the normal body cut in the middle (a quota trim).
  * - `latency`: the normal answer, `latencyMs` later (default 200 ms); adds to other faults.
  *
+ * `error` and `text` answers carry `retryAfter` as a `Retry-After` header when it is set.
+ *
  * Record faults model an upstream that answers 200 "success" but incompletely or inconsistently.
  * They change the list of hourly records before it is rendered, so every response shape variant
  * carries them, and the answer stays an ordinary 200 (counted as such in the stats, and under its
@@ -68,6 +70,12 @@ interface FaultShape {
   readonly latencyMs?: number;
   /** Hours for `short`, `conflict`, `duplicate` (1–10000, default 1). */
   readonly hours?: number;
+  /**
+   * A `Retry-After` header sent as it is with an `error` or `text` answer (a 5xx asking for a
+   * wait, or a hostile one: `999999999`, a far-future HTTP-date). Settings only (options, the
+   * admin endpoint's JSON); the compact text has no syntax for it.
+   */
+  readonly retryAfter?: string;
 }
 
 /** A fault injected with a probability on every matching request. */
