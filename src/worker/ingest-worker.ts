@@ -258,11 +258,12 @@ export class IngestWorker implements AppComponent {
     this.callMinutes.start();
     // Before the first job: a worker that met an overlong pause would sit out 30 s of it
     // (BullMQ's maximumRateLimitDelay) before looking again.
-    void settlesWithin(this.capPause(), CAP_PAUSE_MS).then(() =>
+    void settlesWithin(this.capPause(), CAP_PAUSE_MS).then(() => {
+      if (this.closing) return;
       this.worker
         .run()
-        .catch((error: unknown) => this.app.logger.error({ err: error }, 'worker stopped')),
-    );
+        .catch((error: unknown) => this.app.logger.error({ err: error }, 'worker stopped'));
+    });
     void this.feed();
     return Promise.resolve();
   }
