@@ -58,6 +58,11 @@ export interface Config {
     readonly maxAttempts: number;
     readonly retryBaseMs: number;
     readonly shutdownTimeoutMs: number;
+    /**
+     * Longest pause of every worker, whatever asked for it: Retry-After, the throttle's backoff,
+     * the call budget (ENVDATA_MAX_PAUSE).
+     */
+    readonly maxPauseMs: number;
     /** Most jobs waiting in Redis at once (ENVDATA_MAX_QUEUED_JOBS). */
     readonly maxQueuedJobs: number;
     /** Job lock; a worker silent for this long is presumed dead (ENVDATA_JOB_LOCK_MS). */

@@ -120,6 +120,13 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 10, max: 600_000, unit: 'ms' },
   },
   {
+    name: 'ENVDATA_MAX_PAUSE',
+    default: '15m',
+    description:
+      'Longest pause of every worker after a 429 or 422 (from Retry-After or the backoff) or a spent call budget, as 30s, 15m or 2h: the workers then ask again. A Retry-After of more than a day is not believed at all.',
+    range: { min: 1_000, max: 86_400_000, unit: 'ms' },
+  },
+  {
     name: 'ENVDATA_MAX_QUEUED_JOBS',
     default: '1000',
     description:

@@ -61,6 +61,32 @@ const hours = (name: EnvironmentVariableName) => {
     .pipe(z.number().int().min(range.min, allowed).max(range.max, allowed));
 };
 
+const DURATION_UNIT_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: HOUR_MS,
+  d: 24 * HOUR_MS,
+};
+
+/**
+ * `30s`, `15m`, `2h`, `1d` or `1500ms` → milliseconds, within the variable's range. The unit is
+ * required: a bare number could be seconds or milliseconds, the very mix-up such a bound guards
+ * against.
+ */
+const duration = (name: EnvironmentVariableName) => {
+  const range = rangeOf(name);
+  const allowed = `must be a duration such as 30s, 15m or 2h, in ${formatRange(range)}`;
+  return z
+    .string()
+    .regex(/^\s*\d+\s*(ms|s|m|h|d)\s*$/i, allowed)
+    .transform((v) => {
+      const [, n = '', unit = ''] = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/i.exec(v)!;
+      return Number(n) * DURATION_UNIT_MS[unit.toLowerCase()]!;
+    })
+    .pipe(z.number().int().min(range.min, allowed).max(range.max, allowed));
+};
+
 /** ENVDATA_HISTORY_WINDOW: whole hours as `hours` reads them, or `auto` (learned per key). */
 const historyWindow = (() => {
   const fixed = hours('ENVDATA_HISTORY_WINDOW');
@@ -108,6 +134,7 @@ const schema = z.object({
   ENVDATA_WORKER_CONCURRENCY: wholeNumber('ENVDATA_WORKER_CONCURRENCY'),
   ENVDATA_MAX_ATTEMPTS: wholeNumber('ENVDATA_MAX_ATTEMPTS'),
   ENVDATA_RETRY_BASE_MS: wholeNumber('ENVDATA_RETRY_BASE_MS'),
+  ENVDATA_MAX_PAUSE: duration('ENVDATA_MAX_PAUSE'),
   ENVDATA_MAX_QUEUED_JOBS: wholeNumber('ENVDATA_MAX_QUEUED_JOBS'),
   ENVDATA_JOB_LOCK_MS: wholeNumber('ENVDATA_JOB_LOCK_MS'),
   ENVDATA_HISTORY_WINDOW: historyWindow,
@@ -203,6 +230,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       retryBaseMs: e.ENVDATA_RETRY_BASE_MS,
       shutdownTimeoutMs: e.ENVDATA_SHUTDOWN_TIMEOUT_MS,
       maxQueuedJobs: e.ENVDATA_MAX_QUEUED_JOBS,
+      maxPauseMs: e.ENVDATA_MAX_PAUSE,
       jobLockMs: e.ENVDATA_JOB_LOCK_MS,
       chunkRetentionMs: e.ENVDATA_CHUNK_RETENTION * HOUR_MS,
     },

@@ -4,6 +4,8 @@ import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../app/htt
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
 import { runProgress } from '../ledger/run-progress.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { queuePauseMs } from '../queue/queue-pause.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
 import { DATASETS } from '../datasets/registry.js';
 import type { Dataset } from '../types.js';
@@ -86,6 +88,8 @@ export function consoleRoutes(
   };
 
   const board = queueBoardHandler(app);
+  /** The ingest queue, opened on first use, for the pause of every worker in force. */
+  let ingest: ReturnType<typeof app.queues.queue> | undefined;
 
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/', handler: read((_q, r) => sendAsset(r, 'index.html'), 'page') },
@@ -232,11 +236,13 @@ export function consoleRoutes(
     {
       method: 'GET',
       path: '/api/rate-limit',
-      handler: read(
-        async (_q, response) =>
-          sendJson(response, 200, await readCallRate(app.db, app.config.rateLimits)),
-        'api',
-      ),
+      handler: read(async (_q, response) => {
+        const rate = await readCallRate(app.db, app.config.rateLimits);
+        ingest ??= app.queues.queue(QUEUE_NAMES.ingest);
+        const pauseMs = await queuePauseMs(ingest);
+        const pausedUntil = pauseMs > 0 ? new Date(Date.now() + pauseMs).toISOString() : null;
+        return sendJson(response, 200, { ...rate, pausedUntil });
+      }, 'api'),
     },
     { method: 'GET', path: QUEUE_BOARD_PATH, handler: read(board, 'page') },
     { method: 'GET', path: `${QUEUE_BOARD_PATH}/*`, handler: read(board, 'page') },

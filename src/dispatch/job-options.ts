@@ -31,14 +31,22 @@ export function snapshotJobId(data: SnapshotJobData): string {
 }
 
 /**
+ * The BullMQ backoff type of the jobs that call the service: exponential with jitter from the
+ * job's `delay`, or what the failed answer's `Retry-After` asked when longer (a 5xx may send
+ * one), within ENVDATA_MAX_PAUSE. A custom type (BullMQ's builtin `exponential` cannot read the
+ * error): the worker of the ingest queue computes it (`retryBackoffMs`, its `backoffStrategy`).
+ */
+export const RETRY_BACKOFF_TYPE = 'envdata-retry';
+
+/**
  * A job that calls the service: `retry` outcomes (`OUTCOME_POLICY`) run it again after an
- * exponential backoff with jitter from `retryBaseMs`, up to `maxAttempts`; gone from Redis once
- * finished.
+ * exponential backoff with jitter from `retryBaseMs` (or the answer's `Retry-After`), up to
+ * `maxAttempts`; gone from Redis once finished.
  */
 function callJobOptions(retry: JobRetry): JobsOptions {
   return {
     attempts: retry.maxAttempts,
-    backoff: { type: 'exponential', delay: retry.retryBaseMs, jitter: 0.5 },
+    backoff: { type: RETRY_BACKOFF_TYPE, delay: retry.retryBaseMs },
     removeOnComplete: true,
     removeOnFail: true,
   };

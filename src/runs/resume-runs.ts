@@ -1,20 +1,29 @@
 import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { reopenRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
+import { clearQueuePause } from '../queue/queue-pause.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
 
 /**
  * `envdata resume [RUN]`: stopped runs (a refused key, since fixed) and paused ones run again, and every
  * unfinished chunk of the running ones is dispatched again. Chunks already in Redis are not
- * queued twice. Returns the runs resumed and the jobs dispatched.
+ * queued twice. Without a run, the pause of every worker in force (a 429, a spent call budget)
+ * ends too, for every worker on every host. Returns the runs resumed, the jobs dispatched and
+ * the milliseconds the pause ended had left (0: none was in force, or a run was named).
  */
 export async function resumeRuns(
   app: Uses<'config' | 'db' | 'logger' | 'queues'>,
   runId?: number,
-): Promise<{ runs: number[]; dispatched: number }> {
+): Promise<{ runs: number[]; dispatched: number; pauseEndedMs: number }> {
   const runs = await reopenRuns(app.db, runId);
   const feeder = createFeeder(app);
   const dispatched = (await feeder.redispatchAll()) + (await feeder.topUp());
-  return { runs, dispatched };
+  const pauseEndedMs =
+    runId === undefined ? await clearQueuePause(app.queues.queue(QUEUE_NAMES.ingest)) : 0;
+  if (pauseEndedMs > 0) {
+    app.logger.info({ pauseEndedMs }, 'resume: the pause of every worker ended');
+  }
+  return { runs, dispatched, pauseEndedMs };
 }
 
 /** `envdata retry RUN`: only the failed chunks of the run go back on the queue. */

@@ -1,6 +1,6 @@
 import type { ServiceErrorCode } from '../errors/error-code.js';
 import { excerpt } from './parse-envelope.js';
-import { parseRetryAfter } from './parse-retry-after.js';
+import { readRetryAfter } from './parse-retry-after.js';
 import { isJsonObject } from './record-fields.js';
 
 /** What the client received: status, headers and the body read as text. */
@@ -25,6 +25,11 @@ export interface ResponseFailure {
   readonly endpoint: string;
   readonly httpStatus: number;
   readonly retryAfterMs: number | undefined;
+  /**
+   * The `Retry-After` sent when it asked for more than a day: not believed (`retryAfterMs` is
+   * then `undefined`), for the client to say so once.
+   */
+  readonly retryAfterImplausible?: string;
   readonly details: {
     /** The service's own words (`message` of a JSON body, or the plain-text body). */
     readonly upstreamMessage: string | undefined;
@@ -66,6 +71,7 @@ export function classifyResponse(
   const { status, endpoint } = response;
   const { upstream, isJson } = readUpstreamMessage(response);
   const said = upstream === undefined ? '' : `: "${upstream}"`;
+  const retryAfter = readRetryAfter(response.headers['retry-after'], nowMs);
 
   const fail = (code: ServiceErrorCode, retryable: boolean, message: string): ResponseFailure => ({
     code,
@@ -73,7 +79,10 @@ export function classifyResponse(
     retryable,
     endpoint,
     httpStatus: status,
-    retryAfterMs: parseRetryAfter(response.headers['retry-after'], nowMs),
+    retryAfterMs: retryAfter.ms,
+    ...(retryAfter.implausible !== undefined && {
+      retryAfterImplausible: retryAfter.implausible,
+    }),
     details: { upstreamMessage: upstream, body: excerpt(response.body) },
   });
 
@@ -190,7 +199,10 @@ export function classifyResponse(
   }
 
   function retryAfterText(): string {
-    const ms = parseRetryAfter(response.headers['retry-after'], nowMs);
+    const { ms, implausible } = retryAfter;
+    if (implausible !== undefined) {
+      return `Retry-After "${implausible}" asks for more than a day: not believed, use the shared backoff`;
+    }
     return ms === undefined
       ? 'no Retry-After: use the shared backoff'
       : `Retry-After asks for ${Math.ceil(ms / 1000)} s`;

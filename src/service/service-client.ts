@@ -129,6 +129,9 @@ export interface ServiceClient {
 /** 1 MiB: about 29 times the largest 48 h history body of the simulator (36,352 bytes). */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
+/** Distinct implausible `Retry-After` values warned about per client; a flood of them says no more. */
+const MAX_IMPLAUSIBLE_WARNINGS = 16;
+
 /** Reads a JSON body into a payload (`parsePollenDocument`…); throws `MALFORMED_RESPONSE`. */
 export type DocumentParser<TPayload extends ParsedPayload<unknown>> = (
   json: unknown,
@@ -154,6 +157,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.logger?.child({ component: 'service-client' });
   const onCall = options.onCall;
+  /** The implausible `Retry-After` values already warned about: each is said once. */
+  const implausibleSeen = new Set<string>();
+  const noteImplausibleRetryAfter = (value: string, endpointPath: string, status: number) => {
+    if (implausibleSeen.has(value) || implausibleSeen.size >= MAX_IMPLAUSIBLE_WARNINGS) return;
+    implausibleSeen.add(value);
+    log?.warn(
+      { endpoint: endpointPath, status, retryAfter: value },
+      'the service sent a Retry-After of more than a day: not believed, the shared backoff applies instead (said once per value)',
+    );
+  };
   const pool = new Pool(origin, {
     connections: options.connections,
     connectTimeout: connectTimeoutMs,
@@ -297,6 +310,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return { payload, complete: false };
     }
     if (failure !== undefined) {
+      if (failure.retryAfterImplausible !== undefined) {
+        noteImplausibleRetryAfter(failure.retryAfterImplausible, endpoint.path, status);
+      }
       log?.debug(
         {
           endpoint: endpoint.path,

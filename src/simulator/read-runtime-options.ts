@@ -5,6 +5,18 @@ import { API_PRODUCTS } from './simulator-endpoints.js';
 import type { SimulatorRuntimeOptions } from './simulator-options.js';
 
 const retryAfter = z.enum(['always', 'sometimes', 'never']);
+const retryAfterFormat = z.union([
+  z.enum(['seconds', 'milliseconds']),
+  z
+    .object({
+      header: z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (an HTTP header value)'),
+    })
+    .strict(),
+]);
 
 const shapeVariants = z
   .object({
@@ -34,6 +46,7 @@ const schema = z
         max: z.number().int().min(1),
         durationMs: z.number().int().min(1),
         retryAfter: retryAfter.optional(),
+        retryAfterFormat: retryAfterFormat.optional(),
       })
       .strict()
       .nullable(),
@@ -42,6 +55,7 @@ const schema = z
         max: z.number().int().min(0),
         status: z.union([z.literal(429), z.literal(422)]).optional(),
         retryAfter: retryAfter.optional(),
+        retryAfterFormat: retryAfterFormat.optional(),
       })
       .strict()
       .nullable(),

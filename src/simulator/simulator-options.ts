@@ -12,12 +12,22 @@ export const DEMO_API_KEY = 'envdata-demo-key';
  */
 export type RetryAfterMode = 'always' | 'sometimes' | 'never';
 
+/**
+ * How a `Retry-After` the simulator sends is written, to make hostile answers: `seconds` (the
+ * default, what HTTP means), `milliseconds` (a proxy's mistake: the same wait, ×1000), or
+ * `{ header }`: that value as it is, whatever the wait (an absurd count such as `999999999`, a
+ * far-future HTTP-date).
+ */
+export type RetryAfterFormat = 'seconds' | 'milliseconds' | { readonly header: string };
+
 /** At most `max` calls per key per `durationMs` (fixed windows); more are answered 429. */
 export interface RateLimitOption {
   readonly max: number;
   readonly durationMs: number;
   /** Default `always`. */
   readonly retryAfter?: RetryAfterMode;
+  /** Default `seconds`. */
+  readonly retryAfterFormat?: RetryAfterFormat;
 }
 
 /** At most `max` calls per key per UTC day; more are answered `status` (default 429). */
@@ -26,6 +36,8 @@ export interface DailyQuotaOption {
   readonly status?: 429 | 422;
   /** Whether the quota answer carries `Retry-After` (seconds to UTC midnight). Default `always`. */
   readonly retryAfter?: RetryAfterMode;
+  /** Default `seconds`. */
+  readonly retryAfterFormat?: RetryAfterFormat;
 }
 
 /** The options that can change while the simulator runs (`setOptions`, `POST /__admin/options`). */

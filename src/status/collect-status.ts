@@ -3,6 +3,7 @@ import type { QueueBackend } from '../config/config.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import type { ConnectedWorker } from '../queue/list-workers.js';
+import { queuePauseMs } from '../queue/queue-pause.js';
 import { redisAddressOf, redisTargetOf } from '../queue/redis-target.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
@@ -21,12 +22,17 @@ export interface EnvdataStatus {
     readonly backend: QueueBackend;
     readonly queues?: Record<string, Record<string, number>>;
     readonly workers?: readonly ConnectedWorker[];
+    /**
+     * When the pause of every worker in force ends (a 429 or 422, a spent call budget); `null`:
+     * none. `envdata resume` ends it at once.
+     */
+    readonly pausedUntil?: Date | null;
   };
 }
 
 /**
- * Health of Postgres and Redis, pending migrations, queue depths and the workers connected
- * (`envdata status`).
+ * Health of Postgres and Redis, pending migrations, queue depths, the workers connected and the
+ * pause of every worker in force, if any (`envdata status`).
  */
 export async function collectStatus(app: Uses<'config' | 'db' | 'queues'>): Promise<EnvdataStatus> {
   const { databaseUrl, queueBackend } = app.config;
@@ -39,13 +45,23 @@ export async function collectStatus(app: Uses<'config' | 'db' | 'queues'>): Prom
   const queue = await probe(queueAddress, async () => {
     await app.queues.assertAnswers();
     const queues: Record<string, Record<string, number>> = {};
+    let pausedUntil: Date | null = null;
     for (const name of Object.values(QUEUE_NAMES)) {
-      queues[name] = await app.queues
-        .queue(name)
-        .getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      const queue = app.queues.queue(name);
+      queues[name] = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'failed',
+        'prioritized',
+      );
+      if (name === QUEUE_NAMES.ingest) {
+        const pauseMs = await queuePauseMs(queue);
+        if (pauseMs > 0) pausedUntil = new Date(Date.now() + pauseMs);
+      }
     }
     const workers = await app.queues.listWorkers(QUEUE_NAMES.ingest);
-    return { queues, workers };
+    return { queues, workers, pausedUntil };
   });
   return { postgres, redis: { ...queue, backend: queueBackend } };
 }

@@ -13,11 +13,13 @@ import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
 import { isLostJob } from '../queue/lost-job.js';
+import { capQueuePause } from '../queue/queue-pause.js';
 import { isServiceError } from '../service/service-error.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import { FactWriter } from '../ingest/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest-chunk-job.js';
+import { retryBackoffMs } from '../ingest/retry-backoff.js';
 import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
@@ -43,6 +45,8 @@ const CANCEL_EVERY_MS = 50;
 const CLOSE_REST_MS = 300;
 /** What the last flush of the per-minute call counts may take at least (within the second). */
 const FLUSH_CALLS_MS = 100;
+/** How long a starting worker waits for the queue's pause to be capped before taking jobs. */
+const CAP_PAUSE_MS = 2_000;
 
 /** The resources a worker uses. */
 type WorkerResources = Uses<
@@ -117,7 +121,8 @@ export class IngestWorker implements AppComponent {
       maxWaitMs: 15,
     });
     // Both job kinds pause every worker on a throttled answer: one burst, one growing pause.
-    const throttle = new ThrottleBackoff();
+    const { maxPauseMs } = config.worker;
+    const throttle = new ThrottleBackoff(Math.random, maxPauseMs);
     this.processor = createIngestChunkProcessor({
       db: app.db,
       client,
@@ -138,9 +143,11 @@ export class IngestWorker implements AppComponent {
       observer: observers,
       ...(windowScope && { windowScope, windowLearned: () => void this.feed() }),
     });
+    // The one place a pause of every worker is set: never beyond ENVDATA_MAX_PAUSE, whoever
+    // asked (a header, the backoff, the call budget), so no answer can stop ingestion for long.
     const pauseAll = async (ms: number, reason: RateLimitWaitReason): Promise<never> => {
       observers.rateLimitWait(reason);
-      await this.worker.rateLimit(ms);
+      await this.worker.rateLimit(Math.min(ms, maxPauseMs));
       throw Worker.RateLimitError();
     };
     this.snapshots = createFetchSnapshotProcessor({
@@ -162,6 +169,16 @@ export class IngestWorker implements AppComponent {
         // `envdata status` lists the workers connected by this name.
         name: workerName(options.concurrency),
         limiter: queueLimiter(pacer ? undefined : limiter),
+        settings: {
+          // `retry` outcomes: the job's backoff, or the answer's Retry-After when longer.
+          backoffStrategy: (attemptsMade, _type, error, job) =>
+            retryBackoffMs(
+              backoffDelayOf(job?.opts.backoff) ?? config.worker.retryBaseMs,
+              attemptsMade,
+              error,
+              maxPauseMs,
+            ),
+        },
         lockDuration: config.worker.jobLockMs,
         stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),
         maxStalledCount: 3,
@@ -248,11 +265,38 @@ export class IngestWorker implements AppComponent {
     if (this.timer || this.closing) return Promise.resolve();
     this.timer = setInterval(() => void this.feed(), this.options.feedIntervalMs ?? 1_000);
     this.callMinutes.start();
-    void this.worker
-      .run()
-      .catch((error: unknown) => this.app.logger.error({ err: error }, 'worker stopped'));
+    // Before the first job: a worker that met an overlong pause would sit out 30 s of it
+    // (BullMQ's maximumRateLimitDelay) before looking again.
+    void settlesWithin(this.capPause(), CAP_PAUSE_MS).then(() => {
+      if (this.closing) return;
+      this.worker
+        .run()
+        .catch((error: unknown) => this.app.logger.error({ err: error }, 'worker stopped'));
+    });
     void this.feed();
     return Promise.resolve();
+  }
+
+  /**
+   * A pause of every worker left in the queue longer than ENVDATA_MAX_PAUSE (set by an older
+   * envdata, or under a higher setting) is shortened to it when a worker starts: a new worker
+   * never sits out, nor extends, a pause it would not have set itself.
+   */
+  private async capPause(): Promise<void> {
+    const { maxPauseMs } = this.app.config.worker;
+    try {
+      const left = await capQueuePause(this.app.queues.queue(QUEUE_NAMES.ingest), maxPauseMs);
+      if (left > 0) {
+        this.app.logger.warn(
+          { pausedForMs: left, maxPauseMs },
+          'the queue held a pause of every worker longer than ENVDATA_MAX_PAUSE: shortened to it',
+        );
+      }
+    } catch (error) {
+      if (!this.outages.report(error)) {
+        this.app.logger.warn({ err: error }, 'could not read the pause of the queue');
+      }
+    }
   }
 
   /**
@@ -348,4 +392,11 @@ export class IngestWorker implements AppComponent {
   private async whenIdle(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
   }
+}
+
+/** The base delay a job's BullMQ `backoff` option gives (a number, or `{ delay }`). */
+function backoffDelayOf(
+  backoff: number | { readonly delay?: number } | undefined,
+): number | undefined {
+  return typeof backoff === 'number' ? backoff : backoff?.delay;
 }

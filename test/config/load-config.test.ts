@@ -135,6 +135,7 @@ describe('loadConfig ranges', () => {
       'ENVDATA_HTTP_CONNECT_TIMEOUT_MS',
       'ENVDATA_HTTP_TIMEOUT_MS',
       'ENVDATA_JOB_LOCK_MS',
+      'ENVDATA_MAX_PAUSE',
       'ENVDATA_MISSING_RECHECK',
       'ENVDATA_NO_DATA_RECHECK',
       'ENVDATA_REFETCH_DELAY_MS',
@@ -145,7 +146,8 @@ describe('loadConfig ranges', () => {
     ]);
     for (const v of durations) {
       const { min, max } = v.range;
-      const write = (n: number) => (v.range.unit === 'h' ? `${n}h` : String(n));
+      const write = (n: number) =>
+        v.range.unit === 'h' ? `${n}h` : v.name === 'ENVDATA_MAX_PAUSE' ? `${n}ms` : String(n);
       expect(() => loadConfig({ [v.name]: write(min) }), v.name).not.toThrow();
       expect(() => loadConfig({ [v.name]: write(max) }), v.name).not.toThrow();
       for (const bad of [min - 1, max + 1]) {
@@ -154,6 +156,18 @@ describe('loadConfig ranges', () => {
         expect(message).toContain(formatRange(v.range));
       }
     }
+  });
+
+  it('reads ENVDATA_MAX_PAUSE as a duration with its unit, 15 min by default', () => {
+    expect(loadConfig({}).worker.maxPauseMs).toBe(900_000);
+    expect(loadConfig({ ENVDATA_MAX_PAUSE: '30s' }).worker.maxPauseMs).toBe(30_000);
+    expect(loadConfig({ ENVDATA_MAX_PAUSE: '2h' }).worker.maxPauseMs).toBe(7_200_000);
+    expect(loadConfig({ ENVDATA_MAX_PAUSE: '1d' }).worker.maxPauseMs).toBe(86_400_000);
+    // A bare number could be seconds or milliseconds: refused, with what is allowed.
+    expect(configError({ ENVDATA_MAX_PAUSE: '900' })).toContain(
+      'ENVDATA_MAX_PAUSE (got "900"): must be a duration such as 30s, 15m or 2h, in 1000–86400000 ms (1 s to 24 h)',
+    );
+    expect(configError({ ENVDATA_MAX_PAUSE: '2d' })).toContain('ENVDATA_MAX_PAUSE (got "2d")');
   });
 
   it('refuses a rate counted over less than 100 ms', () => {

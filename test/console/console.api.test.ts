@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -200,6 +201,22 @@ describe('the JSON API', () => {
     expect((body.callsPerSecond as number[])[57]).toBe(10);
     expect((body.throttled as number[]).reduce((a, b) => a + b, 0)).toBe(3);
     expect((body.failed as number[])[57]).toBe(1);
+    expect(body.pausedUntil).toBeNull();
+  });
+
+  it('shows a pause of every worker in force, with its end, until it is over', async () => {
+    const queue = fx.app.queues.queue(QUEUE_NAMES.ingest);
+    await queue.rateLimit(600_000);
+    try {
+      const before = Date.now();
+      const { body } = await getJson('/api/rate-limit');
+      const end = Date.parse(body.pausedUntil as string);
+      expect(end).toBeGreaterThan(before + 590_000);
+      expect(end).toBeLessThanOrEqual(Date.now() + 600_000);
+    } finally {
+      await queue.removeRateLimitKey();
+    }
+    expect((await getJson('/api/rate-limit')).body.pausedUntil).toBeNull();
   });
 
   it('serves the page, its script and uPlot from the package', async () => {

@@ -26,7 +26,7 @@ describe('job options', () => {
     expect(stored?.data).toEqual({ chunkId: 41 });
     expect(stored?.opts).toMatchObject({
       attempts: 4,
-      backoff: { type: 'exponential', delay: 250, jitter: 0.5 },
+      backoff: { type: 'envdata-retry', delay: 250 },
       priority: 100,
     });
     expect((await queue.getJob('chunk-42'))?.opts.priority ?? 0).toBe(0);

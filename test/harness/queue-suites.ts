@@ -15,6 +15,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.clean-run.test.ts',
   'test/backfill/backfill.cli.test.ts',
   'test/backfill/backfill.completeness.test.ts',
+  'test/backfill/backfill.hostile-retry-after.test.ts',
   'test/backfill/backfill.control.test.ts',
   'test/backfill/backfill.hostile-records.test.ts',
   'test/backfill/backfill.key-echo.test.ts',

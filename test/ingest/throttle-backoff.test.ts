@@ -7,6 +7,20 @@ const QUOTA = OUTCOME_POLICY.QUOTA_EXCEEDED;
 const T0 = 1_000_000;
 
 describe('ThrottleBackoff', () => {
+  it('never pauses longer than its cap (ENVDATA_MAX_PAUSE), whatever Retry-After or the backoff ask', () => {
+    const throttle = new ThrottleBackoff(() => 0.5, 5_000);
+    expect(throttle.pauseMs(RATE, 86_400_000, T0)).toBe(5_000);
+    expect(throttle.pauseMs(RATE, 3_000, T0)).toBe(3_000);
+    const pauses: number[] = [];
+    let now = T0;
+    for (let i = 0; i < 5; i += 1) {
+      const ms = throttle.pauseMs(QUOTA, undefined, now);
+      pauses.push(ms);
+      now += ms;
+    }
+    expect(pauses).toEqual([5_000, 5_000, 5_000, 5_000, 5_000]);
+  });
+
   it('pauses for what Retry-After asked, and leaves the backoff where it was', () => {
     const throttle = new ThrottleBackoff(() => 0.5);
     expect(throttle.pauseMs(RATE, 7_000, T0)).toBe(7_000);

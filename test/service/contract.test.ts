@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/create-logger.js';
+import { captureLogger } from '../harness/capture-logger.js';
 import { endpoint, UNITS_SI } from '../../src/service/endpoints.js';
 import type {
   GeocodeMatch,
@@ -371,6 +372,42 @@ describe('keys, entitlements, ranges and limits map to codes', () => {
     expect(error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, httpStatus: 429 });
     expect(error.retryAfterMs).toBeGreaterThan(0);
     expect(error.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  it.each([
+    ['an absurd count of seconds', '999999999'],
+    ['a far-future HTTP-date', 'Fri, 01 Jan 2100 00:00:00 GMT'],
+  ])(
+    '429 whose Retry-After asks for more than a day (%s) is RATE_LIMITED with no wait, said once',
+    async (_what, header) => {
+      const captured = captureLogger();
+      const logged = client({ logger: captured.logger });
+      sim.setOptions({
+        rateLimit: { max: 1, durationMs: 60_000, retryAfterFormat: { header } },
+      });
+      await logged.weatherLatest(BARCELONA);
+      for (let i = 0; i < 3; i += 1) {
+        const error = await failure(logged.weatherLatest(BARCELONA));
+        expect(error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, httpStatus: 429 });
+        expect(error.retryAfterMs).toBeUndefined();
+        expect(error.message).toContain(`Retry-After "${header}" asks for more than a day`);
+      }
+      const warnings = captured.lines.filter((l) => l.includes('Retry-After of more than a day'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ retryAfter: header, status: 429 });
+    },
+  );
+
+  it('429 with Retry-After in milliseconds (a proxy) is read as seconds: a wait within a day', async () => {
+    sim.setOptions({
+      rateLimit: { max: 1, durationMs: 60_000, retryAfterFormat: 'milliseconds' },
+    });
+    await api.weatherLatest(BARCELONA);
+    const error = await failure(api.weatherLatest(BARCELONA));
+    // The service meant at most 60 s; the header says up to 60,000 s. Believed here (within a
+    // day): ENVDATA_MAX_PAUSE bounds what the workers make of it.
+    expect(error.retryAfterMs).toBeGreaterThan(60_000);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(60_000_000);
   });
 
   it('429 without Retry-After is RATE_LIMITED with no wait', async () => {

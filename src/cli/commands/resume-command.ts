@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { runExists } from '../../ledger/reopen-runs.js';
+import { formatDuration } from '../../planner/estimate-plan.js';
 import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
@@ -17,7 +18,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
   program
     .command('resume [run]')
     .description(
-      'Dispatch every unfinished chunk of running runs again (after losing Redis), and restart stopped runs (after fixing the API key) and paused ones',
+      'Dispatch every unfinished chunk of running runs again (after losing Redis), and restart stopped runs (after fixing the API key) and paused ones; without RUN, also end a pause of every worker after a 429 (see `envdata status`)',
     )
     .option('--wait', 'work them off here and wait, with progress (as `backfill --wait` does)')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
@@ -32,6 +33,11 @@ export function registerResumeCommands(program: Command, context: CommandContext
             throw new EnvdataError(
               'CONFLICT',
               `run ${runId} is not running, paused or stopped: see \`envdata status\``,
+            );
+          }
+          if (outcome.pauseEndedMs > 0) {
+            context.print(
+              `the pause of every worker (${formatDuration(outcome.pauseEndedMs)} left) ended: workers take jobs again within 30 s`,
             );
           }
           context.print(

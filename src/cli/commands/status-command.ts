@@ -143,6 +143,12 @@ function formatStatus(status: EnvdataStatus, paint: Paint = createPaint(false)):
     const parts = Object.entries(counts).map(([state, n]) => `${state} ${n}`);
     lines.push(`  queue ${queue}: ${parts.join(', ')}`);
   }
+  if (redis.pausedUntil) {
+    const left = Math.max(0, redis.pausedUntil.getTime() - Date.now());
+    lines.push(
+      `  ${paint('yellow', `every worker paused until ${redis.pausedUntil.toISOString().slice(0, 19).replace('T', ' ')} UTC`)} (${formatDuration(left)} left; the service throttled, or the call budget is spent): \`envdata resume\` ends it now`,
+    );
+  }
   if (redis.workers) {
     lines.push(`  workers connected: ${redis.workers.length}`);
     for (const w of redis.workers) {

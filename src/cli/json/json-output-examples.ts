@@ -25,6 +25,7 @@ const health = {
       sync: { waiting: 0, active: 0, delayed: 0, failed: 0, prioritized: 0 },
     },
     workers: [{ host: 'worker-1', pid: 4242, concurrency: 4, ageSeconds: 3600, idleSeconds: 0 }],
+    pausedUntil: null,
   },
 } satisfies Pick<StatusJson, 'postgres' | 'queue'>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { QUEUE_BACKENDS } from '../../config/config.js';
 import type { EnvdataStatus } from '../../status/collect-status.js';
-import { count } from './json-document.js';
+import { count, isoTimestamp } from './json-document.js';
 
 /** Postgres, as `status --json` and `status RUN --json` report it. */
 export const postgresHealthJson = z
@@ -60,6 +60,11 @@ export const queueHealthJson = z
       )
       .nullable()
       .describe('workers connected to the `ingest` queue; `null` when the queue did not answer'),
+    pausedUntil: isoTimestamp
+      .nullable()
+      .describe(
+        'when the pause of every worker in force ends (the service throttled, or the call budget is spent; at most ENVDATA_MAX_PAUSE from when it was set); `null` when there is none or the queue did not answer. `envdata resume` ends it at once',
+      ),
   })
   .describe('the job queue');
 
@@ -107,6 +112,7 @@ export function serviceHealthJson(status: EnvdataStatus): {
             idleSeconds: w.idleSeconds,
           }))
         : null,
+      pausedUntil: redis.pausedUntil ? redis.pausedUntil.toISOString() : null,
     },
   };
 }

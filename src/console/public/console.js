@@ -401,6 +401,15 @@ const pages = {
           h('code', {}, data.limits.join(', ') || 'off'),
           `: ${rate(last)}/s in the last full minute; ${fmt(throttled)} answer(s) 429 in the hour.`,
         ),
+        data.pausedUntil
+          ? h(
+              'p',
+              { class: 'notice', id: 'pause' },
+              `Every worker is paused until ${when(data.pausedUntil)} UTC (the service throttled, or the call budget is spent); `,
+              h('code', {}, 'envdata resume'),
+              ' ends it now.',
+            )
+          : null,
         chart,
       ];
     },

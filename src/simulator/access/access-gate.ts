@@ -1,6 +1,10 @@
 import { unit3 } from '../data/deterministic-hash.js';
 import type { ApiProduct } from '../simulator-endpoints.js';
-import type { SimulatorRuntimeOptions } from '../simulator-options.js';
+import type {
+  RetryAfterFormat,
+  RetryAfterMode,
+  SimulatorRuntimeOptions,
+} from '../simulator-options.js';
 
 /** Whether a request may go on, and if not the answer it gets. */
 export type AccessVerdict =
@@ -9,8 +13,8 @@ export type AccessVerdict =
       readonly allowed: false;
       readonly status: 401 | 403 | 422 | 429;
       readonly message: string;
-      /** Seconds for `Retry-After`, when it is sent. */
-      readonly retryAfterS?: number;
+      /** The `Retry-After` header's value, when it is sent. */
+      readonly retryAfter?: string;
     };
 
 const ALLOWED: AccessVerdict = Object.freeze({ allowed: true });
@@ -66,7 +70,7 @@ export class AccessGate {
         return this.#limited(
           429,
           'Too Many Requests',
-          limit.retryAfter ?? 'always',
+          limit,
           Math.max(1, Math.ceil((window.start + limit.durationMs - nowMs) / 1000)),
         );
       }
@@ -87,7 +91,7 @@ export class AccessGate {
         return this.#limited(
           status,
           `Limit Exceeded: daily quota of ${quota.max} calls used up`,
-          quota.retryAfter ?? 'always',
+          quota,
           Math.max(1, Math.ceil(((day + 1) * DAY_MS - nowMs) / 1000)),
         );
       }
@@ -106,14 +110,26 @@ export class AccessGate {
   #limited(
     status: 422 | 429,
     message: string,
-    mode: 'always' | 'sometimes' | 'never',
+    sending: { readonly retryAfter?: RetryAfterMode; readonly retryAfterFormat?: RetryAfterFormat },
     seconds: number,
   ): AccessVerdict {
+    const mode = sending.retryAfter ?? 'always';
     const send =
       mode === 'always' ||
       (mode === 'sometimes' && unit3(this.seed, 0x4e7a, ++this.#retryAfterDraws) < 0.5);
     return send
-      ? { allowed: false, status, message, retryAfterS: seconds }
+      ? { allowed: false, status, message, retryAfter: retryAfterHeader(sending, seconds) }
       : { allowed: false, status, message };
   }
+}
+
+/** The `Retry-After` value for a wait of `seconds`, written as `retryAfterFormat` says. */
+function retryAfterHeader(
+  sending: { readonly retryAfterFormat?: RetryAfterFormat },
+  seconds: number,
+): string {
+  const format = sending.retryAfterFormat ?? 'seconds';
+  if (format === 'seconds') return String(seconds);
+  if (format === 'milliseconds') return String(seconds * 1000);
+  return format.header;
 }

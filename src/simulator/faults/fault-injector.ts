@@ -20,6 +20,8 @@ export interface FaultDecision {
   readonly latencyMs: number;
   /** Hours for record faults (`short`, `conflict`, `duplicate`, hostile ones); 0 for other kinds. */
   readonly hours: number;
+  /** The `Retry-After` an `error` or `text` answer carries, when the fault sets one. */
+  readonly retryAfter?: string;
 }
 
 /** The faults in force, scripts with how many requests each still has to fail. */
@@ -81,11 +83,13 @@ export class FaultInjector {
     let status = 0;
     let latencyMs = 0;
     let hours = 0;
+    let retryAfter: string | undefined;
     const take = (fault: FaultRule | FaultScript) => {
       if (fault.kind === 'latency') latencyMs += fault.latencyMs ?? DEFAULT_LATENCY_MS;
       else if (kind === undefined) {
         kind = fault.kind;
         status = fault.status ?? DEFAULT_FAULT_STATUS[fault.kind];
+        retryAfter = fault.retryAfter;
         if (isRecordFaultKind(fault.kind)) hours = fault.hours ?? DEFAULT_FAULT_HOURS;
       }
     };
@@ -100,7 +104,8 @@ export class FaultInjector {
       const draw = (this.#ruleDraws[i] = (this.#ruleDraws[i] ?? 0) + 1);
       if (unit3(this.#seed, i, draw) < rule.rate) take(rule);
     });
-    return kind === undefined && latencyMs === 0 ? NO_FAULT : { kind, status, latencyMs, hours };
+    if (kind === undefined && latencyMs === 0) return NO_FAULT;
+    return { kind, status, latencyMs, hours, ...(retryAfter !== undefined && { retryAfter }) };
   }
 
   state(): FaultState {

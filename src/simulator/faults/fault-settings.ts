@@ -53,6 +53,8 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  *   holds: a transient "no data" (`history:nodata x3`, the next three requests; or a rate while it
  *   is set), after which the real data is answered again. Takes no parameter.
  *
+ * `error` and `text` answers carry `retryAfter` as a `Retry-After` header when it is set.
+ *
  * Record faults model an upstream that answers 200 "success" but incompletely or inconsistently.
  * They change the list of hourly records before it is rendered, so every response shape variant
  * carries them, and the answer stays an ordinary 200 (counted as such in the stats, and under its
@@ -126,6 +128,12 @@ interface FaultShape {
   readonly latencyMs?: number;
   /** Hours (records) for record faults but `empty` (1–10000, default 1). */
   readonly hours?: number;
+  /**
+   * A `Retry-After` header sent as it is with an `error` or `text` answer (a 5xx asking for a
+   * wait, or a hostile one: `999999999`, a far-future HTTP-date). Settings only (options, the
+   * admin endpoint's JSON); the compact text has no syntax for it.
+   */
+  readonly retryAfter?: string;
 }
 
 /** A fault injected with a probability on every matching request. */

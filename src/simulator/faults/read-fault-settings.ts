@@ -17,6 +17,12 @@ const shape = {
   latencyMs: z.number().int().optional(),
   // Not `.int()`: checkFaultShape says what hours may be, in the words of the text format.
   hours: z.number().optional(),
+  retryAfter: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (an HTTP header value)')
+    .optional(),
 };
 
 const schema = z
@@ -67,6 +73,9 @@ function paramOf(fault: FaultRule | FaultScript): number | undefined {
 
 /** What is wrong when a fault carries a parameter field its kind does not read. */
 function misplacedField(fault: FaultRule | FaultScript): string | undefined {
+  if (fault.retryAfter !== undefined && fault.kind !== 'error' && fault.kind !== 'text') {
+    return `${fault.kind} takes no retryAfter (it is for error and text)`;
+  }
   if (isRecordFaultKind(fault.kind)) {
     return fault.status === undefined && fault.latencyMs === undefined
       ? undefined

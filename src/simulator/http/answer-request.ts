@@ -26,10 +26,7 @@ export function answerRequest(
     return {
       status: verdict.status,
       body: errorBody(verdict.message),
-      headers:
-        verdict.retryAfterS === undefined
-          ? undefined
-          : { 'Retry-After': String(verdict.retryAfterS) },
+      headers: verdict.retryAfter === undefined ? undefined : { 'Retry-After': verdict.retryAfter },
     };
   }
   const ctx: RequestContext = {

@@ -92,6 +92,7 @@ function serve(
       sendAnswer(res, {
         status: fault.status,
         body: errorBody(STATUS_CODES[fault.status] ?? 'Error'),
+        headers: retryAfterOf(fault),
       });
       return;
     case 'text':
@@ -100,6 +101,7 @@ function serve(
         status: fault.status,
         body: `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}`,
         contentType: 'text/plain; charset=utf-8',
+        headers: retryAfterOf(fault),
       });
       return;
     case 'nodata':
@@ -133,4 +135,9 @@ function serve(
 function apiKeyOf(req: IncomingMessage): string | undefined {
   const header = req.headers['x-api-key'];
   return Array.isArray(header) ? header[0] : header;
+}
+
+/** The `Retry-After` header a fault's answer carries, if any. */
+function retryAfterOf(fault: FaultDecision): Record<string, string> | undefined {
+  return fault.retryAfter === undefined ? undefined : { 'Retry-After': fault.retryAfter };
 }
