@@ -3,9 +3,10 @@ import { readFaultSettings } from '../simulator/faults/read-fault-settings.js';
 import { FAULT_KINDS, type FaultSettings } from '../simulator/faults/fault-settings.js';
 import { SHAPE_VARIANT_NAMES, type ShapeVariants } from '../simulator/render/shape-variants.js';
 import { API_PRODUCTS, type ApiProduct } from '../simulator/simulator-endpoints.js';
+import { isTimeZone } from '../simulator/access/is-time-zone.js';
 import {
   DEFAULT_SIMULATOR_OPTIONS,
-  type DailyQuotaOption,
+  type QuotaOption,
   type RateLimitOption,
   type RetryAfterMode,
   type SimulatorOptions,
@@ -54,13 +55,37 @@ export const SIMULATOR_ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_SIM_RETRY_AFTER',
     default: 'always',
     description:
-      'Whether 429 answers carry Retry-After: always, sometimes or never (the real service rarely does).',
+      "Whether the rate limit's 429 answers carry Retry-After: always, sometimes or never (the real service rarely does).",
   },
   {
     name: 'ENVDATA_SIM_DAILY_QUOTA',
     default: 'off',
     description:
-      'Calls allowed per key per UTC day, then 429: 5000, or 5000/422 to answer 422; off for none.',
+      'Calls allowed per key per day, then 429 "quota exceeded" without Retry-After: 5000, or 5000/422 to answer 422; off for none.',
+  },
+  {
+    name: 'ENVDATA_SIM_MONTHLY_QUOTA',
+    default: 'off',
+    description:
+      'Calls allowed per key per calendar month, then the same answer: 100000 (or 100000/422); off for none.',
+  },
+  {
+    name: 'ENVDATA_SIM_QUOTA_TIME_ZONE',
+    default: 'UTC',
+    description:
+      'IANA time zone whose midnight ends the quota day and whose 1st begins the month: UTC, Europe/Berlin.',
+  },
+  {
+    name: 'ENVDATA_SIM_QUOTA_RETRY_AFTER',
+    default: 'never',
+    description:
+      'Whether quota answers carry Retry-After (seconds to the reset): never (as the real service), sometimes or always.',
+  },
+  {
+    name: 'ENVDATA_SIM_DAY_SECONDS',
+    default: '86400',
+    description:
+      'Real seconds a quota day lasts, 1-86400; shorter days make the quota clock run faster for tests (a month is its calendar days of these).',
   },
   {
     name: 'ENVDATA_SIM_FAULTS',
@@ -143,7 +168,26 @@ export function parseSimulatorEnvironment(env: Environment): SimulatorOptions {
   const maxRangeHours = check('ENVDATA_SIM_MAX_RANGE_HOURS', parseHours);
   const retryAfter = check('ENVDATA_SIM_RETRY_AFTER', parseRetryAfter);
   const rateLimit = check('ENVDATA_SIM_RATE_LIMIT', (t) => parseRateLimit(t, retryAfter));
-  const dailyQuota = check('ENVDATA_SIM_DAILY_QUOTA', (t) => parseQuota(t, retryAfter));
+  const daily = check('ENVDATA_SIM_DAILY_QUOTA', parseQuotaCalls);
+  const monthly = check('ENVDATA_SIM_MONTHLY_QUOTA', parseQuotaCalls);
+  const timeZone = check('ENVDATA_SIM_QUOTA_TIME_ZONE', (t) =>
+    isTimeZone(t) ? t : new Problem('must be an IANA time zone such as UTC or Europe/Berlin'),
+  );
+  const quotaRetryAfter = check('ENVDATA_SIM_QUOTA_RETRY_AFTER', parseRetryAfter);
+  const daySeconds = check('ENVDATA_SIM_DAY_SECONDS', (t) =>
+    /^\d+$/.test(t) && Number(t) >= 1 && Number(t) <= 86_400
+      ? Number(t)
+      : new Problem('must be whole seconds from 1 to 86400 (a real day)'),
+  );
+  if (
+    daily?.status !== undefined &&
+    monthly?.status !== undefined &&
+    daily.status !== monthly.status
+  ) {
+    problems.push(
+      '  ENVDATA_SIM_DAILY_QUOTA, ENVDATA_SIM_MONTHLY_QUOTA: the quota has one status; give both the same /422 or /429, or only one',
+    );
+  }
   const seed = check('ENVDATA_SIM_FAULT_SEED', (t) =>
     /^\d+$/.test(t) ? Number(t) : new Problem('must be a whole number'),
   );
@@ -184,7 +228,9 @@ export function parseSimulatorEnvironment(env: Environment): SimulatorOptions {
     keys: keys!,
     maxRangeHours: maxRangeHours!,
     rateLimit: rateLimit!,
-    dailyQuota: dailyQuota!,
+    quota: quotaOf(daily!, monthly!, timeZone!, quotaRetryAfter!),
+    dailyQuota: null,
+    daySeconds: daySeconds!,
     faults: faults!,
     legacyShapes: legacyShapes!,
     now: now!,
@@ -247,20 +293,36 @@ function parseRateLimit(
   return { max: rule.max, durationMs: rule.durationMs, retryAfter: retryAfter ?? 'always' };
 }
 
-function parseQuota(
-  text: string,
-  retryAfter: RetryAfterMode | undefined,
-): DailyQuotaOption | null | Problem {
+/** Calls per quota window and the status its answer gives, if the text names one. */
+interface QuotaCalls {
+  readonly max: number;
+  readonly status: 429 | 422 | undefined;
+}
+
+function parseQuotaCalls(text: string): QuotaCalls | null | Problem {
   if (text === 'off' || text === 'none') return null;
   const m = /^(\d+)(?:\s*\/\s*(429|422))?$/.exec(text);
   if (!m)
-    return new Problem(
-      'must be a number of calls per day, optionally /429 or /422 (5000/422), or off',
-    );
+    return new Problem('must be a number of calls, optionally /429 or /422 (5000/422), or off');
   return {
     max: Number(m[1]),
-    status: m[2] === '422' ? 422 : 429,
-    retryAfter: retryAfter ?? 'always',
+    status: m[2] === undefined ? undefined : m[2] === '422' ? 422 : 429,
+  };
+}
+
+function quotaOf(
+  daily: QuotaCalls | null,
+  monthly: QuotaCalls | null,
+  timeZone: string,
+  retryAfter: RetryAfterMode,
+): QuotaOption | null {
+  if (daily === null && monthly === null) return null;
+  return {
+    ...(daily === null ? {} : { perDay: daily.max }),
+    ...(monthly === null ? {} : { perMonth: monthly.max }),
+    timeZone,
+    status: daily?.status ?? monthly?.status ?? 429,
+    retryAfter,
   };
 }
 

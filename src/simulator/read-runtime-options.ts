@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { isTimeZone } from './access/is-time-zone.js';
 import type { ShapeVariants } from './render/shape-variants.js';
 import { API_PRODUCTS } from './simulator-endpoints.js';
 import type { SimulatorRuntimeOptions } from './simulator-options.js';
@@ -50,6 +51,28 @@ const schema = z
       })
       .strict()
       .nullable(),
+    quota: z
+      .object({
+        perDay: z.number().int().min(0).optional(),
+        perMonth: z.number().int().min(0).optional(),
+        timeZone: z
+          .string()
+          .refine(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Berlin')
+          .optional(),
+        status: z.union([z.literal(429), z.literal(422)]).optional(),
+        retryAfter: retryAfter.optional(),
+        retryAfterFormat: retryAfterFormat.optional(),
+      })
+      .strict()
+      .refine((q) => q.perDay !== undefined || q.perMonth !== undefined, {
+        message: 'must set perDay, perMonth or both (null for no quota)',
+      })
+      .nullable(),
+    daySeconds: z
+      .number()
+      .int('must be whole seconds')
+      .min(1, 'must be at least 1 second')
+      .max(86_400, 'must be at most 86400 seconds (a real day)'),
     dailyQuota: z
       .object({
         max: z.number().int().min(0),

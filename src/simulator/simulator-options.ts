@@ -30,7 +30,33 @@ export interface RateLimitOption {
   readonly retryAfterFormat?: RetryAfterFormat;
 }
 
-/** At most `max` calls per key per UTC day; more are answered `status` (default 429). */
+/**
+ * Calls each key may make per day and per calendar month, counted apart for every key. A call
+ * past either is answered as the service answers a spent quota: `status` 429, body
+ * `{"message":"quota exceeded"}`, no `Retry-After`. A call counts when the key, its entitlement
+ * and the rate limit let it through, whatever its answer; refused calls do not count.
+ *
+ * @example { perDay: 5000, perMonth: 100_000, timeZone: 'Europe/Berlin' }
+ */
+export interface QuotaOption {
+  /** Calls per key per day (0 refuses every call); absent: no daily cap. */
+  readonly perDay?: number;
+  /** Calls per key per calendar month; absent: no monthly cap. */
+  readonly perMonth?: number;
+  /** IANA zone whose midnight ends the day and whose 1st begins the month. Default `UTC`. */
+  readonly timeZone?: string;
+  /** Default 429, as the service answers; 422 is the other status recorded for it. */
+  readonly status?: 429 | 422;
+  /** Whether the answer carries `Retry-After` (seconds to the reset). Default `never`. */
+  readonly retryAfter?: RetryAfterMode;
+  /** Default `seconds`. */
+  readonly retryAfterFormat?: RetryAfterFormat;
+}
+
+/**
+ * The older form of `quota`: at most `max` calls per key per day, answered `status` (default
+ * 429) with `Retry-After` by default. `quota`, when set, is in force instead.
+ */
 export interface DailyQuotaOption {
   readonly max: number;
   readonly status?: 429 | 422;
@@ -49,7 +75,15 @@ export interface SimulatorRuntimeOptions {
   /** Default `null`: no rate limit. */
   readonly rateLimit: RateLimitOption | null;
   /** Default `null`: no quota. */
+  readonly quota: QuotaOption | null;
+  /** Default `null`. Ignored while `quota` is set. */
   readonly dailyQuota: DailyQuotaOption | null;
+  /**
+   * Real seconds a quota day lasts, 1–86400 (default 86400): shorter days make the quota clock
+   * run faster (`QuotaClock`), so tests see resets without waiting a day. A month lasts its
+   * calendar days of `daySeconds` each.
+   */
+  readonly daySeconds: number;
   /** Older/other response shapes: `true` for all, or single variants. Default `false`. */
   readonly legacyShapes: boolean | Partial<ShapeVariants>;
   /**
@@ -89,7 +123,9 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = Object.freeze({
   keys: Object.freeze({ [DEMO_API_KEY]: API_PRODUCTS }),
   maxRangeHours: 48,
   rateLimit: null,
+  quota: null,
   dailyQuota: null,
+  daySeconds: 86_400,
   legacyShapes: false,
   now: null,
   port: 0,

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../logging/create-logger.js';
 import { AccessGate } from './access/access-gate.js';
+import { QuotaClock } from './access/quota-clock.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import type { FaultSettings } from './faults/fault-settings.js';
 import { resolveShapes, type ShapeVariants } from './render/shape-variants.js';
 import type { SimulatorRuntimeOptions } from './simulator-options.js';
 import { maskKey } from './stats/mask-key.js';
 import { RequestLog } from './stats/request-log.js';
-import { StatsRecorder } from './stats/simulator-stats.js';
+import { StatsRecorder, type SimulatorStats } from './stats/simulator-stats.js';
 
 /** Everything one running simulator keeps between requests. */
 export class SimulatorState {
@@ -16,6 +17,8 @@ export class SimulatorState {
   #fixedNowMs: number | undefined;
   readonly faults: FaultInjector;
   readonly gate: AccessGate;
+  /** The clock quotas count on: the simulator's, or faster with short days. */
+  readonly quotaClock: QuotaClock;
   readonly stats = new StatsRecorder();
   /** The recent requests with their queries (`requestLog` option; off by default). */
   readonly requests: RequestLog;
@@ -37,10 +40,14 @@ export class SimulatorState {
     this.#shapes = resolveShapes(options.legacyShapes);
     this.#fixedNowMs = fixedNow(options.now);
     this.faults = new FaultInjector(faults);
+    this.quotaClock = new QuotaClock(() => this.nowMs());
+    this.quotaClock.set(options.daySeconds, true);
     this.gate = new AccessGate(
       () => this.#options,
       faults.seed ?? 1,
       (key, start, allowed) => this.stats.recordRateCall(maskKey(key), start, allowed),
+      this.quotaClock,
+      (key) => this.stats.recordQuotaExhausted(maskKey(key)),
     );
     this.requests = new RequestLog(requestLog);
   }
@@ -58,11 +65,23 @@ export class SimulatorState {
     return this.#fixedNowMs ?? Date.now();
   }
 
+  /** What the simulator has served, with each key's quota use now. */
+  statsSnapshot(): SimulatorStats {
+    return this.stats.snapshot(
+      this.gate.quotaStats(this.quotaClock.nowMs(), this.#fixedNowMs !== undefined),
+    );
+  }
+
   /** Applies a validated change of runtime options. */
   update(patch: Partial<SimulatorRuntimeOptions>): void {
+    const nowChanged = patch.now !== undefined && patch.now !== this.#options.now;
+    // Read before the change: a new day length goes on from where the quota clock stands.
+    const dayChanged =
+      patch.daySeconds !== undefined && patch.daySeconds !== this.quotaClock.daySeconds;
     this.#options = Object.freeze({ ...this.#options, ...patch });
     this.#shapes = resolveShapes(this.#options.legacyShapes);
     this.#fixedNowMs = fixedNow(this.#options.now);
+    if (nowChanged || dayChanged) this.quotaClock.set(this.#options.daySeconds, nowChanged);
   }
 }
 

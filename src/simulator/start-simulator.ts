@@ -24,7 +24,7 @@ export interface RunningSimulator {
   readonly port: number;
   /** Stops listening, drops every connection (keep-alive and held ones) and resolves when done. */
   close(): Promise<void>;
-  /** Requests counted since start or the last reset. */
+  /** Requests counted since start or the last reset, with each key's quota use now. */
   stats(): SimulatorStats;
   /** Zeroes the stats and empties the request log. */
   resetStats(): void;
@@ -123,7 +123,7 @@ export async function startSimulator(
       }).finally(untrack);
       return closing;
     },
-    stats: () => state.stats.snapshot(),
+    stats: () => state.statsSnapshot(),
     resetStats: () => {
       state.stats.reset();
       state.requests.clear();

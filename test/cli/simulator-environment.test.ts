@@ -18,7 +18,9 @@ describe('parseSimulatorEnvironment', () => {
       keys: { [DEMO_API_KEY]: ['pollen', 'weather', 'geocode'] },
       maxRangeHours: 48,
       rateLimit: null,
+      quota: null,
       dailyQuota: null,
+      daySeconds: 86_400,
       legacyShapes: false,
       now: null,
       admin: true,
@@ -35,6 +37,10 @@ describe('parseSimulatorEnvironment', () => {
       ENVDATA_SIM_RATE_LIMIT: '10/5s',
       ENVDATA_SIM_RETRY_AFTER: 'sometimes',
       ENVDATA_SIM_DAILY_QUOTA: '5000/422',
+      ENVDATA_SIM_MONTHLY_QUOTA: '100000',
+      ENVDATA_SIM_QUOTA_TIME_ZONE: 'Europe/Berlin',
+      ENVDATA_SIM_QUOTA_RETRY_AFTER: 'always',
+      ENVDATA_SIM_DAY_SECONDS: '2',
       ENVDATA_SIM_FAULTS: 'history:error=503x3; all:latency=20@10%',
       ENVDATA_SIM_FAULT_SEED: '7',
       ENVDATA_SIM_LEGACY_SHAPES: 'capital-success, risks-key',
@@ -51,7 +57,15 @@ describe('parseSimulatorEnvironment', () => {
       },
       maxRangeHours: 48,
       rateLimit: { max: 10, durationMs: 5000, retryAfter: 'sometimes' },
-      dailyQuota: { max: 5000, status: 422, retryAfter: 'sometimes' },
+      quota: {
+        perDay: 5000,
+        perMonth: 100_000,
+        timeZone: 'Europe/Berlin',
+        status: 422,
+        retryAfter: 'always',
+      },
+      dailyQuota: null,
+      daySeconds: 2,
       faults: {
         scripts: [{ endpoint: 'history', kind: 'error', status: 503, count: 3 }],
         rules: [{ endpoint: 'all', kind: 'latency', latencyMs: 20, rate: 0.1 }],
@@ -90,6 +104,51 @@ describe('parseSimulatorEnvironment', () => {
     expect(message).not.toContain('secret-key-value');
   });
 
+  it("gives a quota the service's answer by default: 429 without Retry-After, UTC days", () => {
+    expect(parseSimulatorEnvironment({ ENVDATA_SIM_MONTHLY_QUOTA: '300' })).toMatchObject({
+      quota: { perMonth: 300, timeZone: 'UTC', status: 429, retryAfter: 'never' },
+      daySeconds: 86_400,
+    });
+    expect(parseSimulatorEnvironment({ ENVDATA_SIM_DAILY_QUOTA: '40' }).quota).not.toHaveProperty(
+      'perMonth',
+    );
+  });
+
+  it('refuses bad quota variables, naming each and what it accepts', () => {
+    let thrown: unknown;
+    try {
+      parseSimulatorEnvironment({
+        ENVDATA_SIM_DAILY_QUOTA: '10/422',
+        ENVDATA_SIM_MONTHLY_QUOTA: 'plenty',
+        ENVDATA_SIM_QUOTA_TIME_ZONE: 'Mars/Olympus',
+        ENVDATA_SIM_QUOTA_RETRY_AFTER: 'often',
+        ENVDATA_SIM_DAY_SECONDS: '0',
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isEnvdataError(thrown) && thrown.code).toBe('CONFIG_INVALID');
+    const message = (thrown as Error).message;
+    expect(message).toContain(
+      'ENVDATA_SIM_MONTHLY_QUOTA (got "plenty"): must be a number of calls, optionally /429 or /422',
+    );
+    expect(message).toContain(
+      'ENVDATA_SIM_QUOTA_TIME_ZONE (got "Mars/Olympus"): must be an IANA time zone',
+    );
+    expect(message).toContain(
+      'ENVDATA_SIM_QUOTA_RETRY_AFTER (got "often"): must be always, sometimes or never',
+    );
+    expect(message).toContain(
+      'ENVDATA_SIM_DAY_SECONDS (got "0"): must be whole seconds from 1 to 86400',
+    );
+    expect(() =>
+      parseSimulatorEnvironment({
+        ENVDATA_SIM_DAILY_QUOTA: '10/422',
+        ENVDATA_SIM_MONTHLY_QUOTA: '100/429',
+      }),
+    ).toThrow(/the quota has one status/);
+  });
+
   it('documents every variable it reads, with a description', () => {
     const names = SIMULATOR_ENVIRONMENT_VARIABLES.map((v) => v.name);
     expect(names).toEqual(
@@ -99,6 +158,10 @@ describe('parseSimulatorEnvironment', () => {
         'ENVDATA_SIM_MAX_RANGE_HOURS',
         'ENVDATA_SIM_RATE_LIMIT',
         'ENVDATA_SIM_DAILY_QUOTA',
+        'ENVDATA_SIM_MONTHLY_QUOTA',
+        'ENVDATA_SIM_QUOTA_TIME_ZONE',
+        'ENVDATA_SIM_QUOTA_RETRY_AFTER',
+        'ENVDATA_SIM_DAY_SECONDS',
         'ENVDATA_SIM_FAULTS',
         'ENVDATA_SIM_LEGACY_SHAPES',
       ]),

@@ -5,6 +5,11 @@ import type {
   RetryAfterMode,
   SimulatorRuntimeOptions,
 } from '../simulator-options.js';
+import { maskKey } from '../stats/mask-key.js';
+import type { QuotaStats } from '../stats/simulator-stats.js';
+import type { QuotaClock } from './quota-clock.js';
+import { quotaInForce, type QuotaInForce } from './quota-in-force.js';
+import { quotaWindow, type QuotaWindow } from './quota-window.js';
 
 /** Whether a request may go on, and if not the answer it gets. */
 export type AccessVerdict =
@@ -18,16 +23,27 @@ export type AccessVerdict =
     };
 
 const ALLOWED: AccessVerdict = Object.freeze({ allowed: true });
-const DAY_MS = 86_400_000;
+
+/** How the service answers a call past a spent quota (`../shared/spec/upstream-responses.md`). */
+export const QUOTA_EXCEEDED_MESSAGE = 'quota exceeded';
+
+/** One key's quota counts, in the day and month they belong to. */
+interface QuotaCount {
+  day: string;
+  usedToday: number;
+  month: string;
+  usedThisMonth: number;
+}
 
 /**
- * Checks a request's key, entitlement, rate limit and daily quota, in that order, and counts
- * the call against the key's limits when it is let through. Rate limits use fixed windows per
- * key that open with the key's first call; quotas count per UTC day.
+ * Checks a request's key, entitlement, rate limit and quota, in that order, and counts the call
+ * against the key's limits when it is let through. Rate limits use fixed windows per key that
+ * open with the key's first call; quotas count per key per day and calendar month of the quota
+ * clock, in the quota's time zone.
  */
 export class AccessGate {
   #windows = new Map<string, { start: number; count: number }>();
-  #quotas = new Map<string, { day: number; used: number }>();
+  #quotas = new Map<string, QuotaCount>();
   #retryAfterDraws = 0;
 
   constructor(
@@ -35,6 +51,10 @@ export class AccessGate {
     private readonly seed: number = 1,
     /** Told of every call the rate limit counts: the key's window, and whether it went through. */
     private readonly onRateCall?: (key: string, windowStartMs: number, allowed: boolean) => void,
+    /** The clock quotas count on; without one, the `nowMs` each check is given. */
+    private readonly quotaClock?: QuotaClock,
+    /** Told of every call refused because the key's quota is spent. */
+    private readonly onQuotaExhausted?: (key: string) => void,
   ) {}
 
   check(key: string | undefined, product: ApiProduct, nowMs: number): AccessVerdict {
@@ -78,26 +98,88 @@ export class AccessGate {
       this.onRateCall?.(key, window.start, true);
     }
 
-    const quota = options.dailyQuota;
+    const quota = quotaInForce(options);
     if (quota !== null) {
-      const day = Math.floor(nowMs / DAY_MS);
-      let used = this.#quotas.get(key);
-      if (used === undefined || used.day !== day) {
-        used = { day, used: 0 };
-        this.#quotas.set(key, used);
-      }
-      if (used.used >= quota.max) {
-        const status = quota.status ?? 429;
+      const quotaNowMs = this.quotaClock?.nowMs() ?? nowMs;
+      const window = quotaWindow(quotaNowMs, quota.timeZone);
+      const count = this.#count(key, window);
+      const dayFull = quota.perDay !== undefined && count.usedToday >= quota.perDay;
+      const monthFull = quota.perMonth !== undefined && count.usedThisMonth >= quota.perMonth;
+      if (dayFull || monthFull) {
+        this.onQuotaExhausted?.(key);
+        // The count starts again at the later of the spent windows' ends.
+        const resetMs = monthFull ? window.monthEndMs : window.dayEndMs;
+        const speed = this.quotaClock?.speed ?? 1;
         return this.#limited(
-          status,
-          `Limit Exceeded: daily quota of ${quota.max} calls used up`,
+          quota.status,
+          QUOTA_EXCEEDED_MESSAGE,
           quota,
-          Math.max(1, Math.ceil(((day + 1) * DAY_MS - nowMs) / 1000)),
+          Math.max(1, Math.ceil((resetMs - quotaNowMs) / speed / 1000)),
         );
       }
-      used.used += 1;
+      count.usedToday += 1;
+      count.usedThisMonth += 1;
     }
     return ALLOWED;
+  }
+
+  /**
+   * Each accepted key's quota use at the quota clock's `quotaNowMs` (calls counted in windows
+   * that have ended read 0); `null` without a quota. `frozen`: the simulator's clock is frozen.
+   */
+  quotaStats(quotaNowMs: number, frozen: boolean): QuotaStats | null {
+    const options = this.options();
+    const quota = quotaInForce(options);
+    if (quota === null) return null;
+    const window = quotaWindow(quotaNowMs, quota.timeZone);
+    const until = (quotaMs: number) =>
+      this.quotaClock === undefined
+        ? frozen
+          ? null
+          : Math.max(0, quotaMs - quotaNowMs)
+        : this.quotaClock.realMsUntil(quotaMs, frozen);
+    return {
+      clock: new Date(quotaNowMs).toISOString(),
+      daySeconds: this.quotaClock?.daySeconds ?? 86_400,
+      timeZone: quota.timeZone,
+      perDay: quota.perDay ?? null,
+      perMonth: quota.perMonth ?? null,
+      keys: Object.keys(options.keys).map((key) => {
+        const count = this.#quotas.get(key);
+        const usedToday = count?.day === window.day ? count.usedToday : 0;
+        const usedThisMonth = count?.month === window.month ? count.usedThisMonth : 0;
+        return {
+          key: maskKey(key),
+          day: window.day,
+          usedToday,
+          month: window.month,
+          usedThisMonth,
+          exhausted: isSpent(quota, usedToday, usedThisMonth),
+          dayResetsAt: new Date(window.dayEndMs).toISOString(),
+          monthResetsAt: new Date(window.monthEndMs).toISOString(),
+          dayResetsInMs: until(window.dayEndMs),
+          monthResetsInMs: until(window.monthEndMs),
+        };
+      }),
+    };
+  }
+
+  /** The key's quota counts, zeroed for a day or month that has begun since its last call. */
+  #count(key: string, window: QuotaWindow): QuotaCount {
+    let count = this.#quotas.get(key);
+    if (count === undefined) {
+      count = { day: window.day, usedToday: 0, month: window.month, usedThisMonth: 0 };
+      this.#quotas.set(key, count);
+    }
+    if (count.day !== window.day) {
+      count.day = window.day;
+      count.usedToday = 0;
+    }
+    if (count.month !== window.month) {
+      count.month = window.month;
+      count.usedThisMonth = 0;
+    }
+    return count;
   }
 
   /** Forgets every rate window and quota count. */
@@ -121,6 +203,13 @@ export class AccessGate {
       ? { allowed: false, status, message, retryAfter: retryAfterHeader(sending, seconds) }
       : { allowed: false, status, message };
   }
+}
+
+function isSpent(quota: QuotaInForce, usedToday: number, usedThisMonth: number): boolean {
+  return (
+    (quota.perDay !== undefined && usedToday >= quota.perDay) ||
+    (quota.perMonth !== undefined && usedThisMonth >= quota.perMonth)
+  );
 }
 
 /** The `Retry-After` value for a wait of `seconds`, written as `retryAfterFormat` says. */

@@ -16,7 +16,7 @@ const MAX_BODY_BYTES = 1_000_000;
  *
  * | request | effect | answer |
  * |---|---|---|
- * | `GET /__admin/stats` | | `SimulatorStats` |
+ * | `GET /__admin/stats` | | `SimulatorStats` (with each key's quota use and next resets) |
  * | `GET /__admin/requests` | | `LoggedRequest[]`, oldest first (`requestLog` option) |
  * | `POST /__admin/reset` | zero stats, request log, rate windows and quotas | `{"ok": true}` |
  * | `GET /__admin/faults` | | `FaultState` (scripts with `remaining`) |
@@ -70,7 +70,7 @@ export function handleAdmin(
 function act(state: SimulatorState, route: string, body: unknown): unknown {
   switch (route) {
     case 'GET /__admin/stats':
-      return state.stats.snapshot();
+      return state.statsSnapshot();
     case 'GET /__admin/requests':
       return state.requests.entries();
     case 'POST /__admin/reset':

@@ -23,6 +23,13 @@ export interface SimulatorStats {
    * measured on. Empty without a rate limit.
    */
   readonly rateWindows: readonly RateWindowStats[];
+  /** Masked key → calls refused because its quota was spent (part of `byStatus`' 429s or 422s). */
+  readonly quotaExhausted: Readonly<Record<string, number>>;
+  /**
+   * Each accepted key's quota use and next resets, now: not zeroed by a stats reset (a limits
+   * reset zeroes it). `null` without a quota.
+   */
+  readonly quota: QuotaStats | null;
   /** When counting started (ISO). */
   readonly since: string;
 }
@@ -39,6 +46,47 @@ export interface RateWindowStats {
   readonly limited: number;
 }
 
+/** The quota in force and what each key has used of it. */
+export interface QuotaStats {
+  /**
+   * The quota clock's "now" (ISO): the simulator's clock, running `86400 / daySeconds` times
+   * faster with short days. Days and months are read on it.
+   */
+  readonly clock: string;
+  /** Real seconds a quota day lasts. */
+  readonly daySeconds: number;
+  /** The IANA zone whose midnight ends a quota day. */
+  readonly timeZone: string;
+  /** Calls per key per day; `null`: no daily cap. */
+  readonly perDay: number | null;
+  /** Calls per key per calendar month; `null`: no monthly cap. */
+  readonly perMonth: number | null;
+  /** One entry per accepted key, in the order of the `keys` option. */
+  readonly keys: readonly QuotaKeyStats[];
+}
+
+/** One key's quota use. Keys sharing their first four characters have entries with the same `key`. */
+export interface QuotaKeyStats {
+  /** Masked key (`envd…`). */
+  readonly key: string;
+  /** The quota day (`YYYY-MM-DD` in `timeZone`, on the quota clock). */
+  readonly day: string;
+  readonly usedToday: number;
+  /** The quota month (`YYYY-MM`). */
+  readonly month: string;
+  readonly usedThisMonth: number;
+  /** Whether its next call is refused for a spent quota. */
+  readonly exhausted: boolean;
+  /** When the day's count starts again (ISO, on the quota clock). */
+  readonly dayResetsAt: string;
+  /** When the month's count starts again (ISO, on the quota clock). */
+  readonly monthResetsAt: string;
+  /** Real milliseconds until `dayResetsAt`; `null` while the clock stands still (frozen, real days). */
+  readonly dayResetsInMs: number | null;
+  /** Real milliseconds until `monthResetsAt`; `null` as for `dayResetsInMs`. */
+  readonly monthResetsInMs: number | null;
+}
+
 /** How many rate windows `SimulatorStats.rateWindows` keeps: an hour of 1-second windows. */
 export const RATE_WINDOWS_KEPT = 3_600;
 
@@ -52,6 +100,7 @@ export class StatsRecorder {
   #byKey = new Map<string, number>();
   #byEndpointStatus = new Map<string, Map<string, number>>();
   #faults = new Map<string, number>();
+  #quotaExhausted = new Map<string, number>();
   #rateWindows: { key: string; startMs: number; allowed: number; limited: number }[] = [];
   /** Masked key → its current window (the last of `#rateWindows` for that key). */
   #openWindows = new Map<
@@ -93,6 +142,11 @@ export class StatsRecorder {
     else window.limited += 1;
   }
 
+  /** Counts one call refused because the key's quota was spent. */
+  recordQuotaExhausted(maskedKey: string): void {
+    increment(this.#quotaExhausted, maskedKey);
+  }
+
   recordAdmin(): void {
     this.#admin += 1;
   }
@@ -106,11 +160,13 @@ export class StatsRecorder {
     this.#byKey.clear();
     this.#byEndpointStatus.clear();
     this.#faults.clear();
+    this.#quotaExhausted.clear();
     this.#rateWindows = [];
     this.#openWindows.clear();
   }
 
-  snapshot(): SimulatorStats {
+  /** The counts, with `quota` (which the access gate keeps) as given. */
+  snapshot(quota: QuotaStats | null = null): SimulatorStats {
     return {
       total: this.#total,
       byEndpoint: Object.fromEntries(this.#byEndpoint),
@@ -127,6 +183,8 @@ export class StatsRecorder {
         allowed: w.allowed,
         limited: w.limited,
       })),
+      quotaExhausted: Object.fromEntries(this.#quotaExhausted),
+      quota,
       since: this.#since.toISOString(),
     };
   }
