@@ -121,58 +121,51 @@ describe('quota per key', () => {
   });
 
   it('resets at the end of a short day (ENVDATA_SIM_DAY_SECONDS), awaited on the stats', async () => {
-    sim().setOptions({ quota: { perDay: 2 }, daySeconds: 1 });
+    // From midnight, a whole short day of 2 s: ample for three calls.
+    sim().setOptions({ quota: { perDay: 2 }, daySeconds: 2, now: '2024-07-01T00:00:00Z' });
     const before = usageOf(await adminStats(), 'envd…');
-    expect(before.dayResetsInMs).toBeGreaterThan(0);
-    expect(before.dayResetsInMs).toBeLessThanOrEqual(1_000);
-    expect(await statuses(2)).toEqual([200, 200]);
-    // A call may cross midnight between the two reads: only a refusal proves the day is spent.
-    const spent = usageOf(await adminStats(), 'envd…');
-    if (spent.usedToday === 2) expect((await call()).status).toBe(429);
+    expect(before.day).toBe('2024-07-01');
+    expect(before.dayResetsInMs).toBeGreaterThan(1_000);
+    expect(before.dayResetsInMs).toBeLessThanOrEqual(2_000);
+    expect(await statuses(3)).toEqual([200, 200, 429]);
 
-    const after = await nextDay('envd…', spent.day);
-    expect(after.usedToday).toBe(0);
-    expect(after.exhausted).toBe(false);
-    expect(await statuses(1)).toEqual([200]);
+    const after = await nextDay('envd…', '2024-07-01');
+    expect(after).toMatchObject({ day: '2024-07-02', usedToday: 0, exhausted: false });
+    expect(after.usedThisMonth).toBe(2);
+    expect(await statuses(3)).toEqual([200, 200, 429]);
   });
 
   it('holds a monthly quota across short days and reports the month reset', async () => {
     sim().setOptions({
       quota: { perDay: 2, perMonth: 3, retryAfter: 'always' },
-      daySeconds: 1,
-      // Two hours before midnight: the first day lasts ~83 ms, the month ~30 s.
-      now: '2024-07-10T22:00:00Z',
+      daySeconds: 2,
+      now: '2024-07-10T00:00:00Z',
     });
-    const first = usageOf(await adminStats(), 'envd…');
-    const day1 = await nextDay('envd…', first.day);
     expect(await statuses(2)).toEqual([200, 200]);
-    const spentDay = await call();
-    // Unless the day ended meanwhile, the day is spent: Retry-After is the short day's end.
-    const afterTwo = usageOf(await adminStats(), 'envd…');
-    if (afterTwo.day === day1.day) {
-      expect(spentDay.status).toBe(429);
-      expect(Number(spentDay.retryAfter)).toBeLessThanOrEqual(1);
-    }
-    await nextDay('envd…', afterTwo.day);
-    // A new day; the month has 3 − 2 = 1 call left (2 if the third went through the day before).
-    const monthLeft = usageOf(await adminStats(), 'envd…');
-    expect(monthLeft.month).toBe('2024-07');
-    expect(monthLeft.usedToday).toBe(0);
-    for (let i = monthLeft.usedThisMonth; i < 3; i++) expect((await call()).status).toBe(200);
-    const refused = await call();
-    expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.text)).toEqual({ message: 'quota exceeded' });
-    // The month ends on 1 August: about 20 short days away, not one.
-    expect(Number(refused.retryAfter)).toBeGreaterThan(15);
-    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(21);
+    const daySpent = await call();
+    expect(daySpent.status).toBe(429);
+    // The day's end, in real seconds: at most one short day.
+    expect(Number(daySpent.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(daySpent.retryAfter)).toBeLessThanOrEqual(2);
+
+    await nextDay('envd…', '2024-07-10');
+    expect(await statuses(1)).toEqual([200]);
+    const monthSpent = await call();
+    expect(monthSpent.status).toBe(429);
+    expect(JSON.parse(monthSpent.text)).toEqual({ message: 'quota exceeded' });
+    // The month ends on 1 August, 21 short days of 2 s after 11 July began: not one day away.
+    expect(Number(monthSpent.retryAfter)).toBeGreaterThan(38);
+    expect(Number(monthSpent.retryAfter)).toBeLessThanOrEqual(42);
     const stats = await adminStats();
     expect(usageOf(stats, 'envd…')).toMatchObject({
+      day: '2024-07-11',
+      usedToday: 1,
+      month: '2024-07',
       usedThisMonth: 3,
       exhausted: true,
       monthResetsAt: '2024-08-01T00:00:00.000Z',
     });
-    expect(usageOf(stats, 'envd…').usedToday).toBeLessThan(2);
-    expect(stats.quota?.clock.startsWith('2024-07-')).toBe(true);
+    expect(stats.quotaExhausted).toEqual({ 'envd…': 2 });
   });
 
   it('starts a new month on the 1st: a monthly quota spent on 31 July is whole again on 1 August', async () => {
