@@ -66,7 +66,7 @@ describe('a refused API key (401)', () => {
 
     fx.simulator.resetStats();
     const resumed = await resumeRuns(fx.app, runId);
-    expect(resumed).toEqual({ runs: [runId], dispatched: 8 });
+    expect(resumed).toEqual({ runs: [runId], dispatched: 8, pauseEndedMs: 0 });
     const worker = IngestWorker.start(fx.app, { concurrency: 4 });
     try {
       const progress = await waitForRun(fx.app.db, runId);
