@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { toLocation } from '../locations/insert-location.js';
 import type { Location } from '../locations/location.js';
 import type { Dataset, Window } from '../types.js';
+import { prepared } from '../warehouse/pg-client.js';
 import type { Database } from '../warehouse/schema.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
 
@@ -45,29 +46,31 @@ export interface ClaimRechecks {
  * interval) is marked done in the same statement, outcome `settled`, with no call made: a
  * `SettledChunk` is returned. A run that re-reads what is covered (gaps marked `refetch`: a
  * sync's lookback, `backfill --recheck-no-data`) never has a chunk settled so. The check reads
- * one coverage row by its key and that key's holes by their index.
+ * one coverage row by its key and that key's holes by their index, and merges only what lies in
+ * the chunk's window; the statement is prepared once per connection.
  */
 export async function claimChunk(
   db: Kysely<Database>,
   chunkId: number,
   rechecks: ClaimRechecks,
 ): Promise<ClaimedChunk | SettledChunk | undefined> {
+  const window = sql`tstzrange(k.window_from, k.window_to)`;
   const settled = sql<boolean>`(not exists (
       select 1 from envdata.run_gap g where g.run_id = k.run_id and g.refetch)
-    and ${settledHours(rechecks.recheckMs, rechecks.noDataRecheckMs)}
-      @> tstzrange(k.window_from, k.window_to))`;
-  const { rows } = await sql<{
-    chunk_id: number;
-    run_id: number | null;
-    dataset: Dataset;
-    location_id: number;
-    window_from: Date;
-    window_to: Date;
-    attempts: number;
-    refetches: number;
-    window_auto: boolean;
-    settled: boolean;
-  }>`
+    and ${settledHours(rechecks.recheckMs, rechecks.noDataRecheckMs, window)} @> ${window})`;
+  const { rows } = await prepared(
+    sql<{
+      chunk_id: number;
+      run_id: number | null;
+      dataset: Dataset;
+      location_id: number;
+      window_from: Date;
+      window_to: Date;
+      attempts: number;
+      refetches: number;
+      window_auto: boolean;
+      settled: boolean;
+    }>`
     with s as (
       select k.chunk_id, ${settled} as settled
       from envdata.chunk k
@@ -87,7 +90,8 @@ export async function claimChunk(
       and r.status = 'running'
       and not (k.dataset::text = any(r.blocked_datasets))
     returning k.chunk_id, k.run_id, k.dataset, k.location_id, k.window_from, k.window_to,
-      k.attempts, k.refetches, r.window_auto, s.settled`.execute(db);
+      k.attempts, k.refetches, r.window_auto, s.settled`,
+  ).execute(db);
   const row = rows[0];
   if (!row || row.run_id === null) return undefined;
   if (row.settled) {
