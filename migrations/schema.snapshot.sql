@@ -29,6 +29,7 @@
 --   2026_11_26_0023_location_name_keys_and_aliases
 --   2026_11_26_0024_no_data_recheck
 --   2026_11_26_0025_unplaceable_records
+--   2026_11_26_0026_settled_chunks
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -107,7 +108,7 @@ create table envdata.chunk (
 );
 alter table envdata.chunk add constraint chunk_check CHECK (window_from < window_to);
 alter table envdata.chunk add constraint chunk_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
-alter table envdata.chunk add constraint chunk_outcome_check CHECK (outcome = ANY (ARRAY['rows'::text, 'no_data'::text, 'not_covered'::text]));
+alter table envdata.chunk add constraint chunk_outcome_check CHECK (outcome = ANY (ARRAY['rows'::text, 'no_data'::text, 'not_covered'::text, 'settled'::text]));
 alter table envdata.chunk add constraint chunk_pkey PRIMARY KEY (chunk_id);
 alter table envdata.chunk add constraint chunk_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
 CREATE INDEX chunk_open ON envdata.chunk USING btree (dataset, location_id, window_from) WHERE ((status <> 'done'::envdata.chunk_status) AND (status <> 'split'::envdata.chunk_status));
@@ -383,6 +384,7 @@ alter table envdata.run_gap add constraint run_gap_run_id_fkey FOREIGN KEY (run_
 alter table envdata.run_gap add constraint run_gap_window_hours_check CHECK (window_hours >= 1);
 alter table envdata.run_gap add constraint run_gap_window_probes_check CHECK (window_probes >= 0);
 CREATE INDEX run_gap_open ON envdata.run_gap USING btree (run_id, run_gap_id) WHERE (next_from < gap_to);
+CREATE INDEX run_gap_refetch ON envdata.run_gap USING btree (run_id) WHERE refetch;
 
 create table envdata.share_unit (
   dataset envdata.dataset not null,

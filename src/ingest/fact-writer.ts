@@ -10,6 +10,7 @@ import {
   landingStatements,
   openLanding,
   recordLandings,
+  withNewRows,
   type ArchivedPayload,
   type LandingRecord,
   type LandingState,
@@ -167,13 +168,16 @@ export class FactWriter {
   async stage(landing: ChunkLanding): Promise<StagedLanding> {
     if ('ledger' in landing) return landing as StagedLanding;
     let rows = 0;
-    const landedHours = new Set<number>();
+    const rowsByHour = new Map<number, number>();
     const encoded = landing.facts.tables.map(({ table, rows: tableRows }) => {
       rows += tableRows.length;
-      for (const r of tableRows) landedHours.add(r.observedAt.getTime());
+      for (const r of tableRows) {
+        const hour = r.observedAt.getTime();
+        rowsByHour.set(hour, (rowsByHour.get(hour) ?? 0) + 1);
+      }
       return table.encode?.(landing.locationId, tableRows);
     });
-    const staged = { ...landing, ledger: toLedger(landing, rows, landedHours), encoded };
+    const staged = { ...landing, ledger: toLedger(landing, rows, rowsByHour), encoded };
     const { rawBody } = landing;
     if (!this.options.archiveRaw || rawBody === undefined || landing.rebuild) {
       return { ...staged, archiveBody: undefined };
@@ -209,7 +213,9 @@ export class FactWriter {
         const opened = await openLanding(trx, records, [...bodies.keys()]);
         const hint = { assumeNew: assumeNewAllowed && !opened.anyLanded };
         const archives = archivesOf(bodies, opened.digests);
-        const ledger = records.map((r, i) => withArchive(r, archives.get(i)));
+        const ledger = records.map((r, i) =>
+          withArchive(withNewRows(r, opened.landedBefore.get(i)), archives.get(i)),
+        );
         const specs = tableSpecs(batch, this.context);
         if (specs) {
           const open: OpenBatch = { trx, specs, ledger, settled: opened.settled };
@@ -469,9 +475,10 @@ function withArchive(record: LandingRecord, archive: ArchivedPayload | undefined
 function toLedger(
   landing: ChunkLanding,
   rows: number,
-  landedHours: ReadonlySet<number>,
+  rowsByHour: ReadonlyMap<number, number>,
 ): { record: LandingRecord; result: LandingResult } {
   const { facts } = landing;
+  const landedHours = new Set(rowsByHour.keys());
   const expected = landing.outcome === 'rows' && landing.expected ? hoursOf(landing.expected) : [];
   const missing = expected.filter((h) => !landedHours.has(h) && !facts.quarantinedHours.has(h));
   const quarantinedHours = [...facts.quarantinedHours].filter((h) => !landedHours.has(h));
@@ -498,6 +505,7 @@ function toLedger(
     attempts: landing.attempts,
     startedAt: landing.startedAt,
     rows,
+    rowsByHour,
     recordsQuarantined: facts.quarantined.length,
     landed: hourRanges(landedHours),
     holes: {

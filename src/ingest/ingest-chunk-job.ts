@@ -9,7 +9,7 @@ import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import { fetchChunk } from './fetch-chunk.js';
 import { ledgerShareUnitMemory } from './share-unit-memory.js';
 import { blockDataset } from '../ledger/block-dataset.js';
-import { claimChunk, type ClaimedChunk } from '../ledger/claim-chunk.js';
+import { claimChunk, type ClaimedChunk, type ClaimRechecks } from '../ledger/claim-chunk.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { recordChunkError } from '../ledger/record-chunk-error.js';
 import { releaseChunk } from '../ledger/release-chunk.js';
@@ -50,6 +50,11 @@ export interface IngestChunkDeps {
   readonly maxAttempts: number;
   /** Re-fetches of a chunk whose answer lacked hours (ENVDATA_REFETCH_ATTEMPTS). */
   readonly refetchAttempts: number;
+  /**
+   * The recheck intervals of holes (ENVDATA_MISSING_RECHECK, ENVDATA_NO_DATA_RECHECK): a chunk
+   * whose hours are all settled by them when claimed is done without a call (`claimChunk`).
+   */
+  readonly rechecks: ClaimRechecks;
   /** First delay before such a re-fetch, doubled each time (ENVDATA_REFETCH_DELAY_MS). */
   readonly refetchDelayMs: number;
   /** The service's base address, for the message when most answers look like a wrong one. */
@@ -78,7 +83,8 @@ export interface IngestChunkDeps {
   readonly windowLearned?: () => void;
 }
 
-export type IngestOutcome = 'landed' | 'skipped' | 'split' | 'failed';
+/** `settled`: every hour of the chunk was settled when claimed; done without a call. */
+export type IngestOutcome = 'landed' | 'skipped' | 'settled' | 'split' | 'failed';
 
 /**
  * What the job does next with its chunk: decided from the landing, or from the code of what was
@@ -210,8 +216,13 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   };
 
   const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
-    const chunk = await claimChunk(deps.db, job.data.chunkId);
+    const chunk = await claimChunk(deps.db, job.data.chunkId, deps.rechecks);
     if (!chunk) return 'skipped';
+    if ('settled' in chunk) {
+      log.debug({ chunkId: chunk.chunkId, runId: chunk.runId }, 'chunk settled meanwhile: no call');
+      settleSoon(chunk.runId);
+      return 'settled';
+    }
     const started = performance.now();
     // `error` unless a step was decided: what was thrown on the way was not the service's.
     let outcome: ChunkJobOutcome = 'error';

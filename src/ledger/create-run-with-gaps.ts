@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Database, RunKind } from '../warehouse/schema.js';
 import type { Gap } from './find-gaps.js';
 
-/** Writes a run and its gaps (each with its cursor at the start) in one transaction. */
+/**
+ * Writes a run and its gaps (each with its cursor at the start) in one transaction: the caller's
+ * when `db` is one.
+ */
 export async function createRunWithGaps(
   db: Kysely<Database>,
   run: {
@@ -17,7 +20,7 @@ export async function createRunWithGaps(
     readonly refetch?: boolean;
   },
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  const write = async (trx: Kysely<Database>): Promise<number> => {
     const row = await trx
       .insertInto('run')
       .values({
@@ -47,5 +50,6 @@ export async function createRunWithGaps(
         .execute();
     }
     return row.run_id;
-  });
+  };
+  return db.isTransaction ? write(db) : db.transaction().execute(write);
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import { HISTORY_STARTS } from '../datasets/dataset-coverage.js';
@@ -35,17 +35,27 @@ export type NoDataRecheck = number | 'force';
  * about less than `recheckMs` ago, and hours whose latest answer was "no data" less than
  * `noDataRecheck` ago (all of them with 0, none with `'force'`). "No data" is kept as holes of
  * cause `no_data` with the time of the answer, so each range is asked again on its own clock.
+ * Reads the coverage row as `c`. With `within` (a `tstzrange` expression), only the settled
+ * hours inside it: what a chunk's claim asks about its window, without merging every range of a
+ * long, fragmented coverage (`claimChunk`).
  */
-export function settledHours(recheckMs: number, noDataRecheck: NoDataRecheck = 0) {
+export function settledHours(
+  recheckMs: number,
+  noDataRecheck: NoDataRecheck = 0,
+  within?: RawBuilder<unknown>,
+) {
   const noData =
     noDataRecheck === 'force'
       ? sql`false`
       : noDataRecheck === 0
         ? sql`true`
         : sql`h.checked_at > now() - ${noDataRecheck} * interval '1 millisecond'`;
-  return sql`(coalesce(c.landed, '{}') + coalesce((
-      select range_agg(h.hours) from envdata.coverage_hole h
-      where h.location_id = c.location_id and h.dataset = c.dataset
+  const landed = within ? sql`c.landed * tstzmultirange(${within})` : sql`c.landed`;
+  const hole = within ? sql`h.hours * ${within}` : sql`h.hours`;
+  const near = within ? sql`and h.hours && ${within}` : sql``;
+  return sql`(coalesce(${landed}, '{}') + coalesce((
+      select range_agg(${hole}) from envdata.coverage_hole h
+      where h.location_id = c.location_id and h.dataset = c.dataset ${near}
         and case when h.cause = 'no_data' then ${noData}
           else h.checked_at > now() - ${recheckMs} * interval '1 millisecond' end), '{}'))`;
 }

@@ -31,6 +31,15 @@ export interface LandingRecord {
   readonly startedAt: Date;
   /** Fact rows the answer normalized to. */
   readonly rows: number;
+  /** Of `rows`, how many fall in each hour (epoch ms): what `newRows` is counted from. */
+  readonly rowsByHour?: ReadonlyMap<number, number>;
+  /**
+   * Of `rows`, those of hours the coverage did not hold when the landing opened
+   * (`OpenedLanding.landedBefore`): what the chunk's, and its run's, row figure adds. Hours
+   * landed already (by another run, by an earlier answer to this chunk) are not counted twice.
+   * `rows` when not told.
+   */
+  readonly newRows?: number;
   readonly recordsQuarantined: number;
   /** Hours whose rows are now in the facts. */
   readonly landed: readonly Window[];
@@ -85,6 +94,29 @@ export interface OpenedLanding {
    * the log is written (see `recordLandings`).
    */
   readonly settled: boolean;
+  /**
+   * By index of the landings: the hours of its window the coverage recorded as landed when the
+   * landing opened (none listed: none). Read without locking the coverage: two landings of the
+   * same new hours committing at once may both count them (`LandingRecord.newRows`).
+   */
+  readonly landedBefore: ReadonlyMap<number, readonly Window[]>;
+}
+
+/**
+ * `record` with `newRows`: its rows minus those of hours in `landedBefore`.
+ */
+export function withNewRows(
+  record: LandingRecord,
+  landedBefore: readonly Window[] | undefined,
+): LandingRecord {
+  if (!landedBefore?.length || !record.rowsByHour) return record;
+  let old = 0;
+  for (const range of landedBefore) {
+    for (let h = range.from.getTime(); h < range.to.getTime(); h += HOUR_MS) {
+      old += record.rowsByHour.get(h) ?? 0;
+    }
+  }
+  return { ...record, newRows: record.rows - old };
 }
 
 /**
@@ -114,17 +146,22 @@ export async function openLanding(
       chunk_id: number | null;
       body_sha256: Buffer | null;
       any_landed: boolean;
+      landed_before: { i: number; from: string; to: string }[];
       settled: boolean;
     }>`
     with runs as (
       select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
     ), landed as (
-      select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed
+      select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed,
+        coalesce(json_agg(json_build_object('i', w.i - 1, 'from', lower(p.r), 'to', upper(p.r)))
+          filter (where p.r is not null), '[]') as landed_before
       from unnest(${landings.map((l) => l.locationId)}::int[],
         ${landings.map((l) => l.dataset)}::envdata.dataset[],
         ${instantsLiteral(landings.map((l) => l.window.from))}::timestamptz[],
-        ${instantsLiteral(landings.map((l) => l.window.to))}::timestamptz[]) as w(location_id, dataset, f, t)
+        ${instantsLiteral(landings.map((l) => l.window.to))}::timestamptz[])
+        with ordinality as w(location_id, dataset, f, t, i)
       join envdata.coverage c using (location_id, dataset)
+      left join lateral unnest(c.landed * tstzmultirange(tstzrange(w.f, w.t))) as p(r) on true
     ), covered as (
       -- No coverage row: not covered (a NULL would be skipped by bool_and).
       select coalesce(bool_and(coalesce(case b.kind when 'landed' then c.landed @> tstzrange(b.f, b.t)
@@ -138,7 +175,7 @@ export async function openLanding(
       select count(*) = ${chunkIds.length} as all_done from envdata.chunk
       where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
     )
-    select p.chunk_id, p.body_sha256, landed.any_landed,
+    select p.chunk_id, p.body_sha256, landed.any_landed, landed.landed_before,
       coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
     cross join landed cross join covered cross join done
@@ -149,10 +186,17 @@ export async function openLanding(
   const digests = new Map<number, Buffer>();
   for (const r of rows)
     if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
+  const landedBefore = new Map<number, Window[]>();
+  for (const b of rows[0]?.landed_before ?? []) {
+    const list = landedBefore.get(b.i) ?? [];
+    list.push({ from: new Date(b.from), to: new Date(b.to) });
+    landedBefore.set(b.i, list);
+  }
   return {
     digests,
     anyLanded: rows[0]?.any_landed ?? true,
     settled: rows[0]?.settled ?? false,
+    landedBefore,
   };
 }
 
@@ -392,7 +436,8 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
         when u.state = 'done' then 'done'::envdata.chunk_status
         when u.state = 'refetch' then 'queued'::envdata.chunk_status else c.status end,
       outcome = case when ${forgotten} then null else u.outcome end,
-      rows_landed = u.rows,
+      -- Rows of hours new to the coverage, added: a re-read of landed hours counts none.
+      rows_landed = c.rows_landed + u.rows,
       rows_quarantined = u.quarantined,
       calls = c.calls + u.calls,
       attempts = greatest(c.attempts, u.attempts),
@@ -408,7 +453,7 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
       started_at = coalesce(c.started_at, u.started_at),
       finished_at = case when u.state = 'done' and not ${forgotten} then now() else c.finished_at end
     from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
-      ${col((l) => l.outcome)}::text[], ${col((l) => l.rows)}::int[],
+      ${col((l) => l.outcome)}::text[], ${col((l) => l.newRows ?? l.rows)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
       ${col((l) => l.attempts)}::int[], ${instantsLiteral(col((l) => l.startedAt))}::timestamptz[],
       ${col((l) => hoursIn(l.holes.missing_upstream))}::int[],

@@ -10,6 +10,9 @@ import { estimateDurationMs, rowsPerHour } from './estimate-plan.js';
 import { explainPlan, KNOWN_ACCEPTED_WINDOW_HOURS } from './explain-plan.js';
 import { createRunWithGaps } from '../ledger/create-run-with-gaps.js';
 import { findGaps, type Gap, type NoDataRecheck } from '../ledger/find-gaps.js';
+import { lockPlanning } from '../ledger/lock-planning.js';
+import { openRunPlans } from '../ledger/open-run-plans.js';
+import { describeOverlap, leaveOpenPlans, type PlanOverlap } from './leave-open-plans.js';
 
 const DEFAULT_RECHECK_MS = 24 * 3_600_000;
 
@@ -127,12 +130,24 @@ export async function learnedWindowHours(
   return learned;
 }
 
+/** A plan: `runId` undefined when nothing was written (a dry run, nothing to fetch). */
+export interface PlannedRun {
+  readonly runId: number | undefined;
+  readonly estimate: PlanEstimate;
+  readonly gaps: readonly Gap[];
+  /** Why the plan is smaller than the range asked for (`explainPlan`, `describeOverlap`). */
+  readonly notes: readonly string[];
+  /** Hours of the range left to unfinished runs, by run (with `leaveOpenRuns`). */
+  readonly overlaps: readonly PlanOverlap[];
+}
+
 /**
  * Plans a run: the gaps of every dataset and location (requested range, clipped to coverage,
  * minus what the ledger holds as done) are written to Postgres with a cursor each. Chunks are
  * materialized from them later, in bounded batches (`materializeChunks`). With `dryRun`, or when
  * there is nothing to fetch, nothing is written (`runId` undefined); `notes` say why a plan is
- * smaller than the range asked for.
+ * smaller than the range asked for. Plans that write are serialised (a transaction-level
+ * advisory lock held to the commit).
  */
 export async function planRun(
   db: Kysely<Database>,
@@ -142,13 +157,13 @@ export async function planRun(
     dryRun?: boolean;
     /** The key and address whose learned window the estimate of an auto-window run uses. */
     windowScope?: WindowScope;
+    /**
+     * Leave out the hours unfinished runs will fetch (`openRunPlans`), with a note per run: what
+     * a backfill does, so that no hour is paid for twice.
+     */
+    leaveOpenRuns?: boolean;
   } = {},
-): Promise<{
-  runId: number | undefined;
-  estimate: PlanEstimate;
-  gaps: readonly Gap[];
-  notes: readonly string[];
-}> {
+): Promise<PlannedRun> {
   for (const [name, date] of [
     ['from', request.from],
     ['to', request.to],
@@ -157,37 +172,59 @@ export async function planRun(
       throw new RangeError(`a run's ${name} must be a whole UTC hour (got ${date.toISOString()})`);
     }
   }
-  const gaps = await findGaps(db, {
-    datasets: request.datasets,
-    locationIds: request.locations.map((l) => l.locationId),
-    from: request.from,
-    to: request.to,
-    recheckMs: request.recheckMs ?? DEFAULT_RECHECK_MS,
-    ...(request.noDataRecheckMs !== undefined && { noDataRecheckMs: request.noDataRecheckMs }),
-    ...(request.now && { now: request.now }),
-  });
-  const learned = request.windowAuto
-    ? await learnedWindowHours(db, request.datasets, options.windowScope)
-    : {};
-  const estimate = estimateGaps(gaps, request, rateLimits, learned);
-  const notes = explainPlan(request, gaps);
-  if (options.dryRun || gaps.length === 0) return { runId: undefined, estimate, gaps, notes };
-
-  const runId = await createRunWithGaps(db, {
-    kind: request.kind,
-    priority: request.priority ?? 0,
-    windowHours: request.windowHours,
-    windowAuto: request.windowAuto ?? false,
-    gaps,
-    ...(request.noDataRecheckMs === 'force' && { refetch: true }),
-    request: {
+  const plan = async (db: Kysely<Database>): Promise<PlannedRun> => {
+    const found = await findGaps(db, {
       datasets: request.datasets,
-      from: request.from.toISOString(),
-      to: request.to.toISOString(),
-      locations: request.locations.map((l) => l.locationId),
-      windowHours: request.windowAuto ? 'auto' : request.windowHours,
-      estimate,
-    },
+      locationIds: request.locations.map((l) => l.locationId),
+      from: request.from,
+      to: request.to,
+      recheckMs: request.recheckMs ?? DEFAULT_RECHECK_MS,
+      ...(request.noDataRecheckMs !== undefined && { noDataRecheckMs: request.noDataRecheckMs }),
+      ...(request.now && { now: request.now }),
+    });
+    const { gaps, overlaps } = options.leaveOpenRuns
+      ? leaveOpenPlans(
+          found,
+          await openRunPlans(db, {
+            datasets: request.datasets,
+            locationIds: request.locations.map((l) => l.locationId),
+            from: request.from,
+            to: request.to,
+          }),
+        )
+      : { gaps: found, overlaps: [] };
+    const learned = request.windowAuto
+      ? await learnedWindowHours(db, request.datasets, options.windowScope)
+      : {};
+    const estimate = estimateGaps(gaps, request, rateLimits, learned);
+    const notes = [...explainPlan(request, found), ...overlaps.map(describeOverlap)];
+    if (options.dryRun || gaps.length === 0) {
+      return { runId: undefined, estimate, gaps, notes, overlaps };
+    }
+
+    const runId = await createRunWithGaps(db, {
+      kind: request.kind,
+      priority: request.priority ?? 0,
+      windowHours: request.windowHours,
+      windowAuto: request.windowAuto ?? false,
+      gaps,
+      ...(request.noDataRecheckMs === 'force' && { refetch: true }),
+      request: {
+        datasets: request.datasets,
+        from: request.from.toISOString(),
+        to: request.to.toISOString(),
+        locations: request.locations.map((l) => l.locationId),
+        windowHours: request.windowAuto ? 'auto' : request.windowHours,
+        estimate,
+      },
+    });
+    return { runId, estimate, gaps, notes, overlaps };
+  };
+  if (options.dryRun) return plan(db);
+  // One plan at a time, to its commit: two backfills started together never both plan the
+  // hours they share (the second sees the first's gaps, `leaveOpenRuns`).
+  return db.transaction().execute(async (trx) => {
+    await lockPlanning(trx);
+    return plan(trx);
   });
-  return { runId, estimate, gaps, notes };
 }

@@ -2,6 +2,7 @@ import type { Uses } from '../app/app-resources.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { findRunningBackfill, tagRunRequest } from '../ledger/find-running-backfill.js';
+import type { PlanOverlap } from '../planner/leave-open-plans.js';
 import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run.js';
 
 /** What `envdata backfill` asks for: a run request, of kind `backfill`, at the default priority. */
@@ -19,13 +20,16 @@ export interface BackfillStart {
   readonly estimate: PlanEstimate;
   /** The same backfill was already running: it was resumed instead of planned again. */
   readonly resumed: boolean;
-  /** Why the plan is smaller than the range asked for (`explainPlan`). */
+  /** Why the plan is smaller than the range asked for (`explainPlan`, `describeOverlap`). */
   readonly notes: readonly string[];
+  /** Hours of the range left to unfinished runs that will fetch them, by run. */
+  readonly overlaps: readonly PlanOverlap[];
 }
 
 /**
- * `envdata backfill`: plans the run (requested range minus what the ledger holds as done) and
- * puts its first chunks on the queue. The same request while its run is still running resumes
+ * `envdata backfill`: plans the run (requested range minus what the ledger holds as done, and
+ * minus what unfinished runs will fetch: `notes` name them) and puts its first chunks on the
+ * queue. The same request while its run is still running resumes
  * that run instead: its unfinished chunks are dispatched again (after a Redis loss, say).
  */
 export async function startBackfill(
@@ -59,18 +63,25 @@ export async function startBackfill(
         app.config.rateLimits,
         { dryRun: true, ...(windowScope && { windowScope }) },
       );
-      return { runId: same, estimate: estimate.estimate, resumed: true, notes: estimate.notes };
+      return {
+        runId: same,
+        estimate: estimate.estimate,
+        resumed: true,
+        notes: estimate.notes,
+        overlaps: [],
+      };
     }
   }
-  const { runId, estimate, notes } = await planRun(
+  // Hours an unfinished run (running, paused) will fetch are left to it, and said so.
+  const { runId, estimate, notes, overlaps } = await planRun(
     app.db,
     { kind: 'backfill', ...runRequest, ...rechecks },
     app.config.rateLimits,
-    { ...options, ...(windowScope && { windowScope }) },
+    { ...options, leaveOpenRuns: true, ...(windowScope && { windowScope }) },
   );
   if (runId !== undefined) {
     await tagRunRequest(app.db, runId, signature);
     await createFeeder(app).topUp();
   }
-  return { runId, estimate, resumed: false, notes };
+  return { runId, estimate, resumed: false, notes, overlaps };
 }

@@ -19,6 +19,8 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export type ChunkStatus = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'split';
 export type ChunkOutcome = 'rows' | 'no_data' | 'not_covered';
+/** A chunk's recorded outcome: its answer's, or `settled` (done at claim time without a call). */
+export type ChunkRecordedOutcome = ChunkOutcome | 'settled';
 export type RunKind = 'backfill' | 'sync' | 'rebuild';
 export type RunStatus =
   'planning' | 'running' | 'paused' | 'done' | 'failed' | 'stopped' | 'cancelled';
@@ -199,7 +201,7 @@ export interface ChunkTable {
   window_from: Timestamp;
   window_to: Timestamp;
   status: ColumnType<ChunkStatus, ChunkStatus | undefined, ChunkStatus>;
-  outcome: ChunkOutcome | null;
+  outcome: ChunkRecordedOutcome | null;
   attempts: ColumnType<number, number | undefined, number>;
   calls: ColumnType<number, number | undefined, number>;
   rows_landed: ColumnType<number, number | undefined, number>;

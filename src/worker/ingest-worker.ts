@@ -133,6 +133,10 @@ export class IngestWorker implements AppComponent {
       logger,
       maxAttempts: config.worker.maxAttempts,
       refetchAttempts: config.ingest.refetchAttempts,
+      rechecks: {
+        recheckMs: config.ingest.recheckMs,
+        noDataRecheckMs: config.ingest.noDataRecheckMs,
+      },
       refetchDelayMs: config.ingest.refetchDelayMs,
       baseUrl: config.service.baseUrl,
       speciesRisk: config.ingest.speciesRisk,

@@ -21,6 +21,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.key-echo.test.ts',
   'test/backfill/backfill.no-data-recheck.test.ts',
   'test/backfill/backfill.partial.test.ts',
+  'test/backfill/backfill.pay-once.test.ts',
   'test/backfill/backfill.poison.test.ts',
   'test/backfill/backfill.range-too-long.test.ts',
   'test/backfill/backfill.rate-limited.test.ts',

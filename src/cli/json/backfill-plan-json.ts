@@ -40,6 +40,17 @@ export const backfillPlanJson = jsonDocument('backfill-plan', {
     'what the backfill would plan now: the range minus what the ledger holds',
   ),
   ...durationJson,
+  plannedByOtherRuns: z
+    .array(
+      z.object({
+        runId: count.describe('the unfinished run'),
+        status: z.string().describe('its status: `running`, `paused` (resume it) or `planning`'),
+        hours: count.describe('hours of the range it will fetch, left out of this plan'),
+      }),
+    )
+    .describe(
+      'hours of the range that unfinished runs will fetch: left out of the plan, so no hour is paid for twice',
+    ),
   notes: z
     .array(z.string())
     .describe(
@@ -77,6 +88,11 @@ export function toBackfillPlanJson(
     },
     plan: toPlanEstimateJson(start.estimate, request.datasets, request.windowHours),
     ...toDurationJson(start.estimate.durationMs, rateLimits),
+    plannedByOtherRuns: start.overlaps.map((o) => ({
+      runId: o.runId,
+      status: o.status,
+      hours: o.hours,
+    })),
     notes: [...start.notes],
   };
 }

@@ -221,7 +221,8 @@ export const BACKFILL_PLAN_EXAMPLE: BackfillPlanJson = {
   },
   durationMs: 1001,
   rateLimits: ['10/s'],
-  notes: [],
+  plannedByOtherRuns: [{ runId: 12, status: 'paused', hours: 48 }],
+  notes: ['48 hour(s) are already planned by run 12 (paused): resume it with `envdata resume 12`'],
 };
 
 /** `envdata sync --dry-run --json`. */

@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { claimChunk } from '../../src/ledger/claim-chunk.js';
+import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
+import { runProgress } from '../../src/ledger/run-progress.js';
+import { NO_FACTS } from '../../src/warehouse/fact-table.js';
+import { FactWriter, type ChunkLanding } from '../../src/ingest/fact-writer.js';
+import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
+import { useTestWarehouse } from '../harness/test-warehouse.js';
+
+const wh = useTestWarehouse();
+let oslo: number;
+const d = (day: string) => new Date(`${day}T00:00:00Z`);
+const DAY = 86_400_000;
+const RECHECKS = { recheckMs: DAY, noDataRecheckMs: 0 };
+
+/** Lands a weather window for Oslo through the production write path. */
+async function land(
+  from: string,
+  to: string,
+  options: { sentTo?: string; outcome?: 'rows' | 'no_data' } = {},
+): Promise<void> {
+  const window = { from: d(from), to: d(to) };
+  const body = weatherHistoryBody(hoursBetween(window.from.toISOString(), options.sentTo ?? to));
+  const landing = await wh.landingOf('weather', oslo, window, body, { expected: window });
+  const answer: ChunkLanding =
+    options.outcome === 'no_data'
+      ? { ...landing, outcome: 'no_data', facts: NO_FACTS, rawBody: undefined }
+      : landing;
+  await new FactWriter(wh.app.db, { archiveRaw: false }).land([answer]);
+}
+
+/**
+ * A backfill run over `[from, to)` whose one chunk was planned (queued) before anything of its
+ * window landed: the chunk is written as the feeder wrote it then, whatever the coverage says now.
+ */
+async function plannedChunk(
+  from: string,
+  to: string,
+  options: { refetch?: boolean } = {},
+): Promise<{ runId: number; chunkId: number }> {
+  const gap = { dataset: 'weather' as const, locationId: oslo, from: d(from), to: d(to) };
+  const runId = await createRunWithGaps(wh.app.db, {
+    kind: 'backfill',
+    priority: 0,
+    windowHours: 48,
+    gaps: [gap],
+    request: { test: true },
+    ...(options.refetch && { refetch: true }),
+  });
+  await wh.app.db
+    .updateTable('run_gap')
+    .set({ next_from: d(to) })
+    .where('run_id', '=', runId)
+    .execute();
+  const chunk = await wh.app.db
+    .insertInto('chunk')
+    .values({
+      run_id: runId,
+      dataset: 'weather',
+      location_id: oslo,
+      window_from: d(from),
+      window_to: d(to),
+      status: 'queued',
+    })
+    .returning('chunk_id')
+    .executeTakeFirstOrThrow();
+  return { runId, chunkId: chunk.chunk_id };
+}
+
+async function chunkRow(chunkId: number) {
+  return wh.app.db
+    .selectFrom('chunk')
+    .select(['status', 'outcome', 'calls', 'rows_landed', 'finished_at'])
+    .where('chunk_id', '=', chunkId)
+    .executeTakeFirstOrThrow();
+}
+
+beforeAll(async () => {
+  oslo = (await wh.addLocation({ name: 'Oslo', lat: 59.9139, lng: 10.7522, countryCode: 'NO' }))
+    .locationId;
+  await land('2020-01-02', '2020-01-04');
+  // "Data not available!": settled for good with ENVDATA_NO_DATA_RECHECK=0.
+  await land('2020-01-06', '2020-01-08', { outcome: 'no_data' });
+  // An answer that stops at noon: the afternoon is a hole missing upstream, checked now.
+  await land('2020-01-10', '2020-01-11', { sentTo: '2020-01-10T12:00:00Z' });
+});
+
+describe('claimChunk: a chunk settled since it was planned', () => {
+  it('is done at claim time without a call: outcome settled, 0 calls, 0 rows, counted done by its run', async () => {
+    const { runId, chunkId } = await plannedChunk('2020-01-02', '2020-01-04');
+    const claim = await claimChunk(wh.app.db, chunkId, RECHECKS);
+    expect(claim).toEqual({ settled: true, chunkId, runId, dataset: 'weather' });
+    expect(await chunkRow(chunkId)).toMatchObject({
+      status: 'done',
+      outcome: 'settled',
+      calls: 0,
+      rows_landed: 0,
+      finished_at: expect.any(Date),
+    });
+    expect(await runProgress(wh.app.db, runId)).toMatchObject({
+      done: 1,
+      total: 1,
+      inFlight: 0,
+      calls: 0,
+      rows: 0,
+    });
+    // A second dispatch of the same job finds nothing to do.
+    expect(await claimChunk(wh.app.db, chunkId, RECHECKS)).toBeUndefined();
+  });
+
+  it('is claimed for a call when any hour of its window is still to fetch', async () => {
+    const { chunkId } = await plannedChunk('2020-01-03', '2020-01-05');
+    const claim = await claimChunk(wh.app.db, chunkId, RECHECKS);
+    expect(claim).toMatchObject({
+      chunkId,
+      window: { from: d('2020-01-03'), to: d('2020-01-05') },
+    });
+    expect(claim && 'settled' in claim).toBe(false);
+    expect(await chunkRow(chunkId)).toMatchObject({ status: 'running', outcome: null });
+  });
+
+  it('reads holes with the planner\'s rule: "no data" and holes within their recheck interval settle', async () => {
+    const noData = await plannedChunk('2020-01-06', '2020-01-08');
+    expect(await claimChunk(wh.app.db, noData.chunkId, RECHECKS)).toMatchObject({ settled: true });
+    // Landed in the morning, missing upstream in the afternoon, checked a moment ago.
+    const missing = await plannedChunk('2020-01-10', '2020-01-11');
+    expect(await claimChunk(wh.app.db, missing.chunkId, RECHECKS)).toMatchObject({ settled: true });
+  });
+
+  it('asks again for holes past their recheck interval, and "no data" past ENVDATA_NO_DATA_RECHECK', async () => {
+    await sql`update envdata.coverage_hole set checked_at = now() - interval '2 days'
+      where location_id = ${oslo}`.execute(wh.app.db);
+    const missing = await plannedChunk('2020-01-10', '2020-01-11');
+    const claim = await claimChunk(wh.app.db, missing.chunkId, RECHECKS);
+    expect(claim).toMatchObject({ chunkId: missing.chunkId, refetches: 0 });
+    expect(claim && 'settled' in claim).toBe(false);
+    const noData = await plannedChunk('2020-01-06', '2020-01-08');
+    const again = await claimChunk(wh.app.db, noData.chunkId, {
+      recheckMs: DAY,
+      noDataRecheckMs: DAY,
+    });
+    expect(again && 'settled' in again).toBe(false);
+  });
+
+  it('never settles a chunk of a run that re-reads what is covered (a lookback, --recheck-no-data)', async () => {
+    const { chunkId } = await plannedChunk('2020-01-02', '2020-01-04', { refetch: true });
+    const claim = await claimChunk(wh.app.db, chunkId, RECHECKS);
+    expect(claim && 'settled' in claim).toBe(false);
+    expect(await chunkRow(chunkId)).toMatchObject({ status: 'running' });
+  });
+
+  it('leaves the chunk of a paused run alone, settled or not', async () => {
+    const { runId, chunkId } = await plannedChunk('2020-01-02', '2020-01-04');
+    await wh.app.db
+      .updateTable('run')
+      .set({ status: 'paused' })
+      .where('run_id', '=', runId)
+      .execute();
+    expect(await claimChunk(wh.app.db, chunkId, RECHECKS)).toBeUndefined();
+    expect(await chunkRow(chunkId)).toMatchObject({ status: 'queued', outcome: null });
+  });
+});
