@@ -30,6 +30,7 @@
 --   2026_11_26_0024_no_data_recheck
 --   2026_11_26_0025_unplaceable_records
 --   2026_11_26_0026_settled_chunks
+--   2026_11_26_0027_quota_usage
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -310,6 +311,16 @@ alter table envdata.quarantine add constraint quarantine_run_id_fkey FOREIGN KEY
 CREATE INDEX quarantine_chunk ON envdata.quarantine USING btree (chunk_id);
 CREATE INDEX quarantine_unplaceable ON envdata.quarantine USING btree (run_id) WHERE (observed_at IS NULL);
 
+create table envdata.quota_usage (
+  quota_window text not null,
+  period text not null,
+  used integer not null,
+  expires_at timestamp with time zone not null
+);
+alter table envdata.quota_usage add constraint quota_usage_pkey PRIMARY KEY (quota_window, period);
+alter table envdata.quota_usage add constraint quota_usage_quota_window_check CHECK (quota_window = ANY (ARRAY['day'::text, 'month'::text]));
+alter table envdata.quota_usage add constraint quota_usage_used_check CHECK (used >= 0);
+
 create table envdata.raw_payload (
   chunk_id bigint not null,
   fetched_at timestamp with time zone not null,
@@ -358,7 +369,9 @@ create table envdata.run (
   folded_quarantined_hours bigint not null default 0,
   folded_not_covered_hours bigint not null default 0,
   folded_no_data_hours bigint not null default 0,
-  window_auto boolean not null default false
+  window_auto boolean not null default false,
+  waiting_reason text,
+  waiting_until timestamp with time zone
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);

@@ -1,3 +1,4 @@
+import { formatWaiting } from './format-waiting.js';
 import type { Kysely } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { runProgress, type RunProgress } from '../ledger/run-progress.js';
@@ -81,9 +82,15 @@ export async function watchRun(
   };
   const draw = (p: RunProgress) => {
     const { finished, callsPerSecond, etaMs } = pace(p);
-    statusLine?.show(
-      formatProgressBar({ runId, finished, total: p.total, rows: p.rows, callsPerSecond, etaMs }),
-    );
+    const bar = formatProgressBar({
+      runId,
+      finished,
+      total: p.total,
+      rows: p.rows,
+      callsPerSecond,
+      etaMs,
+    });
+    statusLine?.show(p.waiting ? `${bar}  ${formatWaiting(p.waiting)}` : bar);
   };
   try {
     draw(progress);
@@ -105,6 +112,7 @@ export async function watchRun(
             rows: progress.rows,
             callsPerSecond,
             eta: etaMs === undefined ? undefined : formatDuration(etaMs),
+            ...(progress.waiting && { waiting: formatWaiting(progress.waiting) }),
           },
           'progress',
         );
@@ -175,6 +183,7 @@ export function formatRunSummary(p: RunProgress): string {
   for (const [code, n] of Object.entries(p.failures).sort((a, b) => b[1] - a[1])) {
     lines.push(`  ${code}: ${n} chunk(s) failed`);
   }
+  if (p.waiting) lines.push(`  ${formatWaiting(p.waiting)} (no attempt used; resumes by itself)`);
   if (p.blockedDatasets.length) lines.push(`  stopped fetching: ${p.blockedDatasets.join(', ')}`);
   if (p.errorMessage) lines.push(`  ${p.errorCode ?? 'error'}: ${p.errorMessage}`);
   if (p.failed > 0) lines.push(`  re-queue the failed chunks with \`envdata retry ${p.runId}\``);

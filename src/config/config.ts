@@ -40,7 +40,20 @@ export interface Config {
     /** Largest answer body read (ENVDATA_HTTP_MAX_BODY_BYTES). */
     readonly maxBodyBytes: number;
   };
+  /** The short rules of ENVDATA_RATE_LIMIT, paced; a `N/day` rule is `quota.perDay` instead. */
   readonly rateLimits: readonly RateLimitRule[];
+  /** The plan's calendar quotas (ENVDATA_QUOTA) and the sync's share of each day. */
+  readonly quota: {
+    /** Calls per calendar day: ENVDATA_QUOTA's `/day`, or ENVDATA_RATE_LIMIT's `N/day`. */
+    readonly perDay: number | undefined;
+    readonly perMonth: number | undefined;
+    /** Whose midnight resets the quota (ENVDATA_QUOTA_TIMEZONE). */
+    readonly timeZone: string;
+    /** Real seconds per quota day: 86400 but in tests (ENVDATA_QUOTA_DAY_SECONDS). */
+    readonly daySeconds: number;
+    /** Calls of each day only sync history and snapshots may take (ENVDATA_SYNC_RESERVE), below `perDay`. */
+    readonly syncReserve: number;
+  };
   readonly console: {
     /**
      * ENVDATA_CONSOLE_TOKEN: `envdata serve` needs it to bind beyond loopback, and its actions

@@ -101,6 +101,31 @@ export const ENVIRONMENT_VARIABLES = [
       'Calls allowed by your API plan, shared by all workers on all hosts: 20/s, 1200/min, 20/s,50000/day, or off.',
   },
   {
+    name: 'ENVDATA_QUOTA',
+    default: 'off',
+    description:
+      "Your plan's quota per calendar day and/or month, shared by all workers on all hosts: 50000/day, 1000000/month, 50000/day,1000000/month, or off. Counted in the provider's calendar (ENVDATA_QUOTA_TIMEZONE).",
+  },
+  {
+    name: 'ENVDATA_QUOTA_TIMEZONE',
+    default: 'UTC',
+    description:
+      'Time zone whose midnight resets the quota (an IANA name such as UTC or America/New_York).',
+  },
+  {
+    name: 'ENVDATA_SYNC_RESERVE',
+    default: '10%',
+    description:
+      "Calls of each day's quota only the sync may use (history and snapshots); backfill, retry and rebuild wait for the next day instead: a number of calls such as 2000, or a share of the daily quota such as 10%.",
+  },
+  {
+    name: 'ENVDATA_QUOTA_DAY_SECONDS',
+    default: '86400',
+    description:
+      'Length of a quota day in real seconds, for tests only: as ENVDATA_SIM_DAY_SECONDS (a month lasts its calendar days of these).',
+    range: { min: 1, max: 86_400, unit: 'count' },
+  },
+  {
     name: 'ENVDATA_WORKER_CONCURRENCY',
     default: '8',
     description: 'Chunks one worker process works on at once.',

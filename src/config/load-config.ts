@@ -8,11 +8,18 @@ import {
   type ValueRange,
 } from './environment-variables.js';
 import { formatRange } from './format-range.js';
-import { rateLimitSchema } from './rate-limit.js';
+import { rateLimitSchema, type RateLimitRule } from './rate-limit.js';
+import { isTimeZoneName, quotaSchema, syncReserveSchema } from './quota.js';
 import { consoleHostsSchema } from './console-hosts.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The calls per day of a `N/day` rule of ENVDATA_RATE_LIMIT: it is read as a calendar-day quota. */
+function dailyRuleOf(rules: readonly RateLimitRule[]): number | undefined {
+  return rules.find((r) => r.durationMs === DAY_MS)?.max;
+}
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -131,6 +138,15 @@ const schema = z.object({
   ENVDATA_CONSOLE_HOSTS: consoleHostsSchema.optional(),
   ENVDATA_LANGUAGE: z.string().optional(),
   ENVDATA_RATE_LIMIT: rateLimitSchema,
+  ENVDATA_QUOTA: quotaSchema,
+  ENVDATA_QUOTA_TIMEZONE: z
+    .string()
+    .refine(
+      isTimeZoneName,
+      'must be an IANA time zone such as UTC, Europe/Berlin or America/New_York',
+    ),
+  ENVDATA_SYNC_RESERVE: syncReserveSchema,
+  ENVDATA_QUOTA_DAY_SECONDS: wholeNumber('ENVDATA_QUOTA_DAY_SECONDS'),
   ENVDATA_WORKER_CONCURRENCY: wholeNumber('ENVDATA_WORKER_CONCURRENCY'),
   ENVDATA_MAX_ATTEMPTS: wholeNumber('ENVDATA_MAX_ATTEMPTS'),
   ENVDATA_RETRY_BASE_MS: wholeNumber('ENVDATA_RETRY_BASE_MS'),
@@ -162,6 +178,33 @@ const schema = z.object({
 
 /** Problems of variables that are each valid alone but not together. */
 function crossCheck(e: z.output<typeof schema>, ctx: z.RefinementCtx): void {
+  const { perDay, perMonth } = e.ENVDATA_QUOTA;
+  const longRules = e.ENVDATA_RATE_LIMIT.filter((r) => r.durationMs >= DAY_MS).map((r) => r.label);
+  if (longRules.length > 0 && (perDay !== undefined || perMonth !== undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ENVDATA_RATE_LIMIT'],
+      message: `counts calls over a day or more (${longRules.join(', ')}) while ENVDATA_QUOTA is set: keep the short rules (per second, minute or hour) in ENVDATA_RATE_LIMIT and put every daily or monthly limit in ENVDATA_QUOTA (50000/day,1000000/month)`,
+    });
+  }
+  const reserve = e.ENVDATA_SYNC_RESERVE;
+  if (reserve.calls !== undefined && reserve.calls > 0) {
+    const daily = perDay ?? dailyRuleOf(e.ENVDATA_RATE_LIMIT);
+    if (daily === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ENVDATA_SYNC_RESERVE'],
+        message:
+          'keeps calls of a daily quota, but none is set: set ENVDATA_QUOTA (such as 50000/day), or set ENVDATA_SYNC_RESERVE to 0',
+      });
+    } else if (reserve.calls >= daily) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ENVDATA_SYNC_RESERVE'],
+        message: `must be below the daily quota (${daily} calls): from 0 to ${daily - 1} calls, or a share such as 10%`,
+      });
+    }
+  }
   if (e.REDIS_CLUSTER_NODES !== undefined && e.ENVDATA_QUEUE_BACKEND === 'postgres') {
     ctx.addIssue({
       code: 'custom',
@@ -222,7 +265,9 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       requestTimeoutMs: e.ENVDATA_HTTP_TIMEOUT_MS,
       maxBodyBytes: e.ENVDATA_HTTP_MAX_BODY_BYTES,
     },
-    rateLimits: e.ENVDATA_RATE_LIMIT,
+    // A `N/day` rule is the plan's daily quota: counted on the provider's calendar days.
+    rateLimits: e.ENVDATA_RATE_LIMIT.filter((r) => r.durationMs !== DAY_MS),
+    quota: quotaOf(e),
     console: { token: e.ENVDATA_CONSOLE_TOKEN, hosts: e.ENVDATA_CONSOLE_HOSTS ?? [] },
     worker: {
       concurrency: e.ENVDATA_WORKER_CONCURRENCY,
@@ -255,6 +300,23 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     locations: { importMaxRows: e.ENVDATA_IMPORT_MAX_ROWS },
     log: { level: e.LOG_LEVEL, format, color: e.NO_COLOR === undefined },
   });
+}
+
+/** The quota settings, a `N/day` rule of ENVDATA_RATE_LIMIT folded in as the daily quota. */
+function quotaOf(e: z.output<typeof schema>): Config['quota'] {
+  const perDay = e.ENVDATA_QUOTA.perDay ?? dailyRuleOf(e.ENVDATA_RATE_LIMIT);
+  const reserve = e.ENVDATA_SYNC_RESERVE;
+  const syncReserve =
+    perDay === undefined
+      ? 0
+      : (reserve.calls ?? Math.floor((perDay * (reserve.percent ?? 0)) / 100));
+  return {
+    perDay,
+    perMonth: e.ENVDATA_QUOTA.perMonth,
+    timeZone: e.ENVDATA_QUOTA_TIMEZONE,
+    daySeconds: e.ENVDATA_QUOTA_DAY_SECONDS,
+    syncReserve: Math.min(syncReserve, perDay === undefined ? 0 : perDay - 1),
+  };
 }
 
 /** A config for code that builds its own (tests, the demo): defaults overridden by `env`. */

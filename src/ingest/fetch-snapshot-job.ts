@@ -1,4 +1,5 @@
 import type { CallPacer } from '../dispatch/call-pacer.js';
+import type { QuotaGate } from '../dispatch/quota-gate.js';
 import { pacingError } from './ingest-chunk-job.js';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
@@ -30,6 +31,11 @@ export interface FetchSnapshotDeps {
   readonly pacer?: Pick<CallPacer, 'acquire'>;
   /** Aborted when the worker stops: a job waiting for its call's slot goes back to the queue. */
   readonly stopping?: AbortSignal;
+  /**
+   * The calendar quotas: a snapshot is the sync's and may take the reserve. One it refuses (or
+   * the service's "quota exceeded") pauses every worker until the reset: nothing else may call.
+   */
+  readonly quota?: Pick<QuotaGate, 'enabled' | 'take' | 'spent'>;
 }
 
 /**
@@ -37,6 +43,8 @@ export interface FetchSnapshotDeps {
  * sync's instant. What a code leads to is `OUTCOME_POLICY`'s, read for a snapshot:
  *
  * - `land-empty` (NO_DATA, NOT_COVERED): nothing is stored.
+ * - the calendar quota spent (ENVDATA_QUOTA, or the service's "quota exceeded" without
+ *   `Retry-After`): every worker pauses until the reset, no attempt used.
  * - `pause-all` (RATE_LIMITED, QUOTA_EXCEEDED): every worker pauses as for history, with the
  *   worker's one `ThrottleBackoff` (`Retry-After`, else a growing backoff with jitter); the job
  *   goes back without using an attempt.
@@ -60,6 +68,10 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     if (!location) return 0;
     const source = snapshotSourceOf(dataset, product);
     let payload: ParsedPayload<unknown>;
+    if (deps.quota?.enabled) {
+      const hold = await deps.quota.take('sync');
+      if (hold) return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
+    }
     try {
       await deps.pacer?.acquire(deps.stopping);
     } catch (thrown) {
@@ -76,6 +88,22 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
         case 'land-empty':
           return 0;
         case 'pause-all': {
+          const hold =
+            code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled
+              ? await deps.quota.spent()
+              : undefined;
+          if (hold) {
+            log.warn(
+              {
+                locationId,
+                product,
+                window: hold.window,
+                until: new Date(hold.untilMs).toISOString(),
+              },
+              'the service says the quota is spent: every worker waits for its reset',
+            );
+            return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
+          }
           const pauseMs = throttle.pauseMs(outcome, retryAfterMs);
           log.warn({ locationId, product, code, pauseMs }, 'throttled: pausing all workers');
           return deps.pauseAll(pauseMs, 'throttled');

@@ -3,6 +3,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { CallBudget } from '../dispatch/call-budget.js';
 import type { CallPacer } from '../dispatch/call-pacer.js';
+import type { QuotaGate, QuotaHold, QuotaUse } from '../dispatch/quota-gate.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
@@ -13,6 +14,8 @@ import { claimChunk, type ClaimedChunk, type ClaimRechecks } from '../ledger/cla
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { recordChunkError } from '../ledger/record-chunk-error.js';
 import { releaseChunk } from '../ledger/release-chunk.js';
+import { markRunWaiting } from '../ledger/mark-run-waiting.js';
+import { runKindOf } from '../ledger/run-kind-of.js';
 import { recordWindowAnswer } from '../ledger/history-window.js';
 import { splitChunk } from '../ledger/split-chunk.js';
 import { stopRun } from '../ledger/stop-run.js';
@@ -42,6 +45,13 @@ export interface IngestChunkDeps {
   /** Lands one chunk (facts, quarantine, archive, coverage and chunk state in one transaction). */
   readonly land: (landing: ChunkLanding) => Promise<LandingResult>;
   readonly budget: CallBudget;
+  /**
+   * The calendar quotas and the sync's reserve (ENVDATA_QUOTA, ENVDATA_SYNC_RESERVE): a chunk
+   * they refuse goes back to the queue, delayed, no attempt used, and its run shows why.
+   */
+  readonly quota?: Pick<QuotaGate, 'enabled' | 'take' | 'spent'>;
+  /** Longest a held job sleeps before it looks at the quota again (ENVDATA_MAX_PAUSE). */
+  readonly quotaRecheckMs?: number;
   /** Spaces the calls of the tightest rate-limit rule, when it is paced (see `CallPacer`). */
   readonly pacer?: Pick<CallPacer, 'acquire'>;
   /** Aborted when the worker stops: a job waiting for its call's slot gives its chunk back. */
@@ -96,6 +106,8 @@ type ChunkStep =
   /** `code` is absent when the call budget, not the service, asked for the pause. */
   | { readonly kind: 'pause-all'; readonly code: PolicyCode | undefined; readonly ms: number }
   | { readonly kind: 'stop-run'; readonly code: PolicyCode; readonly message: string }
+  /** A calendar quota refused the call (`said`: the service said it is spent). */
+  | { readonly kind: 'quota-hold'; readonly hold: QuotaHold; readonly said: boolean }
   | { readonly kind: 'block-dataset'; readonly code: PolicyCode; readonly message: string }
   /** `unsplittable`: the failure's message when the chunk is one hour already. */
   | { readonly kind: 'split'; readonly code: PolicyCode; readonly unsplittable: string }
@@ -142,6 +154,19 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   // no longer than it teaches nothing, and costs no write.
   const recordedAccepted = new Map<Dataset, number>();
   const shareUnits = ledgerShareUnitMemory(deps.db);
+  // Who may take the sync's reserve: a run's kind never changes, so it is read once per run.
+  const runUses = new Map<number, QuotaUse>();
+  const useOf = async (runId: number): Promise<QuotaUse> => {
+    let use = runUses.get(runId);
+    if (use === undefined) {
+      use = (await runKindOf(deps.db, runId)) === 'sync' ? 'sync' : 'other';
+      if (runUses.size > 10_000) runUses.clear();
+      runUses.set(runId, use);
+    }
+    return use;
+  };
+  // One line per spent window and reset in this process, not one per job held.
+  let holdSaid = '';
 
   /** Records what the service's answer to `chunk` teaches of the window (never fails the job). */
   const learnWindow = async (
@@ -241,6 +266,10 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
 
   /** Makes the chunk's call and lands its answer; what is to happen next is the step returned. */
   const fetchAndLand = async (chunk: ClaimedChunk, attempts: number): Promise<ChunkStep> => {
+    if (deps.quota?.enabled) {
+      const hold = await deps.quota.take(await useOf(chunk.runId));
+      if (hold) return { kind: 'quota-hold', hold, said: false };
+    }
     const wait = await deps.budget.take();
     if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
     try {
@@ -274,6 +303,12 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       }
       const error = coerceError(thrown);
       const { code, outcome, retryAfterMs } = outcomeOf(error);
+      // The service says the quota is spent: every worker holds its jobs until the quota's
+      // reset (or the Retry-After it sent), reading the shared counter, not asking the service.
+      if (code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled) {
+        const hold = await deps.quota.spent();
+        if (hold) return { kind: 'quota-hold', hold, said: true };
+      }
       if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
         return { kind: 'release' };
       }
@@ -386,6 +421,27 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         );
         await job.moveToDelayed(Date.now() + step.delayMs, token);
         throw new DelayedError();
+      case 'quota-hold': {
+        const { hold } = step;
+        await releaseChunk(deps.db, chunkId);
+        const reason = `quota (${hold.window})`;
+        await markRunWaiting(deps.db, runId, reason, new Date(hold.untilMs));
+        const said = `${reason} ${hold.untilMs}`;
+        if (holdSaid !== said) {
+          holdSaid = said;
+          log.warn(
+            { runId, window: hold.window, until: new Date(hold.untilMs).toISOString() },
+            step.said
+              ? 'the service says the quota is spent: every worker waits for its reset'
+              : `${reason} spent: work waits for its reset, no attempt used`,
+          );
+        }
+        // Back to the queue until the reset, or ENVDATA_MAX_PAUSE if sooner: the job then looks
+        // at the shared counter again (no call) and sleeps once more while the quota is spent.
+        const untilMs = Math.min(hold.untilMs, Date.now() + (deps.quotaRecheckMs ?? 900_000));
+        await job.moveToDelayed(Math.max(untilMs, Date.now() + 1), token);
+        throw new DelayedError();
+      }
       case 'pause-all':
         await releaseChunk(deps.db, chunkId);
         if (step.code) {
@@ -474,6 +530,8 @@ function outcomeOfStep(step: ChunkStep): ChunkJobOutcome {
       return 'refetch';
     case 'pause-all':
       return step.code ? 'throttled' : 'budget';
+    case 'quota-hold':
+      return 'budget';
     case 'stop-run':
       return 'stopped';
     case 'block-dataset':

@@ -36,6 +36,11 @@ export interface RunProgress {
   readonly refetching: number;
   /** Failed chunks by error code. */
   readonly failures: Readonly<Record<string, number>>;
+  /**
+   * Why a run with work left does not move, and until when: `quota (day)` until the provider's
+   * next midnight; `null` when nothing holds it (or it has ended).
+   */
+  readonly waiting: { readonly reason: string; readonly until: Date } | null;
 }
 
 /**
@@ -67,6 +72,8 @@ export async function runProgress(
     not_covered: string;
     no_data: string;
     failures: Record<string, number> | null;
+    waiting_reason: string | null;
+    waiting_until: Date | null;
   }>`
     select r.kind, r.status, r.created_at, r.finished_at, r.error_code, r.error_message,
       r.blocked_datasets,
@@ -79,7 +86,10 @@ export async function runProgress(
       (r.folded_quarantined_hours + c.quarantined_hours)::text as quarantined_hours,
       (r.folded_not_covered_hours + c.not_covered)::text as not_covered,
       (r.folded_no_data_hours + c.no_data)::text as no_data,
-      c.failures
+      c.failures,
+      case when r.status in ('planning', 'running') and r.waiting_until > now()
+        then r.waiting_reason end as waiting_reason,
+      r.waiting_until
     from envdata.run r
     cross join lateral (
       select
@@ -137,6 +147,10 @@ export async function runProgress(
     noDataHours: Number(run.no_data),
     refetching: run.refetching,
     failures: run.failures ?? {},
+    waiting:
+      run.waiting_reason !== null && run.waiting_until !== null
+        ? { reason: run.waiting_reason, until: run.waiting_until }
+        : null,
   };
 }
 

@@ -18,6 +18,9 @@ import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import type { Database } from '../warehouse/schema.js';
 import type { CallCounter } from './call-counter.js';
+import type { QuotaCounter } from './quota-counter.js';
+import { RedisQuotaCounter } from './redis-quota-counter.js';
+import { PostgresQuotaCounter } from './postgres-quota-counter.js';
 import type { CallSlots } from './call-slots.js';
 import { assertRedisAnswers, createRedis, type RedisClient } from './create-redis.js';
 import { listPostgresWorkers, listRedisWorkers, type ConnectedWorker } from './list-workers.js';
@@ -139,6 +142,13 @@ export class QueueFactory {
     return this.backend === 'redis'
       ? new RedisCallCounter(this.connection(), this.keyspace)
       : new PostgresCallCounter(this.options.db!);
+  }
+
+  /** The calendar quotas' counters, beside the queue: Redis keys, or `envdata.quota_usage`. */
+  quotaCounter(): QuotaCounter {
+    return this.backend === 'redis'
+      ? new RedisQuotaCounter(this.connection(), this.keyspace)
+      : new PostgresQuotaCounter(this.options.db!);
   }
 
   /** The call slots of the tightest rule, beside the queue: a Redis list, or `envdata.call_pace`. */

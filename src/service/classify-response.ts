@@ -39,6 +39,8 @@ export interface ResponseFailure {
 
 const SUCCESS = /^success$/i;
 const NO_DATA = /data not available/i;
+/** A 429 whose message says the quota (not the rate) is spent: "quota exceeded". */
+const QUOTA_SPENT = /\bquota\b/i;
 const RANGE_TOO_LONG =
   /only past \d+ days?|(range|period|window|interval)\b.*\btoo (long|large|wide|big)|too (long|large|wide|big)\b.*\b(range|period|window|interval)|max(imum)?\s+(date\s+|time\s+)?(range|period|window|interval)|exceeds?\b.*\b(range|period|window|limit)/i;
 
@@ -61,6 +63,7 @@ const RANGE_TOO_LONG =
  * | 408 | `TIMEOUT` | yes |
  * | 422 | `QUOTA_EXCEEDED` | yes |
  * | 429 | `RATE_LIMITED`, with `retryAfterMs` from `Retry-After` | yes |
+ * | 429 "quota exceeded" | `QUOTA_EXCEEDED` (with `retryAfterMs` when sent) | yes |
  * | 5xx | `SERVER_ERROR` | yes |
  * | 1xx, 3xx | `BAD_REQUEST` (wrong base address) | no |
  */
@@ -157,6 +160,15 @@ export function classifyResponse(
           'quota window resets, or raise the plan.',
       );
     case 429:
+      // The daily or monthly quota, said with a 429: a rate limit's pause would only probe again.
+      if (upstream !== undefined && QUOTA_SPENT.test(upstream)) {
+        return fail(
+          'QUOTA_EXCEEDED',
+          true,
+          `the API quota is exhausted (429) at ${endpoint}${said}: pause all work until the ` +
+            'quota window resets (ENVDATA_QUOTA), or raise the plan.',
+        );
+      }
       return fail(
         'RATE_LIMITED',
         true,

@@ -152,6 +152,9 @@ export interface RunTable {
   folded_no_data_hours: ColumnType<string, number | undefined, number>;
   /** Chunks are sized by the learned history window (`history_window`), not `window_hours`. */
   window_auto: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Why the run does not move though it has work (`quota (day)`), until `waiting_until`. */
+  waiting_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  waiting_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface RunGapTable {
@@ -291,6 +294,14 @@ export interface CallBudgetTable {
   expires_at: Timestamp;
 }
 
+/** Calls counted against a calendar quota (ENVDATA_QUOTA; Postgres queue backend). */
+export interface QuotaUsageTable {
+  quota_window: 'day' | 'month';
+  period: string;
+  used: number;
+  expires_at: Timestamp;
+}
+
 /** The latest call slots of the tightest rate-limit rule (Postgres queue backend). */
 export interface CallPaceTable {
   rule: string;
@@ -329,6 +340,7 @@ export interface Database {
   call_budget: CallBudgetTable;
   api_call_minute: ApiCallMinuteTable;
   call_pace: CallPaceTable;
+  quota_usage: QuotaUsageTable;
   history_window: HistoryWindowTable;
   share_unit: ShareUnitTable;
 }

@@ -4,6 +4,7 @@ import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
 import { CallPacer } from '../dispatch/call-pacer.js';
+import { QuotaGate } from '../dispatch/quota-gate.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
@@ -102,6 +103,7 @@ export class IngestWorker implements AppComponent {
     const windowScope = historyWindowScope(config);
     const { limiter, others } = splitRateLimits(config.rateLimits);
     const budget = new CallBudget(app.queues.callCounter(), others);
+    const quota = new QuotaGate(app.queues.quotaCounter(), config.quota);
     // The tightest rule is paced at each call when it can be (see CallPacer); BullMQ's limiter
     // then binds nothing and only carries the pauses of 429s.
     const pacer = CallPacer.for(app.queues.callSlots(), limiter);
@@ -128,6 +130,8 @@ export class IngestWorker implements AppComponent {
       client,
       land: (landing) => this.batcher.land(landing),
       budget,
+      quota,
+      quotaRecheckMs: config.worker.maxPauseMs,
       pacer,
       stopping: this.stopping.signal,
       logger,
@@ -164,6 +168,7 @@ export class IngestWorker implements AppComponent {
       throttle,
       pacer,
       stopping: this.stopping.signal,
+      quota,
     });
     this.worker = app.queues.worker<JobData, IngestOutcome | number>(
       QUEUE_NAMES.ingest,

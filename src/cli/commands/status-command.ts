@@ -15,6 +15,7 @@ import { toRunStatusJson } from '../json/run-status-json.js';
 import { toStatusJson } from '../json/status-json.js';
 import { parseRunId } from '../parse-cli-values.js';
 import { formatRunSummary } from '../watch-run.js';
+import { formatWaiting } from '../format-waiting.js';
 
 const RECENT_RUNS = 10;
 
@@ -116,6 +117,7 @@ function formatRunLine(p: RunProgress): string {
     (p.quarantinedHours ? `, ${p.quarantinedHours} h quarantined` : '') +
     (p.missingHours ? `, ${p.missingHours} h missing upstream` : '') +
     (p.unplaceableRecords ? `, ${p.unplaceableRecords} record(s) unplaceable` : '') +
+    (p.waiting ? `, ${formatWaiting(p.waiting)}` : '') +
     `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
   );
 }

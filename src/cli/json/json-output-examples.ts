@@ -46,6 +46,7 @@ const failedRun: RunJson = {
   recordsUnplaceable: 0,
   hours: { quarantined: 0, missingUpstream: 0, notCovered: 0, noData: 0 },
   failuresByCode: { SERVER_ERROR: 1 },
+  waiting: null,
 };
 
 /** `envdata status --json`. */
@@ -69,6 +70,7 @@ export const STATUS_EXAMPLE: StatusJson = {
       rows: 1152,
       calls: 1,
       failuresByCode: {},
+      waiting: { reason: 'quota (day)', until: '2024-07-01T00:00:00.000Z' },
     },
     failedRun,
   ],

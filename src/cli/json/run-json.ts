@@ -70,6 +70,17 @@ export const runJson = z.object({
   failuresByCode: z
     .record(z.string().meta({ title: 'code' }), count)
     .describe('failed chunks by error code, e.g. `{"SERVER_ERROR": 2}`; `{}` when none'),
+  waiting: z
+    .object({
+      reason: z
+        .string()
+        .describe('what holds the run: `quota (day)` or `quota (month)` (more may come)'),
+      until: isoTimestamp.describe('when it resets and the run moves again by itself'),
+    })
+    .nullable()
+    .describe(
+      'why a run with work left does not move, and until when; `null` when nothing holds it. No attempt is used while waiting',
+    ),
 });
 
 export type RunJson = z.infer<typeof runJson>;
@@ -105,5 +116,6 @@ export function toRunJson(p: RunProgress): RunJson {
       noData: p.noDataHours,
     },
     failuresByCode: { ...p.failures },
+    waiting: p.waiting && { reason: p.waiting.reason, until: p.waiting.until.toISOString() },
   };
 }

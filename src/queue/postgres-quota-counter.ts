@@ -1,0 +1,81 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../warehouse/schema.js';
+import type { QuotaCaps, QuotaCounter, QuotaPeriods, QuotaTake } from './quota-counter.js';
+
+/**
+ * The quota counters as rows of `envdata.quota_usage` (migration 0027), for the Postgres queue
+ * backend. The day's and the month's rows are made first (a no-op but for the first call of a
+ * period); then one statement locks both, checks both caps and counts in both or neither:
+ * workers on several hosts queue on the row locks and never both take the last call.
+ */
+export class PostgresQuotaCounter implements QuotaCounter {
+  constructor(private readonly db: () => Kysely<Database>) {}
+
+  async take(periods: QuotaPeriods, caps: QuotaCaps): Promise<QuotaTake> {
+    const db = this.db();
+    const { rows: made } = await sql<{ period: string }>`
+      insert into envdata.quota_usage as q (quota_window, period, used, expires_at)
+      values ('day', ${periods.day}, 0, now() + make_interval(secs => ${periods.dayKeepMs} / 1000.0)),
+             ('month', ${periods.month}, 0,
+              now() + make_interval(secs => ${periods.monthKeepMs} / 1000.0))
+      on conflict (quota_window, period) do nothing
+      returning q.period`.execute(db);
+    if (made.length > 0) {
+      await sql`delete from envdata.quota_usage where expires_at < now()`.execute(db);
+    }
+    const { rows } = await sql<{ granted: boolean; day_used: number; month_used: number }>`
+      with cur as (
+        select quota_window, used from envdata.quota_usage
+        where (quota_window = 'day' and period = ${periods.day})
+           or (quota_window = 'month' and period = ${periods.month})
+        for update
+      ), used as (
+        select coalesce(max(used) filter (where quota_window = 'day'), 0) as day_used,
+               coalesce(max(used) filter (where quota_window = 'month'), 0) as month_used
+        from cur
+      ), ok as (
+        select day_used < ${caps.day} and month_used < ${caps.month} as granted,
+               day_used, month_used
+        from used
+      ), counted as (
+        update envdata.quota_usage q set used = q.used + 1
+        from ok
+        where ok.granted
+          and ((q.quota_window = 'day' and q.period = ${periods.day})
+            or (q.quota_window = 'month' and q.period = ${periods.month}))
+        returning q.quota_window
+      )
+      select ok.granted,
+             ok.day_used + (select count(*) from counted where quota_window = 'day')::int as day_used,
+             ok.month_used + (select count(*) from counted where quota_window = 'month')::int
+               as month_used
+      from ok`.execute(db);
+    const row = rows[0]!;
+    const dayUsed = Number(row.day_used);
+    const monthUsed = Number(row.month_used);
+    return {
+      granted: row.granted,
+      refusedBy: row.granted ? undefined : dayUsed >= caps.day ? 'day' : 'month',
+      dayUsed,
+      monthUsed,
+    };
+  }
+
+  async spend(periods: QuotaPeriods, window: 'day' | 'month', cap: number): Promise<void> {
+    const period = window === 'day' ? periods.day : periods.month;
+    const keepMs = window === 'day' ? periods.dayKeepMs : periods.monthKeepMs;
+    await sql`
+      insert into envdata.quota_usage as q (quota_window, period, used, expires_at)
+      values (${window}, ${period}, ${cap}, now() + make_interval(secs => ${keepMs} / 1000.0))
+      on conflict (quota_window, period) do update set used = greatest(q.used, excluded.used)
+    `.execute(this.db());
+  }
+
+  async used(periods: QuotaPeriods): Promise<{ day: number; month: number }> {
+    const { rows } = await sql<{ day: number | null; month: number | null }>`
+      select max(used) filter (where quota_window = 'day' and period = ${periods.day}) as day,
+             max(used) filter (where quota_window = 'month' and period = ${periods.month}) as month
+      from envdata.quota_usage`.execute(this.db());
+    return { day: Number(rows[0]?.day ?? 0), month: Number(rows[0]?.month ?? 0) };
+  }
+}
