@@ -47,10 +47,9 @@ describe('loadConfig', () => {
     });
     expect(config.service.apiKey).toBe('k-123456');
     expect(config.service.baseUrl).toBe('https://api.example.test');
-    expect(config.rateLimits.map((r) => [r.max, r.durationMs])).toEqual([
-      [20, 1000],
-      [50000, 86_400_000],
-    ]);
+    // The `50000/day` rule is the plan's daily quota, counted on calendar days.
+    expect(config.rateLimits.map((r) => [r.max, r.durationMs])).toEqual([[20, 1000]]);
+    expect(config.quota).toMatchObject({ perDay: 50000, perMonth: undefined, timeZone: 'UTC' });
     expect(config.worker.concurrency).toBe(32);
     expect(config.ingest.historyWindowHours).toBe(168);
     expect(config.log.format).toBe('json');
@@ -211,5 +210,72 @@ describe('parseRateLimits', () => {
   it('explains a rate it cannot read', () => {
     expect(parseRateLimits('20 per second')).toMatch(/not a rate/);
     expect(parseRateLimits('0/s')).toMatch(/at least one call/);
+  });
+});
+
+describe('ENVDATA_QUOTA and ENVDATA_SYNC_RESERVE', () => {
+  it('reads calendar quotas, their time zone and a short test day; the reserve defaults to 10% of the day', () => {
+    const config = loadConfig({
+      ENVDATA_QUOTA: '50000/day, 1000000/month',
+      ENVDATA_QUOTA_TIMEZONE: 'America/New_York',
+      ENVDATA_QUOTA_DAY_SECONDS: '3',
+    });
+    expect(config.quota).toEqual({
+      perDay: 50000,
+      perMonth: 1_000_000,
+      timeZone: 'America/New_York',
+      daySeconds: 3,
+      syncReserve: 5000,
+    });
+    expect(loadConfig({}).quota).toMatchObject({
+      perDay: undefined,
+      perMonth: undefined,
+      daySeconds: 86_400,
+      syncReserve: 0,
+    });
+    expect(
+      loadConfig({ ENVDATA_QUOTA: '800/day', ENVDATA_SYNC_RESERVE: '120' }).quota,
+    ).toMatchObject({ perDay: 800, syncReserve: 120 });
+  });
+
+  it('refuses ENVDATA_QUOTA=10/fortnight, naming the windows allowed', () => {
+    expect(configError({ ENVDATA_QUOTA: '10/fortnight' })).toMatch(
+      /ENVDATA_QUOTA \(got "10\/fortnight"\): "10\/fortnight" is not a quota: must be calls per calendar day or month .*\(windows: day, month\), or off/,
+    );
+    expect(configError({ ENVDATA_QUOTA: '10/day,20/day' })).toMatch(
+      /ENVDATA_QUOTA .*sets the day twice/,
+    );
+  });
+
+  it('refuses a reserve not below the daily quota, naming the range', () => {
+    expect(configError({ ENVDATA_QUOTA: '1000/day', ENVDATA_SYNC_RESERVE: '1000' })).toMatch(
+      /ENVDATA_SYNC_RESERVE \(got "1000"\): must be below the daily quota \(1000 calls\): from 0 to 999 calls/,
+    );
+    expect(configError({ ENVDATA_SYNC_RESERVE: '150%' })).toMatch(
+      /ENVDATA_SYNC_RESERVE .*from 0% to 100%/,
+    );
+    expect(configError({ ENVDATA_QUOTA: '1000/month', ENVDATA_SYNC_RESERVE: '50' })).toMatch(
+      /ENVDATA_SYNC_RESERVE .*no.*daily quota|ENVDATA_SYNC_RESERVE .*none is set/,
+    );
+  });
+
+  it('refuses a time zone it does not know, naming the form allowed', () => {
+    expect(configError({ ENVDATA_QUOTA_TIMEZONE: 'Mars/Olympus' })).toMatch(
+      /ENVDATA_QUOTA_TIMEZONE \(got "Mars\/Olympus"\): must be an IANA time zone such as UTC/,
+    );
+  });
+
+  it('refuses day windows in ENVDATA_RATE_LIMIT beside ENVDATA_QUOTA: which one counts would be ambiguous', () => {
+    expect(
+      configError({ ENVDATA_RATE_LIMIT: '20/s,50000/day', ENVDATA_QUOTA: '1000000/month' }),
+    ).toMatch(
+      /ENVDATA_RATE_LIMIT .*counts calls over a day or more \(50000\/day\) while ENVDATA_QUOTA is set/,
+    );
+  });
+
+  it('refuses a quota day longer than a real one', () => {
+    expect(configError({ ENVDATA_QUOTA_DAY_SECONDS: '90000' })).toMatch(
+      /ENVDATA_QUOTA_DAY_SECONDS .*must be a whole number in/,
+    );
   });
 });

@@ -23,6 +23,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.partial.test.ts',
   'test/backfill/backfill.pay-once.test.ts',
   'test/backfill/backfill.poison.test.ts',
+  'test/backfill/backfill.quota.test.ts',
   'test/backfill/backfill.range-too-long.test.ts',
   'test/backfill/backfill.rate-limited.test.ts',
   'test/backfill/backfill.response-too-large.test.ts',
