@@ -47,6 +47,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/dispatch/job-options.test.ts',
   'test/dispatch/call-pacer.test.ts',
   'test/dispatch/queue-feeder.test.ts',
+  'test/dispatch/quota-gate.test.ts',
   'test/ingest/fetch-snapshot-job.test.ts',
   'test/lifecycle/open-resources.test.ts',
   'test/metrics/metrics.backfill.test.ts',

@@ -125,6 +125,13 @@ describe('classifyResponse', () => {
     expect(verdict?.retryAfterMs).toBe(90_000);
   });
 
+  it('maps 429 "quota exceeded" to QUOTA_EXCEEDED, not a rate limit to probe again', () => {
+    const verdict = classify(429, '{"message":"quota exceeded"}');
+    expect(verdict).toMatchObject({ code: 'QUOTA_EXCEEDED', retryable: true, httpStatus: 429 });
+    expect(verdict?.retryAfterMs).toBeUndefined();
+    expect(verdict?.message).toMatch(/quota is exhausted \(429\).*until the quota window resets/);
+  });
+
   it('maps 429 without Retry-After to RATE_LIMITED with no wait', () => {
     const verdict = classify(429, '{"message":"Limit Exceeded"}');
     expect(verdict).toMatchObject({ code: 'RATE_LIMITED', retryable: true });

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { configFromDefaults } from '../../src/config/load-config.js';
+import { QuotaGate } from '../../src/dispatch/quota-gate.js';
+import { useBackfillFixture } from '../harness/backfill-fixture.js';
+
+// The quota's counters live beside the queue: Redis keys, or envdata.quota_usage on Postgres.
+const fx = useBackfillFixture();
+
+/** A gate on its own app (its own connections: another host), days of one real day. */
+function gate(env: Record<string, string>): QuotaGate {
+  const app = fx.newApp(env);
+  return new QuotaGate(app.queues.quotaCounter(), configFromDefaults(env).quota);
+}
+
+describe('the quota gate', () => {
+  it('never lets two hosts take past the line: the reserve is the sync’s alone, and the day ends for all', async () => {
+    // A quota day no other test of this file counts in: a day far in the past of its own.
+    const now = Date.parse('2001-02-03T10:00:00Z') + Math.floor(Math.random() * 1e6) * 86_400_000;
+    const env = { ENVDATA_QUOTA: '20/day,1000/month', ENVDATA_SYNC_RESERVE: '5' };
+    const [a, b] = [gate(env), gate(env)];
+    const backfill = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).take('other', now)),
+    );
+    expect(backfill.filter((h) => h === undefined)).toHaveLength(15);
+    const held = backfill.find((h) => h !== undefined)!;
+    expect(held.window).toBe('day');
+    expect(new Date(held.untilMs).toISOString().slice(11)).toBe('00:00:00.000Z');
+    expect(held.untilMs - now).toBe(14 * 3_600_000);
+
+    const sync = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).take('sync', now)),
+    );
+    expect(sync.filter((h) => h === undefined)).toHaveLength(5);
+    expect(await a.usage(now)).toEqual([
+      { window: 'day', used: 20, limit: 20, reserve: 5, resetsAtMs: held.untilMs },
+      expect.objectContaining({ window: 'month', used: 20, limit: 1000, reserve: 0 }),
+    ]);
+    // The next day starts afresh.
+    expect(await b.take('other', held.untilMs)).toBeUndefined();
+  });
+
+  it('marks the day spent for every host when the service says so', async () => {
+    const now = Date.parse('2001-02-03T10:00:00Z') + Math.floor(Math.random() * 1e6) * 86_400_000;
+    const env = { ENVDATA_QUOTA: '500/day' };
+    const [a, b] = [gate(env), gate(env)];
+    expect(await a.take('sync', now)).toBeUndefined();
+    const spent = await a.spent(now);
+    expect(spent?.window).toBe('day');
+    expect(await b.take('sync', now + 1)).toEqual(spent);
+  });
+
+  it('counts nothing without a quota', async () => {
+    const g = gate({});
+    expect(g.enabled).toBe(false);
+    expect(await g.take('other')).toBeUndefined();
+    expect(await g.usage()).toEqual([]);
+  });
+});
