@@ -98,7 +98,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_RATE_LIMIT',
     default: '10/s',
     description:
-      'Calls allowed by your API plan, shared by all workers on all hosts: 20/s, 1200/min, 20/s,50000/day, or off.',
+      'Calls allowed by your API plan, shared by all workers on all hosts: 20/s, 1200/min, 20/s,50000/day, or off. A N/day rule is the daily quota of ENVDATA_QUOTA (calendar days).',
   },
   {
     name: 'ENVDATA_QUOTA',
