@@ -69,14 +69,14 @@ function startSnapshotWorker(
 
 describe('the snapshot job, throttled without Retry-After', () => {
   it('pauses every worker with the shared backoff (doubling per burst), no attempt used, then stores the reading', async () => {
-    // Every call is refused 429 without Retry-After until the second pause lifts the quota.
-    fx.simulator.setOptions({ dailyQuota: { max: 0, status: 429, retryAfter: 'never' } });
+    // The first two calls are refused 429 "Too Many Requests" without Retry-After (a 429
+    // "quota exceeded" is QUOTA_EXCEEDED instead, which waits for the quota's reset).
+    fx.simulator.addFaultScripts('latest:error=429x2');
     fx.simulator.resetLimits();
     fx.simulator.resetStats();
     const pauses: number[] = [];
     const done = startSnapshotWorker(new ThrottleBackoff(() => 0.5), (ms) => {
       pauses.push(ms);
-      if (pauses.length === 2) fx.simulator.setOptions({ dailyQuota: null });
     });
     const berlin = fx.locations[0]!;
     const fetchedAt = new Date('2024-06-30T12:00:00Z');
