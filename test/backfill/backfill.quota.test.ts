@@ -10,6 +10,7 @@ import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { runChunks } from './run-chunks.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 
 /** Real seconds of a quota day, on both sides (ENVDATA_QUOTA_DAY_SECONDS, the simulator's daySeconds). */
 const DAY_S = 4;
@@ -166,6 +167,21 @@ describe('the service’s own "quota exceeded"', () => {
         until: (p) => p.waiting !== null,
       });
       expect(held.waiting!.reason).toBe('quota (day)');
+      // What an operator sees meanwhile: the state, its reason and its end, text and --json.
+      const until = held.waiting!.until.toISOString();
+      const shown = `waiting: quota (day) until ${until.slice(0, 10)} ${until.slice(11, 19)} UTC`;
+      const [text, json, list] = await Promise.all([
+        runCliInProcess(['status', String(runId)], fx.cliEnv(env)),
+        runCliInProcess(['status', String(runId), '--json'], fx.cliEnv(env)),
+        runCliInProcess(['status'], fx.cliEnv(env)),
+      ]);
+      expect(text.stdout).toContain(`  ${shown} (no attempt used; resumes by itself)`);
+      const runLine = list.stdout
+        .split('\n')
+        .find((l) => l.trim().startsWith(`${runId}  backfill`));
+      expect(runLine).toContain(`running`);
+      expect(runLine).toContain(`, ${shown}`);
+      expect(JSON.parse(json.stdout).run.waiting).toEqual({ reason: 'quota (day)', until });
       const done = await waitForRun(app.db, runId!, { timeoutMs: 4 * DAY_MS });
       expect(done).toMatchObject({ status: 'done', done: 12, failed: 0 });
       expect(new Set((await runChunks(app.db, runId!)).map((c) => c.attempts))).toEqual(
