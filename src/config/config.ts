@@ -1,4 +1,5 @@
 import type { RateLimitRule } from './rate-limit.js';
+import type { Budget, Money } from './money.js';
 import type { RedisNode } from './redis-cluster-nodes.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -53,6 +54,17 @@ export interface Config {
     readonly daySeconds: number;
     /** Calls of each day only sync history and snapshots may take (ENVDATA_SYNC_RESERVE), below `perDay`. */
     readonly syncReserve: number;
+    /**
+     * Calls ENVDATA_BUDGET pays for each calendar month at ENVDATA_PRICE_PER_CALL
+     * (floor(budget / price)): a monthly cap beside `perMonth`, the tighter binding.
+     */
+    readonly budgetPerMonth?: number | undefined;
+  };
+  /** What calls cost (ENVDATA_PRICE_PER_CALL) and the most to spend (ENVDATA_BUDGET). */
+  readonly money: {
+    readonly price: Money | undefined;
+    /** In the price's currency; only with a price above 0. */
+    readonly budget: Budget | undefined;
   };
   readonly console: {
     /**

@@ -119,6 +119,18 @@ export const ENVIRONMENT_VARIABLES = [
       "Calls of each day's quota only the sync may use (history and snapshots); backfill, retry and rebuild wait for the next day instead: a number of calls such as 2000, or a share of the daily quota such as 10%.",
   },
   {
+    name: 'ENVDATA_PRICE_PER_CALL',
+    default: 'off',
+    description:
+      'What one call costs on your plan, with its ISO 4217 currency: 0.0004 EUR (at most 9 decimal places, 0 or more), or off. Dry runs and `status` then show costs.',
+  },
+  {
+    name: 'ENVDATA_BUDGET',
+    default: 'off',
+    description:
+      "Most to spend per calendar month of the quota's calendar, in the price's currency: 300 EUR/month, or off. Needs ENVDATA_PRICE_PER_CALL above 0; acts as a monthly quota of budget ÷ price calls, and a backfill or sync planned beyond it is refused (exit 2) unless --allow-over-budget.",
+  },
+  {
     name: 'ENVDATA_QUOTA_DAY_SECONDS',
     default: '86400',
     description:

@@ -10,6 +10,7 @@ import {
 import { formatRange } from './format-range.js';
 import { rateLimitSchema, type RateLimitRule } from './rate-limit.js';
 import { isTimeZoneName, quotaSchema, syncReserveSchema } from './quota.js';
+import { budgetSchema, callsOfBudget, priceSchema } from './money.js';
 import { consoleHostsSchema } from './console-hosts.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 
@@ -146,6 +147,8 @@ const schema = z.object({
       'must be an IANA time zone such as UTC, Europe/Berlin or America/New_York',
     ),
   ENVDATA_SYNC_RESERVE: syncReserveSchema,
+  ENVDATA_PRICE_PER_CALL: priceSchema,
+  ENVDATA_BUDGET: budgetSchema,
   ENVDATA_QUOTA_DAY_SECONDS: wholeNumber('ENVDATA_QUOTA_DAY_SECONDS'),
   ENVDATA_WORKER_CONCURRENCY: wholeNumber('ENVDATA_WORKER_CONCURRENCY'),
   ENVDATA_MAX_ATTEMPTS: wholeNumber('ENVDATA_MAX_ATTEMPTS'),
@@ -203,6 +206,20 @@ function crossCheck(e: z.output<typeof schema>, ctx: z.RefinementCtx): void {
         path: ['ENVDATA_SYNC_RESERVE'],
         message: `must be below the daily quota (${daily} calls): from 0 to ${daily - 1} calls, or a share such as 10%`,
       });
+    }
+  }
+  const { ENVDATA_PRICE_PER_CALL: price, ENVDATA_BUDGET: budget } = e;
+  if (budget !== undefined) {
+    const problem =
+      price === undefined
+        ? 'is a budget in money, but no price is set: set ENVDATA_PRICE_PER_CALL (such as 0.0004 EUR), or set ENVDATA_BUDGET to off'
+        : price.currency !== budget.amount.currency
+          ? `is in ${budget.amount.currency} but ENVDATA_PRICE_PER_CALL is in ${price.currency}: give both in the same currency (${price.currency})`
+          : price.nanos === 0n
+            ? 'binds nothing at a price of 0 per call: set ENVDATA_PRICE_PER_CALL above 0, or set ENVDATA_BUDGET to off'
+            : undefined;
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ENVDATA_BUDGET'], message: problem });
     }
   }
   if (e.REDIS_CLUSTER_NODES !== undefined && e.ENVDATA_QUEUE_BACKEND === 'postgres') {
@@ -268,6 +285,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     // A `N/day` rule is the plan's daily quota: counted on the provider's calendar days.
     rateLimits: e.ENVDATA_RATE_LIMIT.filter((r) => r.durationMs !== DAY_MS),
     quota: quotaOf(e),
+    money: { price: e.ENVDATA_PRICE_PER_CALL, budget: e.ENVDATA_BUDGET },
     console: { token: e.ENVDATA_CONSOLE_TOKEN, hosts: e.ENVDATA_CONSOLE_HOSTS ?? [] },
     worker: {
       concurrency: e.ENVDATA_WORKER_CONCURRENCY,
@@ -316,6 +334,10 @@ function quotaOf(e: z.output<typeof schema>): Config['quota'] {
     timeZone: e.ENVDATA_QUOTA_TIMEZONE,
     daySeconds: e.ENVDATA_QUOTA_DAY_SECONDS,
     syncReserve: Math.min(syncReserve, perDay === undefined ? 0 : perDay - 1),
+    budgetPerMonth:
+      e.ENVDATA_BUDGET && e.ENVDATA_PRICE_PER_CALL
+        ? callsOfBudget(e.ENVDATA_BUDGET, e.ENVDATA_PRICE_PER_CALL)
+        : undefined,
   };
 }
 

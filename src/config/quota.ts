@@ -3,6 +3,24 @@ import { z } from 'zod';
 /** A calendar window a provider counts a quota over. */
 export type QuotaWindowName = 'day' | 'month';
 
+/** What capped a window: the plan's quota (ENVDATA_QUOTA) or the money budget (ENVDATA_BUDGET). */
+export type QuotaLimitedBy = 'quota' | 'budget';
+
+/**
+ * The month's cap: the tighter of ENVDATA_QUOTA's month and the calls ENVDATA_BUDGET pays for
+ * (a tie is the quota's); `undefined` when neither is set.
+ */
+export function monthCapOf(quota: {
+  readonly perMonth: number | undefined;
+  readonly budgetPerMonth?: number | undefined;
+}): { limit: number; by: QuotaLimitedBy } | undefined {
+  const { perMonth, budgetPerMonth } = quota;
+  if (budgetPerMonth !== undefined && (perMonth === undefined || budgetPerMonth < perMonth)) {
+    return { limit: budgetPerMonth, by: 'budget' };
+  }
+  return perMonth === undefined ? undefined : { limit: perMonth, by: 'quota' };
+}
+
 /** The plan's quotas (ENVDATA_QUOTA): at most `perDay` calls per calendar day, `perMonth` per month. */
 export interface QuotaLimits {
   readonly perDay: number | undefined;

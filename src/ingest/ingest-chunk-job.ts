@@ -424,7 +424,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       case 'quota-hold': {
         const { hold } = step;
         await releaseChunk(deps.db, chunkId);
-        const reason = `quota (${hold.window})`;
+        const reason = `${hold.by} (${hold.window})`;
         await markRunWaiting(deps.db, runId, reason, new Date(hold.untilMs));
         const said = `${reason} ${hold.untilMs}`;
         if (holdSaid !== said) {
