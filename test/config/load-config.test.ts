@@ -279,3 +279,67 @@ describe('ENVDATA_QUOTA and ENVDATA_SYNC_RESERVE', () => {
     );
   });
 });
+
+describe('ENVDATA_PRICE_PER_CALL and ENVDATA_BUDGET', () => {
+  it('reads an exact price and a monthly budget, which caps the month at budget ÷ price calls', () => {
+    const config = loadConfig({
+      ENVDATA_PRICE_PER_CALL: '0.0004 EUR',
+      ENVDATA_BUDGET: '300 eur/month',
+      ENVDATA_QUOTA: '50000/day,1000000/month',
+    });
+    expect(config.money.price).toEqual({ nanos: 400_000n, currency: 'EUR' });
+    expect(config.money.budget).toEqual({
+      amount: { nanos: 300_000_000_000n, currency: 'EUR' },
+      window: 'month',
+    });
+    expect(config.quota.budgetPerMonth).toBe(750_000);
+    expect(loadConfig({}).money).toEqual({ price: undefined, budget: undefined });
+    expect(loadConfig({ ENVDATA_PRICE_PER_CALL: '0 USD' }).money.price).toEqual({
+      nanos: 0n,
+      currency: 'USD',
+    });
+  });
+
+  it('refuses a negative price, naming what is allowed', () => {
+    expect(configError({ ENVDATA_PRICE_PER_CALL: '-0.0004 EUR' })).toMatch(
+      /ENVDATA_PRICE_PER_CALL \(got "-0.0004 EUR"\): must not be negative: a price of 0 or more, such as 0.0004 EUR/,
+    );
+    expect(configError({ ENVDATA_PRICE_PER_CALL: '0.0004' })).toMatch(
+      /ENVDATA_PRICE_PER_CALL .*must be an amount and a currency such as 0.0004 EUR/,
+    );
+    expect(configError({ ENVDATA_PRICE_PER_CALL: '0.0000000001 EUR' })).toMatch(
+      /ENVDATA_PRICE_PER_CALL .*at most 9 decimal places/,
+    );
+  });
+
+  it('refuses an unknown currency, naming ISO 4217', () => {
+    expect(configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUX' })).toMatch(
+      /ENVDATA_PRICE_PER_CALL \(got "0.0004 EUX"\): "EUX" is not a currency: must be an ISO 4217 currency code such as EUR, USD or GBP/,
+    );
+  });
+
+  it('refuses a budget in another currency than the price, or without a price', () => {
+    expect(
+      configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUR', ENVDATA_BUDGET: '300 USD/month' }),
+    ).toMatch(
+      /ENVDATA_BUDGET \(got "300 USD\/month"\): is in USD but ENVDATA_PRICE_PER_CALL is in EUR: give both in the same currency \(EUR\)/,
+    );
+    expect(configError({ ENVDATA_BUDGET: '300 EUR/month' })).toMatch(
+      /ENVDATA_BUDGET .*no price is set: set ENVDATA_PRICE_PER_CALL/,
+    );
+    expect(
+      configError({ ENVDATA_PRICE_PER_CALL: '0 EUR', ENVDATA_BUDGET: '300 EUR/month' }),
+    ).toMatch(/ENVDATA_BUDGET .*binds nothing at a price of 0/);
+  });
+
+  it('refuses a budget window other than the month, naming the one allowed', () => {
+    expect(
+      configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUR', ENVDATA_BUDGET: '10 EUR/day' }),
+    ).toMatch(
+      /ENVDATA_BUDGET \(got "10 EUR\/day"\): "day" is not a budget window: the window allowed is month/,
+    );
+    expect(
+      configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUR', ENVDATA_BUDGET: '-5 EUR/month' }),
+    ).toMatch(/ENVDATA_BUDGET .*must not be negative/);
+  });
+});

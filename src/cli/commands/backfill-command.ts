@@ -6,7 +6,9 @@ import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { startBackfill } from '../../runs/start-backfill.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
+import { formatPlanCost, overBudgetMessage } from '../format-plan-cost.js';
 import { toBackfillPlanJson } from '../json/backfill-plan-json.js';
+import { readPlanCost } from '../read-plan-cost.js';
 import { printJsonDocument } from '../json/print-json-document.js';
 import { collect, parseDatasetOption, parseHourBounds } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
@@ -26,6 +28,7 @@ interface BackfillOptions {
   localWorker: boolean;
   concurrency?: string;
   recheckNoData?: boolean;
+  allowOverBudget?: boolean;
 }
 
 export function registerBackfillCommand(program: Command, context: CommandContext): void {
@@ -53,7 +56,14 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       '--recheck-no-data',
       'ask again every hour of the range the service answered "no data", however recently (ENVDATA_NO_DATA_RECHECK otherwise)',
     )
-    .option('--dry-run', 'print chunks, calls, expected rows and duration; write nothing')
+    .option(
+      '--dry-run',
+      'print chunks, calls, expected rows, duration, cost and days under the quota; write nothing',
+    )
+    .option(
+      '--allow-over-budget',
+      'start a plan that costs more than is left of ENVDATA_BUDGET this month: it stops at the budget and waits for the month to reset',
+    )
     .option(
       '--json',
       'with --dry-run: print the plan as one JSON document (shape: docs/json-output.md)',
@@ -101,22 +111,26 @@ export function registerBackfillCommand(program: Command, context: CommandContex
               'no locations are registered: `envdata locations add --lat … --lng …` first',
             );
           }
-          const start = await startBackfill(
-            app,
-            {
-              datasets,
-              locations,
-              from,
-              to,
-              windowHours,
-              windowAuto,
-              ...(options.recheckNoData && { recheckNoData: true }),
-            },
-            { dryRun: options.dryRun ?? false },
-          );
+          const backfill = {
+            datasets,
+            locations,
+            from,
+            to,
+            windowHours,
+            windowAuto,
+            ...(options.recheckNoData && { recheckNoData: true }),
+          };
+          // A plan beyond what is left of the month's budget is refused before anything is written.
+          if (!options.dryRun && config.money.budget && !options.allowOverBudget) {
+            const planned = await startBackfill(app, backfill, { dryRun: true });
+            const cost = await readPlanCost(app, planned.estimate.calls, 'other');
+            if (cost.overBudget) throw usageError(overBudgetMessage('this backfill', cost));
+          }
+          const start = await startBackfill(app, backfill, { dryRun: options.dryRun ?? false });
+          const cost = await readPlanCost(app, start.estimate.calls, 'other');
           if (options.json) {
             const request = { datasets, from, to, windowHours, windowAuto, locations };
-            const plan = toBackfillPlanJson(request, start, config.rateLimits, new Date());
+            const plan = toBackfillPlanJson(request, start, config.rateLimits, new Date(), cost);
             printJsonDocument(context, plan);
             return;
           }
@@ -138,6 +152,14 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           if (e.windowAuto) {
             context.print(
               `  window learned per key and dataset (ENVDATA_HISTORY_WINDOW=auto): ${e.calls} call(s) at the learned window, ${e.callsAt48h} at 48 h`,
+            );
+          }
+          for (const line of formatPlanCost(cost, config.rateLimits)) context.print(`  ${line}`);
+          if (cost.overBudget) {
+            context.print(
+              options.dryRun
+                ? '  without --allow-over-budget, this backfill would be refused (exit 2)'
+                : `  over the budget, started with --allow-over-budget: it stops at the budget (${config.quota.budgetPerMonth} calls a month) and waits with "budget (month)" until the month resets`,
             );
           }
           for (const note of start.notes) context.print(`  ${note}`);

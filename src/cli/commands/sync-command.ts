@@ -5,7 +5,9 @@ import { formatPlanDuration } from '../../planner/format-plan-duration.js';
 import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
 import type { CommandContext } from '../command-context.js';
 import { followRuns } from '../follow-runs.js';
+import { formatPlanCost, overBudgetMessage } from '../format-plan-cost.js';
 import { printJsonDocument } from '../json/print-json-document.js';
+import { readPlanCost } from '../read-plan-cost.js';
 import { toSyncPlanJson } from '../json/sync-plan-json.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { usageError } from '../usage-error.js';
@@ -23,6 +25,10 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       '--json',
       'with --dry-run: print the plan as one JSON document (shape: docs/json-output.md)',
     )
+    .option(
+      '--allow-over-budget',
+      'start a sync that costs more than is left of ENVDATA_BUDGET this month: it stops at the budget',
+    )
     .option('--wait', 'block until the sync run is finished, with a local worker')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
     .action(
@@ -32,6 +38,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         json?: boolean;
         wait?: boolean;
         concurrency?: string;
+        allowOverBudget?: boolean;
       }) => {
         if (!options.now && !options.dryRun) {
           throw usageError(
@@ -51,8 +58,9 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           await context.withApp(async (app) => {
             const now = new Date();
             const sync = await estimateSync(app, now);
+            const cost = await readPlanCost(app, sync.estimate.calls + sync.snapshots, 'sync');
             if (options.json) {
-              printJsonDocument(context, toSyncPlanJson(sync, config, now));
+              printJsonDocument(context, toSyncPlanJson(sync, config, now, cost));
               return;
             }
             const { estimate: e, locations, snapshots, leftToBackfill } = sync;
@@ -67,6 +75,12 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             for (const [dataset, d] of Object.entries(e.byDataset)) {
               context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);
             }
+            for (const line of formatPlanCost(cost, config.rateLimits)) context.print(`  ${line}`);
+            if (cost.overBudget) {
+              context.print(
+                '  without --allow-over-budget, `sync --now` would be refused (exit 2)',
+              );
+            }
             for (const left of leftToBackfill) context.print(`  ${formatLeftToBackfill(left)}`);
           });
           return;
@@ -74,6 +88,12 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         requireApiKey(config);
         await context.withApp(
           async (app) => {
+            // A sync beyond what is left of the month's budget is refused before anything is written.
+            if (config.money.budget && !options.allowOverBudget) {
+              const sync = await estimateSync(app);
+              const cost = await readPlanCost(app, sync.estimate.calls + sync.snapshots, 'sync');
+              if (cost.overBudget) throw usageError(overBudgetMessage('this sync', cost));
+            }
             const start = await startSync(app);
             context.print(
               `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,

@@ -10,6 +10,8 @@ import {
   toDurationJson,
   toPlanEstimateJson,
 } from './plan-estimate-json.js';
+import { planCostJson, toPlanCostJson } from './plan-cost-json.js';
+import type { PlanCost } from '../../planner/plan-cost.js';
 
 /** `envdata backfill --dry-run --json`. */
 export const backfillPlanJson = jsonDocument('backfill-plan', {
@@ -40,6 +42,7 @@ export const backfillPlanJson = jsonDocument('backfill-plan', {
     'what the backfill would plan now: the range minus what the ledger holds',
   ),
   ...durationJson,
+  ...planCostJson,
   plannedByOtherRuns: z
     .array(
       z.object({
@@ -73,6 +76,7 @@ export function toBackfillPlanJson(
   start: BackfillStart,
   rateLimits: readonly RateLimitRule[],
   generatedAt: Date,
+  cost: PlanCost,
 ): BackfillPlanJson {
   return {
     kind: 'backfill-plan',
@@ -88,6 +92,7 @@ export function toBackfillPlanJson(
     },
     plan: toPlanEstimateJson(start.estimate, request.datasets, request.windowHours),
     ...toDurationJson(start.estimate.durationMs, rateLimits),
+    ...toPlanCostJson(cost),
     plannedByOtherRuns: start.overlaps.map((o) => ({
       runId: o.runId,
       status: o.status,

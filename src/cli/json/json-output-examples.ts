@@ -223,6 +223,13 @@ export const BACKFILL_PLAN_EXAMPLE: BackfillPlanJson = {
   },
   durationMs: 1001,
   rateLimits: ['10/s'],
+  money: {
+    currency: 'EUR',
+    pricePerCall: '0.0004',
+    cost: '0.0016',
+    budget: { perMonth: '300', spentThisMonth: '12.5', left: '287.5', overBudget: false },
+  },
+  quotaDays: { days: 0.0001, boundBy: 'quota (day)', callsPerDay: 45000 },
   plannedByOtherRuns: [{ runId: 12, status: 'paused', hours: 48 }],
   notes: ['48 hour(s) are already planned by run 12 (paused): resume it with `envdata resume 12`'],
 };
@@ -253,6 +260,8 @@ export const SYNC_PLAN_EXAMPLE: SyncPlanJson = {
   calls: 18,
   durationMs: 1001,
   rateLimits: ['10/s'],
+  money: { currency: 'EUR', pricePerCall: '0.0004', cost: '0.0072', budget: null },
+  quotaDays: { days: 0.00002, boundBy: 'rate', callsPerDay: null },
   leftToBackfill: [
     {
       locationId: 2,

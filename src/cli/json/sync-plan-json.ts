@@ -10,6 +10,8 @@ import {
   toDurationJson,
   toPlanEstimateJson,
 } from './plan-estimate-json.js';
+import { planCostJson, toPlanCostJson } from './plan-cost-json.js';
+import type { PlanCost } from '../../planner/plan-cost.js';
 
 /** `envdata sync --dry-run --json`. */
 export const syncPlanJson = jsonDocument('sync-plan', {
@@ -30,6 +32,7 @@ export const syncPlanJson = jsonDocument('sync-plan', {
   ),
   calls: count.describe('every call: `history.calls` + `snapshotCalls`'),
   ...durationJson,
+  ...planCostJson,
   leftToBackfill: z
     .array(
       z.object({
@@ -52,6 +55,7 @@ export function toSyncPlanJson(
   sync: SyncEstimate,
   config: Pick<Config, 'sync' | 'ingest' | 'rateLimits'>,
   generatedAt: Date,
+  cost: PlanCost,
 ): SyncPlanJson {
   const e = sync.estimate;
   const calls = e.calls + sync.snapshots;
@@ -69,6 +73,7 @@ export function toSyncPlanJson(
     snapshotCalls: sync.snapshots,
     calls,
     ...toDurationJson(estimateDurationMs(calls, config.rateLimits), config.rateLimits),
+    ...toPlanCostJson(cost),
     leftToBackfill: sync.leftToBackfill.map((left) => ({
       locationId: left.location.locationId,
       location: left.location.name,

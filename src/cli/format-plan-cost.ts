@@ -1,0 +1,56 @@
+import type { RateLimitRule } from '../config/rate-limit.js';
+import { formatMoney } from '../config/money.js';
+import type { PlanCost } from '../planner/plan-cost.js';
+
+/** `3.2`, `0.04`, `12`: days to two significant places below 10, whole above. */
+function formatDays(days: number): string {
+  if (days >= 10) return String(Math.ceil(days));
+  return String(Number(days.toPrecision(2)));
+}
+
+/**
+ * What a dry run says of a plan's cost and of the days its quotas make it take:
+ * `cost: €2.80 (7000 calls at €0.0004 each)`, the budget left this month, and the binding
+ * bound. Nothing for what is not configured.
+ */
+export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]): string[] {
+  const lines: string[] = [];
+  if (cost.price && cost.cost) {
+    lines.push(
+      `cost: ${formatMoney(cost.cost)} (${cost.calls} call(s) at ${formatMoney(cost.price)} each)`,
+    );
+  }
+  if (cost.budget && cost.budgetLeft && cost.cost) {
+    const spent =
+      cost.spentThisMonth === undefined
+        ? 'spent this month unknown (the quota counters did not answer)'
+        : `${formatMoney(cost.spentThisMonth)} spent this month, ${formatMoney(cost.budgetLeft)} left`;
+    lines.push(
+      `budget: ${formatMoney(cost.budget)}/month (ENVDATA_BUDGET), ${spent}` +
+        (cost.overBudget ? ` — this plan goes OVER it` : ': the plan fits'),
+    );
+  }
+  if (cost.days !== undefined && cost.boundBy !== undefined && cost.calls > 0) {
+    const why =
+      cost.boundBy === 'rate'
+        ? `the rate (${rules.map((r) => r.label).join(', ')})`
+        : cost.boundBy === 'quota (day)'
+          ? `the daily quota (${cost.callsPerDay} call(s) a day for it)`
+          : cost.boundBy === 'quota (month)'
+            ? "the month's quota (ENVDATA_QUOTA)"
+            : "the month's budget (ENVDATA_BUDGET ÷ ENVDATA_PRICE_PER_CALL)";
+    lines.push(`takes ~${formatDays(cost.days)} day(s) of the quota, bound by ${why}`);
+  }
+  return lines;
+}
+
+/** The exit-2 message of a plan over the budget, and what to do. */
+export function overBudgetMessage(what: string, cost: PlanCost): string {
+  const amount = cost.cost ? formatMoney(cost.cost) : '?';
+  const left = cost.budgetLeft ? formatMoney(cost.budgetLeft) : '?';
+  const budget = cost.budget ? formatMoney(cost.budget) : '?';
+  return (
+    `${what} would cost ${amount}, beyond the ${left} left of this month's budget of ${budget} (ENVDATA_BUDGET): ` +
+    'nothing was written. Narrow it (--from/--to, --location), raise ENVDATA_BUDGET, or pass --allow-over-budget to start it anyway: it then stops at the budget and waits for the month to reset'
+  );
+}
