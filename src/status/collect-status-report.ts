@@ -3,6 +3,8 @@ import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
+import { isEnvdataError } from '../errors/envdata-error.js';
+import { readQuotaUsage, type QuotaUsage } from '../queue/quota-usage.js';
 import { collectStatus, type EnvdataStatus } from './collect-status.js';
 
 export interface StatusReportRequest {
@@ -24,6 +26,25 @@ export interface StatusReport {
   readonly failedChunks: readonly FailedChunkGroup[];
   /** The first records of the run asked for that the service sent without a readable hour. */
   readonly unplaceableRecords: readonly UnplaceableRecord[];
+  /**
+   * Each configured quota's (and the budget's) use of its window; `[]` without one, `null` when
+   * the counters beside the queue could not be read.
+   */
+  readonly quota: readonly QuotaUsage[] | null;
+}
+
+/** The quota counters' reading, `null` when the queue's backend does not answer. */
+async function readQuota(
+  app: Uses<'config' | 'queues'>,
+  status: EnvdataStatus,
+): Promise<readonly QuotaUsage[] | null> {
+  if (!status.redis.ok) return null;
+  try {
+    return await readQuotaUsage(app.queues.quotaCounter(), app.config.quota);
+  } catch (error) {
+    if (isEnvdataError(error)) return null;
+    throw error;
+  }
 }
 
 /**
@@ -37,6 +58,9 @@ export async function collectStatusReport(
 ): Promise<StatusReport> {
   const status = await collectStatus(app);
   const ledgerRead = status.postgres.ok && !status.postgres.pendingMigrations?.length;
+  // On the postgres backend the counters are a table of the warehouse: read once it is migrated.
+  const quota =
+    app.config.queueBackend === 'postgres' && !ledgerRead ? null : await readQuota(app, status);
   if (!ledgerRead)
     return {
       status,
@@ -45,6 +69,7 @@ export async function collectStatusReport(
       freshness: [],
       failedChunks: [],
       unplaceableRecords: [],
+      quota,
     };
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
@@ -54,7 +79,15 @@ export async function collectStatusReport(
     if (progress) runs.push(progress);
   }
   if (runId !== undefined && runs.length === 0) {
-    return { status, ledgerRead, runs, freshness: [], failedChunks: [], unplaceableRecords: [] };
+    return {
+      status,
+      ledgerRead,
+      runs,
+      freshness: [],
+      failedChunks: [],
+      unplaceableRecords: [],
+      quota,
+    };
   }
   return {
     status,
@@ -66,5 +99,6 @@ export async function collectStatusReport(
       runId === undefined || runs[0]!.unplaceableRecords === 0
         ? []
         : await unplaceableRecords(app.db, runId),
+    quota,
   };
 }

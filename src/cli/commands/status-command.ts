@@ -16,6 +16,7 @@ import { toStatusJson } from '../json/status-json.js';
 import { parseRunId } from '../parse-cli-values.js';
 import { formatRunSummary } from '../watch-run.js';
 import { formatWaiting } from '../format-waiting.js';
+import { formatQuotaUsage } from '../format-quota-usage.js';
 
 const RECENT_RUNS = 10;
 
@@ -48,12 +49,13 @@ export function registerStatusCommand(program: Command, context: CommandContext)
         printJsonDocument(
           context,
           runId === undefined
-            ? toStatusJson(report, byLocation, maxLag, now)
+            ? toStatusJson(report, byLocation, maxLag, now, context.config)
             : toRunStatusJson(report, now),
         );
       } else {
         const paint = createPaint(context.config.log.color && Boolean(context.io.stdout.isTTY));
         context.print(formatStatus(status, paint));
+        for (const line of formatQuotaUsage(report.quota, context.config)) context.print(line);
         if (run !== undefined) {
           for (const p of runs) context.print(formatRunSummary(p));
           if (failedChunks.length > 0) context.print(formatFailedChunks(failedChunks, runId!));

@@ -74,6 +74,32 @@ export const STATUS_EXAMPLE: StatusJson = {
     },
     failedRun,
   ],
+  quota: {
+    timeZone: 'UTC',
+    currency: 'EUR',
+    pricePerCall: '0.0004',
+    budgetPerMonth: '300',
+    windows: [
+      {
+        window: 'day',
+        usedCalls: 45000,
+        limitCalls: 50000,
+        limitedBy: 'quota',
+        reserveCalls: 5000,
+        resetsAt: '2024-07-01T00:00:00.000Z',
+        usedCost: '18',
+      },
+      {
+        window: 'month',
+        usedCalls: 512000,
+        limitCalls: 750000,
+        limitedBy: 'budget',
+        reserveCalls: 0,
+        resetsAt: '2024-07-01T00:00:00.000Z',
+        usedCost: '204.8',
+      },
+    ],
+  },
   freshness: [
     {
       locationId: 2,

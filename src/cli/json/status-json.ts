@@ -5,6 +5,8 @@ import type { LocationFreshness } from '../format-freshness-table.js';
 import { byDataset } from './by-dataset.js';
 import { count, isoOrNull, isoTimestamp, jsonDocument } from './json-document.js';
 import { runJson, toRunJson } from './run-json.js';
+import type { Config } from '../../config/config.js';
+import { quotaUsageJson, toQuotaUsageJson } from './quota-usage-json.js';
 import { postgresHealthJson, queueHealthJson, serviceHealthJson } from './service-health-json.js';
 
 const datasetFreshness = z
@@ -42,6 +44,7 @@ export const statusJson = jsonDocument('status', {
     .nonnegative()
     .describe('ENVDATA_FRESHNESS_MAX_LAG in hours: the lag beyond which a location is stale'),
   runs: z.array(runJson).describe('the 10 most recent runs, newest first'),
+  quota: quotaUsageJson,
   freshness: z
     .array(
       z.object({
@@ -66,6 +69,7 @@ export function toStatusJson(
   freshness: readonly LocationFreshness[],
   maxLagHours: number,
   generatedAt: Date,
+  config: Pick<Config, 'quota' | 'money'>,
 ): StatusJson {
   return {
     kind: 'status',
@@ -75,6 +79,7 @@ export function toStatusJson(
     ledgerRead: report.ledgerRead,
     maxLagHours,
     runs: report.runs.map(toRunJson),
+    quota: toQuotaUsageJson(report.quota, config),
     freshness: freshness.map((row) => ({
       locationId: row.locationId,
       name: row.name,

@@ -1,0 +1,41 @@
+import type { Config } from '../config/config.js';
+import { costOf, formatMoney } from '../config/money.js';
+import type { QuotaUsage } from '../queue/quota-usage.js';
+
+const utc = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  // A reset within the minute (short test days) shows its seconds too.
+  return `${iso.slice(0, 10)} ${iso.slice(11, iso.slice(17, 19) === '00' ? 16 : 19)} UTC`;
+};
+
+/**
+ * `status`'s lines on the quota: per configured window the calls used against its limit, the
+ * sync's reserve, the cost when a price is set, the budget when one is, and the reset:
+ * `day    1200 of 50000 calls (5000 kept for the sync), €0.48, resets 2026-11-27 00:00 UTC`.
+ * Nothing without a quota or budget.
+ */
+export function formatQuotaUsage(
+  usage: readonly QuotaUsage[] | null,
+  config: Pick<Config, 'quota' | 'money'>,
+): string[] {
+  const { price, budget } = config.money;
+  if (usage === null) {
+    const configured =
+      config.quota.perDay !== undefined ||
+      config.quota.perMonth !== undefined ||
+      budget !== undefined;
+    return configured ? ['quota     not readable: the queue’s backend does not answer'] : [];
+  }
+  if (usage.length === 0) return [];
+  const lines = [`quota     calendar of ${config.quota.timeZone} (ENVDATA_QUOTA_TIMEZONE)`];
+  for (const u of usage) {
+    const parts = [`${u.used} of ${u.limit} calls`];
+    if (u.reserve > 0) parts[0] += ` (${u.reserve} kept for the sync)`;
+    if (u.limitedBy === 'budget') parts[0] += ' (the budget’s calls)';
+    if (price) parts.push(`${formatMoney(costOf(u.used, price))} spent`);
+    if (u.window === 'month' && budget) parts.push(`budget ${formatMoney(budget.amount)}`);
+    parts.push(`resets ${utc(u.resetsAtMs)}`);
+    lines.push(`  ${u.window.padEnd(6)} ${parts.join(', ')}`);
+  }
+  return lines;
+}
