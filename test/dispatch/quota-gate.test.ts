@@ -32,7 +32,14 @@ describe('the quota gate', () => {
     );
     expect(sync.filter((h) => h === undefined)).toHaveLength(5);
     expect(await a.usage(now)).toEqual([
-      { window: 'day', used: 20, limit: 20, reserve: 5, resetsAtMs: held.untilMs },
+      {
+        window: 'day',
+        used: 20,
+        limit: 20,
+        limitedBy: 'quota',
+        reserve: 5,
+        resetsAtMs: held.untilMs,
+      },
       expect.objectContaining({ window: 'month', used: 20, limit: 1000, reserve: 0 }),
     ]);
     // The next day starts afresh.
@@ -47,6 +54,23 @@ describe('the quota gate', () => {
     const spent = await a.spent(now);
     expect(spent?.window).toBe('day');
     expect(await b.take('sync', now + 1)).toEqual(spent);
+  });
+
+  it('caps the month at the calls the budget pays for when that is tighter than the quota', async () => {
+    const now = Date.parse('2001-02-03T10:00:00Z') + Math.floor(Math.random() * 1e6) * 86_400_000;
+    const env = {
+      ENVDATA_QUOTA: '1000/month',
+      ENVDATA_PRICE_PER_CALL: '0.40 EUR',
+      ENVDATA_BUDGET: '1.30 EUR/month',
+    };
+    const g = gate(env);
+    const takes = [];
+    for (let i = 0; i < 4; i += 1) takes.push(await g.take('sync', now));
+    expect(takes.slice(0, 3)).toEqual([undefined, undefined, undefined]);
+    expect(takes[3]).toMatchObject({ window: 'month', by: 'budget' });
+    expect(await g.usage(now)).toEqual([
+      expect.objectContaining({ window: 'month', used: 3, limit: 3, limitedBy: 'budget' }),
+    ]);
   });
 
   it('counts nothing without a quota', async () => {
