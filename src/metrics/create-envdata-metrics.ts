@@ -3,6 +3,7 @@ import type { Uses } from '../app/app-resources.js';
 import { countOpenChunks } from '../ledger/count-open-chunks.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { readQuotaUsage } from '../queue/quota-usage.js';
 import type { Dataset } from '../types.js';
 import {
   EnvdataMetrics,
@@ -34,6 +35,7 @@ export function createEnvdataMetrics(
       },
       freshness: async () =>
         freshnessByDataset(await readFreshness(app.db, app.config.sync.maxLagHours)),
+      quota: () => readQuotaUsage(app.queues.quotaCounter(), app.config.quota),
     },
   });
 }

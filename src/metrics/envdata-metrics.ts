@@ -35,6 +35,15 @@ export interface MetricsSources {
   /** Jobs of the ingest queue by state (`Queue.getJobCounts`). */
   readonly queueJobs: () => Promise<Partial<Record<string, number>>>;
   readonly freshness: () => Promise<readonly DatasetFreshness[]>;
+  /** Each configured quota window's calls used and cap (`readQuotaUsage`); none: no quota gauges. */
+  readonly quota?: () => Promise<readonly QuotaWindowCalls[]>;
+}
+
+/** One quota window's calls, as the shared counters read them. */
+export interface QuotaWindowCalls {
+  readonly window: 'day' | 'month';
+  readonly used: number;
+  readonly limit: number;
 }
 
 export interface EnvdataMetricsOptions {
@@ -117,6 +126,7 @@ export class EnvdataMetrics implements MetricsObserver {
     const chunks = reading('chunks', options.sources.chunks);
     const jobs = reading('queue jobs', options.sources.queueJobs);
     const freshness = reading('freshness', options.sources.freshness);
+    const quota = reading('quota', options.sources.quota ?? (() => Promise.resolve([])));
 
     new Gauge({
       name: 'envdata_chunks',
@@ -159,6 +169,24 @@ export class EnvdataMetrics implements MetricsObserver {
       registers,
       async collect() {
         for (const f of (await freshness.get()) ?? []) this.set({ dataset: f.dataset }, f.stale);
+      },
+    });
+    new Gauge({
+      name: 'envdata_quota_used_calls',
+      help: "Calls counted in the current window of the provider's calendar (day, month) by every worker, against ENVDATA_QUOTA or ENVDATA_BUDGET (cached a few seconds); absent without a quota.",
+      labelNames: ['window'],
+      registers,
+      async collect() {
+        for (const q of (await quota.get()) ?? []) this.set({ window: q.window }, q.used);
+      },
+    });
+    new Gauge({
+      name: 'envdata_quota_limit_calls',
+      help: "The window's cap in calls: ENVDATA_QUOTA's day or month, or for the month the calls ENVDATA_BUDGET pays for at ENVDATA_PRICE_PER_CALL when tighter.",
+      labelNames: ['window'],
+      registers,
+      async collect() {
+        for (const q of (await quota.get()) ?? []) this.set({ window: q.window }, q.limit);
       },
     });
   }

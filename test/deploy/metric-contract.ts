@@ -13,6 +13,8 @@ export const CONTRACT_METRICS = {
   envdata_rate_limit_waits_total: 'counter',
   envdata_freshness_lag_seconds: 'gauge',
   envdata_locations_stale: 'gauge',
+  envdata_quota_used_calls: 'gauge',
+  envdata_quota_limit_calls: 'gauge',
 } as const;
 
 /** Whether a dashboard may query `name`: a contract series, a default process metric, or `up`. */

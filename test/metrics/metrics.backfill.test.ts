@@ -249,6 +249,25 @@ describe('GET /metrics after a backfill against the simulator', () => {
   });
 });
 
+describe('GET /metrics with a quota and a budget', () => {
+  it('reports the calls used and the cap of each window, the month capped by the budget', async () => {
+    const quota = { ...fx.app.config.quota, perDay: 100, syncReserve: 0, budgetPerMonth: 30 };
+    const app = metricsApp({ quota });
+    await serveMetrics(app);
+    const before = samplesBy(await scrape(app), 'envdata_quota_used_calls', ['window']);
+    expect(samplesBy(await scrape(app), 'envdata_quota_limit_calls', ['window'])).toEqual({
+      day: 100,
+      month: 30,
+    });
+    await app.start({ worker: { concurrency: 4 } });
+    const start = await startBackfill(app, request('2024-06-14', 2));
+    expect(await waitForRun(app.db, start.runId!)).toMatchObject({ done: 8, failed: 0 });
+    const used = samplesBy(await scrape(app), 'envdata_quota_used_calls', ['window']);
+    // The shared counters of today and this month: 8 calls more than before the run.
+    expect(used).toEqual({ day: (before.day ?? 0) + 8, month: (before.month ?? 0) + 8 });
+  });
+});
+
 describe('GET /metrics under a call budget', () => {
   it('counts the jobs that waited for the budget, each a chunk job ended `budget`', async () => {
     // BullMQ's limiter takes the tightest rule (100/s); the 3 calls per 3 s are the call budget's.
