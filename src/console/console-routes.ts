@@ -18,6 +18,7 @@ import { listRunRows } from './list-run-rows.js';
 import { loginPage } from './login-page.js';
 import { queueBoardHandler, QUEUE_BOARD_PATH } from './queue-board.js';
 import { readCallRate } from './read-call-rate.js';
+import { readQuotaGauge } from './read-quota-gauge.js';
 import { safeNext } from './safe-next.js';
 
 /** Runs the Runs page lists. */
@@ -241,7 +242,8 @@ export function consoleRoutes(
         ingest ??= app.queues.queue(QUEUE_NAMES.ingest);
         const pauseMs = await queuePauseMs(ingest);
         const pausedUntil = pauseMs > 0 ? new Date(Date.now() + pauseMs).toISOString() : null;
-        return sendJson(response, 200, { ...rate, pausedUntil });
+        const quota = await readQuotaGauge(app.queues.quotaCounter(), app.config);
+        return sendJson(response, 200, { ...rate, pausedUntil, quota });
       }, 'api'),
     },
     { method: 'GET', path: QUEUE_BOARD_PATH, handler: read(board, 'page') },

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { QuotaGate } from '../../src/dispatch/quota-gate.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -158,5 +159,44 @@ describe('the console in a browser', () => {
     expect(await cell(berlin().locationId, '2024-04').getAttribute('data-state')).toBe('.');
     expect(await page.locator('#coverage-legend').textContent()).toContain('missing upstream');
     await page.close();
+  });
+
+  it('shows a quota gauge beside the rate chart: calls used of the limit, and the cost', async () => {
+    const env = {
+      ENVDATA_QUOTA: '1000/day',
+      ENVDATA_SYNC_RESERVE: '100',
+      ENVDATA_PRICE_PER_CALL: '0.5 EUR',
+      ENVDATA_BUDGET: '400 EUR/month',
+    };
+    const quoted = await serveConsole(fx, { env });
+    try {
+      // Three calls counted by a worker elsewhere, on the shared counters.
+      const gate = new QuotaGate(quoted.app.queues.quotaCounter(), quoted.app.config.quota);
+      for (let i = 0; i < 3; i += 1) expect(await gate.take('sync')).toBeUndefined();
+      const [day, month] = await gate.usage();
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`${quoted.url}/#/rate-limit`);
+      const gauge = page.locator('#quota-gauge-day');
+      await gauge.waitFor({ timeout: DOM_TIMEOUT_MS });
+      expect(await gauge.getAttribute('data-used')).toBe(String(day!.used));
+      expect(await gauge.getAttribute('data-limit')).toBe('1000');
+      expect(await gauge.textContent()).toContain(`day ${day!.used} / 1,000 calls`);
+      expect(await gauge.textContent()).toContain('100 kept for the sync');
+      const monthly = page.locator('#quota-gauge-month');
+      // The budget pays for 800 calls a month: the month's cap.
+      expect(await monthly.getAttribute('data-limit')).toBe('800');
+      expect(await monthly.textContent()).toContain(
+        `€${(month!.used / 2).toFixed(2)} spent · budget €400.00`,
+      );
+      // Beside the chart, not below it.
+      const [chartBox, gaugeBox] = await Promise.all([
+        page.locator('#rate-chart').boundingBox(),
+        page.locator('#quota-gauge').boundingBox(),
+      ]);
+      expect(gaugeBox!.x).toBeGreaterThan(chartBox!.x + chartBox!.width - 1);
+      await page.close();
+    } finally {
+      await quoted.stop();
+    }
   });
 });

@@ -410,11 +410,52 @@ const pages = {
               ' ends it now.',
             )
           : null,
-        chart,
+        h('div', { class: 'rate-row' }, chart, quotaGauges(data.quota ?? [])),
       ];
     },
   },
 };
+
+// ---- the quota gauge, beside the rate chart ------------------------------------------------
+
+/** One bar per configured quota window: calls used of the limit, the cost, the reset. */
+function quotaGauges(windows) {
+  if (windows.length === 0) return null;
+  return h(
+    'div',
+    { class: 'quota-gauges', id: 'quota-gauge' },
+    h('h2', {}, 'Quota'),
+    ...windows.map((w) => {
+      const share = w.limit > 0 ? Math.min(1, w.used / w.limit) : 0;
+      const fill = h('span', { class: share >= 1 ? 'fill full' : 'fill' });
+      fill.style.width = `${(share * 100).toFixed(1)}%`;
+      const detail = [
+        w.limitedBy === 'budget' ? 'the budget’s calls' : null,
+        w.reserve > 0 ? `${fmt(w.reserve)} kept for the sync` : null,
+        w.cost !== null ? `${w.cost} spent` : null,
+        w.budget !== null ? `budget ${w.budget}` : null,
+        `resets ${when(w.resetsAt)} UTC`,
+      ].filter((x) => x !== null);
+      return h(
+        'div',
+        {
+          class: 'quota-window',
+          id: `quota-gauge-${w.window}`,
+          'data-used': String(w.used),
+          'data-limit': String(w.limit),
+        },
+        h(
+          'div',
+          { class: 'quota-label' },
+          h('b', {}, w.window),
+          ` ${fmt(w.used)} / ${fmt(w.limit)} calls`,
+        ),
+        h('div', { class: 'quota-bar' }, fill),
+        h('div', { class: 'muted' }, detail.join(' · ')),
+      );
+    }),
+  );
+}
 
 function row(label, value, attrs = {}) {
   return h('tr', attrs, h('th', {}, label), h('td', {}, value));
