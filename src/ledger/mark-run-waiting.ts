@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 
 /**
- * Records why a run with work left does not move (`quota (day)`, `quota (month)`) and until
+ * Records why a run with work left does not move (`quota (day)`, `quota (month)`,
+ * `budget (month)`) and until
  * when: `status` shows it while `until` lies ahead, and forgets it after. Writes only when it
  * changes, so the chunks of a held run cost one update per reset, not one each.
  */

@@ -60,6 +60,19 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
       budget: { perMonth: '5', spentThisMonth: '0', left: '5', overBudget: true },
     });
     expect(json.quotaDays.boundBy).toBe('budget (month)');
+
+    // The sync the same: costed by its dry run, refused over the budget.
+    const syncPlan = JSON.parse(
+      (await runCliInProcess(['sync', '--dry-run', '--json'], fx.cliEnv(MONEY))).stdout,
+    );
+    expect(syncPlan.calls).toBeGreaterThan(10);
+    expect(syncPlan.money).toMatchObject({ cost: String(syncPlan.calls / 2), currency: 'EUR' });
+    expect(syncPlan.money.budget.overBudget).toBe(true);
+    const syncText = await runCliInProcess(['sync', '--dry-run'], fx.cliEnv(MONEY));
+    expect(syncText.stdout).toContain(`(${syncPlan.calls} call(s) at €0.50 each)`);
+    const syncNow = await runCliInProcess(['sync', '--now'], fx.cliEnv(MONEY));
+    expect(syncNow.code).toBe(2);
+    expect(syncNow.stderr).toContain('this sync would cost');
     expect(await ledgerRows()).toEqual(before);
   });
 
