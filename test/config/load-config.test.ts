@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { START_WINDOW_HOURS } from '../../src/windows/learned-window.js';
 import { parseRateLimits } from '../../src/config/rate-limit.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 
 function configError(env: Record<string, string>): string {
   try {
@@ -341,5 +342,19 @@ describe('ENVDATA_PRICE_PER_CALL and ENVDATA_BUDGET', () => {
     expect(
       configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUR', ENVDATA_BUDGET: '-5 EUR/month' }),
     ).toMatch(/ENVDATA_BUDGET .*must not be negative/);
+  });
+
+  it('exits 2 on the command line, naming the variable and the values allowed', async () => {
+    const negative = await runCliInProcess(['status'], { ENVDATA_PRICE_PER_CALL: '-1 EUR' });
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain(
+      'ENVDATA_PRICE_PER_CALL (got "-1 EUR"): must not be negative: a price of 0 or more',
+    );
+    const mixed = await runCliInProcess(['status'], {
+      ENVDATA_PRICE_PER_CALL: '0.0004 EUR',
+      ENVDATA_BUDGET: '300 USD/month',
+    });
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('ENVDATA_BUDGET (got "300 USD/month"): is in USD');
   });
 });
