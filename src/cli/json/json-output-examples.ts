@@ -70,7 +70,7 @@ export const STATUS_EXAMPLE: StatusJson = {
       rows: 1152,
       calls: 1,
       failuresByCode: {},
-      waiting: { reason: 'quota (day)', until: '2024-07-01T00:00:00.000Z' },
+      waiting: { reason: 'quota (day)', until: '2024-07-01T00:00:00.000Z', hint: null },
     },
     failedRun,
   ],
