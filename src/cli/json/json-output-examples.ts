@@ -223,8 +223,18 @@ export const BACKFILL_PLAN_EXAMPLE: BackfillPlanJson = {
   },
   durationMs: 1001,
   rateLimits: ['10/s'],
-  plannedByOtherRuns: [{ runId: 12, status: 'paused', hours: 48 }],
-  notes: ['48 hour(s) are already planned by run 12 (paused): resume it with `envdata resume 12`'],
+  plannedByOtherRuns: [
+    {
+      runId: 12,
+      status: 'paused',
+      hours: 48,
+      byLocation: [{ locationId: 1, name: 'Berlin', dataset: 'pollen', hours: 48, chunks: 1 }],
+    },
+  ],
+  notes: [
+    '1 chunk(s) of Berlin/pollen are left to run 12 (paused) (48 hour(s))',
+    '48 hour(s) are already planned by run 12 (paused): resume it with `envdata resume 12`',
+  ],
 };
 
 /** `envdata sync --dry-run --json`. */
