@@ -3,6 +3,8 @@ import { pauseRun } from '../ledger/pause-run.js';
 import { runProgress } from '../ledger/run-progress.js';
 import type { CommandContext } from './command-context.js';
 import { shutdownSignal } from './shutdown-signal.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { readQueueHolds } from '../status/run-waiting.js';
 import { formatRunSummary, runSucceeded, watchRun } from './watch-run.js';
 
 export interface FollowOptions {
@@ -36,12 +38,16 @@ export async function followRuns(
     interrupted = true;
   });
   if (options.localWorker) await app.start({ worker: { concurrency: options.concurrency } });
+  // The queue's holds for the --wait line: throttled, or no worker (without a local one).
+  const ingest = app.queues.queue(QUEUE_NAMES.ingest);
+  const queueHolds = () => readQueueHolds(ingest, () => app.queues.listWorkers(QUEUE_NAMES.ingest));
   for (const [i, runId] of runIds.entries()) {
     const progress = await watchRun(app.db, runId, {
       statusLine: context.statusLine,
       logger: app.logger,
       stop,
       outages: app.outages,
+      queueHolds,
     });
     if (interrupted && progress.status === 'running') {
       await interrupt(app, context, runIds.slice(i), options.localWorker);

@@ -1,13 +1,19 @@
-import type { RunProgress } from '../ledger/run-progress.js';
+import type { RunWaiting } from '../ledger/run-progress.js';
 
 /**
- * What holds a run, as `status`, `status RUN` and the `--wait` line say it:
- * `waiting: quota (day) until 2026-11-27 00:00 UTC`.
+ * What holds a run, as `status`, `status RUN` and the `--wait` line say it, for any reason:
+ * `waiting: quota (day) until 2026-11-27 00:00 UTC`, `waiting: paused — envdata resume 12`,
+ * `waiting: no worker connected — start \`envdata worker\``.
  */
-export function formatWaiting(waiting: NonNullable<RunProgress['waiting']>): string {
-  const until = waiting.until.toISOString();
-  const minutes = `${until.slice(0, 10)} ${until.slice(11, 16)}`;
-  // A reset within the minute (short test days) shows its seconds too.
-  const shown = until.slice(17, 19) === '00' ? minutes : `${minutes}:${until.slice(17, 19)}`;
-  return `waiting: ${waiting.reason} until ${shown} UTC`;
+export function formatWaiting(waiting: RunWaiting): string {
+  return `waiting: ${waiting.reason}${formatUntil(waiting.until)}${waiting.hint === null ? '' : ` — ${waiting.hint}`}`;
+}
+
+/** ` until 2026-11-27 00:00 UTC`; seconds too when a reset falls within a minute (short test days). */
+function formatUntil(until: Date | null): string {
+  if (until === null) return '';
+  const iso = until.toISOString();
+  const minutes = `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+  const seconds = iso.slice(17, 19);
+  return ` until ${seconds === '00' ? minutes : `${minutes}:${seconds}`} UTC`;
 }

@@ -8,6 +8,7 @@ import { formatDuration } from '../planner/estimate-plan.js';
 import type { Database } from '../warehouse/schema.js';
 import { formatProgressBar } from './format-progress-bar.js';
 import type { StatusLine } from './status-line.js';
+import { withQueueWaiting, type QueueHolds } from '../status/run-waiting.js';
 
 export interface WatchOptions {
   /**
@@ -25,7 +26,16 @@ export interface WatchOptions {
    * resumes when it is over. Without it, a failed read of the ledger throws.
    */
   readonly outages?: OutageMonitor;
+  /**
+   * What the queue adds to the run's holds (`readQueueHolds`): the line then says `throttled
+   * (429)` or `no worker connected — start \`envdata worker\`` too. Read at most every
+   * `holdsEveryMs`; a failed read shows none.
+   */
+  readonly queueHolds?: () => Promise<QueueHolds>;
 }
+
+/** How often the queue's holds are read while watching (a `CLIENT LIST` or a session scan). */
+const HOLDS_EVERY_MS = 2_000;
 
 /**
  * Follows a run in the ledger until it is no longer running: a progress bar on a terminal
@@ -44,11 +54,22 @@ export async function watchRun(
   const stopping = new AbortController();
   void options.stop?.then(() => stopping.abort());
   const stopped = () => stopping.signal.aborted;
+  let holds: QueueHolds | undefined;
+  let holdsAt = 0;
+  /** The run's progress with the queue's holds (`queueWaiting`), read every `HOLDS_EVERY_MS`. */
+  const withHolds = async (p: RunProgress | undefined): Promise<RunProgress | undefined> => {
+    if (!p || !options.queueHolds) return p;
+    if (Date.now() - holdsAt >= HOLDS_EVERY_MS) {
+      holdsAt = Date.now();
+      holds = await options.queueHolds().catch(() => undefined);
+    }
+    return holds ? withQueueWaiting(p, holds) : p;
+  };
   /** The run's progress; `undefined` when stopped during an outage. */
   const read = async (): Promise<RunProgress | undefined> => {
     for (;;) {
       try {
-        return await runProgress(db, runId);
+        return await withHolds(await runProgress(db, runId));
       } catch (error) {
         if (!options.outages?.report(error)) throw error;
         await options.outages.whenAvailable(stopping.signal);
@@ -183,7 +204,10 @@ export function formatRunSummary(p: RunProgress): string {
   for (const [code, n] of Object.entries(p.failures).sort((a, b) => b[1] - a[1])) {
     lines.push(`  ${code}: ${n} chunk(s) failed`);
   }
-  if (p.waiting) lines.push(`  ${formatWaiting(p.waiting)} (no attempt used; resumes by itself)`);
+  if (p.waiting) {
+    const after = p.waiting.until === null ? '' : ' (no attempt used; resumes by itself)';
+    lines.push(`  ${formatWaiting(p.waiting)}${after}`);
+  }
   if (p.blockedDatasets.length) lines.push(`  stopped fetching: ${p.blockedDatasets.join(', ')}`);
   if (p.errorMessage) lines.push(`  ${p.errorCode ?? 'error'}: ${p.errorMessage}`);
   if (p.failed > 0) lines.push(`  re-queue the failed chunks with \`envdata retry ${p.runId}\``);

@@ -20,6 +20,13 @@ import { queueBoardHandler, QUEUE_BOARD_PATH } from './queue-board.js';
 import { readCallRate } from './read-call-rate.js';
 import { readQuotaGauge } from './read-quota-gauge.js';
 import { safeNext } from './safe-next.js';
+import {
+  queueWaiting,
+  readQueueHolds,
+  withQueueWaiting,
+  type QueueHolds,
+} from '../status/run-waiting.js';
+import type { RunRow } from './list-run-rows.js';
 
 /** Runs the Runs page lists. */
 const RUNS_SHOWN = 50;
@@ -91,6 +98,26 @@ export function consoleRoutes(
   const board = queueBoardHandler(app);
   /** The ingest queue, opened on first use, for the pause of every worker in force. */
   let ingest: ReturnType<typeof app.queues.queue> | undefined;
+  /** What the queue adds to the runs' holds: throttled, no worker connected (`queueWaiting`). */
+  const queueHolds = async (): Promise<QueueHolds> => {
+    ingest ??= app.queues.queue(QUEUE_NAMES.ingest);
+    return readQueueHolds(ingest, () => app.queues.listWorkers(QUEUE_NAMES.ingest)).catch(() => ({
+      pausedUntil: null,
+      workers: undefined,
+    }));
+  };
+  const rowWaiting = (run: RunRow, holds: QueueHolds): RunRow => ({
+    ...run,
+    waiting: queueWaiting(
+      {
+        status: run.status,
+        inFlight: run.chunks.running + run.chunks.queued,
+        notYetDispatched: 0,
+        waiting: run.waiting,
+      },
+      holds,
+    ),
+  });
 
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/', handler: read((_q, r) => sendAsset(r, 'index.html'), 'page') },
@@ -155,11 +182,11 @@ export function consoleRoutes(
     {
       method: 'GET',
       path: '/api/runs',
-      handler: read(
-        async (_q, response) =>
-          sendJson(response, 200, { runs: await listRunRows(app.db, { limit: RUNS_SHOWN }) }),
-        'api',
-      ),
+      handler: read(async (_q, response) => {
+        const runs = await listRunRows(app.db, { limit: RUNS_SHOWN });
+        const holds = await queueHolds();
+        return sendJson(response, 200, { runs: runs.map((run) => rowWaiting(run, holds)) });
+      }, 'api'),
     },
     {
       method: 'GET',
@@ -171,7 +198,12 @@ export function consoleRoutes(
         if (!run || !progress)
           return sendJson(response, 404, { error: `there is no run ${runId}` });
         const failures = await failedChunkGroups(app.db, runId, 5);
-        return sendJson(response, 200, { run, progress, failures });
+        const holds = await queueHolds();
+        return sendJson(response, 200, {
+          run: rowWaiting(run, holds),
+          progress: withQueueWaiting(progress, holds),
+          failures,
+        });
       }, 'api'),
     },
     {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { RunProgress } from '../ledger/run-progress.js';
+import { ledgerWaiting, type RunProgress } from '../ledger/run-progress.js';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
 import { withoutJit } from './without-jit.js';
 
@@ -19,6 +19,7 @@ export interface RunRow extends Pick<
   | 'total'
   | 'rows'
   | 'calls'
+  | 'waiting'
 > {
   /** Chunks by where they stand; their sum is `total`. */
   readonly chunks: {
@@ -74,12 +75,15 @@ export async function listRunRows(
       recent_chunks: number;
       rate_window: number;
       pace_window: number;
+      waiting_reason: string | null;
+      waiting_until: Date | null;
+      now: Date;
     }>`
     with r as (
       select * from envdata.run where ${filter} order by run_id desc limit ${options.limit}
     )
     select r.run_id, r.kind, r.status, r.created_at, r.finished_at, r.error_code,
-      r.error_message,
+      r.error_message, r.waiting_reason, r.waiting_until, now() as now,
       r.folded_chunks + c.done as done, c.missing, c.running, c.queued, c.failed,
       g.waiting::text as waiting,
       (r.folded_rows + c.rows)::text as rows, (r.folded_calls + c.calls)::text as calls,
@@ -138,6 +142,13 @@ export async function listRunRows(
       calls: Number(r.calls),
       callsPerSecond: open ? Number(r.recent_calls) / r.rate_window : 0,
       etaSeconds: open && left > 0 && pace > 0 ? Math.round(left / pace) : null,
+      waiting: ledgerWaiting({
+        runId: r.run_id,
+        status: r.status,
+        reason: r.waiting_reason,
+        until: r.waiting_until,
+        now: r.now,
+      }),
     };
   });
 }

@@ -37,10 +37,48 @@ export interface RunProgress {
   /** Failed chunks by error code. */
   readonly failures: Readonly<Record<string, number>>;
   /**
-   * Why a run with work left does not move, and until when: `quota (day)` until the provider's
-   * next midnight; `null` when nothing holds it (or it has ended).
+   * Why a run with work left does not move (`RunWaiting`); `null` when nothing holds it (or it
+   * has ended). From the ledger: `paused`, then a recorded hold (`quota (day)` until the
+   * provider's next midnight, `budget (month)`, …); `withQueueWaiting` (src/status) adds what
+   * only the queue knows.
    */
-  readonly waiting: { readonly reason: string; readonly until: Date } | null;
+  readonly waiting: RunWaiting | null;
+}
+
+/**
+ * Why a run does not move, as `status`, `--wait` and the console say it (`formatWaiting`).
+ * When several hold, the first of: `paused` > a recorded hold (`quota (…)`, `budget (…)`) >
+ * `throttled (429)` (the pause of every worker) > `no worker connected`.
+ */
+export interface RunWaiting {
+  /** `paused`, `quota (day)`, `quota (month)`, `throttled (429)`, `no worker connected`, … */
+  readonly reason: string;
+  /** When it ends by itself; `null` when it takes an operator (paused, no worker). */
+  readonly until: Date | null;
+  /** What ends it now, for people: ``envdata resume 12``; `null` when it ends by itself. */
+  readonly hint: string | null;
+}
+
+/** The hold a paused run shows: it moves again only when resumed. */
+export function pausedWaiting(runId: number): RunWaiting {
+  return { reason: 'paused', until: null, hint: `envdata resume ${runId}` };
+}
+
+/**
+ * The hold the ledger records (`markRunWaiting`): `paused` first, else a recorded reason while
+ * its `until` lies ahead and the run is open.
+ */
+export function ledgerWaiting(run: {
+  readonly runId: number;
+  readonly status: RunStatus;
+  readonly reason: string | null;
+  readonly until: Date | null;
+  readonly now: Date;
+}): RunWaiting | null {
+  if (run.status === 'paused') return pausedWaiting(run.runId);
+  if (run.status !== 'planning' && run.status !== 'running') return null;
+  if (run.reason === null || run.until === null || run.until <= run.now) return null;
+  return { reason: run.reason, until: run.until, hint: null };
 }
 
 /**
@@ -74,6 +112,7 @@ export async function runProgress(
     failures: Record<string, number> | null;
     waiting_reason: string | null;
     waiting_until: Date | null;
+    now: Date;
   }>`
     select r.kind, r.status, r.created_at, r.finished_at, r.error_code, r.error_message,
       r.blocked_datasets,
@@ -87,9 +126,7 @@ export async function runProgress(
       (r.folded_not_covered_hours + c.not_covered)::text as not_covered,
       (r.folded_no_data_hours + c.no_data)::text as no_data,
       c.failures,
-      case when r.status in ('planning', 'running') and r.waiting_until > now()
-        then r.waiting_reason end as waiting_reason,
-      r.waiting_until
+      r.waiting_reason, r.waiting_until, now() as now
     from envdata.run r
     cross join lateral (
       select
@@ -147,10 +184,13 @@ export async function runProgress(
     noDataHours: Number(run.no_data),
     refetching: run.refetching,
     failures: run.failures ?? {},
-    waiting:
-      run.waiting_reason !== null && run.waiting_until !== null
-        ? { reason: run.waiting_reason, until: run.waiting_until }
-        : null,
+    waiting: ledgerWaiting({
+      runId,
+      status: run.status,
+      reason: run.waiting_reason,
+      until: run.waiting_until,
+      now: run.now,
+    }),
   };
 }
 

@@ -191,13 +191,19 @@ export async function planRun(
             from: request.from,
             to: request.to,
           }),
+          request.windowHours,
         )
       : { gaps: found, overlaps: [] };
     const learned = request.windowAuto
       ? await learnedWindowHours(db, request.datasets, options.windowScope)
       : {};
     const estimate = estimateGaps(gaps, request, rateLimits, learned);
-    const notes = [...explainPlan(request, found), ...overlaps.map(describeOverlap)];
+    const names = new Map(request.locations.map((l) => [l.locationId, l.name]));
+    const nameOf = (id: number) => names.get(id) ?? `location ${id}`;
+    const notes = [
+      ...explainPlan(request, found),
+      ...overlaps.flatMap((o) => describeOverlap(o, nameOf)),
+    ];
     if (options.dryRun || gaps.length === 0) {
       return { runId: undefined, estimate, gaps, notes, overlaps };
     }

@@ -6,6 +6,7 @@ import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceabl
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { readQuotaUsage, type QuotaUsage } from '../queue/quota-usage.js';
 import { collectStatus, type EnvdataStatus } from './collect-status.js';
+import { withQueueWaiting } from './run-waiting.js';
 
 export interface StatusReportRequest {
   /** One run, with its failed chunks by error code; default the `recentRuns` latest runs. */
@@ -49,8 +50,8 @@ async function readQuota(
 
 /**
  * `envdata status [RUN]`: the health of Postgres and Redis (`collectStatus`) and, when the ledger
- * can be read, the progress of runs, the freshness of every location and, for one run, its
- * failed chunks and the records it could place in no hour.
+ * can be read, the progress of runs (with what holds each, `queueWaiting`), the freshness of
+ * every location and, for one run, its failed chunks and the records it could place in no hour.
  */
 export async function collectStatusReport(
   app: Uses<'config' | 'db' | 'queues'>,
@@ -74,9 +75,13 @@ export async function collectStatusReport(
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
   const runs: RunProgress[] = [];
+  // What the queue adds to the ledger's holds: the pause of every worker, no worker connected.
+  const holds = status.redis.ok
+    ? { pausedUntil: status.redis.pausedUntil ?? null, workers: status.redis.workers?.length }
+    : { pausedUntil: null, workers: undefined };
   for (const id of ids) {
     const progress = await runProgress(app.db, id);
-    if (progress) runs.push(progress);
+    if (progress) runs.push(withQueueWaiting(progress, holds));
   }
   if (runId !== undefined && runs.length === 0) {
     return {

@@ -95,7 +95,8 @@ describe('never pay twice', () => {
       expect(text.code).toBe(0);
       expect(text.stdout).toContain('would plan 0 chunk(s)');
       expect(text.stdout).toContain(
-        `${left} hour(s) are already planned by run ${paused} (paused): resume it with \`envdata resume ${paused}\``,
+        `  ${left / 48} chunk(s) of Berlin/weather are left to run ${paused} (paused) (${left} hour(s))\n` +
+          `  ${left} hour(s) are already planned by run ${paused} (paused): resume it with \`envdata resume ${paused}\``,
       );
       const json = await runCliInProcess(
         [
@@ -115,7 +116,22 @@ describe('never pay twice', () => {
       );
       expect(JSON.parse(json.stdout)).toMatchObject({
         plan: { chunks: 0 },
-        plannedByOtherRuns: [{ runId: paused, status: 'paused', hours: left }],
+        plannedByOtherRuns: [
+          {
+            runId: paused,
+            status: 'paused',
+            hours: left,
+            byLocation: [
+              {
+                locationId: berlin.locationId,
+                name: 'Berlin',
+                dataset: 'weather',
+                hours: left,
+                chunks: left / 48,
+              },
+            ],
+          },
+        ],
       });
 
       // Another run lands the same hours meanwhile (planned beside the paused one, as a run
@@ -187,7 +203,17 @@ describe('never pay twice', () => {
     // Planning is serialised: whichever planned second left the shared 14 days to the other.
     const [early, late] = first.overlaps.length === 0 ? [first, second] : [second, first];
     expect(early.overlaps).toEqual([]);
-    expect(late.overlaps).toEqual([{ runId: early.runId, status: 'running', hours: 14 * 24 }]);
+    expect(late.overlaps).toEqual([
+      {
+        runId: early.runId,
+        status: 'running',
+        hours: 14 * 24,
+        pairs: [{ locationId: brisbane.locationId, dataset: 'weather', hours: 14 * 24, chunks: 7 }],
+      },
+    ]);
+    expect(late.notes).toContain(
+      `7 chunk(s) of Brisbane/weather are left to run ${early.runId} (running) (336 hour(s))`,
+    );
     expect(late.notes).toContain(
       `336 hour(s) are already planned by run ${early.runId} (running): it fetches them, follow it with \`envdata status ${early.runId}\``,
     );

@@ -61,6 +61,10 @@ describe('the console in a browser', () => {
     await row.waitFor({ timeout: DOM_TIMEOUT_MS });
     expect(await row.getAttribute('data-done')).toBe('0');
     expect(await row.getAttribute('data-total')).toBe('20');
+    // No worker yet: the row says why nothing moves, as `envdata status` does.
+    expect(await row.locator('.waiting').textContent()).toBe(
+      'waiting: no worker connected — start `envdata worker`',
+    );
     // Every value the row shows from now on, as the page redraws it.
     await page.evaluate(`
       window.seen = [];

@@ -121,16 +121,21 @@ describe('quota per key', () => {
   });
 
   it('resets at the end of a short day (ENVDATA_SIM_DAY_SECONDS), awaited on the stats', async () => {
-    // From midnight, a whole short day of 2 s: ample for three calls.
+    // Short days begin at whole multiples of 2 s since the epoch, as envdata's do: from the
+    // start of the next one, a whole short day is ample for three calls.
     sim().setOptions({ quota: { perDay: 2 }, daySeconds: 2, now: '2024-07-01T00:00:00Z' });
-    const before = usageOf(await adminStats(), 'envd…');
-    expect(before.day).toBe('2024-07-01');
+    expect(usageOf(await adminStats(), 'envd…').day).toBe('2024-07-01');
+    const before = await nextDay('envd…', '2024-07-01');
+    expect(before.day).toBe('2024-07-02');
     expect(before.dayResetsInMs).toBeGreaterThan(1_000);
     expect(before.dayResetsInMs).toBeLessThanOrEqual(2_000);
+    // The reset falls on a whole multiple of the short day, as envdata counts them.
+    const off = (Date.now() + before.dayResetsInMs!) % 2_000;
+    expect(Math.min(off, 2_000 - off)).toBeLessThan(100);
     expect(await statuses(3)).toEqual([200, 200, 429]);
 
-    const after = await nextDay('envd…', '2024-07-01');
-    expect(after).toMatchObject({ day: '2024-07-02', usedToday: 0, exhausted: false });
+    const after = await nextDay('envd…', '2024-07-02');
+    expect(after).toMatchObject({ day: '2024-07-03', usedToday: 0, exhausted: false });
     expect(after.usedThisMonth).toBe(2);
     expect(await statuses(3)).toEqual([200, 200, 429]);
   });
@@ -139,8 +144,10 @@ describe('quota per key', () => {
     sim().setOptions({
       quota: { perDay: 2, perMonth: 3, retryAfter: 'always' },
       daySeconds: 2,
-      now: '2024-07-10T00:00:00Z',
+      now: '2024-07-09T00:00:00Z',
     });
+    // From the start of a short day (they begin at whole multiples of 2 s since the epoch).
+    await nextDay('envd…', '2024-07-09');
     expect(await statuses(2)).toEqual([200, 200]);
     const daySpent = await call();
     expect(daySpent.status).toBe(429);

@@ -49,6 +49,19 @@ export const backfillPlanJson = jsonDocument('backfill-plan', {
         runId: count.describe('the unfinished run'),
         status: z.string().describe('its status: `running`, `paused` (resume it) or `planning`'),
         hours: count.describe('hours of the range it will fetch, left out of this plan'),
+        byLocation: z
+          .array(
+            z.object({
+              locationId: count.describe('the location’s id'),
+              name: z.string().describe('its name'),
+              dataset: z.enum(DATASETS).describe('the dataset'),
+              hours: count.describe('hours of this location and dataset left to the run'),
+              chunks: count.describe(
+                'chunks of this plan’s window those hours would have taken (`request.windowHours`)',
+              ),
+            }),
+          )
+          .describe('the same by location and dataset'),
       }),
     )
     .describe(
@@ -97,6 +110,13 @@ export function toBackfillPlanJson(
       runId: o.runId,
       status: o.status,
       hours: o.hours,
+      byLocation: o.pairs.map((p) => ({
+        locationId: p.locationId,
+        name: request.locations.find((l) => l.locationId === p.locationId)?.name ?? '',
+        dataset: p.dataset,
+        hours: p.hours,
+        chunks: p.chunks,
+      })),
     })),
     notes: [...start.notes],
   };

@@ -70,7 +70,7 @@ export const STATUS_EXAMPLE: StatusJson = {
       rows: 1152,
       calls: 1,
       failuresByCode: {},
-      waiting: { reason: 'quota (day)', until: '2024-07-01T00:00:00.000Z' },
+      waiting: { reason: 'quota (day)', until: '2024-07-01T00:00:00.000Z', hint: null },
     },
     failedRun,
   ],
@@ -256,8 +256,18 @@ export const BACKFILL_PLAN_EXAMPLE: BackfillPlanJson = {
     budget: { perMonth: '300', spentThisMonth: '12.5', left: '287.5', overBudget: false },
   },
   quotaDays: { days: 0.0001, boundBy: 'quota (day)', callsPerDay: 45000 },
-  plannedByOtherRuns: [{ runId: 12, status: 'paused', hours: 48 }],
-  notes: ['48 hour(s) are already planned by run 12 (paused): resume it with `envdata resume 12`'],
+  plannedByOtherRuns: [
+    {
+      runId: 12,
+      status: 'paused',
+      hours: 48,
+      byLocation: [{ locationId: 1, name: 'Berlin', dataset: 'pollen', hours: 48, chunks: 1 }],
+    },
+  ],
+  notes: [
+    '1 chunk(s) of Berlin/pollen are left to run 12 (paused) (48 hour(s))',
+    '48 hour(s) are already planned by run 12 (paused): resume it with `envdata resume 12`',
+  ],
 };
 
 /** `envdata sync --dry-run --json`. */

@@ -74,8 +74,20 @@ export const runJson = z.object({
     .object({
       reason: z
         .string()
-        .describe('what holds the run: `quota (day)` or `quota (month)` (more may come)'),
-      until: isoTimestamp.describe('when it resets and the run moves again by itself'),
+        .describe(
+          'what holds the run: `paused`, `quota (day)`, `quota (month)`, `throttled (429)` (every worker paused) or `no worker connected` (more may come); when several hold, the first of paused > quota or budget > throttled > no worker',
+        ),
+      until: isoTimestamp
+        .nullable()
+        .describe(
+          'when it ends and the run moves again by itself; `null` when it takes an operator (paused, no worker)',
+        ),
+      hint: z
+        .string()
+        .nullable()
+        .describe(
+          'what ends it now, for people (`envdata resume 12`, ``start `envdata worker` ``); `null` when it ends by itself',
+        ),
     })
     .nullable()
     .describe(
@@ -116,6 +128,10 @@ export function toRunJson(p: RunProgress): RunJson {
       noData: p.noDataHours,
     },
     failuresByCode: { ...p.failures },
-    waiting: p.waiting && { reason: p.waiting.reason, until: p.waiting.until.toISOString() },
+    waiting: p.waiting && {
+      reason: p.waiting.reason,
+      until: isoOrNull(p.waiting.until),
+      hint: p.waiting.hint,
+    },
   };
 }

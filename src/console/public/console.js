@@ -38,6 +38,19 @@ const fmt = (n) => number.format(Math.round(n));
 const rate = (n) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
 const when = (iso) => (iso ? iso.slice(0, 16).replace('T', ' ') : '—');
 
+/**
+ * What holds a run, as `envdata status` says it (src/cli/format-waiting.ts): `waiting: quota
+ * (day) until 2026-11-27 00:00 UTC`, `waiting: paused — envdata resume 12`; '' when nothing does.
+ */
+function waitingText(waiting) {
+  if (!waiting) return '';
+  const iso = waiting.until;
+  const until = iso
+    ? ` until ${iso.slice(0, 10)} ${iso.slice(11, 16)}${iso.slice(17, 19) === '00' ? '' : `:${iso.slice(17, 19)}`} UTC`
+    : '';
+  return `waiting: ${waiting.reason}${until}${waiting.hint ? ` — ${waiting.hint}` : ''}`;
+}
+
 function duration(seconds) {
   if (seconds === null || seconds === undefined) return '—';
   if (seconds < 60) return `${seconds} s`;
@@ -137,7 +150,14 @@ const pages = {
                 },
                 h('td', {}, h('a', { href: `#/runs/${run.runId}` }, `#${run.runId}`)),
                 h('td', {}, run.kind),
-                h('td', {}, h('span', { class: `state ${run.status}` }, run.status)),
+                h(
+                  'td',
+                  {},
+                  h('span', { class: `state ${run.status}` }, run.status),
+                  run.waiting
+                    ? h('div', { class: 'waiting muted' }, waitingText(run.waiting))
+                    : null,
+                ),
                 h('td', {}, progressBar(run)),
                 h('td', { class: 'num' }, `${fmt(doneOf(run))} / ${fmt(run.total)}`),
                 h('td', { class: 'num' }, fmt(run.rows)),
@@ -180,6 +200,7 @@ const pages = {
             row('Rows landed', fmt(run.rows)),
             row('Calls', `${fmt(run.calls)} (${rate(run.callsPerSecond)}/s now)`),
             row('ETA', duration(run.etaSeconds)),
+            run.waiting ? row('Waiting', waitingText(run.waiting), { id: 'run-waiting' }) : null,
             row('Missing upstream', `${fmt(progress.missingHours)} hour(s)`),
             row('Quarantined', `${fmt(progress.recordsQuarantined)} record(s)`),
             row('Started', when(run.createdAt)),

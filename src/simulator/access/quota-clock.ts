@@ -1,12 +1,17 @@
 /** Seconds in a real day: the default `daySeconds`, at which the quota clock is the simulator's own. */
 export const REAL_DAY_SECONDS = 86_400;
 
+/** Milliseconds in a calendar day. */
+const DAY_MS = 86_400_000;
+
 /**
  * The clock quotas are counted on. With days of `REAL_DAY_SECONDS` it reads the simulator's
  * clock (frozen by the `now` option, else the system clock). With shorter days it runs
- * `86400 / daySeconds` times faster than real time, from the simulator's "now" when the short
- * day was set (or the frozen "now" changed): calendar days then last `daySeconds` real seconds
- * and calendar months their number of days times that.
+ * `86400 / daySeconds` times faster than real time, and its days begin where envdata's short
+ * quota days do (ENVDATA_QUOTA_DAY_SECONDS, `quotaInstant`): at whole multiples of `daySeconds`
+ * real seconds since the epoch. The date it reads is the simulator's "now"'s (UTC) when the short
+ * day was set (or the frozen "now" changed), at the time of day the real short day has reached;
+ * calendar months last their number of days times `daySeconds`.
  */
 export class QuotaClock {
   #daySeconds = REAL_DAY_SECONDS;
@@ -44,13 +49,21 @@ export class QuotaClock {
   }
 
   /**
-   * Sets the day length. The clock goes on from where it stands, or from the simulator's "now"
-   * when `restart` (the frozen "now" changed).
+   * Sets the day length. The clock goes on from the date it reads, or from the simulator's "now"
+   * when `restart` (the frozen "now" changed). Short days are anchored to the epoch: the real
+   * short day under way began at the last whole multiple of `daySeconds`, and the clock reads
+   * that date's midnight then.
    */
   set(daySeconds: number, restart: boolean): void {
     const from = restart ? this.simulatorNowMs() : this.nowMs();
     this.#daySeconds = daySeconds;
-    this.#anchorQuotaMs = from;
-    this.#anchorRealMs = this.realNowMs();
+    if (daySeconds === REAL_DAY_SECONDS) {
+      this.#anchorQuotaMs = from;
+      this.#anchorRealMs = this.realNowMs();
+      return;
+    }
+    const dayRealMs = daySeconds * 1_000;
+    this.#anchorQuotaMs = Math.floor(from / DAY_MS) * DAY_MS;
+    this.#anchorRealMs = Math.floor(this.realNowMs() / dayRealMs) * dayRealMs;
   }
 }
