@@ -34,6 +34,8 @@ export function createEnvdataMetrics(
       },
       freshness: async () =>
         freshnessByDataset(await readFreshness(app.db, app.config.sync.maxLagHours)),
+      workersAlive: async () =>
+        (await app.queues.listWorkers(QUEUE_NAMES.ingest)).filter((w) => w.alive).length,
     },
   });
 }

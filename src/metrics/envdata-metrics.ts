@@ -35,6 +35,8 @@ export interface MetricsSources {
   /** Jobs of the ingest queue by state (`Queue.getJobCounts`). */
   readonly queueJobs: () => Promise<Partial<Record<string, number>>>;
   readonly freshness: () => Promise<readonly DatasetFreshness[]>;
+  /** Workers of the ingest queue alive by their heartbeat (`QueueFactory.listWorkers`). */
+  readonly workersAlive: () => Promise<number>;
 }
 
 export interface EnvdataMetricsOptions {
@@ -117,6 +119,7 @@ export class EnvdataMetrics implements MetricsObserver {
     const chunks = reading('chunks', options.sources.chunks);
     const jobs = reading('queue jobs', options.sources.queueJobs);
     const freshness = reading('freshness', options.sources.freshness);
+    const workersAlive = reading('workers', options.sources.workersAlive);
 
     new Gauge({
       name: 'envdata_chunks',
@@ -127,6 +130,15 @@ export class EnvdataMetrics implements MetricsObserver {
         const counts = await chunks.get();
         if (counts === undefined) return;
         for (const state of CHUNK_STATES) this.set({ state }, counts[state] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'envdata_workers_alive',
+      help: 'Worker processes of the ingest queue whose heartbeat has not expired (each reports itself every ENVDATA_WORKER_HEARTBEAT, busy or idle), on the configured queue backend (cached a few seconds).',
+      registers,
+      async collect() {
+        const alive = await workersAlive.get();
+        if (alive !== undefined) this.set(alive);
       },
     });
     new Gauge({
