@@ -31,6 +31,7 @@
 --   2026_11_26_0025_unplaceable_records
 --   2026_11_26_0026_settled_chunks
 --   2026_11_26_0027_quota_usage
+--   2026_11_27_0032_worker_heartbeat
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -522,6 +523,22 @@ create table envdata.weather_snapshot (
 alter table envdata.weather_snapshot add constraint weather_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.weather_snapshot add constraint weather_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at);
 CREATE INDEX weather_snapshot_valid ON envdata.weather_snapshot USING btree (location_id, valid_at);
+
+create table envdata.worker_heartbeat (
+  queue text not null,
+  worker_id text not null,
+  host text not null,
+  pid integer not null,
+  concurrency integer not null,
+  busy integer not null,
+  started_at timestamp with time zone not null,
+  beat_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null
+);
+alter table envdata.worker_heartbeat add constraint worker_heartbeat_busy_check CHECK (busy >= 0);
+alter table envdata.worker_heartbeat add constraint worker_heartbeat_concurrency_check CHECK (concurrency > 0);
+alter table envdata.worker_heartbeat add constraint worker_heartbeat_pid_check CHECK (pid > 0);
+alter table envdata.worker_heartbeat add constraint worker_heartbeat_pkey PRIMARY KEY (queue, worker_id);
 
 create view analytics.coverage as
  SELECT c.location_id,

@@ -143,6 +143,7 @@ export class App {
       databaseUrl: this.config.databaseUrl,
       prefix: this.config.queuePrefix,
       db: () => this.db,
+      heartbeatMs: this.config.worker.heartbeatMs,
     });
     return this.queueFactory;
   }

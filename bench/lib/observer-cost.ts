@@ -31,6 +31,7 @@ export async function measureObserverCost(
       chunks: () => Promise.resolve({ queued: 10, running: 32 }),
       queueJobs: () => Promise.resolve({ waiting: 100, active: 32 }),
       freshness: () => Promise.resolve([{ dataset: 'pollen', worstLagSeconds: 3_600, stale: 0 }]),
+      workersAlive: () => Promise.resolve(4),
     },
   });
   const observers = new MetricsObservers();

@@ -92,6 +92,11 @@ export interface Config {
     readonly maxQueuedJobs: number;
     /** Job lock; a worker silent for this long is presumed dead (ENVDATA_JOB_LOCK_MS). */
     readonly jobLockMs: number;
+    /**
+     * How often each worker reports itself alive; silent for three of these, it is presumed
+     * gone (ENVDATA_WORKER_HEARTBEAT).
+     */
+    readonly heartbeatMs: number;
     /** Done chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
     readonly chunkRetentionMs: number;
   };

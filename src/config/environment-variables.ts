@@ -178,6 +178,13 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 2_000, max: 600_000, unit: 'ms' },
   },
   {
+    name: 'ENVDATA_WORKER_HEARTBEAT',
+    default: '5s',
+    description:
+      'How often each worker reports itself alive (with the jobs in hand), busy or idle, as 500ms, 5s or 1m; a worker silent for three of these is presumed gone (`envdata status`, envdata_workers_alive).',
+    range: { min: 100, max: 60_000, unit: 'ms' },
+  },
+  {
     name: 'ENVDATA_HISTORY_WINDOW',
     default: '48h',
     description:

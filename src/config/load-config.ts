@@ -156,6 +156,7 @@ const schema = z.object({
   ENVDATA_MAX_PAUSE: duration('ENVDATA_MAX_PAUSE'),
   ENVDATA_MAX_QUEUED_JOBS: wholeNumber('ENVDATA_MAX_QUEUED_JOBS'),
   ENVDATA_JOB_LOCK_MS: wholeNumber('ENVDATA_JOB_LOCK_MS'),
+  ENVDATA_WORKER_HEARTBEAT: duration('ENVDATA_WORKER_HEARTBEAT'),
   ENVDATA_HISTORY_WINDOW: historyWindow,
   ENVDATA_REFETCH_ATTEMPTS: wholeNumber('ENVDATA_REFETCH_ATTEMPTS'),
   ENVDATA_REFETCH_DELAY_MS: wholeNumber('ENVDATA_REFETCH_DELAY_MS'),
@@ -295,6 +296,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       maxQueuedJobs: e.ENVDATA_MAX_QUEUED_JOBS,
       maxPauseMs: e.ENVDATA_MAX_PAUSE,
       jobLockMs: e.ENVDATA_JOB_LOCK_MS,
+      heartbeatMs: e.ENVDATA_WORKER_HEARTBEAT,
       chunkRetentionMs: e.ENVDATA_CHUNK_RETENTION * HOUR_MS,
     },
     ingest: {

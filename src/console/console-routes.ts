@@ -278,6 +278,18 @@ export function consoleRoutes(
         return sendJson(response, 200, { ...rate, pausedUntil, quota });
       }, 'api'),
     },
+    {
+      method: 'GET',
+      path: '/api/workers',
+      handler: read(
+        async (_q, response) =>
+          sendJson(response, 200, {
+            workers: await app.queues.listWorkers(QUEUE_NAMES.ingest),
+            heartbeatMs: app.config.worker.heartbeatMs,
+          }),
+        'api',
+      ),
+    },
     { method: 'GET', path: QUEUE_BOARD_PATH, handler: read(board, 'page') },
     { method: 'GET', path: `${QUEUE_BOARD_PATH}/*`, handler: read(board, 'page') },
   ];

@@ -36,6 +36,8 @@ export function createEnvdataMetrics(
       freshness: async () =>
         freshnessByDataset(await readFreshness(app.db, app.config.sync.maxLagHours)),
       quota: () => readQuotaUsage(app.queues.quotaCounter(), app.config.quota),
+      workersAlive: async () =>
+        (await app.queues.listWorkers(QUEUE_NAMES.ingest)).filter((w) => w.alive).length,
     },
   });
 }

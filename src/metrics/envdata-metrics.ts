@@ -37,6 +37,8 @@ export interface MetricsSources {
   readonly freshness: () => Promise<readonly DatasetFreshness[]>;
   /** Each configured quota window's calls used and cap (`readQuotaUsage`); none: no quota gauges. */
   readonly quota?: () => Promise<readonly QuotaWindowCalls[]>;
+  /** Workers of the ingest queue alive by their heartbeat (`QueueFactory.listWorkers`). */
+  readonly workersAlive: () => Promise<number>;
 }
 
 /** One quota window's calls, as the shared counters read them. */
@@ -127,6 +129,7 @@ export class EnvdataMetrics implements MetricsObserver {
     const jobs = reading('queue jobs', options.sources.queueJobs);
     const freshness = reading('freshness', options.sources.freshness);
     const quota = reading('quota', options.sources.quota ?? (() => Promise.resolve([])));
+    const workersAlive = reading('workers', options.sources.workersAlive);
 
     new Gauge({
       name: 'envdata_chunks',
@@ -137,6 +140,15 @@ export class EnvdataMetrics implements MetricsObserver {
         const counts = await chunks.get();
         if (counts === undefined) return;
         for (const state of CHUNK_STATES) this.set({ state }, counts[state] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'envdata_workers_alive',
+      help: 'Worker processes of the ingest queue whose heartbeat has not expired (each reports itself every ENVDATA_WORKER_HEARTBEAT, busy or idle), on the configured queue backend (cached a few seconds).',
+      registers,
+      async collect() {
+        const alive = await workersAlive.get();
+        if (alive !== undefined) this.set(alive);
       },
     });
     new Gauge({

@@ -23,13 +23,23 @@ import { RedisQuotaCounter } from './redis-quota-counter.js';
 import { PostgresQuotaCounter } from './postgres-quota-counter.js';
 import type { CallSlots } from './call-slots.js';
 import { assertRedisAnswers, createRedis, type RedisClient } from './create-redis.js';
-import { listPostgresWorkers, listRedisWorkers, type ConnectedWorker } from './list-workers.js';
+import {
+  listPostgresConnections,
+  listRedisConnections,
+  mergeWorkers,
+  type ConnectedWorker,
+} from './list-workers.js';
 import { PostgresCallCounter } from './postgres-call-counter.js';
 import { PostgresCallSlots } from './postgres-call-slots.js';
 import type { QueueName } from './queue-names.js';
 import { RedisCallCounter } from './redis-call-counter.js';
 import { RedisCallSlots } from './redis-call-slots.js';
 import { RedisKeyspace } from './redis-keyspace.js';
+import { PostgresWorkerHeartbeats } from './postgres-worker-heartbeats.js';
+import { RedisWorkerHeartbeats } from './redis-worker-heartbeats.js';
+import { WorkerHeartbeat } from './worker-heartbeat.js';
+import type { WorkerHeartbeats } from './worker-heartbeats.js';
+import { parseWorkerName } from './worker-identity.js';
 import { clusterNodesOf, describeRedisTarget, type RedisTarget } from './redis-target.js';
 
 /**
@@ -73,10 +83,18 @@ export interface QueueFactoryOptions {
    * and reads of `pg_stat_activity` (the workers connected). Called on first use only.
    */
   db?: () => Kysely<Database>;
+  /**
+   * How often every worker this factory creates reports itself alive (ENVDATA_WORKER_HEARTBEAT);
+   * its beat expires after three of these. Default 5 s.
+   */
+  heartbeatMs?: number;
 }
 
+/** ENVDATA_WORKER_HEARTBEAT's default. */
+export const DEFAULT_HEARTBEAT_MS = 5_000;
+
 interface Closer {
-  kind: 'queue' | 'worker';
+  kind: 'queue' | 'worker' | 'heartbeat';
   close: () => Promise<unknown>;
 }
 
@@ -158,11 +176,25 @@ export class QueueFactory {
       : new PostgresCallSlots(this.options.db!);
   }
 
-  /** The workers connected to `queue` now, with the name they announced (`workerName`). */
-  listWorkers(queue: QueueName): Promise<ConnectedWorker[]> {
+  /** The workers' heartbeats, beside the queue: Redis keys, or `envdata.worker_heartbeat`. */
+  workerHeartbeats(): WorkerHeartbeats {
     return this.backend === 'redis'
-      ? listRedisWorkers(this.connection(), this.prefix, queue)
-      : listPostgresWorkers(this.options.db!(), queue);
+      ? new RedisWorkerHeartbeats(this.connection(), this.keyspace)
+      : new PostgresWorkerHeartbeats(this.options.db!);
+  }
+
+  /**
+   * The workers of `queue` now: those alive by their heartbeat, with the jobs in hand, and
+   * those connected without one (`mergeWorkers`), by the name they announced (`workerName`).
+   */
+  async listWorkers(queue: QueueName): Promise<ConnectedWorker[]> {
+    const [connections, heartbeats] = await Promise.all([
+      this.backend === 'redis'
+        ? listRedisConnections(this.connection(), this.prefix, queue)
+        : listPostgresConnections(this.options.db!(), queue),
+      this.workerHeartbeats().list(queue),
+    ]);
+    return mergeWorkers(connections, heartbeats);
   }
 
   /**
@@ -199,11 +231,49 @@ export class QueueFactory {
     return queue;
   }
 
-  /** A worker on its own blocking connection (Redis: `maxRetriesPerRequest: null`). */
+  /**
+   * A worker on its own blocking connection (Redis: `maxRetriesPerRequest: null`). One that
+   * announces itself (`options.name`, a `workerName`) also beats its heartbeat
+   * (`WorkerHeartbeat`), with the jobs it is processing, from now until it closes: `listWorkers`
+   * lists it by both.
+   */
   worker<Data = unknown, Result = unknown>(
     name: QueueName,
     processor: Processor<Data, Result>,
     options: Partial<WorkerOptions> = {},
+  ): Worker<Data, Result> {
+    const identity = options.name === undefined ? undefined : parseWorkerName(`:w:${options.name}`);
+    if (!identity) return this.createWorker(name, processor, options);
+    let busy = 0;
+    const counted: Processor<Data, Result> = async (job, token, signal) => {
+      busy += 1;
+      try {
+        return await processor(job, token, signal);
+      } finally {
+        busy -= 1;
+      }
+    };
+    const worker = this.createWorker(name, counted, options);
+    const heartbeat = new WorkerHeartbeat({
+      heartbeats: this.workerHeartbeats(),
+      queue: name,
+      identity,
+      busy: () => busy,
+      intervalMs: this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    });
+    heartbeat.start();
+    const stop = () => settlesWithin(heartbeat.stop(), CLOSE_WAIT_MS);
+    // A worker closed by its owner (IngestWorker.close) stops beating then, not when the
+    // factory closes.
+    worker.on('closed', () => void stop());
+    this.closers.push({ kind: 'heartbeat', close: stop });
+    return worker;
+  }
+
+  private createWorker<Data, Result>(
+    name: QueueName,
+    processor: Processor<Data, Result>,
+    options: Partial<WorkerOptions>,
   ): Worker<Data, Result> {
     if (this.backend === 'postgres') {
       // One connection per job slot for the claims and lock renewals, one for the rest.
@@ -286,14 +356,17 @@ export class QueueFactory {
   }
 
   /**
-   * Closes workers and event listeners first, then queues, then the shared connection, each
-   * group at once. Bounded: whatever waits on the backend longer than a moment (it is down) is
-   * disconnected instead.
+   * Closes workers and event listeners first, then their heartbeats, then queues, then the
+   * shared connection, each group at once. Bounded: whatever waits on the backend longer than a
+   * moment (it is down) is disconnected instead.
    */
   async close(): Promise<void> {
     const closers = this.closers.splice(0);
-    await Promise.all(closers.filter((c) => c.kind !== 'queue').map((c) => c.close()));
-    await Promise.all(closers.filter((c) => c.kind === 'queue').map((c) => c.close()));
+    const group = (kind: Closer['kind']) =>
+      Promise.all(closers.filter((c) => c.kind === kind).map((c) => c.close()));
+    await group('worker');
+    await group('heartbeat');
+    await group('queue');
     if (this.shared) {
       await closeConnection(this.shared);
       this.shared = undefined;

@@ -6,7 +6,7 @@
  * On a Redis Cluster the prefix is the hash tag `{prefix}`: Redis then hashes only `prefix`,
  * so every key of the installation is in one slot. BullMQ needs that (its scripts touch several
  * keys of a queue at once: CROSSSLOT otherwise), and so does envdata's call budget (MULTI over
- * its counter) and its pacer's slots. The price: one node of the cluster holds and serves all of it.
+ * its counter), its pacer's slots and its workers' heartbeats. The price: one node of the cluster holds and serves all of it.
  * `test/queue/redis-keyspace.test.ts` computes the slot of every key built here.
  */
 export class RedisKeyspace {
@@ -39,5 +39,15 @@ export class RedisKeyspace {
   /** The latest call slots of a paced rule (`CallPacer`, `RedisCallSlots`). */
   paceSlots(rule: string): string {
     return this.key('pace', rule);
+  }
+
+  /** The names of the workers of `queue` that beat (`RedisWorkerHeartbeats`). */
+  workerHeartbeats(queue: string): string {
+    return this.key('workers', queue);
+  }
+
+  /** One worker's last beat, with the beat's expiry as TTL (`RedisWorkerHeartbeats`). */
+  workerHeartbeat(queue: string, workerId: string): string {
+    return this.key('worker', queue, workerId);
   }
 }

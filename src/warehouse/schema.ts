@@ -310,6 +310,21 @@ export interface CallPaceTable {
   expires_at: Timestamp;
 }
 
+/** One worker's last heartbeat on one queue (Postgres queue backend; migration 0032). */
+export interface WorkerHeartbeatTable {
+  queue: string;
+  worker_id: string;
+  host: string;
+  pid: number;
+  concurrency: number;
+  /** Jobs it was working on at that beat. */
+  busy: number;
+  started_at: Timestamp;
+  beat_at: Timestamp;
+  /** Beyond this, the worker is presumed gone. */
+  expires_at: Timestamp;
+}
+
 /** Calls to the service per minute and endpoint, summed over every worker (the console's chart). */
 export interface ApiCallMinuteTable {
   minute: Timestamp;
@@ -341,6 +356,7 @@ export interface Database {
   api_call_minute: ApiCallMinuteTable;
   call_pace: CallPaceTable;
   quota_usage: QuotaUsageTable;
+  worker_heartbeat: WorkerHeartbeatTable;
   history_window: HistoryWindowTable;
   share_unit: ShareUnitTable;
 }

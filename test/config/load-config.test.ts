@@ -143,11 +143,16 @@ describe('loadConfig ranges', () => {
       'ENVDATA_SHUTDOWN_TIMEOUT_MS',
       'ENVDATA_SYNC_HORIZON',
       'ENVDATA_SYNC_LOOKBACK',
+      'ENVDATA_WORKER_HEARTBEAT',
     ]);
     for (const v of durations) {
       const { min, max } = v.range;
       const write = (n: number) =>
-        v.range.unit === 'h' ? `${n}h` : v.name === 'ENVDATA_MAX_PAUSE' ? `${n}ms` : String(n);
+        v.range.unit === 'h'
+          ? `${n}h`
+          : v.name === 'ENVDATA_MAX_PAUSE' || v.name === 'ENVDATA_WORKER_HEARTBEAT'
+            ? `${n}ms`
+            : String(n);
       expect(() => loadConfig({ [v.name]: write(min) }), v.name).not.toThrow();
       expect(() => loadConfig({ [v.name]: write(max) }), v.name).not.toThrow();
       for (const bad of [min - 1, max + 1]) {
@@ -156,6 +161,14 @@ describe('loadConfig ranges', () => {
         expect(message).toContain(formatRange(v.range));
       }
     }
+  });
+
+  it('reads ENVDATA_WORKER_HEARTBEAT as a duration with its unit, 5 s by default', () => {
+    expect(loadConfig({}).worker.heartbeatMs).toBe(5_000);
+    expect(loadConfig({ ENVDATA_WORKER_HEARTBEAT: '500ms' }).worker.heartbeatMs).toBe(500);
+    expect(configError({ ENVDATA_WORKER_HEARTBEAT: '5' })).toContain(
+      'ENVDATA_WORKER_HEARTBEAT (got "5"): must be a duration such as 30s, 15m or 2h, in 100–60000 ms (100 ms to 1 min)',
+    );
   });
 
   it('reads ENVDATA_MAX_PAUSE as a duration with its unit, 15 min by default', () => {

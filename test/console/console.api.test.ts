@@ -4,6 +4,7 @@ import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
+import { pollUntil } from '../harness/poll-until.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { serveConsole, type ServedConsole } from './serve-console.js';
@@ -253,6 +254,45 @@ describe('the JSON API', () => {
     // Read-only twice over: the server routes no method but GET under /queues.
     const pause = await fetch(`${served.url}/queues/api/queues/ingest/pause`, { method: 'PUT' });
     expect(pause.status).toBe(405);
+  });
+});
+
+describe('/api/workers', () => {
+  it('lists the workers alive by their heartbeat, with the jobs in hand, until they close', async () => {
+    const listed = () =>
+      getJson('/api/workers').then(({ body }) => body.workers as Record<string, unknown>[]);
+    const worker = IngestWorker.start(fx.app, { concurrency: 2 });
+    try {
+      type Listed = Record<string, unknown>[];
+      const [w] = await pollUntil<Listed, Listed>(
+        async () => {
+          const ws = await listed();
+          // Its heartbeat starts with it; its connection is named once BullMQ connects.
+          return ws.length === 1 && ws[0]!.alive && ws[0]!.connected ? { done: ws } : { last: ws };
+        },
+        { timeoutMs: 10_000, describe: (ws) => `no worker alive: ${JSON.stringify(ws)}` },
+      );
+      expect(w).toMatchObject({
+        pid: process.pid,
+        concurrency: 2,
+        alive: true,
+        busy: 0,
+        connected: true,
+        lastHeartbeatAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+      });
+      expect((await getJson('/api/workers')).body.heartbeatMs).toBe(
+        fx.app.config.worker.heartbeatMs,
+      );
+    } finally {
+      await worker.close();
+    }
+    await pollUntil(
+      async () => {
+        const ws = await listed();
+        return ws.length === 0 ? { done: undefined } : { last: ws };
+      },
+      { timeoutMs: 5_000, describe: (ws) => `a closed worker is listed: ${JSON.stringify(ws)}` },
+    );
   });
 });
 

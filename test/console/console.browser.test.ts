@@ -203,4 +203,20 @@ describe('the console in a browser', () => {
       await quoted.stop();
     }
   });
+
+  it('lists the workers alive on the Workers page, with their jobs in hand', async () => {
+    workers.push(IngestWorker.start(fx.app, { concurrency: 3 }));
+    const page = await openPage('#/workers');
+    const row = page.locator(`#workers tr[data-pid="${process.pid}"]`);
+    await page.waitForSelector(`#workers tr[data-pid="${process.pid}"] >> text=alive`, {
+      timeout: DOM_TIMEOUT_MS,
+    });
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[2]).toBe('0 / 3');
+    expect(cells[3]).toMatch(/^\d+ s ago$/);
+    expect(await page.locator('main p').first().textContent()).toContain(
+      '1 worker(s) alive, busy with 0 of 3 job slots.',
+    );
+    await page.close();
+  });
 });

@@ -11,6 +11,7 @@ describe('the metric contract the dashboards are held to', () => {
         chunks: () => Promise.resolve({}),
         queueJobs: () => Promise.resolve({}),
         freshness: () => Promise.resolve([]),
+        workersAlive: () => Promise.resolve(0),
       },
     });
     const registered = (await metrics.registry.getMetricsAsJSON())

@@ -10,6 +10,7 @@ export const CONTRACT_METRICS = {
   envdata_chunk_duration_seconds: 'histogram',
   envdata_chunks: 'gauge',
   envdata_queue_jobs: 'gauge',
+  envdata_workers_alive: 'gauge',
   envdata_rate_limit_waits_total: 'counter',
   envdata_freshness_lag_seconds: 'gauge',
   envdata_locations_stale: 'gauge',

@@ -146,11 +146,14 @@ describe('GET /metrics after a backfill against the simulator', () => {
       .getJobCounts(...(QUEUE_JOB_STATES as readonly string[] as 'waiting'[]));
     expect(samplesBy(planned, 'envdata_queue_jobs', ['state'])).toEqual(counts);
     expect(counts.waiting! + counts.prioritized!).toBe(8);
+    expect(samplesBy(planned, 'envdata_workers_alive', [])).toEqual({ '': 0 });
 
     await app.start({ worker: { concurrency: 4 } });
     const progress = await waitForRun(app.db, start.runId!);
     expect(progress).toMatchObject({ done: 8, failed: 0 });
     const samples = await scrape(app);
+    // The worker of this app, alive by its heartbeat.
+    expect(samplesBy(samples, 'envdata_workers_alive', [])).toEqual({ '': 1 });
 
     const calls = samplesBy(samples, 'envdata_api_calls_total', ['endpoint', 'status']);
     expect(calls).toEqual(simulatorCalls(fx.simulator.stats()));

@@ -35,7 +35,11 @@ function everyKey(keyspace: RedisKeyspace): string[] {
     keyspace.quotaCounter('day', '2026-11-23'),
     keyspace.quotaCounter('month', '2026-11'),
   ];
-  return [...queueKeys, ...budget, ...quota, keyspace.paceSlots('20/1000ms')];
+  const heartbeats = Object.values(QUEUE_NAMES).flatMap((name) => [
+    keyspace.workerHeartbeats(name),
+    keyspace.workerHeartbeat(name, 'host-a:1234:8:9f86d081'),
+  ]);
+  return [...queueKeys, ...budget, ...quota, keyspace.paceSlots('20/1000ms'), ...heartbeats];
 }
 
 describe('RedisKeyspace', () => {

@@ -17,6 +17,7 @@ import { parseRunId } from '../parse-cli-values.js';
 import { formatRunSummary } from '../watch-run.js';
 import { formatWaiting } from '../format-waiting.js';
 import { formatQuotaUsage } from '../format-quota-usage.js';
+import { formatWorkers } from '../format-workers.js';
 
 const RECENT_RUNS = 10;
 
@@ -81,9 +82,10 @@ export function registerStatusCommand(program: Command, context: CommandContext)
       const waiting = runs.filter(
         (p) => p.status === 'running' && p.inFlight + p.notYetDispatched > 0,
       );
-      if (status.redis.workers?.length === 0 && waiting.length > 0) {
+      const workers = status.redis.workers;
+      if (workers && !workers.some((w) => w.alive) && waiting.length > 0) {
         context.io.stderr.write(
-          `envdata: run(s) ${waiting.map((p) => p.runId).join(', ')} wait for work, but no worker is connected: start \`envdata worker\` (or use --wait)\n`,
+          `envdata: run(s) ${waiting.map((p) => p.runId).join(', ')} wait for work, but no worker is alive: start \`envdata worker\` (or use --wait)\n`,
         );
       }
       const pending = status.postgres.pendingMigrations?.length ?? 0;
@@ -154,12 +156,7 @@ function formatStatus(status: EnvdataStatus, paint: Paint = createPaint(false)):
     );
   }
   if (redis.workers) {
-    lines.push(`  workers connected: ${redis.workers.length}`);
-    for (const w of redis.workers) {
-      lines.push(
-        `    ${w.host} pid ${w.pid}, concurrency ${w.concurrency}, connected ${formatDuration(w.ageSeconds * 1000)}, last seen ${formatDuration(w.idleSeconds * 1000)} ago`,
-      );
-    }
+    for (const line of formatWorkers(redis.workers, new Date(), paint)) lines.push(`  ${line}`);
   }
   return lines.join('\n');
 }

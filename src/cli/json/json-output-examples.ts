@@ -24,7 +24,19 @@ const health = {
       ingest: { waiting: 0, active: 2, delayed: 0, failed: 0, prioritized: 14 },
       sync: { waiting: 0, active: 0, delayed: 0, failed: 0, prioritized: 0 },
     },
-    workers: [{ host: 'worker-1', pid: 4242, concurrency: 4, ageSeconds: 3600, idleSeconds: 0 }],
+    workers: [
+      {
+        host: 'worker-1',
+        pid: 4242,
+        concurrency: 4,
+        ageSeconds: 3600,
+        idleSeconds: 95,
+        alive: true,
+        lastHeartbeatAt: '2024-06-30T12:09:58.000Z',
+        busy: 4,
+        connected: true,
+      },
+    ],
     pausedUntil: null,
   },
 } satisfies Pick<StatusJson, 'postgres' | 'queue'>;

@@ -55,11 +55,33 @@ export const queueHealthJson = z
           idleSeconds: z
             .number()
             .nonnegative()
-            .describe('seconds since its connection was last active (near 0 while it waits)'),
+            .describe(
+              'seconds since its queue connection was last active (near 0 while it waits for jobs; it grows while every slot is busy, which `alive` tells apart from a dead worker); without a connection, since its last heartbeat',
+            ),
+          alive: z
+            .boolean()
+            .describe(
+              'whether its last heartbeat has not expired (the worker reports itself every ENVDATA_WORKER_HEARTBEAT, busy or idle; silent for three of these, it is presumed gone)',
+            ),
+          lastHeartbeatAt: isoTimestamp
+            .nullable()
+            .describe(
+              'when it last reported itself alive; `null` for a worker connected without a heartbeat (an envdata older than heartbeats, or one whose event loop is stuck)',
+            ),
+          busy: count
+            .nullable()
+            .describe('jobs it was working on at that heartbeat; `null` without one'),
+          connected: z
+            .boolean()
+            .describe(
+              'whether its queue connection is open now; `false` for a worker killed (or whose host is unreachable) whose last heartbeat has not expired yet',
+            ),
         }),
       )
       .nullable()
-      .describe('workers connected to the `ingest` queue; `null` when the queue did not answer'),
+      .describe(
+        'workers of the `ingest` queue: every one alive by its heartbeat, and every one connected without one; `null` when the queue did not answer',
+      ),
     pausedUntil: isoTimestamp
       .nullable()
       .describe(
@@ -110,6 +132,10 @@ export function serviceHealthJson(status: EnvdataStatus): {
             concurrency: w.concurrency,
             ageSeconds: w.ageSeconds,
             idleSeconds: w.idleSeconds,
+            alive: w.alive,
+            lastHeartbeatAt: w.lastHeartbeatAt ? w.lastHeartbeatAt.toISOString() : null,
+            busy: w.busy,
+            connected: w.connected,
           }))
         : null,
       pausedUntil: redis.pausedUntil ? redis.pausedUntil.toISOString() : null,

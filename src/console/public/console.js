@@ -435,6 +435,79 @@ const pages = {
       ];
     },
   },
+
+  workers: {
+    api: () => '/api/workers',
+    render(data) {
+      const alive = data.workers.filter((w) => w.alive);
+      const busy = alive.reduce((sum, w) => sum + (w.busy ?? 0), 0);
+      const slots = alive.reduce((sum, w) => sum + w.concurrency, 0);
+      const ago = (iso) => duration(Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000)));
+      return [
+        h('h1', {}, 'Workers'),
+        h(
+          'p',
+          {},
+          `${fmt(alive.length)} worker(s) alive, busy with ${fmt(busy)} of ${fmt(slots)} job slots. `,
+          `Each reports itself every ${duration(data.heartbeatMs / 1000)} (ENVDATA_WORKER_HEARTBEAT), busy or idle; `,
+          'silent for three of these, it is presumed gone.',
+        ),
+        h(
+          'table',
+          { id: 'workers' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Host'),
+              h('th', { class: 'num' }, 'Pid'),
+              h('th', { class: 'num' }, 'Busy'),
+              h('th', {}, 'Last heartbeat'),
+              h('th', {}, 'Queue connection'),
+              h('th', {}, ''),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            data.workers.map((w) =>
+              h(
+                'tr',
+                { 'data-pid': w.pid },
+                h('td', {}, w.host),
+                h('td', { class: 'num' }, w.pid),
+                h('td', { class: 'num' }, w.busy === null ? '—' : `${w.busy} / ${w.concurrency}`),
+                h('td', {}, w.lastHeartbeatAt ? `${ago(w.lastHeartbeatAt)} ago` : 'none'),
+                h(
+                  'td',
+                  {},
+                  w.connected
+                    ? `open ${duration(w.ageSeconds)}`
+                    : 'closed (killed, or host unreachable)',
+                ),
+                h(
+                  'td',
+                  {},
+                  w.alive
+                    ? 'alive'
+                    : h(
+                        'span',
+                        {
+                          class: 'stale',
+                          title: 'an envdata without heartbeats, or its event loop is stuck',
+                        },
+                        'no heartbeat',
+                      ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ];
+    },
+  },
 };
 
 // ---- the quota gauge, beside the rate chart ------------------------------------------------
