@@ -1,5 +1,6 @@
 import type { Uses } from '../app/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
+import { countUndelivered } from '../ledger/notification-deliveries.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
@@ -24,6 +25,11 @@ export interface StatusReport {
   readonly failedChunks: readonly FailedChunkGroup[];
   /** The first records of the run asked for that the service sent without a readable hour. */
   readonly unplaceableRecords: readonly UnplaceableRecord[];
+  /**
+   * Alerts of the last ENVDATA_NOTIFY_MAX_AGE not yet delivered to every target
+   * (`countUndelivered`); `null` when the ledger could not be read.
+   */
+  readonly undeliveredAlerts: number | null;
 }
 
 /**
@@ -45,6 +51,7 @@ export async function collectStatusReport(
       freshness: [],
       failedChunks: [],
       unplaceableRecords: [],
+      undeliveredAlerts: null,
     };
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
@@ -54,7 +61,15 @@ export async function collectStatusReport(
     if (progress) runs.push(progress);
   }
   if (runId !== undefined && runs.length === 0) {
-    return { status, ledgerRead, runs, freshness: [], failedChunks: [], unplaceableRecords: [] };
+    return {
+      status,
+      ledgerRead,
+      runs,
+      freshness: [],
+      failedChunks: [],
+      unplaceableRecords: [],
+      undeliveredAlerts: null,
+    };
   }
   return {
     status,
@@ -66,5 +81,6 @@ export async function collectStatusReport(
       runId === undefined || runs[0]!.unplaceableRecords === 0
         ? []
         : await unplaceableRecords(app.db, runId),
+    undeliveredAlerts: await countUndelivered(app.db, app.config.notify.maxAgeMs),
   };
 }

@@ -42,6 +42,11 @@ export const statusJson = jsonDocument('status', {
     .nonnegative()
     .describe('ENVDATA_FRESHNESS_MAX_LAG in hours: the lag beyond which a location is stale'),
   runs: z.array(runJson).describe('the 10 most recent runs, newest first'),
+  undeliveredAlerts: count
+    .nullable()
+    .describe(
+      'alerts of the last ENVDATA_NOTIFY_MAX_AGE not yet delivered to every target of ENVDATA_NOTIFY_URL (all of them while it is unset); `null` when the ledger could not be read',
+    ),
   freshness: z
     .array(
       z.object({
@@ -75,6 +80,7 @@ export function toStatusJson(
     ledgerRead: report.ledgerRead,
     maxLagHours,
     runs: report.runs.map(toRunJson),
+    undeliveredAlerts: report.undeliveredAlerts,
     freshness: freshness.map((row) => ({
       locationId: row.locationId,
       name: row.name,
