@@ -87,7 +87,7 @@ export async function markDelivered(
   await db
     .updateTable('notification_delivery')
     .set({ status: 'delivered', delivered_at: new Date(), last_error: null })
-    .where('notification_id', '=', delivery.notificationId)
+    .where('notification_id', '=', Number(delivery.notificationId))
     .where('target', '=', delivery.target)
     .where('status', '=', 'pending')
     .execute();

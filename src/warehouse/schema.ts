@@ -350,7 +350,7 @@ export interface Database {
 
 /** The outbox: one event per state transition a person should hear of (`recordNotification`). */
 export interface NotificationTable {
-  notification_id: ColumnType<string, never, never>;
+  notification_id: ColumnType<number, never, never>;
   dedupe_key: string;
   event: string;
   details: ColumnType<Record<string, unknown>, string, string>;
@@ -359,7 +359,7 @@ export interface NotificationTable {
 
 /** One event at one target of ENVDATA_NOTIFY_URL (by fingerprint, never the URL). */
 export interface NotificationDeliveryTable {
-  notification_id: string;
+  notification_id: number;
   target: string;
   status: ColumnType<
     'pending' | 'delivered' | 'dropped',
