@@ -136,7 +136,9 @@ describe('loadConfig ranges', () => {
       'ENVDATA_JOB_LOCK_MS',
       'ENVDATA_MAX_PAUSE',
       'ENVDATA_MISSING_RECHECK',
+      'ENVDATA_NOTIFY_MAX_AGE',
       'ENVDATA_NO_DATA_RECHECK',
+      'ENVDATA_NO_WORKER_ALERT',
       'ENVDATA_REFETCH_DELAY_MS',
       'ENVDATA_RETRY_BASE_MS',
       'ENVDATA_SHUTDOWN_TIMEOUT_MS',
@@ -146,7 +148,13 @@ describe('loadConfig ranges', () => {
     for (const v of durations) {
       const { min, max } = v.range;
       const write = (n: number) =>
-        v.range.unit === 'h' ? `${n}h` : v.name === 'ENVDATA_MAX_PAUSE' ? `${n}ms` : String(n);
+        v.range.unit === 'h'
+          ? `${n}h`
+          : ['ENVDATA_MAX_PAUSE', 'ENVDATA_NOTIFY_MAX_AGE', 'ENVDATA_NO_WORKER_ALERT'].includes(
+                v.name,
+              )
+            ? `${n}ms`
+            : String(n);
       expect(() => loadConfig({ [v.name]: write(min) }), v.name).not.toThrow();
       expect(() => loadConfig({ [v.name]: write(max) }), v.name).not.toThrow();
       for (const bad of [min - 1, max + 1]) {

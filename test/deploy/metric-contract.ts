@@ -11,6 +11,7 @@ export const CONTRACT_METRICS = {
   envdata_chunks: 'gauge',
   envdata_queue_jobs: 'gauge',
   envdata_rate_limit_waits_total: 'counter',
+  envdata_notifications_total: 'counter',
   envdata_freshness_lag_seconds: 'gauge',
   envdata_locations_stale: 'gauge',
 } as const;
