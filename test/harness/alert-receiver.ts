@@ -124,7 +124,10 @@ export async function startAlertReceiver(
           done();
           reject(
             new Error(
-              `the receiver did not get ${count} matching alert(s) in time; got ${received.length}: ${received.map((r) => `${String(r.body.event)}#${String(r.body.id)}→${r.status}`).join(' ').slice(-600)}`,
+              `the receiver did not get ${count} matching alert(s) in time; got ${received.length}: ${received
+                .map((r) => `${String(r.body.event)}#${String(r.body.id)}→${r.status}`)
+                .join(' ')
+                .slice(-600)}`,
             ),
           );
         }, timeoutMs);
