@@ -79,7 +79,17 @@ export const MAY_IMPORT = {
   // Alerts: the dispatcher that posts the outbox to ENVDATA_NOTIFY_URL, and the periodic checks.
   notify: ['app', 'config', 'datasets', 'ledger', 'lifecycle', 'metrics', 'queue', 'warehouse'],
   // The operations console (`envdata serve`): its pages, its JSON API and the queues board.
-  console: ['app', 'config', 'datasets', 'ledger', 'queue', 'runs', 'status', 'warehouse'],
+  console: [
+    'app',
+    'config',
+    'datasets',
+    'ledger',
+    'notify',
+    'queue',
+    'runs',
+    'status',
+    'warehouse',
+  ],
   // The simulator stands in for the service: it shares the gazetteer, never the product's parts.
   simulator: ['geo', 'lifecycle'],
   'app.ts': [
