@@ -79,9 +79,12 @@ async function checkFreshness(app: Uses<'config' | 'db'>, now: Date): Promise<vo
 
 async function checkWorkers(app: Uses<'config' | 'db' | 'queues'>, now: Date): Promise<void> {
   const { rows } = await sql<{ runs: number }>`
-    select count(distinct r.run_id)::int as runs from envdata.run r
-    join envdata.chunk c on c.run_id = r.run_id and c.status in ('pending', 'queued')
-    where r.status = 'running'`.execute(app.db);
+    select count(*)::int as runs from envdata.run r
+    where r.status = 'running' and (
+      exists (select 1 from envdata.chunk c
+        where c.run_id = r.run_id and c.status in ('pending', 'queued'))
+      or exists (select 1 from envdata.run_gap g
+        where g.run_id = r.run_id and g.next_from < g.gap_to))`.execute(app.db);
   const runs = rows[0]?.runs ?? 0;
   const workers = runs === 0 ? [] : await app.queues.listWorkers(QUEUE_NAMES.ingest);
   if (runs === 0 || workers.length > 0) {

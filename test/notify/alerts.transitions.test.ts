@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { checkAlerts } from '../../src/notify/check-alerts.js';
+import { startBackfill } from '../../src/runs/start-backfill.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import {
@@ -151,4 +152,35 @@ describe('alerts on state transitions', () => {
       await Promise.all(processes.map((p) => p.exited));
     }
   }, 300_000);
+
+  it('no worker connected for ENVDATA_NO_WORKER_ALERT while a run waits, and a missed nightly sync: one event each', async () => {
+    const start = await startBackfill(app, {
+      ...backfillRange('2024-05-01', '2024-05-05'),
+      locations: fx.locations,
+    });
+    const now = Date.now();
+    await checkAlerts(app, { now: new Date(now) });
+    expect((await events()).filter((e) => e.event === 'no-worker')).toEqual([]);
+    // Ten minutes (ENVDATA_NO_WORKER_ALERT) later, twice.
+    await checkAlerts(app, { now: new Date(now + 11 * 60_000) });
+    await checkAlerts(app, { now: new Date(now + 12 * 60_000) });
+    expect((await events()).filter((e) => e.event === 'no-worker')).toEqual([
+      { event: 'no-worker', dedupe_key: 'no-worker:1' },
+    ]);
+    const [alert] = await receiver.waitFor((a) => a.body.event === 'no-worker');
+    expect(alert!.body.text).toMatch(
+      /^envdata: 1 run\(s\) have work waiting .* start workers: envdata worker/,
+    );
+
+    // A process watching since a day before the 02:00 UTC sync that never came.
+    const since = new Date(Math.ceil(now / (24 * H)) * 24 * H + 24 * H);
+    const later = new Date(since.getTime() + 28 * H);
+    await checkAlerts(app, { now: later, watchingSince: since });
+    await checkAlerts(app, { now: later, watchingSince: since });
+    const due = new Date(since.getTime() + 26 * H).toISOString();
+    expect((await events()).filter((e) => e.event === 'sync-missed')).toEqual([
+      { event: 'sync-missed', dedupe_key: `sync-missed:${due}` },
+    ]);
+    expect(start.runId).toBeGreaterThan(0);
+  });
 });
