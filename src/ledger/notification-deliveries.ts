@@ -15,7 +15,9 @@ export interface ClaimedDelivery {
 
 /**
  * Gives each target in `targets` (fingerprints) a pending delivery of every event of the last
- * `maxAgeMs` it has none of yet: a target added later gets the events still young enough.
+ * `maxAgeMs` it has none of yet: a target added later gets the events still young enough (the
+ * dispatcher looks twice as far back as ENVDATA_NOTIFY_MAX_AGE, so that an event no dispatcher saw
+ * in time is dropped with a log line rather than skipped).
  */
 export async function addPendingDeliveries(
   db: Kysely<Database>,

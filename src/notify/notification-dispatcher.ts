@@ -139,6 +139,9 @@ export class NotificationDispatcher implements AppComponent {
     const { db, config } = this.app;
     const ids = this.targets.map((t) => t.id);
     const { maxAgeMs } = config.notify;
+    // First every target's row, then the drop: an event that aged past the limit before any
+    // dispatcher saw it is dropped with a log line too, never skipped in silence.
+    await addPendingDeliveries(db, ids, 2 * maxAgeMs);
     for (const dropped of await dropExpiredDeliveries(db, ids, maxAgeMs)) {
       this.app.metrics.notification(dropped.event, 'dropped');
       this.log.warn(
@@ -151,7 +154,6 @@ export class NotificationDispatcher implements AppComponent {
         'alert dropped undelivered: older than ENVDATA_NOTIFY_MAX_AGE',
       );
     }
-    await addPendingDeliveries(db, ids, maxAgeMs);
     const claimed = await claimDeliveries(
       db,
       ids,
