@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { checkAlerts } from '../../src/notify/check-alerts.js';
+import { cancelRunAndJobs } from '../../src/runs/control-run.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
+import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import {
@@ -181,6 +183,64 @@ describe('alerts on state transitions', () => {
     expect((await events()).filter((e) => e.event === 'sync-missed')).toEqual([
       { event: 'sync-missed', dedupe_key: `sync-missed:${due}` },
     ]);
-    expect(start.runId).toBeGreaterThan(0);
+    // Its jobs are not the next test's.
+    expect(await cancelRunAndJobs(app, start.runId!)).toBeDefined();
+  });
+
+  it('a refused product (403) and a run that ends failed: one event each, counts by cause and the command to run', async () => {
+    const pollenOnly = 'pollen-only-key-42';
+    fx.simulator.setOptions({
+      keys: { [DEMO_API_KEY]: ['pollen', 'weather', 'geocode'], [pollenOnly]: ['pollen'] },
+    });
+    const berlin = fx.locations.filter((l) => l.name === 'Berlin');
+    const runOf = async (
+      extra: Record<string, string>,
+      datasets: ('pollen' | 'weather')[],
+      to = '2024-04-04',
+    ) => {
+      const other = fx.newApp({ ENVDATA_MAX_ATTEMPTS: '2', ...extra });
+      const start = await startBackfill(other, {
+        ...backfillRange('2024-04-02', to, { datasets }),
+        locations: berlin,
+      });
+      const worker = IngestWorker.start(other, { concurrency: 2 });
+      try {
+        const progress = await waitForRun(other.db, start.runId!);
+        expect(progress.status, JSON.stringify({ extra, progress })).toBe('failed');
+      } finally {
+        await worker.close();
+      }
+      return start.runId!;
+    };
+    const blocked = await runOf({ ENVDATA_API_KEY: pollenOnly }, ['pollen', 'weather']);
+    fx.simulator.addFaultScripts('weather:error=503x2');
+    // One chunk, whose two attempts both meet a 503.
+    const failed = await runOf({}, ['weather'], '2024-04-03');
+
+    const rows = await app.db
+      .selectFrom('notification')
+      .select(['event', 'dedupe_key', 'details'])
+      .where('dedupe_key', 'in', [
+        `run:${blocked}:forbidden:weather`,
+        `run:${blocked}:ended`,
+        `run:${failed}:ended`,
+      ])
+      .orderBy('notification_id')
+      .execute();
+    expect(rows.map((r) => r.event)).toEqual(['product-refused', 'run-ended', 'run-ended']);
+    expect(rows[1]!.details).toMatchObject({ status: 'failed', blockedDatasets: ['weather'] });
+    expect(rows[2]!.details).toMatchObject({
+      status: 'failed',
+      failedChunks: 1,
+      failedByCode: { SERVER_ERROR: 1 },
+      action: `envdata retry ${failed}`,
+    });
+    const [ended] = await receiver.waitFor(
+      (a) =>
+        a.body.event === 'run-ended' && (a.body.details as { runId?: number }).runId === failed,
+    );
+    expect(ended!.body.text).toBe(
+      `envdata: backfill run ${failed} ended failed: 1 chunk(s) failed (1 SERVER_ERROR) — to do: envdata retry ${failed}`,
+    );
   });
 });
