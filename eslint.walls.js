@@ -76,8 +76,20 @@ export const MAY_IMPORT = {
     'warehouse',
   ],
   status: ['app', 'config', 'datasets', 'ledger', 'queue', 'warehouse'],
+  // Alerts: the dispatcher that posts the outbox to ENVDATA_NOTIFY_URL, and the periodic checks.
+  notify: ['app', 'config', 'datasets', 'ledger', 'lifecycle', 'metrics', 'queue', 'warehouse'],
   // The operations console (`envdata serve`): its pages, its JSON API and the queues board.
-  console: ['app', 'config', 'datasets', 'ledger', 'queue', 'runs', 'status', 'warehouse'],
+  console: [
+    'app',
+    'config',
+    'datasets',
+    'ledger',
+    'notify',
+    'queue',
+    'runs',
+    'status',
+    'warehouse',
+  ],
   // The simulator stands in for the service: it shares the gazetteer, never the product's parts.
   simulator: ['geo', 'lifecycle'],
   'app.ts': [
@@ -90,6 +102,7 @@ export const MAY_IMPORT = {
     'warehouse',
     'worker',
     'sync',
+    'notify',
   ],
   // A local PostgreSQL to try envdata on (`envdata local`): its own processes and files.
   local: ['warehouse'],

@@ -31,6 +31,7 @@
 --   2026_11_26_0025_unplaceable_records
 --   2026_11_26_0026_settled_chunks
 --   2026_11_26_0027_quota_usage
+--   2026_11_27_0031_notifications
 --   2026_11_27_0032_worker_heartbeat
 
 create schema analytics;
@@ -52,6 +53,14 @@ create type envdata.snapshot_product as enum ('latest', 'forecast_48h', 'forecas
 create type envdata.species_category as enum ('tree', 'grass', 'weed', 'other');
 
 create type envdata.weather_icon as enum ('cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog');
+
+create table envdata.alert_state (
+  alert text not null,
+  active boolean not null default false,
+  changes integer not null default 0,
+  changed_at timestamp with time zone not null default now()
+);
+alter table envdata.alert_state add constraint alert_state_pkey PRIMARY KEY (alert);
 
 create table envdata.api_call_minute (
   minute timestamp with time zone not null,
@@ -214,6 +223,31 @@ alter table envdata.location_alias add constraint location_alias_location_id_fke
 alter table envdata.location_alias add constraint location_alias_pkey PRIMARY KEY (alias_key);
 CREATE INDEX location_alias_location ON envdata.location_alias USING btree (location_id);
 CREATE TRIGGER location_alias_key_is_free BEFORE INSERT OR UPDATE OF alias_key ON envdata.location_alias FOR EACH ROW EXECUTE FUNCTION envdata.location_key_is_free();
+
+create table envdata.notification (
+  notification_id bigint not null generated always as identity,
+  dedupe_key text not null,
+  event text not null,
+  details jsonb not null default '{}'::jsonb,
+  created_at timestamp with time zone not null default now()
+);
+alter table envdata.notification add constraint notification_dedupe_key_key UNIQUE (dedupe_key);
+alter table envdata.notification add constraint notification_pkey PRIMARY KEY (notification_id);
+CREATE INDEX notification_created_at ON envdata.notification USING btree (created_at);
+
+create table envdata.notification_delivery (
+  notification_id bigint not null,
+  target text not null,
+  status text not null default 'pending'::text,
+  attempts integer not null default 0,
+  next_attempt_at timestamp with time zone not null default now(),
+  last_error text,
+  delivered_at timestamp with time zone
+);
+alter table envdata.notification_delivery add constraint notification_delivery_notification_id_fkey FOREIGN KEY (notification_id) REFERENCES envdata.notification(notification_id) ON DELETE CASCADE;
+alter table envdata.notification_delivery add constraint notification_delivery_pkey PRIMARY KEY (notification_id, target);
+alter table envdata.notification_delivery add constraint notification_delivery_status_check CHECK (status = ANY (ARRAY['pending'::text, 'delivered'::text, 'dropped'::text]));
+CREATE INDEX notification_delivery_due ON envdata.notification_delivery USING btree (next_attempt_at) WHERE (status = 'pending'::text);
 
 create table envdata.pollen_daily_rollup (
   location_id integer not null,

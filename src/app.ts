@@ -12,6 +12,10 @@ import { createLogger, type Logger } from './logging/create-logger.js';
 import { createEnvdataMetrics } from './metrics/create-envdata-metrics.js';
 import type { EnvdataMetrics, EnvdataMetricsOptions } from './metrics/envdata-metrics.js';
 import { MetricsObservers } from './metrics/metrics-observers.js';
+import {
+  NotificationDispatcher,
+  type NotificationDispatcherOptions,
+} from './notify/notification-dispatcher.js';
 import { assertRedisAnswers } from './queue/create-redis.js';
 import { QueueFactory } from './queue/queue-factory.js';
 import { redisTargetOf } from './queue/redis-target.js';
@@ -53,6 +57,12 @@ export interface StartOptions {
   readonly worker?: IngestWorkerOptions;
   /** The nightly sync's schedule and the worker that plans it (`envdata scheduler`). */
   readonly scheduler?: boolean;
+  /**
+   * The alerts' dispatcher (`NotificationDispatcher`): delivers the outbox to ENVDATA_NOTIFY_URL
+   * and checks the periodic conditions. Every long-running command starts one; `true` takes the
+   * default timings. Started last, stopped first.
+   */
+  readonly notifications?: boolean | NotificationDispatcherOptions;
 }
 
 /**
@@ -110,7 +120,11 @@ export class App {
         level: config.log.level,
         format: config.log.format,
         color: config.log.color,
-        secrets: [config.service.apiKey, config.console.token],
+        secrets: [
+          config.service.apiKey,
+          config.console.token,
+          ...config.notify.targets.map((t) => t.url),
+        ],
         destination: options.logDestination,
       });
     // Every call in flight listens on it until it settles: as many as the callers allow at once
@@ -218,6 +232,11 @@ export class App {
     return this.find((c) => c instanceof IngestWorker);
   }
 
+  /** The alerts' dispatcher started by `start({ notifications })`. */
+  get notifier(): NotificationDispatcher | undefined {
+    return this.find((c) => c instanceof NotificationDispatcher);
+  }
+
   /** The scheduler started by `start({ scheduler: true })`. */
   get scheduler(): SyncScheduler | undefined {
     return this.find((c) => c instanceof SyncScheduler);
@@ -261,7 +280,7 @@ export class App {
 
   /**
    * Starts the components added with `add()`, then those `options` ask for: the HTTP server,
-   * the worker, the scheduler, in this order (stopped in reverse: the scheduler stops planning,
+   * the worker, the scheduler, the notifier, in this order (stopped in reverse: the scheduler stops planning,
    * the worker finishes its chunks, the server answers until the end). When one fails to start,
    * those already started are stopped and its error is thrown; the resources stay open until
    * `stop()`. May be called again to start more.
@@ -279,6 +298,14 @@ export class App {
     }
     if (options.worker) this.add(IngestWorker.create(this, options.worker));
     if (options.scheduler) this.add(new SyncScheduler(this));
+    if (options.notifications) {
+      this.add(
+        new NotificationDispatcher(
+          this,
+          options.notifications === true ? {} : options.notifications,
+        ),
+      );
+    }
     const started: AppComponent[] = [];
     try {
       for (const component of this.pending.splice(0)) {

@@ -11,6 +11,7 @@ import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocalCommand } from './commands/local-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
+import { registerNotifyCommand } from './commands/notify-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
 import { registerResumeCommands } from './commands/resume-command.js';
 import { registerRunControlCommands } from './commands/run-control-command.js';
@@ -55,6 +56,7 @@ export function buildProgram(context: CommandContext): Command {
   registerRunControlCommands(program, context);
   registerSyncCommands(program, context);
   registerStatusCommand(program, context);
+  registerNotifyCommand(program, context);
   registerDemoCommand(program, context);
   registerLocalCommand(program, context);
   registerBiRoleCommand(program, context);

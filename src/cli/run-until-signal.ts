@@ -22,7 +22,8 @@ export async function runUntilSignal(
 ): Promise<void> {
   // Listening before starting: a signal during start-up stops the process gracefully too.
   const stop = shutdownSignal((signal) => app.logger.info({ signal }, messages.stopping));
-  await app.start(components);
+  // Every long-running process delivers alerts and checks their conditions.
+  await app.start({ notifications: true, ...components });
   messages.started?.();
   const signal = await stop;
   await app.stop();

@@ -10,6 +10,20 @@ export type LogFormat = 'json' | 'pretty';
 export const QUEUE_BACKENDS = ['redis', 'postgres'] as const;
 export type QueueBackend = (typeof QUEUE_BACKENDS)[number];
 
+/** How alerts are posted (ENVDATA_NOTIFY_FORMAT). */
+export const NOTIFY_FORMATS = ['slack', 'json'] as const;
+export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
+
+/** One URL of ENVDATA_NOTIFY_URL. */
+export interface NotifyTarget {
+  /** The URL itself: a secret (a Slack webhook's path is its password). Never logged. */
+  readonly url: string;
+  /** What the outbox keys its delivery by: the first 16 hex digits of the URL's SHA-256. */
+  readonly id: string;
+  /** How messages name it: `target 1 (hooks.slack.com)`, the host only. */
+  readonly label: string;
+}
+
 /** The validated, frozen configuration of one envdata process. Build it with `loadConfig`. */
 export interface Config {
   readonly databaseUrl: string;
@@ -130,6 +144,15 @@ export interface Config {
     readonly maxLagHours: number;
     /** Most a sync catches up per location and dataset; older is left to backfill (ENVDATA_SYNC_HORIZON). */
     readonly horizonHours: number;
+  };
+  readonly notify: {
+    /** ENVDATA_NOTIFY_URL, in order; empty: events stay in the outbox. */
+    readonly targets: readonly NotifyTarget[];
+    readonly format: NotifyFormat;
+    /** Events older than this are dropped undelivered (ENVDATA_NOTIFY_MAX_AGE). */
+    readonly maxAgeMs: number;
+    /** Runs waiting with no worker connected this long raise `no-worker` (ENVDATA_NO_WORKER_ALERT). */
+    readonly noWorkerAlertMs: number;
   };
   readonly locations: {
     /** Most rows read from one file by `envdata locations import` (ENVDATA_IMPORT_MAX_ROWS). */

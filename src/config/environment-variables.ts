@@ -262,6 +262,33 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 1, max: 24 * 366, unit: 'h' },
   },
   {
+    name: 'ENVDATA_NOTIFY_URL',
+    default: undefined,
+    description:
+      'Where envdata posts its alerts (a run failed, the key was refused, data went stale, …): one or more http(s) URLs, comma or space separated, such as a Slack incoming webhook. Unset: events wait in the outbox (`envdata status`). A secret: never logged, shown as its host only.',
+    secret: true,
+  },
+  {
+    name: 'ENVDATA_NOTIFY_FORMAT',
+    default: 'slack',
+    description:
+      'slack (`{"text": …}`, which Slack, Mattermost, Rocket.Chat and Teams webhooks take) or json (a typed document: docs/json-schemas/notification.schema.json).',
+  },
+  {
+    name: 'ENVDATA_NOTIFY_MAX_AGE',
+    default: '24h',
+    description:
+      'An alert not delivered within this long is dropped (a log line and envdata_notifications_total{outcome="dropped"}), as 30m, 24h or 7d.',
+    range: { min: 60_000, max: 30 * 86_400_000, unit: 'ms' },
+  },
+  {
+    name: 'ENVDATA_NO_WORKER_ALERT',
+    default: '10m',
+    description:
+      'Alert when runs have work queued and no worker has been connected for this long, as 5m or 1h.',
+    range: { min: 10_000, max: 7 * 86_400_000, unit: 'ms' },
+  },
+  {
     name: 'ENVDATA_HTTP_CONNECTIONS',
     default: '16',
     description: 'Keep-alive connections to the service per process.',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EnvdataError } from '../errors/envdata-error.js';
-import { LOG_LEVELS, QUEUE_BACKENDS, type Config } from './config.js';
+import { LOG_LEVELS, NOTIFY_FORMATS, QUEUE_BACKENDS, type Config } from './config.js';
 import { cronPatternProblem } from './cron-pattern-problem.js';
 import {
   ENVIRONMENT_VARIABLES,
@@ -12,6 +12,7 @@ import { rateLimitSchema, type RateLimitRule } from './rate-limit.js';
 import { isTimeZoneName, quotaSchema, syncReserveSchema } from './quota.js';
 import { budgetSchema, callsOfBudget, priceSchema } from './money.js';
 import { consoleHostsSchema } from './console-hosts.js';
+import { notifyTargetsSchema } from './notify-targets.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 
 const HOUR_MS = 3_600_000;
@@ -169,6 +170,12 @@ const schema = z.object({
   ENVDATA_SYNC_HORIZON: hours('ENVDATA_SYNC_HORIZON'),
   ENVDATA_SPECIES_RISK: booleanSchema,
   ENVDATA_FRESHNESS_MAX_LAG: hours('ENVDATA_FRESHNESS_MAX_LAG'),
+  ENVDATA_NOTIFY_URL: notifyTargetsSchema.optional(),
+  ENVDATA_NOTIFY_FORMAT: z.enum(NOTIFY_FORMATS, {
+    error: `must be one of ${NOTIFY_FORMATS.join(', ')}`,
+  }),
+  ENVDATA_NOTIFY_MAX_AGE: duration('ENVDATA_NOTIFY_MAX_AGE'),
+  ENVDATA_NO_WORKER_ALERT: duration('ENVDATA_NO_WORKER_ALERT'),
   ENVDATA_HTTP_CONNECTIONS: wholeNumber('ENVDATA_HTTP_CONNECTIONS'),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_CONNECT_TIMEOUT_MS'),
   ENVDATA_HTTP_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_TIMEOUT_MS'),
@@ -316,6 +323,12 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       lookbackHours: e.ENVDATA_SYNC_LOOKBACK,
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
       horizonHours: e.ENVDATA_SYNC_HORIZON,
+    },
+    notify: {
+      targets: e.ENVDATA_NOTIFY_URL ?? [],
+      format: e.ENVDATA_NOTIFY_FORMAT,
+      maxAgeMs: e.ENVDATA_NOTIFY_MAX_AGE,
+      noWorkerAlertMs: e.ENVDATA_NO_WORKER_ALERT,
     },
     locations: { importMaxRows: e.ENVDATA_IMPORT_MAX_ROWS },
     log: { level: e.LOG_LEVEL, format, color: e.NO_COLOR === undefined },

@@ -9,6 +9,7 @@ import { queuePauseMs } from '../queue/queue-pause.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
 import { DATASETS } from '../datasets/registry.js';
 import type { Dataset } from '../types.js';
+import { alertsBoard } from './alerts-board.js';
 import { AllowedHosts } from './allowed-hosts.js';
 import { ConsoleAccess, TOKEN_COOKIE } from './console-access.js';
 import { sendAsset, sendPage } from './console-assets.js';
@@ -263,6 +264,15 @@ export function consoleRoutes(
       handler: read(
         async (_q, response) =>
           sendJson(response, 200, await freshnessBoard(app.db, app.config.sync.maxLagHours)),
+        'api',
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/api/alerts',
+      handler: read(
+        async (_q, response) =>
+          sendJson(response, 200, await alertsBoard(app.db, app.config.notify.targets)),
         'api',
       ),
     },

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 import { formatHourRanges } from '../windows/hour-ranges.js';
+import { recordNotification } from './record-notification.js';
 
 export type ClosedStatus = 'done' | 'failed';
 
@@ -11,8 +12,9 @@ export type ClosedStatus = 'done' | 'failed';
  * of these fail the run with `UNACCOUNTED_HOURS` — a run never reads "done" over a silent hole.
  * The run ends `done`, or `failed` when chunks failed, a dataset was blocked or hours are
  * unaccounted for; its days' rollups are refreshed in the same transaction, so a run is seen
- * finished only with its rollups current. Returns the new status to the one caller that closed
- * it, else `undefined`.
+ * finished only with its rollups current. A run that ends failed, or with quarantined hours or
+ * failed chunks, records a `run-ended` notification in the same transaction. Returns the new
+ * status to the one caller that closed it, else `undefined`.
  */
 export async function closeRunIfDone(
   db: Kysely<Database>,
@@ -73,6 +75,7 @@ export async function closeRunIfDone(
       where r.run_id = ${runId}
       returning r.status`.execute(trx);
     await sql`select envdata.refresh_daily_rollups()`.execute(trx);
+    await recordRunEnded(trx, runId);
     return rows[0]?.status;
   });
 }
@@ -98,4 +101,55 @@ async function isOpen(
       from envdata.run r where r.run_id = ${runId} and r.status = 'running'
       ${lock ? sql`for update of r` : sql``}`.execute(db);
   return rows[0]?.open !== false;
+}
+
+/**
+ * Records `run-ended` for run `runId`, just closed in `trx`, when a person has something to do:
+ * it failed, or hours were quarantined or chunks failed. Its details count the failures by
+ * cause and name the command that fetches them again.
+ */
+async function recordRunEnded(trx: Transaction<Database>, runId: number): Promise<void> {
+  const { rows } = await sql<{
+    kind: string;
+    status: string;
+    error_code: string | null;
+    error_message: string | null;
+    blocked_datasets: string[];
+    quarantined_hours: number;
+    failed: Record<string, number> | null;
+  }>`
+    select r.kind::text, r.status::text, r.error_code, r.error_message, r.blocked_datasets,
+      (r.folded_quarantined_hours + coalesce((select sum(c.quarantined_hours)
+        from envdata.chunk c where c.run_id = r.run_id), 0))::int as quarantined_hours,
+      (select json_object_agg(f.code, f.n) from (
+        select coalesce(c.error_code, 'UNKNOWN') as code, count(*)::int as n
+        from envdata.chunk c where c.run_id = r.run_id and c.status = 'failed' group by 1) f
+      ) as failed
+    from envdata.run r where r.run_id = ${runId}`.execute(trx);
+  const run = rows[0];
+  if (!run) return;
+  const failedChunks = Object.values(run.failed ?? {}).reduce((a, b) => a + b, 0);
+  if (run.status !== 'failed' && run.quarantined_hours === 0 && failedChunks === 0) return;
+  await recordNotification(trx, {
+    key: `run:${runId}:ended`,
+    event: 'run-ended',
+    details: {
+      runId,
+      kind: run.kind,
+      status: run.status,
+      failedChunks,
+      failedByCode: run.failed ?? {},
+      quarantinedHours: run.quarantined_hours,
+      blockedDatasets: run.blocked_datasets,
+      errorCode: run.error_code,
+      // A run that lost hours of its plan is fetched again by the same backfill; failed chunks
+      // by `retry`.
+      action:
+        run.error_code === 'UNACCOUNTED_HOURS'
+          ? `run the same ${run.kind} again (see \`envdata status ${runId}\`)`
+          : failedChunks > 0
+            ? `envdata retry ${runId}`
+            : `envdata status ${runId}`,
+    },
+  });
 }

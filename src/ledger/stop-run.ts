@@ -1,11 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
+import { recordNotification, type NotificationEvent } from './record-notification.js';
+
+/** The event a run stopped with `code` tells of. */
+function eventOfStop(code: string): NotificationEvent {
+  if (code === 'UNAUTHORIZED') return 'key-refused';
+  if (code === 'WRONG_ADDRESS') return 'wrong-address';
+  return 'run-stopped';
+}
 
 /**
  * Stops a run at once (the key was refused, the base URL looks wrong): no worker calls the
  * service for it any more; `envdata resume RUN` runs it again. With `forgetNotCovered`, the
  * "not covered" (404) hours the run recorded are forgotten: answers from a wrong address say
- * nothing about the service's coverage.
+ * nothing about the service's coverage. The one caller that stopped it records the event
+ * (`key-refused`, `wrong-address`, `run-stopped`) in the same transaction.
  */
 export async function stopRun(
   db: Kysely<Database>,
@@ -35,6 +44,12 @@ export async function stopRun(
         .where('outcome', '=', 'not_covered')
         .execute();
     }
-    return Number(stopped.numUpdatedRows) > 0;
+    if (Number(stopped.numUpdatedRows) === 0) return false;
+    await recordNotification(trx, {
+      key: `run:${runId}:stopped`,
+      event: eventOfStop(code),
+      details: { runId, code, message, action: `fix the cause, then envdata resume ${runId}` },
+    });
+    return true;
   });
 }

@@ -81,6 +81,7 @@ export class EnvdataMetrics implements MetricsObserver {
   private readonly quarantined: Counter<'dataset'>;
   private readonly chunkSeconds: Histogram<'dataset' | 'outcome'>;
   private readonly rateLimitWaits: Counter<'reason'>;
+  private readonly notifications: Counter<'event' | 'outcome'>;
 
   constructor(options: EnvdataMetricsOptions) {
     const registers = [this.registry];
@@ -118,6 +119,12 @@ export class EnvdataMetrics implements MetricsObserver {
       name: 'envdata_rate_limit_waits_total',
       help: 'Jobs put back to wait for the rate limit: "budget" when the shared call budget was spent, "throttled" when the service answered 429 and every worker paused.',
       labelNames: ['reason'],
+      registers,
+    });
+    this.notifications = new Counter({
+      name: 'envdata_notifications_total',
+      help: 'Alerts posted to ENVDATA_NOTIFY_URL by this process, per target: "delivered" (a 2xx answer), "failed" (an attempt that will be retried), "dropped" (older than ENVDATA_NOTIFY_MAX_AGE, given up).',
+      labelNames: ['event', 'outcome'],
       registers,
     });
 
@@ -224,5 +231,10 @@ export class EnvdataMetrics implements MetricsObserver {
 
   rateLimitWait(reason: RateLimitWaitReason): void {
     this.rateLimitWaits.inc({ reason });
+  }
+
+  /** An attempt to deliver an alert of `event` to one target ended with `outcome`. */
+  notification(event: string, outcome: 'delivered' | 'failed' | 'dropped'): void {
+    this.notifications.inc({ event, outcome });
   }
 }

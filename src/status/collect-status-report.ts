@@ -1,5 +1,6 @@
 import type { Uses } from '../app/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
+import { countUndelivered } from '../ledger/notification-deliveries.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
@@ -32,6 +33,11 @@ export interface StatusReport {
    * the counters beside the queue could not be read.
    */
   readonly quota: readonly QuotaUsage[] | null;
+  /**
+   * Alerts of the last ENVDATA_NOTIFY_MAX_AGE not yet delivered to every target
+   * (`countUndelivered`); `null` when the ledger could not be read.
+   */
+  readonly undeliveredAlerts: number | null;
 }
 
 /** The quota counters' reading, `null` when the queue's backend does not answer. */
@@ -71,6 +77,7 @@ export async function collectStatusReport(
       failedChunks: [],
       unplaceableRecords: [],
       quota,
+      undeliveredAlerts: null,
     };
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
@@ -92,6 +99,7 @@ export async function collectStatusReport(
       failedChunks: [],
       unplaceableRecords: [],
       quota,
+      undeliveredAlerts: null,
     };
   }
   return {
@@ -105,5 +113,6 @@ export async function collectStatusReport(
         ? []
         : await unplaceableRecords(app.db, runId),
     quota,
+    undeliveredAlerts: await countUndelivered(app.db, app.config.notify.maxAgeMs),
   };
 }

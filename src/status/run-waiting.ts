@@ -40,7 +40,7 @@ export function withQueueWaiting<P extends RunProgress>(progress: P, holds: Queu
 
 /**
  * Reads `QueueHolds`: the pause of every worker from the ingest queue `ingest` (open it once:
- * `app.queues.queue` makes a new one per call) and the count of `listWorkers` (either backend),
+ * `app.queues.queue` makes a new one per call) and the count of workers `listWorkers` finds alive (either backend),
  * `undefined` when that cannot be read.
  */
 export async function readQueueHolds(
@@ -49,7 +49,8 @@ export async function readQueueHolds(
 ): Promise<QueueHolds> {
   const pauseMs = await queuePauseMs(ingest);
   const workers = await listWorkers().then(
-    (w) => w.length,
+    // Alive by heartbeat: a connection without one is a stuck process or an older envdata.
+    (w) => w.filter((worker) => worker.alive).length,
     () => undefined,
   );
   return { pausedUntil: pauseMs > 0 ? new Date(Date.now() + pauseMs) : null, workers };

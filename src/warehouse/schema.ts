@@ -359,4 +359,39 @@ export interface Database {
   worker_heartbeat: WorkerHeartbeatTable;
   history_window: HistoryWindowTable;
   share_unit: ShareUnitTable;
+  notification: NotificationTable;
+  notification_delivery: NotificationDeliveryTable;
+  alert_state: AlertStateTable;
+}
+
+/** The outbox: one event per state transition a person should hear of (`recordNotification`). */
+export interface NotificationTable {
+  notification_id: ColumnType<number, never, never>;
+  dedupe_key: string;
+  event: string;
+  details: ColumnType<Record<string, unknown>, string, string>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** One event at one target of ENVDATA_NOTIFY_URL (by fingerprint, never the URL). */
+export interface NotificationDeliveryTable {
+  notification_id: number;
+  target: string;
+  status: ColumnType<
+    'pending' | 'delivered' | 'dropped',
+    'pending' | undefined,
+    'delivered' | 'dropped'
+  >;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<Date, Date | undefined, Date>;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+}
+
+/** Whether a condition checked periodically is in breach, and how often it changed. */
+export interface AlertStateTable {
+  alert: string;
+  active: ColumnType<boolean, boolean | undefined, boolean>;
+  changes: ColumnType<number, number | undefined, number>;
+  changed_at: ColumnType<Date, Date | undefined, Date>;
 }

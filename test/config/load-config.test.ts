@@ -137,7 +137,9 @@ describe('loadConfig ranges', () => {
       'ENVDATA_JOB_LOCK_MS',
       'ENVDATA_MAX_PAUSE',
       'ENVDATA_MISSING_RECHECK',
+      'ENVDATA_NOTIFY_MAX_AGE',
       'ENVDATA_NO_DATA_RECHECK',
+      'ENVDATA_NO_WORKER_ALERT',
       'ENVDATA_REFETCH_DELAY_MS',
       'ENVDATA_RETRY_BASE_MS',
       'ENVDATA_SHUTDOWN_TIMEOUT_MS',
@@ -150,7 +152,12 @@ describe('loadConfig ranges', () => {
       const write = (n: number) =>
         v.range.unit === 'h'
           ? `${n}h`
-          : v.name === 'ENVDATA_MAX_PAUSE' || v.name === 'ENVDATA_WORKER_HEARTBEAT'
+          : [
+                'ENVDATA_MAX_PAUSE',
+                'ENVDATA_WORKER_HEARTBEAT',
+                'ENVDATA_NOTIFY_MAX_AGE',
+                'ENVDATA_NO_WORKER_ALERT',
+              ].includes(v.name)
             ? `${n}ms`
             : String(n);
       expect(() => loadConfig({ [v.name]: write(min) }), v.name).not.toThrow();

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordNotification } from '../../src/ledger/record-notification.js';
 import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
@@ -218,6 +219,30 @@ describe('the JSON API', () => {
       await queue.removeRateLimitKey();
     }
     expect((await getJson('/api/rate-limit')).body.pausedUntil).toBeNull();
+  });
+
+  it('lists the recent alerts, newest first, with their message and delivery', async () => {
+    expect(await getJson('/api/alerts')).toEqual({
+      status: 200,
+      body: { targets: [], events: [] },
+    });
+    await recordNotification(fx.app.db, {
+      key: 'run:77:stopped',
+      event: 'key-refused',
+      details: { runId: 77, code: 'UNAUTHORIZED' },
+    });
+    await sql`insert into envdata.notification_delivery (notification_id, target, last_error)
+      select notification_id, 'abc123', 'HTTP 500' from envdata.notification`.execute(fx.app.db);
+    const { body } = await getJson('/api/alerts');
+    expect(body.events).toEqual([
+      expect.objectContaining({
+        event: 'key-refused',
+        text: expect.stringContaining('check ENVDATA_API_KEY, then envdata resume 77'),
+        delivered: 0,
+        pending: 1,
+        lastError: 'HTTP 500',
+      }),
+    ]);
   });
 
   it('serves the page, its script and uPlot from the package', async () => {

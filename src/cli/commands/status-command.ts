@@ -77,6 +77,14 @@ export function registerStatusCommand(program: Command, context: CommandContext)
           );
           for (const line of formatFreshnessTable(byLocation, paint)) context.print(`  ${line}`);
         }
+        const alerts = formatUndeliveredAlerts(
+          report.undeliveredAlerts,
+          context.config.notify.targets.length,
+        );
+        if (run === undefined && alerts !== undefined) {
+          context.print('');
+          context.print(alerts);
+        }
       }
       const down = !status.postgres.ok || !status.redis.ok;
       const waiting = runs.filter(
@@ -107,6 +115,20 @@ export function registerStatusCommand(program: Command, context: CommandContext)
         context.exitCode = 1;
       }
     });
+}
+
+/** The line about alerts waiting in the outbox, or `undefined` when there is nothing to say. */
+export function formatUndeliveredAlerts(
+  undelivered: number | null,
+  targets: number,
+): string | undefined {
+  if (undelivered === null || (undelivered === 0 && targets === 0)) return undefined;
+  if (targets === 0) {
+    return `alerts: ${undelivered} undelivered event(s) in the outbox: set ENVDATA_NOTIFY_URL to receive them (README, "Alerts")`;
+  }
+  return undelivered === 0
+    ? `alerts: all delivered to ${targets} target(s)`
+    : `alerts: ${undelivered} undelivered event(s) to ${targets} target(s); a worker, scheduler or serve delivers them (\`envdata notify test\` checks the targets)`;
 }
 
 function formatRunLine(p: RunProgress): string {

@@ -1,3 +1,4 @@
+import type { NotificationJson } from '../../notify/notification-document.js';
 import type { BackfillPlanJson } from './backfill-plan-json.js';
 import type { LocationsJson } from './locations-json.js';
 import type { RunJson } from './run-json.js';
@@ -112,6 +113,7 @@ export const STATUS_EXAMPLE: StatusJson = {
       },
     ],
   },
+  undeliveredAlerts: 1,
   freshness: [
     {
       locationId: 2,
@@ -319,4 +321,20 @@ export const SYNC_PLAN_EXAMPLE: SyncPlanJson = {
       to: '2024-05-31T12:00:00.000Z',
     },
   ],
+};
+
+export const NOTIFICATION_EXAMPLE: NotificationJson = {
+  kind: 'notification',
+  version: 1,
+  id: '42',
+  event: 'key-refused',
+  at: '2024-06-30T02:00:04.120Z',
+  text: 'envdata: the service refused the API key (401); run 13 stopped and no run fetches until the key is fixed — to do: check ENVDATA_API_KEY, then envdata resume 13',
+  details: {
+    runId: 13,
+    code: 'UNAUTHORIZED',
+    message:
+      'the service refused the API key (401): check ENVDATA_API_KEY (no retry can fix a refused key); the run stops until the key is fixed',
+    action: 'fix the cause, then envdata resume 13',
+  },
 };

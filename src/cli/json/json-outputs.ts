@@ -3,11 +3,13 @@ import { backfillPlanJson } from './backfill-plan-json.js';
 import {
   BACKFILL_PLAN_EXAMPLE,
   LOCATIONS_EXAMPLE,
+  NOTIFICATION_EXAMPLE,
   RUN_STATUS_EXAMPLE,
   STATUS_EXAMPLE,
   SYNC_PLAN_EXAMPLE,
 } from './json-output-examples.js';
 import { locationsJson } from './locations-json.js';
+import { notificationJson } from '../../notify/notification-document.js';
 import { runStatusJson } from './run-status-json.js';
 import { statusJson } from './status-json.js';
 import { syncPlanJson } from './sync-plan-json.js';
@@ -71,5 +73,13 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
       'What `envdata sync --now` would fetch now, without writing anything: the history of every active location (lookback included, at most the horizon back), the latest readings and forecasts, and the older history left to backfill. `--json` without `--dry-run` exits 2, as for backfill.',
     schema: syncPlanJson,
     example: SYNC_PLAN_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'ENVDATA_NOTIFY_FORMAT=json (the body of each alert POSTed to ENVDATA_NOTIFY_URL)',
+    kind: 'notification',
+    about:
+      'One alert: a state transition a person should hear of (README, "Alerts"). Posted by the worker, scheduler or serve process that claims it, once per transition; retried until a 2xx answer, so a receiver may see one again after a timeout: `id` tells. `envdata notify test` posts one with `event: "test"`.',
+    schema: notificationJson,
+    example: NOTIFICATION_EXAMPLE,
   }),
 ];

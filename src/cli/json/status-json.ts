@@ -45,6 +45,11 @@ export const statusJson = jsonDocument('status', {
     .describe('ENVDATA_FRESHNESS_MAX_LAG in hours: the lag beyond which a location is stale'),
   runs: z.array(runJson).describe('the 10 most recent runs, newest first'),
   quota: quotaUsageJson,
+  undeliveredAlerts: count
+    .nullable()
+    .describe(
+      'alerts of the last ENVDATA_NOTIFY_MAX_AGE not yet delivered to every target of ENVDATA_NOTIFY_URL (all of them while it is unset); `null` when the ledger could not be read',
+    ),
   freshness: z
     .array(
       z.object({
@@ -80,6 +85,7 @@ export function toStatusJson(
     maxLagHours,
     runs: report.runs.map(toRunJson),
     quota: toQuotaUsageJson(report.quota, config),
+    undeliveredAlerts: report.undeliveredAlerts,
     freshness: freshness.map((row) => ({
       locationId: row.locationId,
       name: row.name,

@@ -406,6 +406,72 @@ const pages = {
     },
   },
 
+  alerts: {
+    api: () => '/api/alerts',
+    render(board) {
+      return [
+        h('h1', {}, 'Alerts'),
+        h(
+          'p',
+          {},
+          board.targets.length > 0
+            ? `Posted to ${board.targets.join(', ')} (ENVDATA_NOTIFY_URL). The 50 most recent, newest first.`
+            : 'ENVDATA_NOTIFY_URL is not set: events wait in the outbox. The 50 most recent, newest first.',
+        ),
+        board.events.length === 0
+          ? h(
+              'p',
+              { class: 'muted', id: 'alerts-empty' },
+              'No alert yet: nothing has needed a person.',
+            )
+          : h(
+              'table',
+              { id: 'alerts' },
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  h('th', {}, 'When (UTC)'),
+                  h('th', {}, 'Event'),
+                  h('th', {}, 'Message'),
+                  h('th', {}, 'Delivery'),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                board.events.map((e) =>
+                  h(
+                    'tr',
+                    { 'data-id': e.id, 'data-event': e.event },
+                    h('td', {}, when(e.at)),
+                    h('td', {}, e.event),
+                    h('td', {}, e.text),
+                    h(
+                      'td',
+                      {},
+                      e.pending > 0
+                        ? h(
+                            'span',
+                            { class: 'stale', title: e.lastError ?? '' },
+                            `pending${e.lastError ? ` (${e.lastError})` : ''}`,
+                          )
+                        : e.dropped > 0
+                          ? h('span', { class: 'stale' }, 'dropped')
+                          : e.delivered > 0
+                            ? 'delivered'
+                            : 'no target',
+                    ),
+                  ),
+                ),
+              ),
+            ),
+      ];
+    },
+  },
+
   'rate-limit': {
     api: () => '/api/rate-limit',
     render(data) {

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { NotifyTarget } from './config.js';
+
+/**
+ * ENVDATA_NOTIFY_URL: one or more http(s) URLs, separated by commas or white space. A problem
+ * names the entry by its position, never its text: the URL is a secret.
+ */
+export const notifyTargetsSchema = z.string().transform((value, ctx): NotifyTarget[] => {
+  const urls = value.split(/[\s,]+/).filter((u) => u !== '');
+  const targets: NotifyTarget[] = [];
+  urls.forEach((url, i) => {
+    if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${i + 1} of ${urls.length} must be an http(s):// URL (such as a Slack incoming webhook)`,
+      });
+      return;
+    }
+    targets.push({
+      url,
+      id: createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 16),
+      label: `target ${i + 1} (${new URL(url).hostname})`,
+    });
+  });
+  if (urls.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must hold at least one http(s):// URL when set' });
+  }
+  return targets;
+});

@@ -1,0 +1,62 @@
+import type { NotificationEvent } from '../ledger/record-notification.js';
+
+const str = (v: unknown): string =>
+  typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+
+/** `{ SERVER_ERROR: 3, TIMEOUT: 1 }` → `3 SERVER_ERROR, 1 TIMEOUT`. */
+function countsByCode(counts: unknown): string {
+  if (!counts || typeof counts !== 'object') return '';
+  return Object.entries(counts as Record<string, unknown>)
+    .map(([code, n]) => `${str(n)} ${code}`)
+    .join(', ');
+}
+
+/**
+ * The one line a person reads (Slack's `text`, the JSON document's `text`): what happened, and
+ * what to do about it. Built from the event's details, never from a secret.
+ */
+export function notificationText(
+  event: NotificationEvent,
+  details: Readonly<Record<string, unknown>>,
+): string {
+  const d = details;
+  const action = str(d.action);
+  const todo = action === '' ? '' : ` — to do: ${action}`;
+  switch (event) {
+    case 'run-ended': {
+      const parts = [
+        Number(d.failedChunks) > 0
+          ? `${str(d.failedChunks)} chunk(s) failed (${countsByCode(d.failedByCode)})`
+          : '',
+        Number(d.quarantinedHours) > 0 ? `${str(d.quarantinedHours)} hour(s) quarantined` : '',
+        Array.isArray(d.blockedDatasets) && d.blockedDatasets.length > 0
+          ? `datasets refused: ${d.blockedDatasets.join(', ')}`
+          : '',
+        typeof d.errorCode === 'string' && d.errorCode !== 'FORBIDDEN' ? d.errorCode : '',
+      ].filter((p) => p !== '');
+      return `envdata: ${str(d.kind)} run ${str(d.runId)} ended ${str(d.status)}: ${parts.join('; ') || 'see its status'}${todo}`;
+    }
+    case 'key-refused':
+      return `envdata: the service refused the API key (401); run ${str(d.runId)} stopped and no run fetches until the key is fixed — to do: check ENVDATA_API_KEY, then envdata resume ${str(d.runId)}`;
+    case 'product-refused':
+      return `envdata: the service refused ${str(d.dataset)} to the API key (403) in run ${str(d.runId)}; the other datasets go on${todo}`;
+    case 'wrong-address':
+      return `envdata: run ${str(d.runId)} stopped: answers look like a wrong address (WRONG_ADDRESS) — to do: check ENVDATA_BASE_URL, then envdata resume ${str(d.runId)}`;
+    case 'run-stopped':
+      return `envdata: run ${str(d.runId)} stopped (${str(d.code)}): ${str(d.message)}${todo}`;
+    case 'quota-reached':
+      return `envdata: ${str(d.reason)} reached; runs wait until ${str(d.until)}${todo}`;
+    case 'quota-freed':
+      return `envdata: ${str(d.reason)} reset at ${str(d.until)}; runs go on by themselves`;
+    case 'freshness-breached':
+      return `envdata: ${str(d.stale)} location(s) stale for ${str(d.dataset)} (older than ${str(d.maxLagHours)} h, worst ${str(d.worstLagHours)} h)${todo}`;
+    case 'freshness-recovered':
+      return `envdata: ${str(d.dataset)} is fresh again at every location (within ${str(d.maxLagHours)} h)`;
+    case 'no-worker':
+      return `envdata: ${str(d.runs)} run(s) have work waiting and no worker has been connected for ${str(d.minutes)} min${todo}`;
+    case 'sync-missed':
+      return `envdata: the nightly sync due at ${str(d.scheduledAt)} did not start within an hour${todo}`;
+    case 'test':
+      return `envdata: test notification from ${str(d.host)} — alerts reach this channel; nothing to do`;
+  }
+}
