@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QuotaGate } from '../../src/dispatch/quota-gate.js';
+import { recordNotification } from '../../src/ledger/record-notification.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -216,6 +217,27 @@ describe('the console in a browser', () => {
     expect(cells[3]).toMatch(/^\d+ s ago$/);
     expect(await page.locator('main p').first().textContent()).toContain(
       '1 worker(s) alive, busy with 0 of 3 job slots.',
+    );
+    await page.close();
+  });
+
+  it('lists the recent alerts on the Alerts page, with their message and delivery', async () => {
+    const page = await openPage('#/alerts');
+    await page.locator('#alerts-empty').waitFor({ timeout: DOM_TIMEOUT_MS });
+    await recordNotification(fx.app.db, {
+      key: 'run:91:stopped',
+      event: 'key-refused',
+      details: { runId: 91, code: 'UNAUTHORIZED' },
+    });
+    // The next poll of the page shows it: the event, what to do, and that no target is set.
+    const row = page.locator('#alerts tr[data-event="key-refused"]');
+    await row.waitFor({ timeout: DOM_TIMEOUT_MS });
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[1]).toBe('key-refused');
+    expect(cells[2]).toContain('check ENVDATA_API_KEY, then envdata resume 91');
+    expect(cells[3]).toBe('no target');
+    expect(await page.locator('main p').first().textContent()).toContain(
+      'ENVDATA_NOTIFY_URL is not set',
     );
     await page.close();
   });
