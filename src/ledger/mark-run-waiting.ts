@@ -19,7 +19,9 @@ export async function markRunWaiting(
   const details = {
     reason,
     until: until.toISOString(),
-    action: 'nothing: work resumes by itself at the reset (raise ENVDATA_QUOTA to go faster)',
+    action: `nothing: work resumes by itself at the reset (raise ${
+      reason.startsWith('budget') ? 'ENVDATA_BUDGET' : 'ENVDATA_QUOTA'
+    } to go faster)`,
   };
   await sql`
     with changed as (

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { checkAlerts } from '../../src/notify/check-alerts.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -91,7 +92,11 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
         until: (p) => p.waiting !== null && p.done === 10,
       });
       expect(held.status).toBe('running');
-      expect(held.waiting).toEqual({ reason: 'budget (month)', until: new Date(nextMonthUtc()) });
+      expect(held.waiting).toEqual({
+        reason: 'budget (month)',
+        until: new Date(nextMonthUtc()),
+        hint: null,
+      });
       // Exactly what the budget pays for was asked of the service; no attempt was used waiting.
       expect(fx.simulator.stats().byStatus['200']).toBe(10);
       const chunks = await runChunks(app.db, runId);
@@ -132,6 +137,27 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
       );
       expect(small.code).toBe(2);
       expect(small.stderr).toContain('beyond the €0.00 left');
+
+      // The budget reached is one alert, whatever the number of held jobs; its reset frees it, once.
+      const alerts = async () =>
+        (
+          await sql<{ event: string; details: { reason: string; action: string } }>`
+            select event, details from envdata.notification
+            where event like 'quota-%' order by notification_id`.execute(app.db)
+        ).rows;
+      expect(await alerts()).toEqual([
+        {
+          event: 'quota-reached',
+          details: expect.objectContaining({
+            reason: 'budget (month)',
+            until,
+            action: expect.stringContaining('raise ENVDATA_BUDGET'),
+          }),
+        },
+      ]);
+      await checkAlerts(app, { now: new Date(Date.parse(until) + 1_000) });
+      await checkAlerts(app, { now: new Date(Date.parse(until) + 2_000) });
+      expect((await alerts()).map((a) => a.event)).toEqual(['quota-reached', 'quota-freed']);
     } finally {
       await worker.close();
     }
