@@ -35,6 +35,11 @@ export interface PacedCall {
   readonly missed: number;
   /** The call's answer or failure came back now. Once; later calls do nothing. */
   answered(): void;
+  /**
+   * The service answered it 429, too many calls (not a spent quota): the margin was too narrow
+   * for the service's reading of this call. It widens at once (`PaceMargin.throttled`).
+   */
+  throttled(): void;
 }
 
 /**
@@ -168,6 +173,7 @@ export class CallPacer {
         recorded = true;
         this.margin.record({ wentAt, answeredAt: performance.now() });
       },
+      throttled: () => this.margin.throttled(),
     };
   }
 

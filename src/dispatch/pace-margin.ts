@@ -68,6 +68,9 @@ export class PaceMargin {
   private readonly lateness = new Recent();
   private readonly readings = new Recent();
   private measured: { marginMs: number; allowedLateMs: number } | undefined;
+  /** After a 429: the margin at least, for how many more calls. */
+  private widenedMs = 0;
+  private widened = 0;
   /** The margin before any measurement, and the largest one. */
   readonly initialMs: number;
   readonly maxMs: number;
@@ -79,7 +82,19 @@ export class PaceMargin {
 
   /** The margin now, whole milliseconds. */
   get marginMs(): number {
-    return this.measured?.marginMs ?? this.initialMs;
+    const margin = this.measured?.marginMs ?? this.initialMs;
+    return this.widened > 0 ? Math.max(margin, this.widenedMs) : margin;
+  }
+
+  /**
+   * The service refused a call for too many calls: whatever was measured, the margin was too
+   * narrow for it (a stall of this host or of the service longer than the margin). It doubles
+   * (at least the initial one, at most the largest) for the next `SAMPLES` calls, while the
+   * measurement takes the stall in.
+   */
+  throttled(): void {
+    this.widenedMs = Math.min(this.maxMs, Math.max(this.initialMs, 2 * this.marginMs));
+    this.widened = SAMPLES;
   }
 
   /** How late after its slot a call may go now: the part of the margin that is this process's. */
@@ -102,6 +117,7 @@ export class PaceMargin {
 
   /** One call that went, answered. */
   record(call: PacedCallTimes): void {
+    if (this.widened > 0) this.widened -= 1;
     const reading = (call.answeredAt - call.wentAt) / 2;
     if (!Number.isFinite(reading)) return;
     this.readings.add(reading);

@@ -84,6 +84,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
         .finally(() => paced?.answered());
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);
+      if (code === 'RATE_LIMITED') paced?.throttled();
       switch (outcome.kind) {
         case 'land-empty':
           return 0;

@@ -304,6 +304,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       }
       const error = coerceError(thrown);
       const { code, outcome, retryAfterMs } = outcomeOf(error);
+      if (code === 'RATE_LIMITED') paced?.throttled();
       // The service says the quota is spent: every worker holds its jobs until the quota's
       // reset (or the Retry-After it sent), reading the shared counter, not asking the service.
       if (code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled) {

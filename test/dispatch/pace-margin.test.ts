@@ -107,4 +107,34 @@ describe('the pace margin', () => {
     );
     expect(margin.marginMs).toBe(3);
   });
+
+  it('doubles after a 429 for the next calls, then is what it measures again', () => {
+    const margin = new PaceMargin(1_000);
+    feed(
+      margin,
+      128,
+      () => 0,
+      () => 6,
+    );
+    expect(margin.marginMs).toBe(3);
+    margin.throttled();
+    // At least the initial margin.
+    expect(margin.marginMs).toBe(34);
+    margin.throttled();
+    expect(margin.marginMs).toBe(68);
+    feed(
+      margin,
+      127,
+      () => 0,
+      () => 6,
+    );
+    expect(margin.marginMs).toBe(68);
+    feed(
+      margin,
+      1,
+      () => 0,
+      () => 6,
+    );
+    expect(margin.marginMs).toBe(3);
+  });
 });
