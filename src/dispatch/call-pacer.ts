@@ -67,6 +67,11 @@ export interface PacedCall {
  * for its slot does not send a call into the cut, to arrive when the link is back and out of its
  * slot.
  *
+ * Behind the margin, one guard needs no measure: a call does not go before the call this process
+ * made `max` calls earlier was read by the service a window ago, as far as that call's answer
+ * tells (`afterItsPeer`). A stall of the service or of this host longer than the margin then
+ * holds the next window's calls instead of sending them into the stalled window.
+ *
  * The margin is measured per process: hosts whose network delays to the service differ by more
  * than it (far apart) need a wider one; they have one in ENVDATA_RATE_LIMIT itself (a lower rate).
  */
@@ -156,26 +161,56 @@ export class CallPacer {
         }
       }
       this.margin.recordLateness(late);
-      if (late <= this.allowedLateMs || missed >= MAX_MISSED) return this.went(missed);
+      if (late <= this.allowedLateMs || missed >= MAX_MISSED) {
+        await this.afterItsPeer(signal);
+        return this.went(missed);
+      }
       missed += 1;
       moving = slot;
     }
   }
 
+  /**
+   * Waits, when it must, for the service to have read this process's call `max` calls back a
+   * window ago. The service reads a call before it answers, and after half the fastest round
+   * trip at the earliest (NTP's reading): that call was read by its answer less half the
+   * fastest round trip, this one is read half the fastest round trip after it goes at the
+   * earliest. Its answer came late (the service or this host stalled, the network queued), this
+   * call waits as much; nothing is waited for an answer not back yet, or one back in time.
+   * Whatever the margin measured so far, a stall then cannot put two windows' calls into one.
+   */
+  private async afterItsPeer(signal: AbortSignal | undefined): Promise<void> {
+    const peer = this.recent[this.sent % this.rule.max];
+    if (peer?.answeredAt === undefined) return;
+    const readBy = peer.answeredAt - this.fastestAnswer / 2;
+    const hold = readBy + this.rule.durationMs - this.fastestAnswer / 2 - performance.now();
+    if (hold > 0) await sleep(hold, undefined, { signal });
+  }
+
   /** The call goes now: its answer, when it comes, is a measure of the margin. */
   private went(missed: number): PacedCall {
     const wentAt = performance.now();
-    let recorded = false;
+    const call: { answeredAt?: number } = {};
+    this.recent[this.sent % this.rule.max] = call;
+    this.sent += 1;
     return {
       missed,
       answered: () => {
-        if (recorded) return;
-        recorded = true;
-        this.margin.record({ wentAt, answeredAt: performance.now() });
+        if (call.answeredAt !== undefined) return;
+        call.answeredAt = performance.now();
+        const roundTrip = call.answeredAt - wentAt;
+        this.fastestAnswer = Math.min(roundTrip, this.fastestAnswer + 0.5);
+        this.margin.record({ wentAt, answeredAt: call.answeredAt });
       },
       throttled: () => this.margin.throttled(),
     };
   }
+
+  /** This process's last `max` calls, by `sent % max`: when each was answered, once it was. */
+  private readonly recent: { answeredAt?: number }[] = [];
+  private sent = 0;
+  /** This process's fastest recent call to the service (a minimum rising 0.5 ms a call). */
+  private fastestAnswer = Number.POSITIVE_INFINITY;
 
   /** Gives a slot back without waiting (stopping, or the backend is failing: best effort). */
   private giveBack(slot: number): void {
