@@ -29,6 +29,14 @@ const MAX_MISSED = 8;
  */
 const HORIZON_SHARE = 0.5;
 
+/** A call this process made: when it went, and when its answer came once it did. */
+interface SentCall {
+  readonly wentAt: number;
+  answeredAt?: number;
+  /** Resolves when the answer comes. */
+  readonly answer: Promise<void>;
+}
+
 /** A call the pacer let go: tell it when the answer came (`answered`), to measure the margin. */
 export interface PacedCall {
   /** Slots it missed (moved to now) before this one went (0 in the common case). */
@@ -124,7 +132,7 @@ export class CallPacer {
           horizonMs: this.horizonMs,
           // One slot's share of the window apart: calls reach the service one by one (a burst
           // waits for connections and is read by the service in turn, each call later).
-          spacingMs: Math.floor(this.windowMs / this.rule.max),
+          spacingMs: Math.floor(this.windowMs / this.rule.max / 2),
           ...(moving !== undefined && { moving }),
         }),
         signal,
@@ -176,12 +184,22 @@ export class CallPacer {
    * trip at the earliest (NTP's reading): that call was read by its answer less half the
    * fastest round trip, this one is read half the fastest round trip after it goes at the
    * earliest. Its answer came late (the service or this host stalled, the network queued), this
-   * call waits as much; nothing is waited for an answer not back yet, or one back in time.
-   * Whatever the margin measured so far, a stall then cannot put two windows' calls into one.
+   * call waits as much. An answer not back yet is waited for when it is later than any recent
+   * one (a stall, not a slow service), for a window at most. Whatever the margin measured so
+   * far, a stall then cannot put two windows' calls into one.
    */
   private async afterItsPeer(signal: AbortSignal | undefined): Promise<void> {
     const peer = this.recent[this.sent % this.rule.max];
-    if (peer?.answeredAt === undefined) return;
+    if (peer === undefined) return;
+    if (peer.answeredAt === undefined) {
+      const overdue = peer.wentAt + this.margin.slowestRoundTripMs - performance.now();
+      if (overdue > 0) return;
+      await Promise.race([
+        peer.answer,
+        sleep(this.rule.durationMs, undefined, { signal, ref: false }),
+      ]);
+      if (peer.answeredAt === undefined) return;
+    }
     const readBy = peer.answeredAt - this.fastestAnswer / 2;
     const hold = readBy + this.rule.durationMs - this.fastestAnswer / 2 - performance.now();
     if (hold > 0) await sleep(hold, undefined, { signal });
@@ -190,7 +208,11 @@ export class CallPacer {
   /** The call goes now: its answer, when it comes, is a measure of the margin. */
   private went(missed: number): PacedCall {
     const wentAt = performance.now();
-    const call: { answeredAt?: number } = {};
+    let answered = () => {};
+    const call: SentCall = {
+      wentAt,
+      answer: new Promise<void>((resolve) => (answered = resolve)),
+    };
     this.recent[this.sent % this.rule.max] = call;
     this.sent += 1;
     return {
@@ -198,6 +220,7 @@ export class CallPacer {
       answered: () => {
         if (call.answeredAt !== undefined) return;
         call.answeredAt = performance.now();
+        answered();
         const roundTrip = call.answeredAt - wentAt;
         this.fastestAnswer = Math.min(roundTrip, this.fastestAnswer + 0.5);
         this.margin.record({ wentAt, answeredAt: call.answeredAt });
@@ -206,8 +229,8 @@ export class CallPacer {
     };
   }
 
-  /** This process's last `max` calls, by `sent % max`: when each was answered, once it was. */
-  private readonly recent: { answeredAt?: number }[] = [];
+  /** This process's last `max` calls, by `sent % max`. */
+  private readonly recent: SentCall[] = [];
   private sent = 0;
   /** This process's fastest recent call to the service (a minimum rising 0.5 ms a call). */
   private fastestAnswer = Number.POSITIVE_INFINITY;

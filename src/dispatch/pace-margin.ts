@@ -102,6 +102,12 @@ export class PaceMargin {
     return this.measured?.allowedLateMs ?? Math.floor(this.initialMs / 2);
   }
 
+  /** The slowest recent round trip of a call (ms); infinite until calls were measured. */
+  get slowestRoundTripMs(): number {
+    if (!this.readings.full) return Number.POSITIVE_INFINITY;
+    return 2 * Math.max(...this.readings.values);
+  }
+
   /** Whether the margin is measured yet (enough calls seen). */
   get earned(): boolean {
     return this.measured !== undefined;

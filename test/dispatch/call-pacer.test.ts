@@ -144,8 +144,28 @@ describe('the call pacer', () => {
     const thirdAnsweredAt = performance.now();
     fourth.answered();
     await pacer.acquire();
-    // Read by its answer at the latest: the fifth goes a window after that, not at its slot.
-    expect(performance.now() - thirdAnsweredAt).toBeGreaterThanOrEqual(rule.durationMs - 1);
+    // Read by its answer at the latest (less half the fastest round trip, which rises 0.5 ms a
+    // call: 2 ms at most here): the fifth goes a window after that, not at its slot.
+    expect(performance.now() - thirdAnsweredAt).toBeGreaterThanOrEqual(rule.durationMs - 2);
+  });
+
+  it('waits for a peer answer later than any recent one: a stall, not a slow service', async () => {
+    const rule = { max: 10, durationMs: 100, label: '10/100ms' };
+    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    // Enough calls answered at once to know the slowest round trip: next to nothing.
+    for (let i = 0; i < 40; i += 1) (await pacer.acquire()).answered();
+    const stalled = await pacer.acquire();
+    for (let i = 0; i < rule.max - 1; i += 1) (await pacer.acquire()).answered();
+    let stalledAnsweredAt = 0;
+    const answerLate = sleep(100).then(() => {
+      stalledAnsweredAt = performance.now();
+      stalled.answered();
+    });
+    // Its peer is the stalled call, overdue: it waits for that answer, then a window after it.
+    await pacer.acquire();
+    await answerLate;
+    expect(stalledAnsweredAt).toBeGreaterThan(0);
+    expect(performance.now() - stalledAnsweredAt).toBeGreaterThanOrEqual(rule.durationMs - 2);
   });
 
   it('earns a narrower margin from the calls it measures', async () => {
