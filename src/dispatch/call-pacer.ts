@@ -130,8 +130,9 @@ export class CallPacer {
       const reservation = await unlessAborted(
         this.slots.reserve(this.key, this.rule.max, this.windowMs, {
           horizonMs: this.horizonMs,
-          // One slot's share of the window apart: calls reach the service one by one (a burst
-          // waits for connections and is read by the service in turn, each call later).
+          // Half a slot's share of the window apart: calls reach the service one by one (a
+          // burst waits for connections and is read by the service in turn, each call later),
+          // and still catch up after a moment without a caller ready.
           spacingMs: Math.floor(this.windowMs / this.rule.max / 2),
           ...(moving !== undefined && { moving }),
         }),
