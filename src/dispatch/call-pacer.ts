@@ -171,8 +171,17 @@ export class CallPacer {
       }
       this.margin.recordLateness(late);
       if (late <= this.allowedLateMs || missed >= MAX_MISSED) {
-        await this.afterItsPeer(signal);
-        return this.went(missed);
+        // Its place among this process's calls, taken now: callers holding at once each wait
+        // for a peer of their own.
+        const place = this.sent;
+        this.sent += 1;
+        try {
+          await this.afterItsPeer(place, signal);
+        } catch (error) {
+          this.giveBack(slot);
+          throw error;
+        }
+        return this.went(place, missed);
       }
       missed += 1;
       moving = slot;
@@ -189,8 +198,8 @@ export class CallPacer {
    * one (a stall, not a slow service), for a window at most. Whatever the margin measured so
    * far, a stall then cannot put two windows' calls into one.
    */
-  private async afterItsPeer(signal: AbortSignal | undefined): Promise<void> {
-    const peer = this.recent[this.sent % this.rule.max];
+  private async afterItsPeer(place: number, signal: AbortSignal | undefined): Promise<void> {
+    const peer = this.recent[place % this.rule.max];
     if (peer === undefined) return;
     if (peer.answeredAt === undefined) {
       const overdue = peer.wentAt + this.margin.slowestRoundTripMs - performance.now();
@@ -207,15 +216,14 @@ export class CallPacer {
   }
 
   /** The call goes now: its answer, when it comes, is a measure of the margin. */
-  private went(missed: number): PacedCall {
+  private went(place: number, missed: number): PacedCall {
     const wentAt = performance.now();
     let answered = () => {};
     const call: SentCall = {
       wentAt,
       answer: new Promise<void>((resolve) => (answered = resolve)),
     };
-    this.recent[this.sent % this.rule.max] = call;
-    this.sent += 1;
+    this.recent[place % this.rule.max] = call;
     return {
       missed,
       answered: () => {
@@ -230,7 +238,7 @@ export class CallPacer {
     };
   }
 
-  /** This process's last `max` calls, by `sent % max`. */
+  /** This process's last `max` calls, by their place (`sent` when they went) modulo `max`. */
   private readonly recent: SentCall[] = [];
   private sent = 0;
   /** This process's fastest recent call to the service (a minimum rising 0.5 ms a call). */

@@ -102,9 +102,12 @@ export class PaceMargin {
     return this.measured?.allowedLateMs ?? Math.floor(this.initialMs / 2);
   }
 
-  /** The slowest recent round trip of a call (ms); infinite until calls were measured. */
+  /**
+   * The slowest recent round trip of a call (ms); 0 until calls were measured: until then any
+   * answer not back is as late as can be (the pacer waits for it a window at most).
+   */
   get slowestRoundTripMs(): number {
-    if (!this.readings.full) return Number.POSITIVE_INFINITY;
+    if (!this.readings.full) return 0;
     return 2 * Math.max(...this.readings.values);
   }
 
