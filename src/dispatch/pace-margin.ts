@@ -1,7 +1,10 @@
 /** How many recent calls the margin is measured on: a few seconds at a plan's usual rate. */
 const SAMPLES = 128;
-/** Calls measured before the margin is earned; until then the window's thirtieth, at least 20 ms. */
-const MIN_SAMPLES = 32;
+/**
+ * Calls measured before the margin is earned (all of `SAMPLES`: a few dozen said too little, and
+ * a margin earned on them let a 429 through); until then the window's thirtieth, at least 20 ms.
+ */
+const MIN_SAMPLES = SAMPLES;
 /** The margin at least: the backend's and the service's clocks both count whole milliseconds. */
 const FLOOR_MS = 3;
 /** The least allowance for lateness: timers fire a millisecond or two late on any host. */

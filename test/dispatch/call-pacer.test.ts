@@ -114,7 +114,7 @@ describe('the call pacer', () => {
     const released: number[] = [];
     await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        await (i % 2 === 0 ? shared : again).acquire();
+        (await (i % 2 === 0 ? shared : again).acquire()).answered();
         released.push(performance.now());
       }),
     );
@@ -153,7 +153,7 @@ describe('the call pacer', () => {
     const rule = { max: 10, durationMs: 100, label: '10/100ms' };
     const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
     // Enough calls answered at once to know the slowest round trip: next to nothing.
-    for (let i = 0; i < 40; i += 1) (await pacer.acquire()).answered();
+    for (let i = 0; i < 130; i += 1) (await pacer.acquire()).answered();
     const stalled = await pacer.acquire();
     for (let i = 0; i < rule.max - 1; i += 1) (await pacer.acquire()).answered();
     let stalledAnsweredAt = 0;
@@ -173,7 +173,7 @@ describe('the call pacer', () => {
     const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
     expect(pacer.margin.earned).toBe(false);
     // Calls answered at once: what is left is the pacer's own lateness on this host.
-    for (let i = 0; i < 40; i += 1) (await pacer.acquire()).answered();
+    for (let i = 0; i < 130; i += 1) (await pacer.acquire()).answered();
     expect(pacer.margin.earned).toBe(true);
     expect(pacer.margin.marginMs).toBeGreaterThanOrEqual(3);
     expect(pacer.margin.marginMs).toBeLessThanOrEqual(pacer.margin.maxMs);

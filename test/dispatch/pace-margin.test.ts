@@ -20,7 +20,7 @@ describe('the pace margin', () => {
     expect([margin.marginMs, margin.allowedLateMs, margin.earned]).toEqual([34, 17, false]);
     feed(
       margin,
-      31,
+      127,
       () => 0,
       () => 2,
     );
