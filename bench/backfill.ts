@@ -10,8 +10,10 @@
  *    the worker's CPU milliseconds per chunk (one call) and, from it, the calls per second one
  *    core sustains — for sizing worker hosts;
  * 2. with the simulator limited to R calls/s and envdata's ENVDATA_RATE_LIMIT set to R: the call
- *    rate achieved in steady state (target ≥ 95 % of R), the 429s provoked (target 0) and the
- *    worker's CPU at that rate;
+ *    rate achieved in steady state as the simulator counted it in its rate windows (target ≥ 97 %
+ *    of R), the 429s provoked (target 0), the pacer's measured margin and the worker's CPU at
+ *    that rate; the same with ENVDATA_QUOTA and ENVDATA_SYNC_RESERVE set, and what one quota
+ *    check costs (µs, and checks per second one core sustains); each with the machine's load;
  * 3. a plan of 1,000 locations × 30 years of weather: planning time, ledger size, and what a full
  *    queue takes: Redis memory of its keys (target ≤ 50 MB), or on Postgres the size of the
  *    tables of `envdata_queue` (on disk; not judged);
@@ -26,12 +28,14 @@
  *
  * Flags (`-- --help`): --backends redis,postgres (default both; one alone measures just it; an
  * unknown one exits 2), --locations N (8), --days N (240), --rate R (20), --rate-seconds S (20:
- * R × S chunks), --concurrency N (32).
+ * R × S chunks), --concurrency N (32), --parts 1,2,3,4 (default all: `--parts 2` measures the rate
+ * limit alone).
  *
  * @example npm run bench:backfill -- --backends postgres --rate 20 --rate-seconds 20
+ * @example npm run bench:backfill -- --parts 2 --rate-seconds 30
  */
 import { performance } from 'node:perf_hooks';
-import { measureLedgerSize } from './ledger-size.js';
+import { measureLedgerSize, type LedgerSize } from './ledger-size.js';
 import { openBackendRun, type BackendFigures, type BackendRun } from './lib/backend-run.js';
 import { readBackfillOptions } from './lib/backfill-options.js';
 import { printBackfillReport } from './lib/backfill-report.js';
@@ -41,9 +45,15 @@ import {
   DEFAULT_SERVER_URL,
   type BenchDatabase,
 } from './lib/bench-database.js';
-import { createCeilingTables, dropCeilingTables, measureCeilings } from './lib/ceiling.js';
-import { measureEndToEnd } from './lib/end-to-end-run.js';
+import {
+  createCeilingTables,
+  dropCeilingTables,
+  measureCeilings,
+  type Ceilings,
+} from './lib/ceiling.js';
+import { measureEndToEnd, type EndToEnd } from './lib/end-to-end-run.js';
 import { measureFullQueuePlan } from './lib/full-queue-plan.js';
+import { measureQuotaCheck } from './lib/quota-check-cost.js';
 import { measureRateLimited } from './lib/rate-limited-run.js';
 
 // The bench is an entry point: the one place here that reads the environment.
@@ -88,6 +98,7 @@ async function onEach<T>(
 async function main(): Promise<void> {
   const t0 = performance.now();
   const runs: BackendRun[] = [];
+  const parts = new Set(options.parts);
   try {
     for (const backend of options.backends) {
       stopIfInterrupted();
@@ -95,43 +106,63 @@ async function main(): Promise<void> {
       databases.push(database);
       runs.push(await openBackendRun(backend, database, { ...options, redisUrl: REDIS }));
     }
-    const endToEnd = await onEach(runs, '1. end to end', async (run) => {
-      // Without the previous run's dirty buffers.
-      await checkpoint(run.app.db);
-      return measureEndToEnd(run.target, run.locations, options);
-    });
-    // The ceilings do not depend on the queue: once, on the first backend's landed rows.
-    stopIfInterrupted();
-    console.error('bench:backfill: the ceilings');
-    const first = runs[0]!;
-    await createCeilingTables(first.app.db, endToEnd[0]!.from, endToEnd[0]!.to);
-    const ceilings = await measureCeilings(first.app.db, first.target.databaseUrl);
-    await dropCeilingTables(first.app.db);
-    const rateLimited = await onEach(runs, '2. rate limited', (run) =>
-      measureRateLimited(run.target, run.locations, {
-        rate: options.rate,
-        seconds: options.rateSeconds,
-        concurrency: options.concurrency,
-      }),
-    );
-    const fullQueue = await onEach(runs, '3. full queue', (run) =>
-      measureFullQueuePlan(run.target),
-    );
-    stopIfInterrupted();
-    console.error('bench:backfill: 4. the ledger of a finished plan');
-    const ledger = await measureLedgerSize(SERVER);
+    let endToEnd: EndToEnd[] | undefined;
+    let ceilings: Ceilings | undefined;
+    if (parts.has(1)) {
+      endToEnd = await onEach(runs, '1. end to end', async (run) => {
+        // Without the previous run's dirty buffers.
+        await checkpoint(run.app.db);
+        return measureEndToEnd(run.target, run.locations, options);
+      });
+      // The ceilings do not depend on the queue: once, on the first backend's landed rows.
+      stopIfInterrupted();
+      console.error('bench:backfill: the ceilings');
+      const first = runs[0]!;
+      await createCeilingTables(first.app.db, endToEnd[0]!.from, endToEnd[0]!.to);
+      ceilings = await measureCeilings(first.app.db, first.target.databaseUrl);
+      await dropCeilingTables(first.app.db);
+    }
+    const rate = {
+      rate: options.rate,
+      seconds: options.rateSeconds,
+      concurrency: options.concurrency,
+    };
+    const rateLimited = parts.has(2)
+      ? await onEach(runs, '2. rate limited', (run) =>
+          measureRateLimited(run.target, run.locations, { ...rate, withQuota: false }),
+        )
+      : undefined;
+    const rateLimitedQuota = parts.has(2)
+      ? await onEach(runs, '2. rate limited, with a quota and a reserve', (run) =>
+          measureRateLimited(run.target, run.locations, { ...rate, withQuota: true }),
+        )
+      : undefined;
+    const quotaCheck = parts.has(2)
+      ? await onEach(runs, "2. the quota check's cost", (run) => measureQuotaCheck(run.target))
+      : undefined;
+    const fullQueue = parts.has(3)
+      ? await onEach(runs, '3. full queue', (run) => measureFullQueuePlan(run.target))
+      : undefined;
+    let ledger: LedgerSize | undefined;
+    if (parts.has(4)) {
+      stopIfInterrupted();
+      console.error('bench:backfill: 4. the ledger of a finished plan');
+      ledger = await measureLedgerSize(SERVER);
+    }
     stopIfInterrupted();
     const backends: BackendFigures[] = runs.map((run, i) => ({
       backend: run.backend,
-      endToEnd: endToEnd[i]!,
-      rateLimited: rateLimited[i]!,
-      fullQueue: fullQueue[i]!,
+      ...(endToEnd && { endToEnd: endToEnd[i]! }),
+      ...(rateLimited && { rateLimited: rateLimited[i]! }),
+      ...(rateLimitedQuota && { rateLimitedQuota: rateLimitedQuota[i]! }),
+      ...(quotaCheck && { quotaCheck: quotaCheck[i]! }),
+      ...(fullQueue && { fullQueue: fullQueue[i]! }),
     }));
     printBackfillReport({
       options,
       backends,
-      ceilings,
-      ledger,
+      ...(ceilings && { ceilings }),
+      ...(ledger && { ledger }),
       seconds: (performance.now() - t0) / 1_000,
     });
   } finally {

@@ -11,14 +11,18 @@ import type { BenchDatabase } from './bench-database.js';
 import { addBenchLocations } from './bench-locations.js';
 import type { EndToEnd } from './end-to-end-run.js';
 import type { FullQueuePlan } from './full-queue-plan.js';
+import type { QuotaCheckCost } from './quota-check-cost.js';
 import type { RateLimited } from './rate-limited-run.js';
 
-/** Parts 1 to 3 of bench:backfill on one queue backend. */
+/** Parts 1 to 3 of bench:backfill on one queue backend: those measured (`--parts`). */
 export interface BackendFigures {
   readonly backend: QueueBackend;
-  readonly endToEnd: EndToEnd;
-  readonly rateLimited: RateLimited;
-  readonly fullQueue: FullQueuePlan;
+  readonly endToEnd?: EndToEnd;
+  /** Part 2: without a quota, then with ENVDATA_QUOTA and ENVDATA_SYNC_RESERVE set. */
+  readonly rateLimited?: RateLimited;
+  readonly rateLimitedQuota?: RateLimited;
+  readonly quotaCheck?: QuotaCheckCost;
+  readonly fullQueue?: FullQueuePlan;
 }
 
 /** One queue backend's place to measure in: its database, locations and queue prefix. */

@@ -13,7 +13,12 @@ export interface BackfillOptions {
   /** How long the rate-limited backfill lasts at R: R × this many calls. */
   readonly rateSeconds: number;
   readonly concurrency: number;
+  /** Parts to measure (1 to 4), ascending; default all. */
+  readonly parts: readonly BenchPart[];
 }
+
+export const BENCH_PARTS = [1, 2, 3, 4] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
 
 const USAGE = `usage: npm run bench:backfill -- [options]
   --backends LIST      queue backends to measure, comma-separated: ${QUEUE_BACKENDS.join(', ')} (default all)
@@ -22,6 +27,7 @@ const USAGE = `usage: npm run bench:backfill -- [options]
   --rate R             calls/s the simulator allows and ENVDATA_RATE_LIMIT is set to (default 20)
   --rate-seconds S     length of the rate-limited backfill: R × S calls (default 20)
   --concurrency N      ingest worker concurrency (default 32)
+  --parts LIST         parts to measure, comma-separated: ${BENCH_PARTS.join(', ')} (default all; 2 alone: the rate limit)
 Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
 
 /** A usage error: what is wrong and the usage on stderr, exit status 2. */
@@ -52,6 +58,20 @@ function backendsOf(raw: string): QueueBackend[] {
   return QUEUE_BACKENDS.filter((backend) => names.includes(backend));
 }
 
+function partsOf(raw: string): BenchPart[] {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !BENCH_PARTS.some((part) => String(part) === name));
+  if (names.length === 0 || unknown.length > 0) {
+    usageError(
+      `--parts ${unknown.length > 0 ? `has no part ${unknown.map((n) => `"${n}"`).join(', ')}` : 'is empty'}: allowed are ${BENCH_PARTS.join(', ')}`,
+    );
+  }
+  return BENCH_PARTS.filter((part) => names.includes(String(part)));
+}
+
 /** Reads the flags of `argv` (without node and the script); `--help` prints the usage. */
 export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
   let values;
@@ -65,6 +85,7 @@ export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
         rate: { type: 'string', default: '20' },
         'rate-seconds': { type: 'string', default: '20' },
         concurrency: { type: 'string', default: '32' },
+        parts: { type: 'string', default: BENCH_PARTS.join(',') },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -83,5 +104,6 @@ export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
     rate: wholeNumber('rate', values.rate, 1_000),
     rateSeconds: wholeNumber('rate-seconds', values['rate-seconds'], 600),
     concurrency: wholeNumber('concurrency', values.concurrency, 1_000),
+    parts: partsOf(values.parts),
   };
 }

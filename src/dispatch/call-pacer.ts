@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitRule } from '../config/rate-limit.js';
 import type { CallSlots } from '../queue/call-slots.js';
+import { PaceMargin } from './pace-margin.js';
 
 /** `promise`, or `signal`'s reason once it is aborted, whichever comes first. */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -22,6 +23,32 @@ const MAX_PACED_CALLS = 10_000;
  * risks a 429 (every worker then pauses, nothing is lost) rather than never calling.
  */
 const MAX_MISSED = 8;
+/**
+ * How far ahead slots are reserved, as a share of the rule's window: a call that missed its slot
+ * by less than the rest of the window moves it to now at no cost to the rule (see `CallPacer`).
+ */
+const HORIZON_SHARE = 0.5;
+
+/** A call this process made: when it went, and when its answer came once it did. */
+interface SentCall {
+  readonly wentAt: number;
+  answeredAt?: number;
+  /** Resolves when the answer comes. */
+  readonly answer: Promise<void>;
+}
+
+/** A call the pacer let go: tell it when the answer came (`answered`), to measure the margin. */
+export interface PacedCall {
+  /** Slots it missed (moved to now) before this one went (0 in the common case). */
+  readonly missed: number;
+  /** The call's answer or failure came back now. Once; later calls do nothing. */
+  answered(): void;
+  /**
+   * The service answered it 429, too many calls (not a spent quota): the margin was too narrow
+   * for the service's reading of this call. It widens at once (`PaceMargin.throttled`).
+   */
+  throttled(): void;
+}
 
 /**
  * Spaces the calls of the tightest rate-limit rule over every worker of every host, at the moment
@@ -33,32 +60,55 @@ const MAX_MISSED = 8;
  * start, a call arrives after the claim of its chunk, a transaction whose time a loaded machine
  * stretches unevenly, and a window needs a tenth of its length as margin (91 % of the rate at
  * best, and on the Postgres queue backend still 429s under load). Counted at the call, only the
- * time from the reservation to the request is uncertain — and it is bounded: a call that would
- * leave more than half the margin after its slot (a late timer, a slow round trip to the
- * backend beyond this host's usual one) is not made; it reserves a new slot. One more round trip
- * to the backend just before the call checks that this host still reaches it as fast as usual:
- * a host cut off while it waited for its slot does not send a call into the cut, to arrive when
- * the link is back and out of its slot. No window of the
- * service then holds more than `max` calls as long as the calls' network delays to the service
- * differ by less than half the margin, a thirtieth of the window (20 ms at least): 97 % of the
- * rate at most. Hosts far apart in round trips to the backend or to the service need a wider
- * margin than this; they have one in ENVDATA_RATE_LIMIT itself (a lower rate).
+ * time from the slot to when the service counts the call is uncertain, and that is measured
+ * (`PaceMargin`), not a fixed share of the window: a few milliseconds on a quiet host.
+ *
+ * What the pacer controls of that time it bounds: a call that would go more than the margin's
+ * allowance after its slot (a late timer, a slow round trip to the backend beyond this host's
+ * usual one) is not made then; it moves its slot to now and checks again. Moving costs the rule
+ * nothing because slots are reserved at most half a window ahead (`HORIZON_SHARE`): the slot a
+ * window after the missed one is not taken yet, so every window that holds now held the missed
+ * slot. (Reserved further ahead, the next window's slots are taken and a missed slot is lost: a
+ * window of the service then counts 19 calls where 20 were allowed.) A caller whose slot would be
+ * beyond the horizon waits and asks again. One more round trip to the backend just before the
+ * call checks that this host still reaches it as fast as usual: a host cut off while it waited
+ * for its slot does not send a call into the cut, to arrive when the link is back and out of its
+ * slot.
+ *
+ * Behind the margin, one guard needs no measure: a call does not go before the call this process
+ * made `max` calls earlier was read by the service a window ago, as far as that call's answer
+ * tells (`afterItsPeer`). A stall of the service or of this host longer than the margin then
+ * holds the next window's calls instead of sending them into the stalled window.
+ *
+ * The margin is measured per process: hosts whose network delays to the service differ by more
+ * than it (far apart) need a wider one; they have one in ENVDATA_RATE_LIMIT itself (a lower rate).
  */
 export class CallPacer {
-  /** The rule's window plus the margin, in milliseconds. */
-  readonly windowMs: number;
-  /** How late after its slot a call may still go. */
-  readonly allowedLateMs: number;
+  /** How far apart the service may count calls a window apart, measured. */
+  readonly margin: PaceMargin;
   private readonly key: string;
 
   private constructor(
     private readonly slots: CallSlots,
     readonly rule: RateLimitRule,
   ) {
-    const margin = Math.max(20, Math.ceil(rule.durationMs / 30));
-    this.windowMs = rule.durationMs + margin;
-    this.allowedLateMs = Math.floor(margin / 2);
+    this.margin = new PaceMargin(rule.durationMs);
     this.key = `${rule.max}/${rule.durationMs}ms`;
+  }
+
+  /** The rule's window plus the margin, in milliseconds. */
+  get windowMs(): number {
+    return this.rule.durationMs + this.margin.marginMs;
+  }
+
+  /** How late after its slot a call may still go: the margin's part for this process. */
+  get allowedLateMs(): number {
+    return this.margin.allowedLateMs;
+  }
+
+  /** How far ahead slots are reserved. */
+  get horizonMs(): number {
+    return Math.floor(this.rule.durationMs * HORIZON_SHARE);
   }
 
   /** A pacer for `rule` when it can be paced (a window up to a minute), else `undefined`. */
@@ -69,35 +119,138 @@ export class CallPacer {
   }
 
   /**
-   * Resolves when this process may make one call now. Returns how many slots it reserved and
-   * let go because it would have been late (0 in the common case). Rejects with `signal`'s
-   * reason as soon as it is aborted (the worker is stopping: a backend that does not answer must
-   * not hold it), and with the backend's error when the backend refuses.
+   * Resolves when this process may make one call now; call `answered()` on the result when the
+   * call's answer comes back. Rejects with `signal`'s reason as soon as it is aborted (the worker
+   * is stopping: a backend that does not answer must not hold it), and with the backend's error
+   * when the backend refuses. A slot reserved and not used is given back.
    */
-  async acquire(signal?: AbortSignal): Promise<number> {
-    for (let missed = 0; ; missed += 1) {
-      const { waitMs, askedAt, answeredAt } = await unlessAborted(
-        this.slots.reserve(this.key, this.rule.max, this.windowMs),
+  async acquire(signal?: AbortSignal): Promise<PacedCall> {
+    let moving: number | undefined;
+    for (let missed = 0; ;) {
+      const reservation = await unlessAborted(
+        this.slots.reserve(this.key, this.rule.max, this.windowMs, {
+          horizonMs: this.horizonMs,
+          // Half a slot's share of the window apart: calls reach the service one by one (a
+          // burst waits for connections and is read by the service in turn, each call later),
+          // and still catch up after a moment without a caller ready.
+          spacingMs: Math.floor(this.windowMs / this.rule.max / 2),
+          ...(moving !== undefined && { moving }),
+        }),
         signal,
       );
+      const { waitMs, askedAt, answeredAt, slot } = reservation;
+      if (slot === undefined) {
+        // Beyond the horizon: ask again when the slot is within it, spread over a slot's share
+        // of the window so that the callers waiting do not all ask at once.
+        const spread = Math.random() * (this.rule.durationMs / this.rule.max);
+        await sleep(Math.max(1, waitMs - this.horizonMs + spread), undefined, { signal });
+        continue;
+      }
       this.fastestReservation = Math.min(answeredAt - askedAt, this.fastestReservation + 0.5);
       // A slot now needs no second look: the reservation's own round trip was the last news of
       // the link. A slot later is waited for, and the link checked again just before the call:
       // still reaching the backend as fast as usual? (Not after a cut of this host's link.)
       let late = answeredAt - askedAt - this.fastestReservation;
       if (waitMs > 0) {
-        // The backend read its clock after `askedAt`: waiting until `answeredAt + waitMs` never
-        // goes before the slot.
-        await sleep(Math.max(0, answeredAt + waitMs - performance.now()), undefined, { signal });
-        const check = await unlessAborted(this.slots.roundTrip(), signal);
-        this.fastestCheck = Math.min(check.answeredAt - check.askedAt, this.fastestCheck + 0.5);
-        // How late after the slot the call would go, as far as this process can tell: the round
-        // trips beyond this host's usual ones count as late (the clock may have been read early
-        // in the first), the usual ones do not (they delay every call of this host alike).
-        late = check.answeredAt - (askedAt + waitMs) - this.fastestReservation - this.fastestCheck;
+        try {
+          // The backend read its clock after `askedAt`: waiting until `answeredAt + waitMs`
+          // never goes before the slot.
+          await sleep(Math.max(0, answeredAt + waitMs - performance.now()), undefined, { signal });
+          const check = await unlessAborted(this.slots.roundTrip(), signal);
+          this.fastestCheck = Math.min(check.answeredAt - check.askedAt, this.fastestCheck + 0.5);
+          // How late after the slot the call would go, as far as this process can tell: the
+          // round trips beyond this host's usual ones count as late (the clock may have been
+          // read early in the first), the usual ones do not (they delay every call of this host
+          // alike).
+          late =
+            check.answeredAt - (askedAt + waitMs) - this.fastestReservation - this.fastestCheck;
+        } catch (error) {
+          this.giveBack(slot);
+          throw error;
+        }
       }
-      if (late <= this.allowedLateMs || missed >= MAX_MISSED) return missed;
+      this.margin.recordLateness(late);
+      if (late <= this.allowedLateMs || missed >= MAX_MISSED) {
+        // Its place among this process's calls, taken now: callers holding at once each wait
+        // for a peer of their own.
+        const place = this.sent;
+        this.sent += 1;
+        try {
+          await this.afterItsPeer(place, signal);
+        } catch (error) {
+          this.giveBack(slot);
+          throw error;
+        }
+        return this.went(place, missed);
+      }
+      missed += 1;
+      moving = slot;
     }
+  }
+
+  /**
+   * Waits, when it must, for the service to have read this process's call `max` calls back a
+   * window ago. The service reads a call before it answers, and after half the fastest round
+   * trip at the earliest (NTP's reading): that call was read by its answer less half the
+   * fastest round trip, this one is read half the fastest round trip after it goes at the
+   * earliest. Its answer came late (the service or this host stalled, the network queued), this
+   * call waits as much. An answer not back yet is waited for when it is later than any recent
+   * one (a stall, not a slow service), for a window at most. Whatever the margin measured so
+   * far, a stall then cannot put two windows' calls into one.
+   */
+  private async afterItsPeer(place: number, signal: AbortSignal | undefined): Promise<void> {
+    const peer = this.recent[place % this.rule.max];
+    if (peer === undefined) return;
+    if (peer.answeredAt === undefined) {
+      const overdue = peer.wentAt + this.margin.slowestRoundTripMs - performance.now();
+      if (overdue > 0) return;
+      await Promise.race([
+        peer.answer,
+        sleep(this.rule.durationMs, undefined, { signal, ref: false }),
+      ]);
+      if (peer.answeredAt === undefined) return;
+    }
+    // Until calls were measured, the fastest round trip is not known (the first calls also set
+    // up connections, all of it before the service reads them): read by its answer, this one
+    // read when it goes at the earliest.
+    const fastest = this.margin.earned ? this.fastestAnswer : 0;
+    const readBy = peer.answeredAt - fastest / 2;
+    const hold = readBy + this.rule.durationMs - fastest / 2 - performance.now();
+    if (hold > 0) await sleep(hold, undefined, { signal });
+  }
+
+  /** The call goes now: its answer, when it comes, is a measure of the margin. */
+  private went(place: number, missed: number): PacedCall {
+    const wentAt = performance.now();
+    let answered = () => {};
+    const call: SentCall = {
+      wentAt,
+      answer: new Promise<void>((resolve) => (answered = resolve)),
+    };
+    this.recent[place % this.rule.max] = call;
+    return {
+      missed,
+      answered: () => {
+        if (call.answeredAt !== undefined) return;
+        call.answeredAt = performance.now();
+        answered();
+        const roundTrip = call.answeredAt - wentAt;
+        this.fastestAnswer = Math.min(roundTrip, this.fastestAnswer + 0.5);
+        this.margin.record({ wentAt, answeredAt: call.answeredAt });
+      },
+      throttled: () => this.margin.throttled(),
+    };
+  }
+
+  /** This process's last `max` calls, by their place (`sent` when they went) modulo `max`. */
+  private readonly recent: SentCall[] = [];
+  private sent = 0;
+  /** This process's fastest recent call to the service (a minimum rising 0.5 ms a call). */
+  private fastestAnswer = Number.POSITIVE_INFINITY;
+
+  /** Gives a slot back without waiting (stopping, or the backend is failing: best effort). */
+  private giveBack(slot: number): void {
+    this.slots.release(this.key, slot).catch(() => undefined);
   }
 
   /** This host's fastest recent round trips to the backend (minimums rising 0.5 ms a call). */

@@ -1,4 +1,4 @@
-import type { CallPacer } from '../dispatch/call-pacer.js';
+import type { CallPacer, PacedCall } from '../dispatch/call-pacer.js';
 import type { QuotaGate } from '../dispatch/quota-gate.js';
 import { pacingError } from './ingest-chunk-job.js';
 import { UnrecoverableError, type Job } from 'bullmq';
@@ -72,18 +72,19 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
       const hold = await deps.quota.take('sync');
       if (hold) return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
     }
+    let paced: PacedCall | undefined;
     try {
-      await deps.pacer?.acquire(deps.stopping);
+      paced = await deps.pacer?.acquire(deps.stopping);
     } catch (thrown) {
       throw pacingError(thrown, deps.stopping);
     }
     try {
-      payload = await source.fetch(deps.client, {
-        location,
-        options: { speciesRisk: deps.speciesRisk },
-      });
+      payload = await source
+        .fetch(deps.client, { location, options: { speciesRisk: deps.speciesRisk } })
+        .finally(() => paced?.answered());
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);
+      if (code === 'RATE_LIMITED') paced?.throttled();
       switch (outcome.kind) {
         case 'land-empty':
           return 0;

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { CallBudget } from '../dispatch/call-budget.js';
-import type { CallPacer } from '../dispatch/call-pacer.js';
+import type { CallPacer, PacedCall } from '../dispatch/call-pacer.js';
 import type { QuotaGate, QuotaHold, QuotaUse } from '../dispatch/quota-gate.js';
 import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { coerceError } from '../errors/coerce-error.js';
@@ -272,8 +272,9 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     }
     const wait = await deps.budget.take();
     if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
+    let paced: PacedCall | undefined;
     try {
-      await deps.pacer?.acquire(deps.stopping);
+      paced = await deps.pacer?.acquire(deps.stopping);
     } catch (thrown) {
       // No call was made: the chunk goes back. Stopping, the job goes back to the queue; an
       // outage of the slots' backend, the worker waits it out first (IngestWorker.run).
@@ -286,7 +287,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
         deps.client,
         { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
         { speciesRisk: deps.speciesRisk, shareUnits },
-      );
+      ).finally(() => paced?.answered());
       // Before the landing marks the chunk done: a probe counts as in flight until what it
       // taught is recorded, so the feeder never plans the same probe twice.
       if (landing.outcome === 'rows') await learnWindow(chunk, 'accepted');
@@ -303,6 +304,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       }
       const error = coerceError(thrown);
       const { code, outcome, retryAfterMs } = outcomeOf(error);
+      if (code === 'RATE_LIMITED') paced?.throttled();
       // The service says the quota is spent: every worker holds its jobs until the quota's
       // reset (or the Retry-After it sent), reading the shared counter, not asking the service.
       if (code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled) {

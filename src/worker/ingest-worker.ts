@@ -74,6 +74,8 @@ export class IngestWorker implements AppComponent {
   readonly name = 'worker';
   readonly worker: Worker<JobData, IngestOutcome | number>;
   readonly feeder: QueueFeeder;
+  /** Spaces this process's calls of the tightest rule, when it is paced: its margin is measured. */
+  readonly pacer: CallPacer | undefined;
   private readonly batcher: LandingBatcher;
   private readonly processor: ReturnType<typeof createIngestChunkProcessor>;
   private readonly snapshots: ReturnType<typeof createFetchSnapshotProcessor>;
@@ -107,6 +109,7 @@ export class IngestWorker implements AppComponent {
     // The tightest rule is paced at each call when it can be (see CallPacer); BullMQ's limiter
     // then binds nothing and only carries the pauses of 429s.
     const pacer = CallPacer.for(app.queues.callSlots(), limiter);
+    this.pacer = pacer;
     const { observers } = app;
     this.callMinutes = new ApiCallMinuteRecorder({
       db: app.db,

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { CallPacer } from '../../src/dispatch/call-pacer.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -34,6 +35,76 @@ describe('call slots', () => {
   });
 });
 
+describe('call slots given back and moved', () => {
+  it('give a slot back: the window holds one call fewer, and the next caller goes now', async () => {
+    const slots = fx.app.queues.callSlots();
+    const rule = freshRule();
+    const [max, windowMs] = [3, 60_000];
+    const taken = [];
+    for (let i = 0; i < max; i += 1) taken.push(await slots.reserve(rule, max, windowMs));
+    expect(taken.map((r) => r.waitMs)).toEqual([0, 0, 0]);
+    expect((await slots.reserve(rule, max, windowMs, { horizonMs: 1_000 })).slot).toBeUndefined();
+    await slots.release(rule, taken[1]!.slot!);
+    const again = await slots.reserve(rule, max, windowMs, { horizonMs: 1_000 });
+    expect(again.waitMs).toBe(0);
+    // Full again: the slot after is a window after the first.
+    const full = await slots.reserve(rule, max, windowMs, { horizonMs: 1_000 });
+    expect(full.slot).toBeUndefined();
+    expect(full.waitMs).toBeGreaterThan(windowMs - 5_000);
+  });
+
+  it('reserve nothing beyond the horizon: a caller told to wait holds no slot', async () => {
+    const slots = fx.newApp().queues.callSlots();
+    const rule = freshRule();
+    const [max, windowMs] = [2, 60_000];
+    await slots.reserve(rule, max, windowMs);
+    await slots.reserve(rule, max, windowMs);
+    for (let i = 0; i < 5; i += 1) {
+      const told = await slots.reserve(rule, max, windowMs, { horizonMs: 100 });
+      expect(told.slot).toBeUndefined();
+    }
+    // Without a horizon the next slot is the third: a window after the first, not six.
+    const third = await slots.reserve(rule, max, windowMs);
+    expect(third.waitMs).toBeGreaterThan(windowMs - 5_000);
+    expect(third.waitMs).toBeLessThanOrEqual(windowMs);
+  });
+
+  it('space a new slot from the latest', async () => {
+    const slots = fx.app.queues.callSlots();
+    const rule = freshRule();
+    const first = await slots.reserve(rule, 100, 60_000, { spacingMs: 5_000 });
+    const second = await slots.reserve(rule, 100, 60_000, { spacingMs: 5_000 });
+    expect(second.slot! - first.slot!).toBe(5_000);
+  });
+
+  it('move a missed slot to now, keeping the window at its calls', async () => {
+    const slots = fx.app.queues.callSlots();
+    const rule = freshRule();
+    const [max, windowMs] = [2, 5_000];
+    const first = await slots.reserve(rule, max, windowMs, { horizonMs: 10_000 });
+    const second = await slots.reserve(rule, max, windowMs, { horizonMs: 10_000 });
+    const third = await slots.reserve(rule, max, windowMs, { horizonMs: 10_000 });
+    expect(third.slot! - first.slot!).toBe(windowMs);
+    // The first is missed; the slot a window after it is taken: it goes back, and its caller
+    // gets the next slot, a window after the second.
+    const moved = await slots.reserve(rule, max, windowMs, {
+      horizonMs: 10_000,
+      moving: first.slot!,
+    });
+    expect(moved.slot! - second.slot!).toBe(windowMs);
+
+    // With nothing reserved a window after it, a missed slot moves to now.
+    const other = freshRule();
+    const a = await slots.reserve(other, max, 60_000, { horizonMs: 1_000 });
+    await slots.reserve(other, max, 60_000, { horizonMs: 1_000 });
+    const now = await slots.reserve(other, max, 60_000, { horizonMs: 1_000, moving: a.slot! });
+    expect(now.waitMs).toBe(0);
+    expect(now.slot!).toBeGreaterThanOrEqual(a.slot!);
+    // Still two slots in the window: the next caller is told to wait a window.
+    expect((await slots.reserve(other, max, 60_000, { horizonMs: 1_000 })).slot).toBeUndefined();
+  });
+});
+
 describe('the call pacer', () => {
   it('lets no window of the rule hold more than its calls, whoever asks', async () => {
     const rule = { max: 5, durationMs: 250, label: '5/250ms' };
@@ -43,14 +114,69 @@ describe('the call pacer', () => {
     const released: number[] = [];
     await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        await (i % 2 === 0 ? shared : again).acquire();
+        (await (i % 2 === 0 ? shared : again).acquire()).answered();
         released.push(performance.now());
       }),
     );
     released.sort((a, b) => a - b);
+    // Slots are a window plus the margin (20 ms here until measured) apart; a call goes up to
+    // the margin's allowance after its slot, and each process's usual round trips to the
+    // backend shift its calls alike: seen from here, a window less that allowance.
+    const allowance = shared.allowedLateMs;
     for (let i = 0; i + rule.max < released.length; i += 1) {
-      expect(released[i + rule.max]! - released[i]!).toBeGreaterThanOrEqual(rule.durationMs);
+      expect(released[i + rule.max]! - released[i]!).toBeGreaterThanOrEqual(
+        rule.durationMs - allowance,
+      );
     }
+  });
+
+  it('holds a call until its peer a window back was read, when that answer came late', async () => {
+    const rule = { max: 2, durationMs: 200, label: '2/200ms' };
+    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    // Answered at once: the fastest round trip is next to nothing.
+    (await pacer.acquire()).answered();
+    (await pacer.acquire()).answered();
+    const third = await pacer.acquire();
+    const fourth = await pacer.acquire();
+    // The service stalls: the third call's answer comes 300 ms late, past its next slot.
+    await sleep(300);
+    third.answered();
+    const thirdAnsweredAt = performance.now();
+    fourth.answered();
+    await pacer.acquire();
+    // Read by its answer at the latest (less half the fastest round trip, which rises 0.5 ms a
+    // call: 2 ms at most here): the fifth goes a window after that, not at its slot.
+    expect(performance.now() - thirdAnsweredAt).toBeGreaterThanOrEqual(rule.durationMs - 2);
+  });
+
+  it('waits for a peer answer later than any recent one: a stall, not a slow service', async () => {
+    const rule = { max: 10, durationMs: 100, label: '10/100ms' };
+    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    // Enough calls answered at once to know the slowest round trip: next to nothing.
+    for (let i = 0; i < 130; i += 1) (await pacer.acquire()).answered();
+    const stalled = await pacer.acquire();
+    for (let i = 0; i < rule.max - 1; i += 1) (await pacer.acquire()).answered();
+    let stalledAnsweredAt = 0;
+    const answerLate = sleep(100).then(() => {
+      stalledAnsweredAt = performance.now();
+      stalled.answered();
+    });
+    // Its peer is the stalled call, overdue: it waits for that answer, then a window after it.
+    await pacer.acquire();
+    await answerLate;
+    expect(stalledAnsweredAt).toBeGreaterThan(0);
+    expect(performance.now() - stalledAnsweredAt).toBeGreaterThanOrEqual(rule.durationMs - 2);
+  });
+
+  it('earns a narrower margin from the calls it measures', async () => {
+    const rule = { max: 50, durationMs: 1_000, label: '50/s' };
+    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    expect(pacer.margin.earned).toBe(false);
+    // Calls answered at once: what is left is the pacer's own lateness on this host.
+    for (let i = 0; i < 130; i += 1) (await pacer.acquire()).answered();
+    expect(pacer.margin.earned).toBe(true);
+    expect(pacer.margin.marginMs).toBeGreaterThanOrEqual(3);
+    expect(pacer.margin.marginMs).toBeLessThanOrEqual(pacer.margin.maxMs);
   });
 
   it('paces only rules of a minute or less', () => {
@@ -60,7 +186,9 @@ describe('the call pacer', () => {
       undefined,
     );
     const pacer = CallPacer.for(slots, { max: 20, durationMs: 1_000, label: '20/s' })!;
+    // Until calls measured the margin: the former fixed one.
     expect(pacer.windowMs).toBe(1_034);
     expect(pacer.allowedLateMs).toBe(17);
+    expect(pacer.horizonMs).toBe(500);
   });
 });
