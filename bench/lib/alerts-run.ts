@@ -93,9 +93,9 @@ const HOUR_MS = 3_600_000;
  * `backfills` backfills of pollen and weather in a row over `[to - days, to)` at `locations`,
  * each a slice of its own, with one worker of `concurrency` slots against the simulator at
  * `baseUrl` (whose faults quarantine hours; with no re-fetch, each backfill ends with quarantined
- * hours and writes a `run-ended` event). With alerts, as `envdata worker` runs with ENVDATA_NOTIFY_URL set: the notification
- * dispatcher started, posting to `receiver`, so the events of the first backfills are delivered
- * while the later ones run; without, no URL and no dispatcher. The clock counts the backfills
+ * hours and writes a `run-ended` event). With alerts, as `envdata worker` runs with
+ * ENVDATA_NOTIFY_URL set: the notification dispatcher started, posting to `receiver`, so the
+ * events of the first backfills are delivered while the later ones run; without, no URL and no dispatcher. The clock counts the backfills
  * only; the events still undelivered at its end are awaited afterwards. Without, the events
  * written are deleted afterwards, not to be delivered by the next run with alerts.
  */
@@ -152,13 +152,10 @@ export async function measureAlertsRun(
       if (status === 'done') status = run.status;
     }
     const deliveredTimed = options.receiver.count() - received0;
-    const written = Number(
-      (
-        await sql<{ n: number }>`
-          select count(*)::int as n from envdata.notification
-          where notification_id > ${firstEvent}`.execute(app.db)
-      ).rows[0]!.n,
-    );
+    const { rows: counted } = await sql<{ n: number }>`
+      select count(*)::int as n from envdata.notification
+      where notification_id > ${firstEvent}`.execute(app.db);
+    const written = counted[0]!.n;
     // Not timed: the last events, written as the last run ended, reach the receiver.
     if (options.alerts) await options.receiver.reach(received0 + written, 30_000);
     // Without a dispatcher the events stay undelivered: gone, so that the next run with one
