@@ -1,6 +1,6 @@
 /**
- * `npm run bench:metrics` — what metrics cost the worker's hot path: end-to-end rows/s of
- * backfills against the simulator (a process of its own, no rate limit) with metrics, as
+ * `npm run bench:metrics` (`--compare metrics`, the default) — what metrics cost the worker's
+ * hot path: end-to-end rows/s of backfills against the simulator (a process of its own, no rate limit) with metrics, as
  * `envdata worker --metrics-port` runs (observers on: Prometheus counters and histogram, the
  * per-minute call counts flushed to `envdata.api_call_minute`; `/metrics` served and scraped
  * every `--scrape-ms`, 15 times more often than a usual 15 s scrape by default), and without
@@ -14,25 +14,50 @@
  *
  * Flags (`-- --help`): --backend redis|postgres (redis), --locations N (8), --days N (120 per run),
  * --rounds N (6: 2 × N runs; runs of a few seconds each swing ±30 % on a shared machine,
- * so fewer and shorter runs measure the machine, not the metrics), --concurrency N (32), --scrape-ms N (1000).
+ * so fewer and shorter runs measure the machine, not the metrics), --concurrency N (32), --scrape-ms N (1000),
+ * --compare metrics|alerts (metrics), --backfills N (4, alerts), --faults SPEC (the simulator's).
+ *
+ * `npm run bench:alerts` (`--compare alerts`) — what alerts cost the same hot path (issue 24):
+ * each run is `--backfills` backfills in a row against a simulator whose faults
+ * (`--faults`, by default a hostile record in one pollen answer of ten) quarantine hours (not
+ * re-fetched: ENVDATA_REFETCH_ATTEMPTS=0 on both sides), so each backfill
+ * ends by writing a `run-ended` event into the outbox in its closing transaction. With alerts, as
+ * `envdata worker` runs with ENVDATA_NOTIFY_URL set: the notification dispatcher started, polling
+ * the outbox every second and posting to a loopback receiver of the bench's (ports 46600-46699),
+ * so the first backfills' events are delivered while the later ones run; without, no URL and no
+ * dispatcher. The outbox insert is part of the ledger's transaction either way (it has no switch):
+ * the "without" side writes the same events, undelivered. Prints events written and delivered.
  *
  * @example npm run bench:metrics -- --rounds 4 --days 60
+ * @example npm run bench:alerts -- --rounds 2 --days 30
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { QUEUE_BACKENDS, type QueueBackend } from '../src/config/config.js';
 import { openBackendRun, type BackendRun } from './lib/backend-run.js';
+import { measureAlertsRun, startCountingReceiver, type AlertsRun } from './lib/alerts-run.js';
 import { benchDatabase, checkpoint, DEFAULT_SERVER_URL } from './lib/bench-database.js';
-import { measureMetricsRun, type MetricsRun } from './lib/metrics-run.js';
+import { measureMetricsRun } from './lib/metrics-run.js';
 import { measureObserverCost } from './lib/observer-cost.js';
 import { startSimulatorProcess } from './lib/simulator-process.js';
 
-const USAGE = `usage: npm run bench:metrics -- [options]
+const COMPARISONS = ['metrics', 'alerts'] as const;
+/**
+ * What alerts' runs meet by default: one pollen answer in ten has a record the worker
+ * quarantines, a few chunks of each backfill (not re-fetched: ENVDATA_REFETCH_ATTEMPTS=0).
+ */
+const ALERTS_FAULTS = 'pollen-history:wrongtype@10%';
+
+const USAGE = `usage: npm run bench:metrics -- [options]   (npm run bench:alerts: --compare alerts)
+  --compare NAME       what runs with and without: ${COMPARISONS.join(' or ')} (default metrics)
   --backend NAME       queue backend: ${QUEUE_BACKENDS.join(' or ')} (default redis)
   --locations N        locations of each backfill (default 8)
   --days N             days of pollen and weather per backfill (default 120)
   --rounds N           rounds of one run with metrics and one without (default 6)
   --concurrency N      ingest worker concurrency (default 32)
   --scrape-ms N        how often /metrics is scraped during a run with metrics (default 1000)
+  --backfills N        alerts: backfills in a row per run, each writing an event (default 4)
+  --faults SPEC        the simulator's ENVDATA_SIM_FAULTS (alerts default "${ALERTS_FAULTS}", metrics none)
 Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
 
 function usageError(message: string): never {
@@ -60,6 +85,9 @@ function readOptions(argv: readonly string[]) {
         rounds: { type: 'string', default: '6' },
         concurrency: { type: 'string', default: '32' },
         'scrape-ms': { type: 'string', default: '1000' },
+        compare: { type: 'string', default: 'metrics' },
+        backfills: { type: 'string', default: '4' },
+        faults: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -74,7 +102,14 @@ function readOptions(argv: readonly string[]) {
   if (!(QUEUE_BACKENDS as readonly string[]).includes(values.backend)) {
     usageError(`--backend must be ${QUEUE_BACKENDS.join(' or ')}, got "${values.backend}"`);
   }
+  if (!(COMPARISONS as readonly string[]).includes(values.compare)) {
+    usageError(`--compare must be ${COMPARISONS.join(' or ')}, got "${values.compare}"`);
+  }
+  const compare = values.compare as (typeof COMPARISONS)[number];
   return {
+    compare,
+    backfills: wholeNumber('backfills', values.backfills, 100),
+    faults: values.faults ?? (compare === 'alerts' ? ALERTS_FAULTS : ''),
     backend: values.backend as QueueBackend,
     locations: wholeNumber('locations', values.locations, 1_000),
     days: wholeNumber('days', values.days, 365),
@@ -90,8 +125,20 @@ const SERVER = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DAY_MS = 86_400_000;
 
+/** One run of either side, whatever is compared. */
+interface SideRun {
+  readonly on: boolean;
+  readonly chunks: number;
+  readonly rows: number;
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  readonly status: string;
+  /** What the side did besides landing (scrapes, events), for the run's line. */
+  readonly detail: string;
+}
+
 /** Rows/s of runs taken together: all their rows over all their seconds. */
-function rate(runs: readonly MetricsRun[]): number {
+function rate(runs: readonly SideRun[]): number {
   const rows = runs.reduce((n, r) => n + r.rows, 0);
   const seconds = runs.reduce((n, r) => n + r.seconds, 0);
   return rows / seconds;
@@ -100,13 +147,19 @@ function rate(runs: readonly MetricsRun[]): number {
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+const NAME = `bench:${options.compare}`;
+
 async function main(): Promise<void> {
   const database = benchDatabase(SERVER);
   let run: BackendRun | undefined;
-  const simulator = await startSimulatorProcess();
+  const simulator = await startSimulatorProcess(
+    options.faults === '' ? {} : { ENVDATA_SIM_FAULTS: options.faults },
+  );
+  const receiver = options.compare === 'alerts' ? await startCountingReceiver() : undefined;
   const stop = async () => {
     await run?.close().catch(() => undefined);
     await database.drop().catch(() => undefined);
+    await receiver?.close();
     await simulator.stop();
   };
   let interrupted = false;
@@ -123,79 +176,126 @@ async function main(): Promise<void> {
       redisUrl: REDIS,
       locations: options.locations,
     });
-    const runs: MetricsRun[] = [];
+    const { target, locations } = run;
+    const alertsRuns: AlertsRun[] = [];
+    /** One run of `days` days up to `to`, with what is compared (`on`) or without. */
+    const measure = async (on: boolean, to: Date, days: number): Promise<SideRun> => {
+      if (receiver) {
+        const r = await measureAlertsRun(target, locations, {
+          alerts: on,
+          baseUrl: simulator.url,
+          receiver,
+          to,
+          days,
+          backfills: options.backfills,
+          concurrency: options.concurrency,
+        });
+        alertsRuns.push(r);
+        return {
+          ...r,
+          on,
+          detail:
+            `${r.written} events written` +
+            (on ? `, ${r.deliveredTimed} delivered in the clock, ${r.delivered} in all` : ''),
+        };
+      }
+      const r = await measureMetricsRun(target, locations, {
+        metrics: on,
+        baseUrl: simulator.url,
+        to,
+        days,
+        concurrency: options.concurrency,
+        scrapeMs: options.scrapeMs,
+      });
+      return { ...r, on, detail: on ? `${r.scrapes} scrapes` : '' };
+    };
+    const runs: SideRun[] = [];
     // Runs go back in time from 2024-07-01, `days` each: every run lands days of its own.
     let to = Date.UTC(2024, 6, 1);
     // A warm-up, not counted: the year's partitions, the JIT, the connections' first queries.
-    console.error('bench:metrics: warming up');
-    await measureMetricsRun(run.target, run.locations, {
-      metrics: true,
-      baseUrl: simulator.url,
-      to: new Date(to),
-      days: Math.min(options.days, 8),
-      concurrency: options.concurrency,
-      scrapeMs: options.scrapeMs,
-    });
+    console.error(`${NAME}: warming up`);
+    await measure(true, new Date(to), Math.min(options.days, 8));
+    alertsRuns.length = 0;
     to -= Math.min(options.days, 8) * DAY_MS;
     for (let round = 0; round < options.rounds; round++) {
       // ABBA: without, with, with, without, …
       const order = round % 2 === 0 ? [false, true] : [true, false];
-      for (const metrics of order) {
+      for (const on of order) {
         if (interrupted) throw new Error('interrupted');
         await checkpoint(run.app.db);
-        const result = await measureMetricsRun(run.target, run.locations, {
-          metrics,
-          baseUrl: simulator.url,
-          to: new Date(to),
-          days: options.days,
-          concurrency: options.concurrency,
-          scrapeMs: options.scrapeMs,
-        });
+        const result = await measure(on, new Date(to), options.days);
         to -= options.days * DAY_MS;
         runs.push(result);
         console.error(
-          `bench:metrics: round ${round + 1}, ${metrics ? 'with   ' : 'without'}: ` +
+          `${NAME}: round ${round + 1}, ${on ? 'with   ' : 'without'}: ` +
             `${fmt(result.rows)} rows, ${result.chunks} chunks in ${fmt(result.seconds, 2)} s = ` +
             `${fmt(result.rows / result.seconds)} rows/s (${result.status}` +
-            `${metrics ? `, ${result.scrapes} scrapes` : ''})`,
+            `${result.detail ? `, ${result.detail}` : ''}; load ${fmt(loadavg()[0]!, 2)})`,
         );
       }
     }
-    const withMetrics = rate(runs.filter((r) => r.metrics));
-    const without = rate(runs.filter((r) => !r.metrics));
-    const ratio = withMetrics / without;
+    const withOn = rate(runs.filter((r) => r.on));
+    const without = rate(runs.filter((r) => !r.on));
+    const ratio = withOn / without;
     // Each round's own ratio: the two runs of a round meet the same load, more or less.
     const pairs: number[] = [];
     for (let i = 0; i + 1 < runs.length; i += 2) {
       const [a, b] = [runs[i]!, runs[i + 1]!];
-      const w = a.metrics ? a : b;
-      const wo = a.metrics ? b : a;
+      const w = a.on ? a : b;
+      const wo = a.on ? b : a;
       pairs.push(w.rows / w.seconds / (wo.rows / wo.seconds));
     }
     const medianPair = [...pairs].sort((x, y) => x - y)[Math.floor((pairs.length - 1) / 2)]!;
+    const header =
+      `${NAME} — ${options.backend} queue, ${options.locations} locations × ${options.days} days per run, ` +
+      `concurrency ${options.concurrency}, ${options.rounds} rounds (ABBA)`;
+    const common = [
+      `  without ${options.compare}: ${fmt(without)} rows/s`,
+      `  with ${options.compare}:    ${fmt(withOn)} rows/s`,
+      `  ratio with/without: ${fmt(ratio, 3)} (${fmt((ratio - 1) * 100, 1)} %; target within ±3 %: ${
+        Math.abs(ratio - 1) <= 0.03 ? 'met' : 'MISSED'
+      }); per round: ${pairs.map((p) => fmt(p, 3)).join(', ')} (median ${fmt(medianPair, 3)})`,
+    ];
+    const load = `  load average (1 min) at the end: ${fmt(loadavg()[0]!, 2)}`;
+    const notDone = runs.some((r) => r.status !== 'done')
+      ? ['  note: some runs did not end `done`: the figures are not comparable']
+      : [];
+    if (receiver) {
+      const per = (alerts: boolean, pick: (r: AlertsRun) => number) => {
+        const side = alertsRuns.filter((r) => r.alerts === alerts);
+        return fmt(side.reduce((n, r) => n + pick(r), 0) / side.length, 1);
+      };
+      console.log(
+        [
+          `${header}, ${options.backfills} backfills per run, simulator faults "${options.faults}"`,
+          ...common,
+          `  events per run with alerts: ${per(true, (r) => r.written)} written, ` +
+            `${per(true, (r) => r.deliveredTimed)} delivered while the clock ran, ` +
+            `${per(true, (r) => r.delivered)} in all; without: ${per(false, (r) => r.written)} written ` +
+            `(the outbox insert is in the ledger's transaction either way), none delivered`,
+          load,
+          ...notDone,
+        ].join('\n'),
+      );
+      return;
+    }
     // The hot path's share, free of the machine's noise: the reports' CPU per chunk against the
     // worker's CPU per chunk without metrics; and a scrape's CPU every 15 s.
     const cost = await measureObserverCost(run.app.db);
-    const plain = runs.filter((r) => !r.metrics);
+    const plain = runs.filter((r) => !r.on);
     const cpuPerChunkMicros =
       (plain.reduce((n, r) => n + r.cpuSeconds, 0) * 1e6) / plain.reduce((n, r) => n + r.chunks, 0);
     console.log(
       [
-        `bench:metrics — ${options.backend} queue, ${options.locations} locations × ${options.days} days per run, ` +
-          `concurrency ${options.concurrency}, ${options.rounds} rounds (ABBA), scrape every ${options.scrapeMs} ms`,
-        `  without metrics: ${fmt(without)} rows/s`,
-        `  with metrics:    ${fmt(withMetrics)} rows/s`,
-        `  ratio with/without: ${fmt(ratio, 3)} (${fmt((ratio - 1) * 100, 1)} %; target within ±3 %: ${
-          Math.abs(ratio - 1) <= 0.03 ? 'met' : 'MISSED'
-        }); per round: ${pairs.map((p) => fmt(p, 3)).join(', ')} (median ${fmt(medianPair, 3)})`,
+        `${header}, scrape every ${options.scrapeMs} ms`,
+        ...common,
         `  hot path: the reports of one chunk take ${fmt(cost.perChunkMicros, 2)} µs of CPU, ` +
           `${fmt((cost.perChunkMicros / cpuPerChunkMicros) * 100, 3)} % of the worker's ` +
           `${fmt(cpuPerChunkMicros)} µs per chunk without metrics`,
         `  a scrape renders in ${fmt(cost.scrapeMillis, 2)} ms (gauges cached): ` +
           `${fmt((cost.scrapeMillis / 15_000) * 100, 3)} % of a core at one scrape per 15 s`,
-        ...(runs.some((r) => r.status !== 'done')
-          ? ['  note: some runs did not end `done`: the figures are not comparable']
-          : []),
+        load,
+        ...notDone,
       ].join('\n'),
     );
   } finally {
