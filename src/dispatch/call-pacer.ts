@@ -75,10 +75,10 @@ export interface PacedCall {
  * for its slot does not send a call into the cut, to arrive when the link is back and out of its
  * slot.
  *
- * Behind the margin, one guard needs no measure: a call does not go before the call this process
- * made `max` calls earlier was read by the service a window ago, as far as that call's answer
- * tells (`afterItsPeer`). A stall of the service or of this host longer than the margin then
- * holds the next window's calls instead of sending them into the stalled window.
+ * Behind the margin, one guard needs no measure: a call does not go before a window has passed
+ * since the answer to the call this process made `max` calls earlier (`afterItsPeer`). A stall
+ * of the service or of this host longer than the margin then holds the next window's calls
+ * instead of sending them into the stalled window.
  *
  * The margin is measured per process: hosts whose network delays to the service differ by more
  * than it (far apart) need a wider one; they have one in ENVDATA_RATE_LIMIT itself (a lower rate).
@@ -189,14 +189,14 @@ export class CallPacer {
   }
 
   /**
-   * Waits, when it must, for the service to have read this process's call `max` calls back a
-   * window ago. The service reads a call before it answers, and after half the fastest round
-   * trip at the earliest (NTP's reading): that call was read by its answer less half the
-   * fastest round trip, this one is read half the fastest round trip after it goes at the
-   * earliest. Its answer came late (the service or this host stalled, the network queued), this
-   * call waits as much. An answer not back yet is waited for when it is later than any recent
-   * one (a stall, not a slow service), for a window at most. Whatever the margin measured so
-   * far, a stall then cannot put two windows' calls into one.
+   * Waits, when it must, until a window has passed since the answer to this process's call `max`
+   * calls back. The service read that call before it answered, and reads this one after it goes:
+   * so the service sees them more than a window apart, whatever the clocks, the margin measured
+   * so far or a stall of the service or of this host. (Reading the earlier call half its fastest
+   * round trip before its answer, as NTP would, let a 429 through in every bench run, each just
+   * after the margin was earned; waiting for the whole answer costs nothing there: 99.5–99.7 % of
+   * R with 0 × 429 in `npm run bench:backfill -- --parts 2`.) An answer not back yet is waited
+   * for when it is later than any recent one (a stall, not a slow service), for a window at most.
    */
   private async afterItsPeer(place: number, signal: AbortSignal | undefined): Promise<void> {
     const peer = this.recent[place % this.rule.max];
@@ -210,12 +210,7 @@ export class CallPacer {
       ]);
       if (peer.answeredAt === undefined) return;
     }
-    // Until calls were measured, the fastest round trip is not known (the first calls also set
-    // up connections, all of it before the service reads them): read by its answer, this one
-    // read when it goes at the earliest.
-    const fastest = this.margin.earned ? this.fastestAnswer : 0;
-    const readBy = peer.answeredAt - fastest / 2;
-    const hold = readBy + this.rule.durationMs - fastest / 2 - performance.now();
+    const hold = peer.answeredAt + this.rule.durationMs - performance.now();
     if (hold > 0) await sleep(hold, undefined, { signal });
   }
 
@@ -234,8 +229,6 @@ export class CallPacer {
         if (call.answeredAt !== undefined) return;
         call.answeredAt = performance.now();
         answered();
-        const roundTrip = call.answeredAt - wentAt;
-        this.fastestAnswer = Math.min(roundTrip, this.fastestAnswer + 0.5);
         this.margin.record({ wentAt, answeredAt: call.answeredAt });
       },
       throttled: () => this.margin.throttled(),
@@ -245,8 +238,6 @@ export class CallPacer {
   /** This process's last `max` calls, by their place (`sent` when they went) modulo `max`. */
   private readonly recent: SentCall[] = [];
   private sent = 0;
-  /** This process's fastest recent call to the service (a minimum rising 0.5 ms a call). */
-  private fastestAnswer = Number.POSITIVE_INFINITY;
 
   /** Gives a slot back without waiting (stopping, or the backend is failing: best effort). */
   private giveBack(slot: number): void {
