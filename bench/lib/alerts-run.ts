@@ -1,6 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { sql } from 'kysely';
+import { performance } from 'node:perf_hooks';
+import { sql, type Kysely } from 'kysely';
+import { recordNotification } from '../../src/ledger/record-notification.js';
+import type { Database } from '../../src/warehouse/schema.js';
 import type { Location } from '../../src/locations/location.js';
 import { benchApp, timedBackfill, type BenchTarget } from './bench-app.js';
 
@@ -178,4 +181,61 @@ export async function measureAlertsRun(
   } finally {
     await app.stop();
   }
+}
+
+/** What one outbox insert costs the transaction it is part of (`measureOutboxInsert`). */
+export interface OutboxInsertCost {
+  /** Wall time of a transaction with the insert, less one without it (µs, median of blocks). */
+  readonly insertMicros: number;
+  /** Wall time of the transaction without it (µs), for scale. */
+  readonly bareMicros: number;
+}
+
+/**
+ * The outbox insert on its own, free of the end-to-end runs' noise: `n` transactions shaped as
+ * a transition's (a transaction id taken, then commit: the commit flushes the WAL) with
+ * `recordNotification` and `n` without, alternating in blocks of 50, on `db` (the bench's
+ * database). The events are deleted after.
+ */
+export async function measureOutboxInsert(
+  db: Kysely<Database>,
+  n = 1_000,
+): Promise<OutboxInsertCost> {
+  const first = (
+    await sql<{ id: number }>`
+      select coalesce(max(notification_id), 0)::int as id from envdata.notification`.execute(db)
+  ).rows[0]!.id;
+  const BLOCK = 50;
+  const perBlock = { with: [] as number[], without: [] as number[] };
+  let key = 0;
+  try {
+    for (let done = 0; done < n; done += BLOCK) {
+      for (const withInsert of done % (2 * BLOCK) === 0 ? [false, true] : [true, false]) {
+        const t0 = performance.now();
+        for (let i = 0; i < BLOCK; i++) {
+          await db.transaction().execute(async (trx) => {
+            // A transaction id, as a transition's update takes: its commit flushes the WAL.
+            await sql`select pg_current_xact_id()`.execute(trx);
+            if (withInsert) {
+              key += 1;
+              await recordNotification(trx, {
+                key: `bench:outbox:${process.pid}:${key}`,
+                event: 'run-ended',
+                details: { runId: key, status: 'done', quarantinedHours: 3 },
+              });
+            }
+          });
+        }
+        (withInsert ? perBlock.with : perBlock.without).push(
+          ((performance.now() - t0) * 1_000) / BLOCK,
+        );
+      }
+    }
+  } finally {
+    await sql`delete from envdata.notification where notification_id > ${first}`.execute(db);
+  }
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+  const bare = median(perBlock.without);
+  return { insertMicros: median(perBlock.with) - bare, bareMicros: bare };
 }
