@@ -48,7 +48,7 @@ export function describeLocalPostgresStep(step: LocalPostgresStep): string {
       : `, run by user ${step.runsAs} since PostgreSQL refuses root, so its data is where that user can reach it`;
   return step.kind === 'create'
     ? `creating a local PostgreSQL in ${step.layout.dir} (about 15 s, once${runsAs})`
-    : `starting the local PostgreSQL in ${step.layout.dir}${runsAs === '' ? '' : ` (${runsAs.slice(2)})`}`;
+    : `starting the local PostgreSQL in ${step.layout.dir}${step.runsAs === undefined ? '' : ` (runs as user ${step.runsAs})`}`;
 }
 
 /** One line: what happened to the local PostgreSQL, where it listens and where its data is. */

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chown, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -89,9 +89,11 @@ describe.runIf(isRoot)(
     let clone: string;
     let localParent: string;
     let localDir: string;
+    let temp: string;
     let env: Record<string, string>;
 
     beforeAll(async () => {
+      temp = await mkdtemp(path.join(tmpdir(), 'envdata-demo-tmp-'));
       // mkdtemp makes it 0700, like /root: the user envdata may not enter it. Left so.
       parent = await mkdtemp(path.join(tmpdir(), 'envdata-private-'));
       clone = path.join(parent, 'envdata');
@@ -103,6 +105,7 @@ describe.runIf(isRoot)(
       env = {
         HOME: path.join(parent, 'home'),
         ENVDATA_LOCAL_DIR: localDir,
+        TMPDIR: temp,
         ...(await bareMachine()),
       };
     }, 120_000);
@@ -111,6 +114,7 @@ describe.runIf(isRoot)(
       await envdataIn(clone, ['local', 'stop'], env);
       await rm(localParent, { recursive: true, force: true });
       await rm(parent, { recursive: true, force: true });
+      await rm(temp, { recursive: true, force: true });
     });
 
     it(
@@ -130,6 +134,9 @@ describe.runIf(isRoot)(
         expect(demo.stdout).toMatch(/^warehouse ready: .*applied \d+ migration\(s\)/m);
         expect(demo.stdout).not.toMatch(/"migration"|applied\b.*component/);
         expectReadable(demo);
+        // Nothing left in the temporary directory but tsx's compile cache (the sources run as
+        // TypeScript), which is not envdata's.
+        expect((await readdir(temp)).filter((name) => !/^tsx-\d+$/.test(name))).toEqual([]);
 
         // The programs sit under the closed directory: linked beside the data, which the user
         // envdata reaches through directories envdata made; the user's own kept their mode.
