@@ -1,41 +1,51 @@
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { SQLSTATE, errorCode } from '../errors/pg-errors.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
+import { startLocalPostgres } from '../local/start-local-postgres.js';
 import { describeRedisTarget, redisTargetOf } from '../queue/redis-target.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import type { CommandContext } from './command-context.js';
 import { localDirectoryOf } from './local-environment.js';
 import { localPostgresExports, queueNeedsPostgres } from './local-postgres-exports.js';
-import { describeLocalPostgres, startLocalWarehouse } from './start-local-warehouse.js';
+import { describeLocalPostgres, describeLocalPostgresStep } from './start-local-warehouse.js';
 
 /** What the demo runs on when the environment's services do not answer. */
 export interface DemoServices {
   /** Variables that the demo's config takes over the environment's. */
   readonly env: Readonly<Record<string, string>>;
-  /** Lines to print at the end: how to go on with the same data. */
-  readonly continueWith: readonly string[];
+  /** `  export NAME=value` lines that point a shell at the same services. */
+  readonly exports: readonly string[];
+  /** The directory of the local PostgreSQL the demo started, when it did. */
+  readonly localDir: string | undefined;
 }
 
 /**
  * The demo's fallbacks, so that `npm run demo` works on a bare machine: nothing answers at
- * DATABASE_URL → the local PostgreSQL of `envdata local` (started, created and migrated on first
- * use); nothing answers at REDIS_URL → the queue in PostgreSQL. Each says so in one line. Only the
- * demo falls back: every other command fails and names what is down, as it must in production.
+ * DATABASE_URL → the local PostgreSQL of `envdata local` (started, or created on first use; the
+ * demo migrates it); nothing answers at REDIS_URL → the queue in PostgreSQL. Each says so in one
+ * line, the slow one before it starts. Only the demo falls back: every other command fails and
+ * names what is down, as it must in production.
  */
 export async function chooseDemoServices(context: CommandContext): Promise<DemoServices> {
   const config = context.config;
   const env: Record<string, string> = {};
-  const continueWith: string[] = [];
   let localUrl: string | undefined;
+  let localDir: string | undefined;
   if (await nothingAnswersAt(config.databaseUrl)) {
-    const { local } = await startLocalWarehouse(context, localDirectoryOf(context.io.env));
+    const nothing = `nothing answers at DATABASE_URL ${maskUrl(config.databaseUrl)}`;
+    let said = false;
+    // Said before the slow step (creating the cluster takes about 15 s), with where its data goes.
+    const local = await startLocalPostgres(localDirectoryOf(context.io.env), {
+      onStep: (step) => {
+        context.print(`${nothing}: ${describeLocalPostgresStep(step)}`);
+        said = true;
+      },
+    });
     context.print(
-      `nothing answers at DATABASE_URL ${maskUrl(config.databaseUrl)}: ${describeLocalPostgres(local)}`,
+      said ? describeLocalPostgres(local) : `${nothing}: ${describeLocalPostgres(local)}`,
     );
     env.DATABASE_URL = localUrl = local.url;
-    continueWith.push(
-      `\`envdata local stop\` stops the local PostgreSQL (its data stays in ${local.layout.dir}).`,
-    );
+    localDir = local.layout.dir;
   }
   const queueOnPostgres = await queueNeedsPostgres(config);
   if (queueOnPostgres && config.queueBackend === 'redis') {
@@ -44,14 +54,16 @@ export async function chooseDemoServices(context: CommandContext): Promise<DemoS
     );
     env.ENVDATA_QUEUE_BACKEND = 'postgres';
   }
-  if (Object.keys(env).length === 0) return { env, continueWith };
+  if (Object.keys(env).length === 0) return { env, exports: [], localDir };
+  // `envdata local stop` must find the same directory: a chosen one is exported with the rest.
+  const chosenDir = context.io.env.ENVDATA_LOCAL_DIR?.trim() ? localDir : undefined;
   return {
     env,
-    continueWith: [
-      "To go on with the README's commands on the same data, export these in your shell:",
+    exports: [
       ...localPostgresExports({ databaseUrl: localUrl, queueOnPostgres }),
-      ...continueWith,
+      ...(chosenDir === undefined ? [] : [`  export ENVDATA_LOCAL_DIR=${chosenDir}`]),
     ],
+    localDir,
   };
 }
 

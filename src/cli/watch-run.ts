@@ -17,6 +17,11 @@ export interface WatchOptions {
    */
   readonly statusLine?: StatusLine | undefined;
   readonly logger: Logger;
+  /**
+   * Without a terminal: where the periodic progress goes as a line of text (the progress bar's
+   * text) instead of a log object, for output read by people (the demo).
+   */
+  readonly print?: (line: string) => void;
   readonly pollMs?: number;
   readonly logEveryMs?: number;
   /** Resolves to stop watching early (a signal). */
@@ -101,7 +106,7 @@ export async function watchRun(
       etaMs: left > 0 && chunksPerSecond > 0 ? (left / chunksPerSecond) * 1000 : undefined,
     };
   };
-  const draw = (p: RunProgress) => {
+  const line = (p: RunProgress) => {
     const { finished, callsPerSecond, etaMs } = pace(p);
     const bar = formatProgressBar({
       runId,
@@ -111,8 +116,9 @@ export async function watchRun(
       callsPerSecond,
       etaMs,
     });
-    statusLine?.show(p.waiting ? `${bar}  ${formatWaiting(p.waiting)}` : bar);
+    return p.waiting ? `${bar}  ${formatWaiting(p.waiting)}` : bar;
   };
+  const draw = (p: RunProgress) => statusLine?.show(line(p));
   try {
     draw(progress);
     while (progress.status === 'running' && !stopped()) {
@@ -123,6 +129,10 @@ export async function watchRun(
         draw(progress);
       } else if (Date.now() - lastLog >= logEveryMs) {
         lastLog = Date.now();
+        if (options.print) {
+          options.print(line(progress));
+          continue;
+        }
         const { callsPerSecond, etaMs } = pace(progress);
         options.logger.info(
           {

@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -32,8 +31,9 @@ export function queueBoardHandler(app: Uses<'queues'>): HttpHandler {
         serverAdapter,
         options: { uiConfig: { boardTitle: 'envdata queues' } },
       });
-      serverAdapter.setViewsPath(offlineViews());
-      handle = express().disable('x-powered-by').use(QUEUE_BOARD_PATH, serverAdapter.getRouter());
+      const router = serverAdapter.getRouter() as express.Express;
+      router.engine('ejs', offlineViewEngine());
+      handle = express().disable('x-powered-by').use(QUEUE_BOARD_PATH, router);
     }
     const board = handle;
     return new Promise<void>((resolve, reject) => {
@@ -49,18 +49,46 @@ export function queueBoardHandler(app: Uses<'queues'>): HttpHandler {
   };
 }
 
+/** The `(file, options, callback)` function Express renders a view with. */
+type ViewEngine = (
+  file: string,
+  options: object,
+  callback: (error: Error | null, html?: string) => void,
+) => void;
+
+/** EJS's compiler, as far as it is used here. */
+interface Ejs {
+  compile(template: string, options?: { filename?: string }): (data: object) => string;
+}
+
 /**
- * Bull Board's page template without its one outside resource (Google Fonts: the board falls
- * back to the system's fonts), so that the board works offline and asks nothing of another
- * site. Written once per process to a temporary folder, from the installed `@bull-board/ui`.
+ * Renders Bull Board's page template without its one outside resource (Google Fonts: the board
+ * falls back to the system's fonts), so that the board works offline and asks nothing of another
+ * site. The template is read once from the installed `@bull-board/ui` and compiled in memory with
+ * the EJS that `@bull-board/express` renders with: no file is written (a temporary copy would be
+ * left behind by every `envdata serve`).
  */
-function offlineViews(): string {
-  const ui = dirname(createRequire(import.meta.url).resolve('@bull-board/ui/package.json'));
-  const template = readFileSync(join(ui, 'dist', 'index.ejs'), 'utf8').replace(
+function offlineViewEngine(): ViewEngine {
+  const requireHere = createRequire(import.meta.url);
+  const file = join(
+    dirname(requireHere.resolve('@bull-board/ui/package.json')),
+    'dist',
+    'index.ejs',
+  );
+  const ejs = createRequire(requireHere.resolve('@bull-board/express'))('ejs') as Ejs;
+  const template = readFileSync(file, 'utf8').replace(
     /<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g,
     '',
   );
-  const folder = mkdtempSync(join(tmpdir(), 'envdata-bull-board-'));
-  writeFileSync(join(folder, 'index.ejs'), template);
-  return folder;
+  const render = ejs.compile(template, { filename: file });
+  return (_file, options, callback) => {
+    let html: string;
+    try {
+      html = render(options);
+    } catch (error) {
+      callback(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    callback(null, html);
+  };
 }

@@ -8,6 +8,7 @@ import type { RunProgress } from '../ledger/run-progress.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 import { startBackfill } from '../runs/start-backfill.js';
 import { IngestWorker } from '../worker/ingest-worker.js';
+import { describePrepareOutcome } from '../warehouse/describe-prepare-outcome.js';
 import { prepareWarehouse } from '../warehouse/prepare-warehouse.js';
 
 /** Locations in four pollen regions of the interface's region table. */
@@ -41,7 +42,7 @@ export interface DemoOutcome {
 export async function runDemo(app: App, options: DemoOptions): Promise<DemoOutcome> {
   const { print } = options;
   const prepared = await prepareWarehouse(app);
-  print(`warehouse ready (migrations at ${prepared.latest ?? 'none'})`);
+  print(describePrepareOutcome(prepared));
 
   const locations: Location[] = [];
   for (const spec of DEMO_LOCATIONS) {

@@ -11,10 +11,16 @@ export function localPostgresFailed(
   what: string,
   reason: string,
   cause?: unknown,
+  /** `removed`: a first start, whose files `startLocalPostgres` removes again (nothing to keep). */
+  afterwards: 'kept' | 'removed' = 'kept',
 ): EnvdataError {
+  const next =
+    afterwards === 'removed'
+      ? `nothing of it was kept: fix the cause and run the command again, or set ENVDATA_LOCAL_DIR to another directory`
+      : `stop any other server using it (\`envdata local stop\` stops the one envdata started), or remove ${layout.dir} to start afresh (its data is lost); its log is ${layout.logFile}`;
   return new EnvdataError(
     'LOCAL_POSTGRES_FAILED',
-    `the local PostgreSQL in ${layout.dir} ${what}: ${reason} — stop any other server using it (\`envdata local stop\` stops the one envdata started), or remove ${layout.dir} to start afresh (its data is lost); its log is ${layout.logFile}`,
+    `the local PostgreSQL in ${layout.dir} ${what}: ${reason} — ${next}`,
     { cause, details: { dir: layout.dir } },
   );
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 
 /**
  * Where one local PostgreSQL keeps its files, all under one directory (ENVDATA_LOCAL_DIR, by
- * default `.envdata/local-postgres` under the current directory). Removing the directory removes
+ * default in the user's data directory: `defaultLocalDirectory`). Removing the directory removes
  * the server and its data.
  */
 export interface LocalPostgresLayout {
@@ -14,6 +14,11 @@ export interface LocalPostgresLayout {
   readonly logFile: string;
   /** The port and password the server was created with (`LocalPostgresSettings`). */
   readonly settingsFile: string;
+  /**
+   * The PostgreSQL programs, linked here when the server's user cannot reach them where they
+   * are installed (envdata as root, a project under a directory closed to others).
+   */
+  readonly programsDir: string;
 }
 
 /** The layout of a local PostgreSQL in `dir` (relative paths resolve against the current directory). */
@@ -24,5 +29,6 @@ export function localPostgresLayout(dir: string): LocalPostgresLayout {
     dataDir: path.join(absolute, 'data'),
     logFile: path.join(absolute, 'postgres.log'),
     settingsFile: path.join(absolute, 'settings.json'),
+    programsDir: path.join(absolute, 'programs'),
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { LOCAL_PASSWORD_PREFIX } from '../warehouse/local-postgres-password.js';
 import type { LocalPostgresLayout } from './local-postgres-layout.js';
 
 /** The superuser `initdb` creates; the warehouse's database is `LOCAL_DATABASE`. */
@@ -26,7 +27,7 @@ const settingsSchema = z.object({
 
 /** New settings: `port`, a fresh random password. */
 export function newLocalPostgresSettings(port: number): LocalPostgresSettings {
-  return { port, password: randomBytes(18).toString('base64url') };
+  return { port, password: `${LOCAL_PASSWORD_PREFIX}${randomBytes(18).toString('base64url')}` };
 }
 
 /**

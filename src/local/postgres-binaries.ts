@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EnvdataError } from '../errors/envdata-error.js';
 
@@ -8,6 +10,13 @@ export interface PostgresBinaries {
   readonly initdb: string;
   readonly pg_ctl: string;
   readonly postgres: string;
+  /**
+   * The installation they belong to: `bin/` (the three above), `lib/` and `share/`, which the
+   * programs find relative to themselves.
+   */
+  readonly root: string;
+  /** The version of the package that installed them, e.g. `18.4.0-beta.17`. */
+  readonly version: string;
 }
 
 /**
@@ -41,5 +50,11 @@ export async function findPostgresBinaries(): Promise<PostgresBinaries> {
       `${name} does not export the paths of initdb, pg_ctl and postgres: reinstall it with \`npm ci\``,
     );
   }
-  return { initdb, pg_ctl, postgres };
+  const root = path.dirname(path.dirname(postgres));
+  // The package's `exports` hides its package.json from `require.resolve`: read it beside `native/`.
+  const version = await readFile(path.join(path.dirname(root), 'package.json'), 'utf8').then(
+    (text) => String((JSON.parse(text) as { version?: unknown }).version ?? 'unknown'),
+    () => 'unknown',
+  );
+  return { initdb, pg_ctl, postgres, root, version };
 }

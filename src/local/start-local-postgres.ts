@@ -1,8 +1,9 @@
-import { chown, mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { closedAncestor } from './closed-ancestor.js';
+import { ROOT_LOCAL_DIRECTORY } from './default-local-directory.js';
 import { failureReason, inLocalDirectory, localPostgresFailed } from './local-postgres-failed.js';
 import { localPostgresLayout, type LocalPostgresLayout } from './local-postgres-layout.js';
 import {
@@ -15,6 +16,7 @@ import {
 } from './local-postgres-settings.js';
 import { freeLoopbackPort, loopbackPortIsFree } from './free-loopback-port.js';
 import { findPostgresBinaries, type PostgresBinaries } from './postgres-binaries.js';
+import { reachablePostgresBinaries } from './reachable-postgres-binaries.js';
 import { readServerState } from './read-server-state.js';
 import { runPostgresTool } from './run-postgres-tool.js';
 import { serverUser, type ServerUser } from './server-user.js';
@@ -53,6 +55,20 @@ export interface LocalPostgres {
   readonly movedFrom?: number;
 }
 
+/** A slow step `startLocalPostgres` is about to take, so that the caller can say so first. */
+export interface LocalPostgresStep {
+  /** `create`: `initdb` then the first start (about 15 s, once); `start`: a second or two. */
+  readonly kind: 'create' | 'start';
+  readonly layout: LocalPostgresLayout;
+  /** The system user the server will run as when envdata runs as root; `undefined` otherwise. */
+  readonly runsAs: string | undefined;
+}
+
+export interface StartLocalPostgresOptions {
+  /** Called before creating or starting the server (not when it already runs). */
+  readonly onStep?: (step: LocalPostgresStep) => void;
+}
+
 /**
  * Starts the local PostgreSQL in `dir`, creating the cluster on first use (`initdb`, a free
  * loopback port and a random password, remembered in the directory), and returns once it accepts
@@ -60,25 +76,34 @@ export interface LocalPostgres {
  * Idempotent: a server already running there is only checked.
  *
  * As root the programs run as the system user `envdata` (PostgreSQL refuses root), which then
- * owns the cluster and the log. A damaged or locked directory, a port or directory the server
- * cannot use: `LOCAL_POSTGRES_FAILED` with one line naming the directory and what to do.
+ * owns the cluster and the log; the directories envdata creates are open to it (mode 0755), and
+ * the PostgreSQL programs are linked into the directory when that user cannot reach them where
+ * they are installed. A first start that fails removes what it made: no empty directory stays.
+ * A damaged or locked directory, a port or directory the server cannot use:
+ * `LOCAL_POSTGRES_FAILED` with one line naming the directory and what to do.
  */
-export async function startLocalPostgres(dir: string): Promise<LocalPostgres> {
+export async function startLocalPostgres(
+  dir: string,
+  options: StartLocalPostgresOptions = {},
+): Promise<LocalPostgres> {
   const layout = localPostgresLayout(dir);
-  return inLocalDirectory(layout, () => start(layout));
+  return inLocalDirectory(layout, () => start(layout, options));
 }
 
-async function start(layout: LocalPostgresLayout): Promise<LocalPostgres> {
-  const binaries = await findPostgresBinaries();
+async function start(
+  layout: LocalPostgresLayout,
+  options: StartLocalPostgresOptions,
+): Promise<LocalPostgres> {
+  const installed = await findPostgresBinaries();
   const user = await serverUser();
-  await mkdir(layout.dir, { recursive: true, mode: 0o755 });
   const state = await readServerState(layout);
   let settings = await readLocalPostgresSettings(layout);
+  const runsAs = user.uid === undefined ? undefined : user.name;
   const done = (action: LocalPostgres['action'], s: LocalPostgresSettings, movedFrom?: number) => ({
     layout,
     url: localDatabaseUrl(s),
     port: s.port,
-    runsAs: user.uid === undefined ? undefined : user.name,
+    runsAs,
     action,
     ...(movedFrom === undefined ? {} : { movedFrom }),
   });
@@ -99,24 +124,81 @@ async function start(layout: LocalPostgresLayout): Promise<LocalPostgres> {
     return done('already running', running);
   }
 
-  await assertReachable(layout, binaries, user);
-  let action: LocalPostgres['action'] = 'started';
-  if (state.kind === 'not created') {
-    settings ??= newLocalPostgresSettings(await freeLoopbackPort());
-    await writeLocalPostgresSettings(layout, settings);
-    await initialise(layout, binaries, user, settings);
-    action = 'created';
-  } else if (!settings) {
-    throw missingSettings(layout);
+  // Checked before anything is created: a directory the server cannot reach is refused as is.
+  await assertReachable(layout, user);
+  const fresh = state.kind === 'not created';
+  const existed = fresh ? await existing(layout) : [];
+  const firstCreated = await makeDirectory(layout.dir, user);
+  try {
+    if (!fresh && !settings) throw missingSettings(layout);
+    options.onStep?.({ kind: fresh ? 'create' : 'start', layout, runsAs });
+    const binaries = await reachablePostgresBinaries(layout, installed, user);
+    if (fresh) {
+      settings ??= newLocalPostgresSettings(await freeLoopbackPort());
+      await writeLocalPostgresSettings(layout, settings);
+      await initialise(layout, binaries, user, settings);
+    }
+    if (!settings) throw missingSettings(layout);
+    let current = settings;
+    let movedFrom: number | undefined;
+    if (!(await loopbackPortIsFree(current.port))) {
+      movedFrom = current.port;
+      current = { ...current, port: await freeLoopbackPort() };
+      await writeLocalPostgresSettings(layout, current);
+    }
+    await startServer(layout, binaries, user, current, fresh);
+    return done(fresh ? 'created' : 'started', current, movedFrom);
+  } catch (error) {
+    if (fresh) await removeFirstStart(layout, firstCreated, existed);
+    throw error;
   }
-  let movedFrom: number | undefined;
-  if (!(await loopbackPortIsFree(settings.port))) {
-    movedFrom = settings.port;
-    settings = { ...settings, port: await freeLoopbackPort() };
-    await writeLocalPostgresSettings(layout, settings);
+}
+
+/**
+ * Creates `dir` and its missing parents, and returns the topmost one it created. As root they are
+ * opened to the server's user (0755, whatever the umask): envdata made them, so it may; a
+ * directory that already existed keeps its mode. Otherwise only their owner may enter (0700).
+ */
+async function makeDirectory(dir: string, user: ServerUser): Promise<string | undefined> {
+  const mode = user.uid === undefined ? 0o700 : 0o755;
+  const first = await mkdir(dir, { recursive: true, mode });
+  if (first === undefined || user.uid === undefined) return first;
+  for (let d = dir; ; d = path.dirname(d)) {
+    await chmod(d, mode);
+    if (d === first || d === path.dirname(d)) break;
   }
-  await startServer(layout, binaries, user, settings);
-  return done(action, settings, movedFrom);
+  return first;
+}
+
+/** The files of the layout that exist now, so that a failed first start removes only its own. */
+async function existing(layout: LocalPostgresLayout): Promise<string[]> {
+  const files = [layout.dataDir, layout.programsDir, layout.logFile, layout.settingsFile];
+  const found = await Promise.all(
+    files.map((f) =>
+      stat(f).then(
+        () => f,
+        () => undefined,
+      ),
+    ),
+  );
+  return found.filter((f) => f !== undefined);
+}
+
+/**
+ * Removes what a failed first start made: the directories it created, or, in a directory that
+ * was there before, the files of the layout that were not (`existed` lists those that were).
+ */
+async function removeFirstStart(
+  layout: LocalPostgresLayout,
+  firstCreated: string | undefined,
+  existed: readonly string[],
+): Promise<void> {
+  const made = firstCreated
+    ? [firstCreated]
+    : [layout.dataDir, layout.programsDir, layout.logFile, layout.settingsFile].filter(
+        (f) => !existed.includes(f),
+      );
+  for (const target of made) await rm(target, { recursive: true, force: true });
 }
 
 /** `initdb`: the cluster, its superuser with the password of `settings`, UTF-8, C collation. */
@@ -146,7 +228,13 @@ async function initialise(
       user,
     );
     if (result.code !== 0) {
-      throw localPostgresFailed(layout, 'could not be created', failureReason(result.output));
+      throw localPostgresFailed(
+        layout,
+        'could not be created',
+        failureReason(result.output),
+        undefined,
+        'removed',
+      );
     }
   } finally {
     await rm(passwordFile, { force: true });
@@ -159,6 +247,7 @@ async function startServer(
   binaries: PostgresBinaries,
   user: ServerUser,
   settings: LocalPostgresSettings,
+  fresh: boolean,
 ): Promise<void> {
   // pg_ctl opens the log as the server's user, in a directory it may not write to.
   await (await open(layout.logFile, 'a', 0o600)).close();
@@ -178,29 +267,28 @@ async function startServer(
   );
   if (result.code === 0) return;
   const log = await readFrom(layout.logFile, logged);
-  throw localPostgresFailed(layout, 'did not start', failureReason(`${result.output}\n${log}`));
+  throw localPostgresFailed(
+    layout,
+    'did not start',
+    failureReason(`${result.output}\n${log}`),
+    undefined,
+    fresh ? 'removed' : 'kept',
+  );
 }
 
-/** The server's user must be able to reach its directory and its programs. */
-async function assertReachable(
-  layout: LocalPostgresLayout,
-  binaries: PostgresBinaries,
-  user: ServerUser,
-): Promise<void> {
-  for (const [what, target] of [
-    ['its directory', layout.dataDir],
-    ['the PostgreSQL programs', binaries.postgres],
-  ] as const) {
-    const closed = await closedAncestor(target, user);
-    if (closed === undefined) continue;
-    throw new EnvdataError(
-      'LOCAL_POSTGRES_FAILED',
-      `the local PostgreSQL runs as user ${user.name} (PostgreSQL refuses to run as root), which cannot reach ${what} at ${path.dirname(target)}: ${closed.dir} is closed to it (mode ${closed.mode}). ` +
-        (what === 'its directory'
-          ? 'Set ENVDATA_LOCAL_DIR to a directory it can reach (such as /var/tmp/envdata-local), or run envdata as another user than root'
-          : 'Put the project in a directory other users may enter, or run envdata as another user than root'),
-    );
-  }
+/**
+ * The server's user must be able to reach its directory (its programs are linked there when it
+ * cannot reach them where they are installed: `reachablePostgresBinaries`).
+ */
+async function assertReachable(layout: LocalPostgresLayout, user: ServerUser): Promise<void> {
+  const closed = await closedAncestor(layout.dataDir, user);
+  if (closed === undefined) return;
+  throw new EnvdataError(
+    'LOCAL_POSTGRES_FAILED',
+    `the local PostgreSQL runs as user ${user.name} (PostgreSQL refuses to run as root), which cannot reach its directory ${layout.dir}: ${closed.dir} is closed to it (mode ${closed.mode}). ` +
+      `Unset ENVDATA_LOCAL_DIR (as root the default is ${ROOT_LOCAL_DIRECTORY}), set it to a directory that user can reach, or run envdata as another user than root`,
+    { details: { dir: layout.dir } },
+  );
 }
 
 async function ownedByServer(file: string, user: ServerUser): Promise<void> {

@@ -1,6 +1,7 @@
 import { failureReason, inLocalDirectory, localPostgresFailed } from './local-postgres-failed.js';
 import { localPostgresLayout, type LocalPostgresLayout } from './local-postgres-layout.js';
 import { findPostgresBinaries } from './postgres-binaries.js';
+import { reachablePostgresBinaries } from './reachable-postgres-binaries.js';
 import { readServerState, type ServerState } from './read-server-state.js';
 import { runPostgresTool } from './run-postgres-tool.js';
 import { serverUser } from './server-user.js';
@@ -20,7 +21,8 @@ export async function stopLocalPostgres(
   return inLocalDirectory(layout, async () => {
     const found = await readServerState(layout);
     if (found.kind !== 'running') return { layout, found };
-    const [binaries, user] = await Promise.all([findPostgresBinaries(), serverUser()]);
+    const [installed, user] = await Promise.all([findPostgresBinaries(), serverUser()]);
+    const binaries = await reachablePostgresBinaries(layout, installed, user);
     const result = await runPostgresTool(
       binaries.pg_ctl,
       [

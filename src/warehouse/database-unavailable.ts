@@ -1,6 +1,7 @@
 import { EnvdataError } from '../errors/envdata-error.js';
 import { SQLSTATE, errorCode } from '../errors/pg-errors.js';
 import { maskUrl } from './database-url.js';
+import { isLocalPostgresUrl } from './local-postgres-password.js';
 
 const START_HINT =
   'start Postgres (`docker compose up -d postgres`, or on Debian `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`) or set DATABASE_URL';
@@ -28,7 +29,10 @@ export function databaseUnavailable(url: string, cause: unknown): EnvdataError {
       ? 'has no such database: run `envdata migrate` (it creates it)'
       : code === SQLSTATE.invalidPassword || code === SQLSTATE.invalidAuthorization
         ? 'refused the login: check the user and password in DATABASE_URL'
-        : `does not answer: ${START_HINT}`;
+        : isLocalPostgresUrl(url)
+          ? // Its own server, stopped (`envdata local stop`, a reboot): Docker is no answer there.
+            'does not answer: it is the local PostgreSQL of `envdata local`; start it again with `envdata local start` (same ENVDATA_LOCAL_DIR), or set DATABASE_URL'
+          : `does not answer: ${START_HINT}`;
   return new EnvdataError('DATABASE_UNAVAILABLE', `DATABASE_URL ${maskUrl(url)} ${reason}`, {
     retryable: true,
     cause,

