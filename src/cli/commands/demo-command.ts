@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { runDemo } from '../../demo/run-demo.js';
@@ -10,9 +9,8 @@ import { DEMO_API_KEY } from '../../simulator/simulator-options.js';
 import { ensureDatabase } from '../../warehouse/ensure-database.js';
 import { chooseDemoServices } from '../choose-demo-services.js';
 import type { CommandContext } from '../command-context.js';
+import { ENVDATA_BIN } from '../envdata-bin.js';
 import { watchRun } from '../watch-run.js';
-
-const BIN = fileURLToPath(new URL('../../../bin/envdata.js', import.meta.url));
 
 export function registerDemoCommand(program: Command, context: CommandContext): void {
   program
@@ -26,7 +24,7 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
       // On a bare machine: the local PostgreSQL, and the queue in it (one line each).
       const services = await chooseDemoServices(context);
       // The simulator gets a process (a core) of its own, as the real service would be elsewhere.
-      const simulator = spawn(process.execPath, [BIN, 'simulate', '--port', '0'], {
+      const simulator = spawn(process.execPath, [ENVDATA_BIN, 'simulate', '--port', '0'], {
         env: { PATH: context.io.env.PATH ?? '', LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
