@@ -2,15 +2,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load-config.js';
-import { runDemo } from '../../demo/run-demo.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { DEMO_API_KEY } from '../../simulator/simulator-options.js';
-import { ensureDatabase } from '../../warehouse/ensure-database.js';
-import { chooseDemoServices } from '../choose-demo-services.js';
 import type { CommandContext } from '../command-context.js';
 import { ENVDATA_BIN } from '../envdata-bin.js';
-import { watchRun } from '../watch-run.js';
 
 export function registerDemoCommand(program: Command, context: CommandContext): void {
   program
@@ -21,6 +16,19 @@ export function registerDemoCommand(program: Command, context: CommandContext): 
     .action(async () => {
       // Validate the environment first: a bad variable stops the demo before it starts anything.
       void context.config;
+      const [
+        { loadConfig },
+        { chooseDemoServices },
+        { runDemo },
+        { ensureDatabase },
+        { watchRun },
+      ] = await Promise.all([
+        import('../../config/load-config.js'),
+        import('../choose-demo-services.js'),
+        import('../../demo/run-demo.js'),
+        import('../../warehouse/ensure-database.js'),
+        import('../watch-run.js'),
+      ]);
       // On a bare machine: the local PostgreSQL, and the queue in it (one line each).
       const services = await chooseDemoServices(context);
       // The simulator gets a process (a core) of its own, as the real service would be elsewhere.
