@@ -2,18 +2,19 @@
 // @ts-check
 /**
  * Runs the compiled program, dist/src/cli/main.js (`npm run build`; `prepare` builds it at
- * `npm ci`). An installed package has no src/ and runs it as it is. In a checkout, the program
- * never runs a stale build: when dist/ is missing, or something under src/ or migrations/ (or a
- * tsconfig) is newer than the last build's stamp, it runs the sources through tsx instead, as
- * before there was a build — slower to start, never out of date. `npm run build` makes it fast
- * again. The check costs one stat per source file and folder (about 500), a few milliseconds.
+ * `npm ci`). An installed package has no src/ and runs it as it is. In a checkout (where
+ * src/cli/main.ts is), it never runs a stale build: when dist/ is missing, or something under
+ * src/ or migrations/ (or a tsconfig) is newer than the last build's stamp, it runs the sources
+ * through tsx instead, as before there was a build — slower to start, never out of date.
+ * `npm run build` makes it fast again. The check costs one stat per source file and folder
+ * (about 500), a few milliseconds.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-if (!existsSync(`${ROOT}src`) || buildIsCurrent()) {
+if (!existsSync(`${ROOT}src/cli/main.ts`) || buildIsCurrent()) {
   await import('../dist/src/cli/main.js');
 } else {
   /** @type {typeof import('tsx/esm/api')} */
