@@ -96,7 +96,12 @@ async function bench(
   };
   const subjects: Subject[] = [
     { name: 'node -e 0', args: ['-e', '0'] },
-    { name: 'envdata --help', args: [bin, '--help'], targetSeconds: 0.35, targetBytes: 90e6 },
+    {
+      name: 'envdata --help',
+      args: [bin, '--help'],
+      targetSeconds: 0.35,
+      targetBytes: 90 * 1_048_576,
+    },
     { name: 'envdata status', args: [bin, 'status'], targetSeconds: 0.8 },
     { name: 'envdata locations list', args: [bin, 'locations', 'list'], targetSeconds: 0.8 },
     {
