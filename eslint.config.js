@@ -30,7 +30,7 @@ const RESTRICTED_SYNTAX = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'coverage/**', 'dist/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.js';
-import { serveRoutes } from '../src/cli/commands/serve-command.js';
+import { serveRoutes } from '../src/cli/serve-routes.js';
 import { configFromDefaults } from '../src/config/load-config.js';
 import { ensureDatabase } from '../src/warehouse/ensure-database.js';
 import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { benchDatabase, DEFAULT_SERVER_URL } from '../bench/lib/bench-database.js';
 import { fillConsoleLedger } from '../bench/lib/console-fill.js';
 import { createApp } from '../src/app.js';
-import { serveRoutes } from '../src/cli/commands/serve-command.js';
+import { serveRoutes } from '../src/cli/serve-routes.js';
 import { configFromDefaults } from '../src/config/load-config.js';
 import { ensureDatabase } from '../src/warehouse/ensure-database.js';
 import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';

@@ -1,18 +1,16 @@
-import { createApp, type App } from '../app.js';
+import type { App } from '../app.js';
 import type { Config } from '../config/config.js';
-import { loadConfig } from '../config/load-config.js';
+import type { loadConfig } from '../config/load-config.js';
 import { EnvdataError } from '../errors/envdata-error.js';
-import { assertQueueAnswers } from '../queue/queue-factory.js';
 import { redisTargetOf } from '../queue/redis-target.js';
 import { databaseNameOf } from '../warehouse/database-url.js';
-import { assertDatabaseAnswers } from '../warehouse/create-database.js';
-import { pendingMigrations } from '../warehouse/migrate-to-latest.js';
 import type { CliIo } from './cli-io.js';
 import { StatusLine } from './status-line.js';
 
 /** What every command receives: its I/O, the config (loaded on demand) and an app to use. */
 export class CommandContext {
   private loaded: Config | undefined;
+  private loader: typeof loadConfig | undefined;
   /** Set by a command that finished but must report failure (exit 1). */
   exitCode = 0;
   /**
@@ -25,9 +23,19 @@ export class CommandContext {
     this.statusLine = io.stderr.isTTY ? new StatusLine(io.stderr) : undefined;
   }
 
+  /**
+   * Loads what validates the environment (zod and the schemas of src/config/), before a
+   * command's action runs (`buildProgram` awaits it in a `preAction` hook): `--help` and usage
+   * errors never need it.
+   */
+  async prepare(): Promise<void> {
+    this.loader ??= (await import('../config/load-config.js')).loadConfig;
+  }
+
   /** Validates the environment; a bad value throws `CONFIG_INVALID` (exit 2). */
   get config(): Config {
-    this.loaded ??= loadConfig(this.io.env, { isTty: Boolean(this.io.stderr.isTTY) });
+    if (!this.loader) throw new Error('CommandContext: config read before prepare()');
+    this.loaded ??= this.loader(this.io.env, { isTty: Boolean(this.io.stderr.isTTY) });
     return this.loaded;
   }
 
@@ -44,6 +52,12 @@ export class CommandContext {
     config: Config = this.config,
     options: { migrated?: boolean; queue?: boolean } = {},
   ): Promise<T> {
+    // Loaded here, not at the top: `--help` and the commands that open nothing never load the
+    // app's packages (pg, Kysely, BullMQ, ioredis, express, prom-client).
+    const [{ createApp }, { assertQueueAnswers }] = await Promise.all([
+      import('../app.js'),
+      import('../queue/queue-factory.js'),
+    ]);
     const app = createApp(config, { logDestination: this.statusLine });
     try {
       if (options.migrated !== false) await assertMigrated(app);
@@ -65,6 +79,10 @@ export class CommandContext {
 }
 
 async function assertMigrated(app: App): Promise<void> {
+  const [{ assertDatabaseAnswers }, { pendingMigrations }] = await Promise.all([
+    import('../warehouse/create-database.js'),
+    import('../warehouse/migrate-to-latest.js'),
+  ]);
   await assertDatabaseAnswers(app.config.databaseUrl);
   const pending = await pendingMigrations(app.db);
   if (pending.length > 0) {

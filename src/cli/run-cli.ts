@@ -20,7 +20,6 @@ import { registerSimulateCommand } from './commands/simulate-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
-import { describeUnavailable } from './describe-unavailable.js';
 import { environmentHelp } from './environment-help.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -46,6 +45,7 @@ export function buildProgram(context: CommandContext): Command {
       writeErr: (text) => context.io.stderr.write(text),
     })
     .addHelpText('after', environmentHelp())
+    .hook('preAction', () => context.prepare())
     .exitOverride();
   registerMigrateCommand(program, context);
   registerLocationsCommand(program, context);
@@ -116,6 +116,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const error = coerceError(thrown);
     if (isServiceUnavailable(error) && !isEnvdataError(error)) {
       // Postgres or Redis went away under a command: an outage, not a bug to report.
+      const { describeUnavailable } = await import('./describe-unavailable.js');
       io.stderr.write(`envdata: ${await describeUnavailable(context.config, error)}\n`);
       return EXIT.failure;
     }

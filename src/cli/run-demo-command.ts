@@ -1,9 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load-config.js';
 import { runDemo } from '../demo/run-demo.js';
 import { EnvdataError } from '../errors/envdata-error.js';
@@ -11,20 +8,9 @@ import { DEMO_API_KEY } from '../simulator/simulator-options.js';
 import { ensureDatabase } from '../warehouse/ensure-database.js';
 import { chooseDemoServices, type DemoServices } from './choose-demo-services.js';
 import type { CommandContext } from './command-context.js';
+import { ENVDATA_BIN } from './envdata-bin.js';
 import { envdataShellCommand } from './envdata-shell-command.js';
 import { watchRun } from './watch-run.js';
-
-/**
- * `bin/envdata.js` of this package, found upwards from this module: the same file whether it
- * runs from `src/cli/` (tsx) or from the compiled `dist/src/cli/`.
- */
-function envdataBin(): string {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const bin = path.join(dir, 'bin', 'envdata.js');
-    if (existsSync(bin)) return bin;
-    if (dir === path.dirname(dir)) throw new Error('bin/envdata.js not found above the demo');
-  }
-}
 
 /** Where `envdata simulate` listens by default, and ENVDATA_BASE_URL's default. */
 const SIMULATOR_URL = 'http://127.0.0.1:8787';
@@ -40,7 +26,7 @@ const SIMULATOR_URL = 'http://127.0.0.1:8787';
 export async function runDemoCommand(context: CommandContext): Promise<void> {
   // Validate the environment first: a bad variable stops the demo before it starts anything.
   void context.config;
-  const bin = envdataBin();
+  const bin = ENVDATA_BIN;
   // The simulator gets a process (a core) of its own, as the real service would be elsewhere.
   // Started first: it comes up while the local PostgreSQL is created.
   const simulator = spawn(process.execPath, [bin, 'simulate', '--port', '0'], {

@@ -1,4 +1,4 @@
-import { getNextMillis } from 'bullmq';
+import { CronExpressionParser } from 'cron-parser';
 
 /** A cron pattern: 5 fields (minute … weekday), 6 with seconds first, or a macro (`@daily`). */
 const CRON_SHAPE = /^((\S+\s+){4,5}\S+|@(yearly|annually|monthly|weekly|daily|hourly))$/;
@@ -11,9 +11,11 @@ const FIRINGS_CHECKED = 48;
 
 /**
  * Why a cron pattern cannot schedule the sync, or `undefined` when it can. The pattern is read
- * by BullMQ's own `getNextMillis` (its `cron-parser`, UTC, as `SyncScheduler` schedules it), so
- * what passes here is what the scheduler accepts: `61 2 * * *` fails now, with the parser's
- * words, instead of when the scheduler starts. A pattern that never fires, or fires more often
+ * as BullMQ's `getNextMillis` reads it (its `cron-parser`, the version BullMQ pins, in UTC, as
+ * `SyncScheduler` schedules it), so what passes here is what the scheduler accepts: `61 2 * * *`
+ * fails now, with the parser's words, instead of when the scheduler starts. Not through BullMQ
+ * itself: every command validates its configuration, and `envdata --help` should not load a
+ * queue library to do so. A pattern that never fires, or fires more often
  * than once an hour, is refused too.
  *
  * @example cronPatternProblem('61 2 * * *') // 'must be a cron pattern … (Constraint error, got value 61 …)'
@@ -25,7 +27,7 @@ export function cronPatternProblem(pattern: string): string | undefined {
   let from = Date.now();
   try {
     for (let i = 0; i < FIRINGS_CHECKED; i++) {
-      const next = getNextMillis(from, { pattern, tz: 'UTC' });
+      const next = nextFiring(pattern, from);
       if (next === undefined) break;
       firings.push(next);
       from = next;
@@ -40,4 +42,14 @@ export function cronPatternProblem(pattern: string): string | undefined {
     return `fires every ${Math.round(shortest / 1000)} s at times; each sync re-reads ENVDATA_SYNC_LOOKBACK, so it may run at most once an hour (e.g. "0 2 * * *")`;
   }
   return undefined;
+}
+
+/** BullMQ's `getNextMillis` for a pattern: the next firing after `from`, `undefined` past the last. */
+function nextFiring(pattern: string, from: number): number | undefined {
+  const interval = CronExpressionParser.parse(pattern, { currentDate: new Date(from), tz: 'UTC' });
+  try {
+    return interval.next().getTime();
+  } catch {
+    return undefined;
+  }
 }

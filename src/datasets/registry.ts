@@ -1,10 +1,12 @@
 import type { DatasetDefinition } from './dataset-definition.js';
+import { DATASET_NAMES } from './dataset-names.js';
 import { pollenDataset } from './pollen/pollen-dataset.js';
 import { weatherDataset } from './weather/weather-dataset.js';
 
 /**
  * Every dataset envdata ingests, in the order the CLI, plans and status list them. Adding one is
- * a folder beside these and a line here (docs/architecture.md, "Adding a dataset").
+ * a folder beside these, a line here and its name in dataset-names.ts (docs/architecture.md,
+ * "Adding a dataset").
  */
 export const DATASET_DEFINITIONS = [pollenDataset, weatherDataset] as const;
 
@@ -13,6 +15,12 @@ export type Dataset = (typeof DATASET_DEFINITIONS)[number]['name'];
 
 /** The names of every dataset, in registry order. */
 export const DATASETS: readonly Dataset[] = Object.freeze(DATASET_DEFINITIONS.map((d) => d.name));
+
+if (DATASETS.join() !== DATASET_NAMES.join()) {
+  throw new TypeError(
+    `src/datasets/dataset-names.ts lists ${DATASET_NAMES.join(', ')} but the registry defines ${DATASETS.join(', ')}: list the same names in the same order`,
+  );
+}
 
 const BY_NAME = new Map<string, DatasetDefinition<Dataset>>(
   DATASET_DEFINITIONS.map((d) => [d.name, d]),

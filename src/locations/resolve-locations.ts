@@ -6,14 +6,7 @@ import type { Location } from './location.js';
 import { locationNameKey } from './location-name-key.js';
 import { parseLocationReference, type LocationReference } from './parse-location-reference.js';
 
-/**
- * How references name locations on the command line, for `--help` and messages.
- */
-export const LOCATION_REFERENCE_HELP =
-  'a location is a name or an id; `id:12` and `name:12` say which. A name is compared as ' +
-  'people read it (case, Unicode form and invisible characters aside) and may be the place ' +
-  'text the location was registered by. A bare number is an id, refused as ambiguous if ' +
-  'another location is named so';
+export { LOCATION_REFERENCE_HELP } from './location-reference-help.js';
 
 /**
  * Locations by reference (`parseLocationReference`: `id:12`, `name:Berlin`, `Berlin`, `12`; a

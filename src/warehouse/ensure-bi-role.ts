@@ -1,23 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { fenceLockFunctions, type LockFunctionFence } from './fence-lock-functions.js';
+import {
+  BI_CONNECTION_LIMIT,
+  BI_IDLE_IN_TRANSACTION_TIMEOUT,
+  BI_ROLE,
+  BI_STATEMENT_TIMEOUT,
+} from './bi-role-settings.js';
 import type { Database } from './schema.js';
 
-/** The read-only role BI tools log in as (the migrations, frozen in time, spell it out). */
-export const BI_ROLE = 'envdata_bi';
-
-/** `statement_timeout` of the BI role, set again by every `envdata bi-role`. */
-export const BI_STATEMENT_TIMEOUT = '60s';
-
-/**
- * `idle_in_transaction_session_timeout` of the BI role, set again by every `envdata bi-role`: a
- * BI session left open in a transaction holds its read locks, which a migration or the creation
- * of a year's partition waits for.
- */
-export const BI_IDLE_IN_TRANSACTION_TIMEOUT = '60s';
-
-/** Connection limit of the BI role, set again by every `envdata bi-role`. */
-export const BI_CONNECTION_LIMIT = 30;
+export { BI_CONNECTION_LIMIT, BI_IDLE_IN_TRANSACTION_TIMEOUT, BI_ROLE, BI_STATEMENT_TIMEOUT };
 
 /** The role settings envdata owns, with the values every `ensureBiRole` puts back. */
 const BI_ROLE_SETTINGS: Readonly<Record<string, string>> = {

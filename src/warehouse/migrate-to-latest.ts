@@ -7,25 +7,34 @@ import { hasSqlState, SQLSTATE } from '../errors/pg-errors.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { Database } from './schema.js';
 
-/** `migrations/` at the root of the package. */
+/**
+ * `migrations/` beside `src/`: the repository's under tsx, dist/migrations/ when compiled
+ * (`npm run build` mirrors the repository's layout in dist/).
+ */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+/**
+ * `.ts` under tsx, `.js` compiled: the migrations are loaded as this module is, never both (a
+ * folder holding both would list each migration twice).
+ */
+const MIGRATION_EXTENSION = path.extname(fileURLToPath(import.meta.url));
 
 /** Table Kysely keeps its migration history in (schema `public`). */
 const MIGRATION_TABLE = 'envdata_migration';
 const MIGRATION_LOCK_TABLE = 'envdata_migration_lock';
 
-/** Imports each `migrations/*.ts` file by file URL, sorted by name. */
+/** Imports each `migrations/*.ts` (compiled: `*.js`) file by file URL, sorted by name. */
 export class FolderMigrationProvider implements MigrationProvider {
   constructor(private readonly folder: string = MIGRATIONS_FOLDER) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const files = (await fs.readdir(this.folder))
-      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .filter((f) => path.extname(f) === MIGRATION_EXTENSION && !f.endsWith('.d.ts'))
       .sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
       const module = (await import(pathToFileURL(path.join(this.folder, file)).href)) as Migration;
-      migrations[file.replace(/\.(ts|js)$/, '')] = module;
+      migrations[path.basename(file, MIGRATION_EXTENSION)] = module;
     }
     return migrations;
   }

@@ -1,5 +1,5 @@
 import type { App } from '../../src/app.js';
-import { serveRoutes } from '../../src/cli/commands/serve-command.js';
+import { serveRoutes } from '../../src/cli/serve-routes.js';
 import type { Environment } from '../../src/config/load-config.js';
 import type { BackfillFixture } from '../harness/backfill-fixture.js';
 

@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
-import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
-import { formatPlanDuration } from '../../planner/format-plan-duration.js';
-import { startBackfill } from '../../runs/start-backfill.js';
+import { LOCATION_REFERENCE_HELP } from '../../locations/location-reference-help.js';
 import type { CommandContext } from '../command-context.js';
-import { followRuns } from '../follow-runs.js';
-import { formatPlanCost, overBudgetMessage } from '../format-plan-cost.js';
-import { toBackfillPlanJson } from '../json/backfill-plan-json.js';
-import { readPlanCost } from '../read-plan-cost.js';
 import { printJsonDocument } from '../json/print-json-document.js';
 import { collect, parseDatasetOption, parseHourBounds } from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
@@ -101,6 +95,20 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         throw usageError('--no-local-worker only makes sense with --wait');
       }
 
+      // What plans and prints, loaded once the arguments hold (`--help` and usage errors do not).
+      const [
+        { resolveLocations },
+        { startBackfill },
+        { readPlanCost },
+        { formatPlanCost, overBudgetMessage },
+        { formatPlanDuration },
+      ] = await Promise.all([
+        import('../../locations/resolve-locations.js'),
+        import('../../runs/start-backfill.js'),
+        import('../read-plan-cost.js'),
+        import('../format-plan-cost.js'),
+        import('../../planner/format-plan-duration.js'),
+      ]);
       // A dry run writes nothing and dispatches nothing: Redis is not needed for it.
       await context.withApp(
         async (app) => {
@@ -129,6 +137,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           const start = await startBackfill(app, backfill, { dryRun: options.dryRun ?? false });
           const cost = await readPlanCost(app, start.estimate.calls, 'other');
           if (options.json) {
+            const { toBackfillPlanJson } = await import('../json/backfill-plan-json.js');
             const request = { datasets, from, to, windowHours, windowAuto, locations };
             const plan = toBackfillPlanJson(request, start, config.rateLimits, new Date(), cost);
             printJsonDocument(context, plan);
@@ -170,6 +179,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
             );
             return;
           }
+          const { followRuns } = await import('../follow-runs.js');
           await followRuns(app, context, [start.runId], {
             localWorker: options.localWorker,
             concurrency,

@@ -5,8 +5,7 @@ import {
   BI_IDLE_IN_TRANSACTION_TIMEOUT,
   BI_ROLE,
   BI_STATEMENT_TIMEOUT,
-  ensureBiRole,
-} from '../../warehouse/ensure-bi-role.js';
+} from '../../warehouse/bi-role-settings.js';
 import type { LockFunctionFence } from '../../warehouse/fence-lock-functions.js';
 import type { CommandContext } from '../command-context.js';
 import { promptSecret } from '../prompt-secret.js';
@@ -33,6 +32,7 @@ export function registerBiRoleCommand(program: Command, context: CommandContext)
           throw usageError(`the password for ${BI_ROLE} must be at least 8 characters`);
         }
       }
+      const { ensureBiRole } = await import('../../warehouse/ensure-bi-role.js');
       const report = await context.withApp(async (app) => ensureBiRole(app.db, password));
       const database = databaseNameOf(config.databaseUrl);
       context.print(

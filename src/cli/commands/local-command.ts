@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
-import { localPostgresStatus } from '../../local/local-postgres-status.js';
-import { stopLocalPostgres } from '../../local/stop-local-postgres.js';
 import type { CommandContext } from '../command-context.js';
 import { localDirectoryOf } from '../local-environment.js';
-import { localPostgresExports, queueNeedsPostgres } from '../local-postgres-exports.js';
-import { describePrepareOutcome } from '../../warehouse/describe-prepare-outcome.js';
-import { describeLocalPostgres, startLocalWarehouse } from '../start-local-warehouse.js';
 
 const LOCAL_HELP = `
 The local PostgreSQL is for trying envdata on a machine without one: a real PostgreSQL (npm
@@ -29,6 +24,15 @@ export function registerLocalCommand(program: Command, context: CommandContext):
       'Start the local PostgreSQL (creating it and its migrated warehouse on first use), leave it running, and print the settings to export',
     )
     .action(async () => {
+      const [
+        { describeLocalPostgres, startLocalWarehouse },
+        { localPostgresExports, queueNeedsPostgres },
+        { describePrepareOutcome },
+      ] = await Promise.all([
+        import('../start-local-warehouse.js'),
+        import('../local-postgres-exports.js'),
+        import('../../warehouse/describe-prepare-outcome.js'),
+      ]);
       const {
         local: started,
         config,
@@ -50,6 +54,7 @@ export function registerLocalCommand(program: Command, context: CommandContext):
     .command('stop')
     .description('Stop the local PostgreSQL; its data stays for the next start')
     .action(async () => {
+      const { stopLocalPostgres } = await import('../../local/stop-local-postgres.js');
       const { layout, found } = await stopLocalPostgres(localDirectoryOf(context.io.env));
       context.print(
         found.kind === 'running'
@@ -66,6 +71,7 @@ export function registerLocalCommand(program: Command, context: CommandContext):
       'Say whether the local PostgreSQL runs, is stopped or was never created, and where',
     )
     .action(async () => {
+      const { localPostgresStatus } = await import('../../local/local-postgres-status.js');
       const status = await localPostgresStatus(localDirectoryOf(context.io.env));
       const { dir } = status.layout;
       const name = `local PostgreSQL${status.version === undefined ? '' : ` ${status.version}`}`;
@@ -81,6 +87,8 @@ export function registerLocalCommand(program: Command, context: CommandContext):
         `${name}: running (pid ${status.state.pid}) on 127.0.0.1:${status.state.port}, data in ${dir}`,
       );
       if (status.url === undefined) return;
+      const { localPostgresExports, queueNeedsPostgres } =
+        await import('../local-postgres-exports.js');
       context.print('To use it, export these in your shell:');
       for (const line of localPostgresExports({
         databaseUrl: status.url,

@@ -3,25 +3,14 @@ import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { coerceError } from '../../errors/coerce-error.js';
 import { isEnvdataError } from '../../errors/envdata-error.js';
-import { addLocationByPlace, addLocationByPoint } from '../../locations/add-location.js';
-import { importLocations } from '../../locations/import-locations.js';
-import { listLocations } from '../../locations/list-locations.js';
 import type { Location } from '../../locations/location.js';
 import { locationTextMessage } from '../../locations/location-text-problem.js';
 import { parseCoordinate, type CoordinateAxis } from '../../locations/parse-coordinate.js';
 import { parseCountryCode } from '../../locations/parse-country-code.js';
 import { LOCATION_FILE_FIELDS } from '../../locations/parse-location-file.js';
-import { readLocationFile } from '../../locations/read-location-file.js';
-import {
-  countFacts,
-  purgeLocations,
-  restoreLocations,
-  retireLocations,
-} from '../../locations/remove-locations.js';
-import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
+import { LOCATION_REFERENCE_HELP } from '../../locations/location-reference-help.js';
 import type { CommandContext } from '../command-context.js';
 import { confirm } from '../confirm.js';
-import { toLocationsJson } from '../json/locations-json.js';
 import { printJsonDocument } from '../json/print-json-document.js';
 import { usageError } from '../usage-error.js';
 import { errorCode } from '../../errors/pg-errors.js';
@@ -116,6 +105,7 @@ border) it records it as given and warns.`,
         }
         const place = checkedText('--place', 'place', options.place)!;
         requireApiKey(context.config);
+        const { addLocationByPlace } = await import('../../locations/add-location.js');
         const location = await context.withApp((app) =>
           addLocationByPlace(
             app.db,
@@ -136,6 +126,7 @@ border) it records it as given and warns.`,
       const lat = checkedCoordinate('--lat', 'lat', options.lat);
       const lng = checkedCoordinate('--lng', 'lng', options.lng);
       const byService = name === undefined && Boolean(context.config.service.apiKey);
+      const { addLocationByPoint } = await import('../../locations/add-location.js');
       const location = await context.withApp((app) =>
         addLocationByPoint(
           app.db,
@@ -168,6 +159,10 @@ border) it records it as given and warns.`,
         const code = errorCode(error) ?? coerceError(error).message;
         throw usageError(`cannot read ${fileName} (${code}): check the path`);
       }
+      const [{ readLocationFile }, { importLocations }] = await Promise.all([
+        import('../../locations/read-location-file.js'),
+        import('../../locations/import-locations.js'),
+      ]);
       try {
         // Streamed: a file of any size is read in pieces, and refused past ENVDATA_IMPORT_MAX_ROWS.
         const file = await readLocationFile(
@@ -206,8 +201,10 @@ border) it records it as given and warns.`,
     .description('List registered locations (retired ones marked)')
     .option('--json', 'print one JSON document instead (shape: docs/json-output.md)')
     .action(async (options: { json?: boolean }) => {
+      const { listLocations } = await import('../../locations/list-locations.js');
       const list = await context.withApp((app) => listLocations(app.db));
       if (options.json) {
+        const { toLocationsJson } = await import('../json/locations-json.js');
         printJsonDocument(context, toLocationsJson(list, new Date()));
         return;
       }
@@ -237,6 +234,11 @@ border) it records it as given and warns.`,
     .addHelpText('after', `\nReferences: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (refs: string[], options: { purge?: boolean; yes?: boolean }) => {
       if (options.yes && !options.purge) throw usageError('--yes only confirms --purge');
+      const [{ resolveLocations }, { countFacts, purgeLocations, retireLocations }] =
+        await Promise.all([
+          import('../../locations/resolve-locations.js'),
+          import('../../locations/remove-locations.js'),
+        ]);
       await context.withApp(async (app) => {
         const found = await resolveLocations(app.db, refs);
         if (options.purge && !options.yes) {
@@ -281,6 +283,10 @@ border) it records it as given and warns.`,
     .argument('<location...>', 'names or ids: Berlin, 12, id:12, name:12')
     .addHelpText('after', `\nReferences: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (refs: string[]) => {
+      const [{ resolveLocations }, { restoreLocations }] = await Promise.all([
+        import('../../locations/resolve-locations.js'),
+        import('../../locations/remove-locations.js'),
+      ]);
       await context.withApp(async (app) => {
         const restored = await restoreLocations(app.db, await resolveLocations(app.db, refs));
         for (const l of restored) context.print(`active again: ${describeLocation(l)}`);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { databaseNameOf } from '../../warehouse/database-url.js';
-import { prepareWarehouse } from '../../warehouse/prepare-warehouse.js';
 import type { CommandContext } from '../command-context.js';
 
 export function registerMigrateCommand(program: Command, context: CommandContext): void {
@@ -11,6 +10,7 @@ export function registerMigrateCommand(program: Command, context: CommandContext
     )
     .action(async () => {
       const config = context.config;
+      const { prepareWarehouse } = await import('../../warehouse/prepare-warehouse.js');
       await context.withApp(
         async (app) => {
           const outcome = await prepareWarehouse(app);

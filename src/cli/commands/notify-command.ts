@@ -1,8 +1,5 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { notificationBody } from '../../notify/notification-document.js';
-import { describeAnswer } from '../../notify/notification-dispatcher.js';
-import { postNotification } from '../../notify/post-notification.js';
 import type { CommandContext } from '../command-context.js';
 import { usageError } from '../usage-error.js';
 
@@ -25,6 +22,11 @@ export function registerNotifyCommand(program: Command, context: CommandContext)
           'ENVDATA_NOTIFY_URL is not set: set it to one or more http(s) URLs (a Slack incoming webhook, say), comma or space separated',
         );
       }
+      const [{ notificationBody }, { describeAnswer }, { postNotification }] = await Promise.all([
+        import('../../notify/notification-document.js'),
+        import('../../notify/notification-dispatcher.js'),
+        import('../../notify/post-notification.js'),
+      ]);
       const body = notificationBody(
         { id: 'test', event: 'test', at: new Date(), details: { host: hostname() } },
         format,

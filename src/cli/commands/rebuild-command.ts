@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { LOCATION_REFERENCE_HELP, resolveLocations } from '../../locations/resolve-locations.js';
-import { rebuildFromArchive } from '../../ingest/rebuild-from-archive.js';
+import { LOCATION_REFERENCE_HELP } from '../../locations/location-reference-help.js';
 import type { CommandContext } from '../command-context.js';
 import { collect, parseDatasetOption, parseHourBounds } from '../parse-cli-values.js';
 
@@ -31,6 +30,10 @@ export function registerRebuildCommand(program: Command, context: CommandContext
       const datasets = parseDatasetOption(options.dataset);
       const { from, to } = parseHourBounds(options);
       const config = context.config;
+      const [{ resolveLocations }, { rebuildFromArchive }] = await Promise.all([
+        import('../../locations/resolve-locations.js'),
+        import('../../ingest/rebuild-from-archive.js'),
+      ]);
       const outcome = await context.withApp(async (app) => {
         const locations = options.location?.length
           ? await resolveLocations(app.db, options.location)

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
-import { runExists } from '../../ledger/reopen-runs.js';
-import { formatDuration } from '../../planner/estimate-plan.js';
-import { resumeRuns, retryFailedChunks } from '../../runs/resume-runs.js';
 import type { CommandContext } from '../command-context.js';
-import { followRuns } from '../follow-runs.js';
 import { parseRunId } from '../parse-cli-values.js';
 import { parseConcurrency } from './worker-command.js';
 
@@ -26,6 +22,11 @@ export function registerResumeCommands(program: Command, context: CommandContext
       const runId = run === undefined ? undefined : parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
       if (options.wait) requireApiKey(context.config);
+      const [{ resumeRuns }, { followRuns }, { formatDuration }] = await Promise.all([
+        import('../../runs/resume-runs.js'),
+        import('../follow-runs.js'),
+        import('../../planner/estimate-plan.js'),
+      ]);
       await context.withApp(
         async (app) => {
           const outcome = await resumeRuns(app, runId);
@@ -62,6 +63,11 @@ export function registerResumeCommands(program: Command, context: CommandContext
       const runId = parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
       if (options.wait) requireApiKey(context.config);
+      const [{ runExists }, { retryFailedChunks }, { followRuns }] = await Promise.all([
+        import('../../ledger/reopen-runs.js'),
+        import('../../runs/resume-runs.js'),
+        import('../follow-runs.js'),
+      ]);
       await context.withApp(
         async (app) => {
           if (!(await runExists(app.db, runId))) {

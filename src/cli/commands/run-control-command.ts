@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { runExists } from '../../ledger/reopen-runs.js';
-import { cancelRunAndJobs, pauseRunning } from '../../runs/control-run.js';
 import type { CommandContext } from '../command-context.js';
 import { parseRunId } from '../parse-cli-values.js';
 import { usageError } from '../usage-error.js';
@@ -15,6 +13,10 @@ export function registerRunControlCommands(program: Command, context: CommandCon
     .action(async (run: string) => {
       const runId = parseRunId(run);
       void context.config;
+      const [{ runExists }, { cancelRunAndJobs }] = await Promise.all([
+        import('../../ledger/reopen-runs.js'),
+        import('../../runs/control-run.js'),
+      ]);
       const outcome = await context.withApp(
         async (app) => {
           if (!(await runExists(app.db, runId))) {
@@ -42,6 +44,10 @@ export function registerRunControlCommands(program: Command, context: CommandCon
     .action(async (run: string) => {
       const runId = parseRunId(run);
       void context.config;
+      const [{ runExists }, { pauseRunning }] = await Promise.all([
+        import('../../ledger/reopen-runs.js'),
+        import('../../runs/control-run.js'),
+      ]);
       const paused = await context.withApp(async (app) => {
         if (!(await runExists(app.db, runId))) {
           throw usageError(`there is no run ${runId}: see \`envdata status\``);

@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
-import type { HttpRoute } from '../../app/http-server.js';
-import { consoleRoutes } from '../../console/console-routes.js';
 import { isLoopbackHost } from '../../console/console-access.js';
-import { readinessRoute } from '../../console/readiness-route.js';
-import { metricsRoute } from '../../metrics/metrics-route.js';
-import type { App } from '../../app.js';
 import type { CommandContext } from '../command-context.js';
 import { parseWholeNumber } from '../parse-cli-values.js';
-import { runUntilSignal } from '../run-until-signal.js';
 import { usageError } from '../usage-error.js';
 
 export const DEFAULT_SERVE_HOST = '127.0.0.1';
@@ -16,24 +10,6 @@ export const DEFAULT_SERVE_PORT = 8080;
 export interface ServeOptions {
   readonly host: string;
   readonly port: number;
-}
-
-/**
- * The routes of `envdata serve`, besides `/healthz` (which the app always adds): readiness, the
- * Prometheus metrics, then the operations console. This list is the one place to add more.
- */
-export function serveRoutes(app: App, options: ServeOptions): HttpRoute[] {
-  return [
-    readinessRoute(app),
-    // Open like /healthz and /readyz, so that Prometheus scrapes it without the console's token:
-    // counts and gauges only, nothing per location, no secret.
-    metricsRoute(app),
-    ...consoleRoutes(app, {
-      host: options.host,
-      token: app.config.console.token,
-      hosts: app.config.console.hosts,
-    }),
-  ];
 }
 
 /** `--host` and `--port` checked, before anything is opened. */
@@ -67,6 +43,11 @@ export function registerServeCommand(program: Command, context: CommandContext):
           `--host ${serve.host} is beyond loopback: set ENVDATA_CONSOLE_TOKEN (16+ characters, e.g. \`openssl rand -hex 24\`) so that every request must carry it, or keep the default --host ${DEFAULT_SERVE_HOST}`,
         );
       }
+      // Loaded only here: express, Bull Board and prom-client are for the commands that serve.
+      const [{ serveRoutes }, { runUntilSignal }] = await Promise.all([
+        import('../serve-routes.js'),
+        import('../run-until-signal.js'),
+      ]);
       // Not `migrated`: the console starts and answers /readyz 503 while migrations are pending.
       await context.withApp(
         (app) =>

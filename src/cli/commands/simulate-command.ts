@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { parseSimulatorEnvironment } from '../simulator-environment.js';
-import { createLogger } from '../../logging/create-logger.js';
 import { DEMO_API_KEY } from '../../simulator/simulator-options.js';
-import { startSimulator } from '../../simulator/start-simulator.js';
 import type { CommandContext } from '../command-context.js';
 import { parseWholeNumber } from '../parse-cli-values.js';
 
@@ -19,6 +16,12 @@ export function registerSimulateCommand(program: Command, context: CommandContex
           ? undefined
           : parseWholeNumber('--port', options.port, { min: 0, max: 65_535 }, 'a port number');
       const config = context.config;
+      const [{ parseSimulatorEnvironment }, { createLogger }, { startSimulator }] =
+        await Promise.all([
+          import('../simulator-environment.js'),
+          import('../../logging/create-logger.js'),
+          import('../../simulator/start-simulator.js'),
+        ]);
       const simOptions = parseSimulatorEnvironment(context.io.env);
       const logger = createLogger({ level: config.log.level, format: config.log.format });
       const simulator = await startSimulator({

@@ -1,15 +1,7 @@
 import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
-import { estimateDurationMs } from '../../planner/estimate-plan.js';
-import { formatPlanDuration } from '../../planner/format-plan-duration.js';
-import { estimateSync, formatLeftToBackfill, startSync } from '../../sync/start-sync.js';
 import type { CommandContext } from '../command-context.js';
-import { followRuns } from '../follow-runs.js';
-import { formatPlanCost, overBudgetMessage } from '../format-plan-cost.js';
 import { printJsonDocument } from '../json/print-json-document.js';
-import { readPlanCost } from '../read-plan-cost.js';
-import { toSyncPlanJson } from '../json/sync-plan-json.js';
-import { runUntilSignal } from '../run-until-signal.js';
 import { usageError } from '../usage-error.js';
 import { parseConcurrency } from './worker-command.js';
 
@@ -54,12 +46,26 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         }
         const config = context.config;
         const concurrency = parseConcurrency(options.concurrency, config.worker.concurrency);
+        const [
+          { estimateSync, formatLeftToBackfill, startSync },
+          { readPlanCost },
+          { formatPlanCost, overBudgetMessage },
+          { estimateDurationMs },
+          { formatPlanDuration },
+        ] = await Promise.all([
+          import('../../sync/start-sync.js'),
+          import('../read-plan-cost.js'),
+          import('../format-plan-cost.js'),
+          import('../../planner/estimate-plan.js'),
+          import('../../planner/format-plan-duration.js'),
+        ]);
         if (options.dryRun) {
           await context.withApp(async (app) => {
             const now = new Date();
             const sync = await estimateSync(app, now);
             const cost = await readPlanCost(app, sync.estimate.calls + sync.snapshots, 'sync');
             if (options.json) {
+              const { toSyncPlanJson } = await import('../json/sync-plan-json.js');
               printJsonDocument(context, toSyncPlanJson(sync, config, now, cost));
               return;
             }
@@ -101,6 +107,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             for (const left of start.leftToBackfill)
               context.print(`  ${formatLeftToBackfill(left)}`);
             if (!options.wait) return;
+            const { followRuns } = await import('../follow-runs.js');
             await followRuns(app, context, [start.runId], { localWorker: true, concurrency });
           },
           config,
@@ -116,6 +123,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
     )
     .action(async () => {
       const config = context.config;
+      const { runUntilSignal } = await import('../run-until-signal.js');
       await context.withApp(
         (app) =>
           runUntilSignal(

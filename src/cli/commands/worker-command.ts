@@ -4,10 +4,8 @@ import type { Command } from 'commander';
 import type { StartOptions } from '../../app.js';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { errorCode } from '../../errors/pg-errors.js';
-import { metricsRoute } from '../../metrics/metrics-route.js';
 import type { CommandContext } from '../command-context.js';
 import { parseWholeNumber } from '../parse-cli-values.js';
-import { runUntilSignal } from '../run-until-signal.js';
 import { usageError } from '../usage-error.js';
 
 export function parseConcurrency(value: string | undefined, fallback: number): number {
@@ -98,6 +96,10 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
         const listen = parseMetricsListen(options);
         if (listen) await assertMetricsHostResolves(listen.host);
         requireApiKey(config);
+        const [{ metricsRoute }, { runUntilSignal }] = await Promise.all([
+          import('../../metrics/metrics-route.js'),
+          import('../run-until-signal.js'),
+        ]);
         await context.withApp(
           (app) => {
             const components: StartOptions = {
