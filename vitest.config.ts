@@ -1,6 +1,7 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
 import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
+import { systemToolsReporter } from './test/harness/system-tools.js';
 
 /**
  * Three projects, named in the output: `core` (every file that does not use the queue, once,
@@ -9,6 +10,8 @@ import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
  * the files of REDIS_ONLY_SUITES (a Redis Cluster) run in `redis` only.
  * Without a Redis (and outside CI) the `redis` project is left out and the run says so in its
  * last line; under CI=true a missing Redis fails the run (test/harness/global-setup.ts).
+ * Tests that need a system tool (promtool, zsh, tmux, Chromium) skip without it outside CI, and
+ * the last lines say what to install (test/harness/system-tools.ts); under CI=true they fail.
  */
 // Per project, not at the root: the root would run it once more, for no test file.
 const GLOBAL_SETUP = ['test/harness/global-setup.ts'];
@@ -30,7 +33,7 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       testTimeout: 60_000,
       hookTimeout: 120_000,
       pool: 'forks',
-      reporters: ['default', redisLegReporter(redisLeg)],
+      reporters: ['default', redisLegReporter(redisLeg), systemToolsReporter()],
       projects: [
         {
           extends: true,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
+import { needsTools, requireTool } from '../harness/system-tools.js';
 
 const exec = promisify(execFile);
 let dir: string;
@@ -31,9 +32,7 @@ async function run(shell: 'bash' | 'zsh', args: readonly string[], code: string)
     return (await exec(shell, [...args, '-c', code], { env: { PATH: process.env.PATH ?? '' } }))
       .stdout;
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOENT') {
-      throw new Error(`${shell} is not installed: apt-get install -y ${shell}`, { cause: error });
-    }
+    if (shell === 'zsh') requireTool('zsh');
     throw error;
   }
 }
@@ -80,7 +79,7 @@ describe('envdata completion bash', () => {
   });
 });
 
-describe('envdata completion zsh', () => {
+describe('envdata completion zsh', needsTools('zsh'), () => {
   it('parses (zsh -n)', async () => {
     const file = await script('zsh');
     expect(await run('zsh', ['-f'], `zsh -n ${JSON.stringify(file)} && print parsed`)).toBe(

@@ -58,15 +58,13 @@ describe('a long-running command started the way the README shows', () => {
       const [file, ...args] = argv;
       const running = startEnvdata(
         [],
-        {
-          DATABASE_URL: env.databaseUrl,
-          REDIS_URL: env.redisUrl,
-          ENVDATA_QUEUE_PREFIX: env.queuePrefix,
+        // On the file's queue backend (cliEnv): the postgres leg starts them without a Redis.
+        env.cliEnv({
           ENVDATA_API_KEY: DEMO_API_KEY,
           ENVDATA_BASE_URL: 'http://127.0.0.1:1',
           ENVDATA_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
           LOG_FORMAT: 'json',
-        },
+        }),
         // Its own process group, as under a supervisor: the signal goes to this pid only.
         {
           cwd: ROOT,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runInTerminal } from '../harness/run-in-terminal.js';
+import { needsTools } from '../harness/system-tools.js';
 
 // Three answers in ten are 503: workers log "will retry" all through the run, while the bar is
 // shown. 2 datasets × 2 locations × 8 windows = 32 chunks at 20 calls/s: about two seconds.
@@ -14,7 +15,7 @@ const BAR_TEXT = /chunks \||\| ETA /;
 // eslint-disable-next-line no-control-regex
 const ESCAPE = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-describe('envdata backfill --wait on a terminal', () => {
+describe('envdata backfill --wait on a terminal', needsTools('tmux'), () => {
   it('keeps the progress bar below the log lines: no line holds both, every log line is whole', async () => {
     const result = await runInTerminal(
       ['backfill', ...RANGE, '--wait'],

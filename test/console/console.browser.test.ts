@@ -8,6 +8,7 @@ import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.j
 import { launchChromium } from '../harness/launch-chromium.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { serveConsole, type ServedConsole } from './serve-console.js';
+import { needsTools } from '../harness/system-tools.js';
 
 // The console in a real headless Chromium, over a real backfill: workers against the simulator.
 const fx = useBackfillFixture(
@@ -49,7 +50,7 @@ async function signIn(page: Page): Promise<void> {
 
 const berlin = () => fx.locations.find((l) => l.name === 'Berlin')!;
 
-describe('the console in a browser', () => {
+describe('the console in a browser', needsTools('chromium'), () => {
   it('shows a running backfill advance, live, until it is done', async () => {
     // 20 chunks, planned before any worker runs: the page first sees none done.
     const start = await startBackfill(fx.app, {

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { launchChromium } from '../harness/launch-chromium.js';
 import { serveConsole, type ServedConsole } from './serve-console.js';
+import { needsTools } from '../harness/system-tools.js';
 
 // Signing in and the `Host` check in a real headless Chromium, which reads a URL the way an
 // operator's browser does (a backslash as a slash, tabs and newlines dropped).
@@ -72,7 +73,7 @@ const HOSTILE = [
   'javascript:alert(1)',
 ];
 
-describe('signing in', () => {
+describe('signing in', needsTools('chromium'), () => {
   it.each(HOSTILE)('never leaves the console for next=%j given in the link', async (next) => {
     const page = await newPage();
     await page.goto(`${served.url}/login?next=${encodeURIComponent(next)}`);
@@ -107,7 +108,7 @@ describe('signing in', () => {
   });
 });
 
-describe('the Host check', () => {
+describe('the Host check', needsTools('chromium'), () => {
   it('refuses a page that reaches the loopback console by another site’s name (DNS rebinding)', async () => {
     const port = new URL(served.url).port;
     const page = await newPage();

@@ -4,6 +4,7 @@ import { composeFile, repoYaml, REPO_ROOT } from './deploy-files.js';
 import { isKnownMetric } from './metric-contract.js';
 import { promqlMetricNames } from './promql-metric-names.js';
 import { promtool } from './promtool.js';
+import { needsTools } from '../harness/system-tools.js';
 
 const RULES = 'deploy/prometheus/alerts.yml';
 const RULE_TESTS = 'test/deploy/alerts.promtool.yml';
@@ -49,7 +50,7 @@ describe('deploy/prometheus/alerts.yml', () => {
     }
   });
 
-  it('passes `promtool check rules`', async () => {
+  it('passes `promtool check rules`', needsTools('promtool'), async () => {
     const result = await promtool(['check', 'rules', RULES], REPO_ROOT);
     expect(result.output).toContain(`SUCCESS: ${rules.length} rules found`);
     expect(result.code, result.output).toBe(0);
@@ -64,26 +65,30 @@ describe('deploy/prometheus/alerts.yml', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('passes its unit tests (`promtool test rules`), which make every alert fire and stay silent', async () => {
-    expect(ruleTests.rule_files.map((f) => path.normalize(path.join('test/deploy', f)))).toEqual([
-      RULES,
-    ]);
-    const cases = ruleTests.tests.flatMap((t) => t.alert_rule_test ?? []);
-    for (const rule of rules) {
-      const own = cases.filter((c) => c.alertname === rule.alert);
-      expect(
-        own.some((c) => c.exp_alerts.length > 0),
-        `${rule.alert} is never expected to fire`,
-      ).toBe(true);
-      expect(
-        own.some((c) => c.exp_alerts.length === 0),
-        `${rule.alert} is never expected to stay silent`,
-      ).toBe(true);
-    }
-    const result = await promtool(['test', 'rules', RULE_TESTS], REPO_ROOT);
-    expect(result.output).toContain('SUCCESS');
-    expect(result.code, result.output).toBe(0);
-  });
+  it(
+    'passes its unit tests (`promtool test rules`), which make every alert fire and stay silent',
+    needsTools('promtool'),
+    async () => {
+      expect(ruleTests.rule_files.map((f) => path.normalize(path.join('test/deploy', f)))).toEqual([
+        RULES,
+      ]);
+      const cases = ruleTests.tests.flatMap((t) => t.alert_rule_test ?? []);
+      for (const rule of rules) {
+        const own = cases.filter((c) => c.alertname === rule.alert);
+        expect(
+          own.some((c) => c.exp_alerts.length > 0),
+          `${rule.alert} is never expected to fire`,
+        ).toBe(true);
+        expect(
+          own.some((c) => c.exp_alerts.length === 0),
+          `${rule.alert} is never expected to stay silent`,
+        ).toBe(true);
+      }
+      const result = await promtool(['test', 'rules', RULE_TESTS], REPO_ROOT);
+      expect(result.output).toContain('SUCCESS');
+      expect(result.code, result.output).toBe(0);
+    },
+  );
 
   it("is loaded by the compose stack's Prometheus: named in its rule_files, mounted beside its config", () => {
     const config = repoYaml<{ rule_files?: string[] }>(CONFIG);

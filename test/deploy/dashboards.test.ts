@@ -10,6 +10,7 @@ import {
 import { CONTRACT_METRICS, isKnownMetric } from './metric-contract.js';
 import { promqlMetricNames } from './promql-metric-names.js';
 import { promtool } from './promtool.js';
+import { needsTools } from '../harness/system-tools.js';
 
 const all = dashboards();
 const sources = provisionedDatasources();
@@ -100,19 +101,30 @@ describe('the PromQL of the dashboards', () => {
     expect(promql.length).toBeGreaterThanOrEqual(15);
   });
 
-  it("parses: `promtool check rules` accepts every expression (PromQL's own parser)", async () => {
-    const result = await checkRules(promql);
-    expect(result.code, result.output).toBe(0);
-    expect(result.output).toContain(`SUCCESS: ${promql.length} rules found`);
-  });
+  it(
+    "parses: `promtool check rules` accepts every expression (PromQL's own parser)",
+    needsTools('promtool'),
+    async () => {
+      const result = await checkRules(promql);
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toContain(`SUCCESS: ${promql.length} rules found`);
+    },
+  );
 
-  it('would fail the check on an expression that does not parse', async () => {
-    const result = await checkRules([
-      { name: 'broken', expr: 'sum by (status) (rate(envdata_api_calls_total[$__rate_interval])' },
-    ]);
-    expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/parse/i);
-  });
+  it(
+    'would fail the check on an expression that does not parse',
+    needsTools('promtool'),
+    async () => {
+      const result = await checkRules([
+        {
+          name: 'broken',
+          expr: 'sum by (status) (rate(envdata_api_calls_total[$__rate_interval])',
+        },
+      ]);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toMatch(/parse/i);
+    },
+  );
 
   it('queries only metrics of the contract, default process metrics and up', () => {
     const unknown = promql.flatMap(({ name, expr }) =>

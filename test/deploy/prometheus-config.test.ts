@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeFile, optionOf, repoYaml, REPO_ROOT, unescapeCompose } from './deploy-files.js';
 import { promtool } from './promtool.js';
+import { needsTools } from '../harness/system-tools.js';
 
 const CONFIG = 'deploy/prometheus/prometheus.yml';
 
@@ -21,7 +22,7 @@ function metricsPortOf(name: string): string | undefined {
 }
 
 describe('deploy/prometheus/prometheus.yml', () => {
-  it('passes `promtool check config`', async () => {
+  it('passes `promtool check config`', needsTools('promtool'), async () => {
     const result = await promtool(['check', 'config', CONFIG], REPO_ROOT);
     expect(result.output).toContain('SUCCESS');
     expect(result.code, result.output).toBe(0);

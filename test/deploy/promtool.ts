@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { requireTool } from '../harness/system-tools.js';
 
 export interface PromtoolResult {
   readonly code: number;
@@ -7,18 +8,14 @@ export interface PromtoolResult {
 
 /**
  * Runs Debian's `promtool` (package `prometheus`) with `args`. A missing promtool fails with
- * how to install it: these checks never skip.
+ * how to install it; the tests that call this say so with `needsTools('promtool')`, which skips
+ * them outside CI.
  */
 export function promtool(args: readonly string[], cwd?: string): Promise<PromtoolResult> {
+  const program = requireTool('promtool');
   return new Promise((resolve, reject) => {
-    execFile('promtool', args, { cwd }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        reject(
-          new Error(
-            'promtool is not installed: `apt-get install prometheus` (Debian) puts it in /usr/bin/promtool',
-          ),
-        );
-      } else if (error && typeof error.code !== 'number') {
+    execFile(program, args, { cwd }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') {
         reject(error);
       } else {
         resolve({ code: error ? Number(error.code) : 0, output: stdout + stderr });

@@ -1,13 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
 import { chunkJob, ingestJobId, snapshotJob } from '../../src/dispatch/job-options.js';
 import type { SnapshotJobData } from '../../src/dispatch/snapshot-job.js';
-import { QueueFactory } from '../../src/queue/queue-factory.js';
 import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
+// The queue of the file's backend (project `redis` or `postgres`): the postgres leg needs no Redis.
 const env = useTestEnvironment();
-const factory = new QueueFactory({ redisUrl: env.redisUrl, prefix: env.queuePrefix });
-afterAll(() => factory.close());
+const app = createApp(env.config());
+const factory = app.queues;
+afterAll(() => app.close());
 
 const RETRY = { maxAttempts: 4, retryBaseMs: 250 };
 
@@ -32,7 +34,7 @@ describe('job options', () => {
     expect((await queue.getJob('chunk-42'))?.opts.priority ?? 0).toBe(0);
   });
 
-  it('queue each snapshot of a sync once, retried like chunks, gone from Redis once finished', async () => {
+  it('queue each snapshot of a sync once, retried like chunks, gone from the queue once finished', async () => {
     const queue = factory.queue<SnapshotJobData>(QUEUE_NAMES.ingest);
     const data: SnapshotJobData = {
       runId: 7,

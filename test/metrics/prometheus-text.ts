@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { requireTool } from '../harness/system-tools.js';
 
 /** One sample of the Prometheus text format: `name{labels} value`. */
 export interface Sample {
@@ -56,19 +56,16 @@ export function samplesBy(
   return out;
 }
 
-const PROMTOOL = '/usr/bin/promtool';
-
 /**
  * Runs `promtool check metrics` on `text` (from standard input) and throws its findings when it
- * refuses it. A missing promtool fails, saying how to install it.
+ * refuses it. A missing promtool fails, saying how to install it (`needsTools('promtool')` skips
+ * the tests that call this outside CI).
  */
 export function checkWithPromtool(text: string): void {
-  if (!existsSync(PROMTOOL)) {
-    throw new Error(
-      `${PROMTOOL} is missing: install it with \`apt-get install prometheus\` (Debian's package ships promtool)`,
-    );
-  }
-  const result = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  const result = spawnSync(requireTool('promtool'), ['check', 'metrics'], {
+    input: text,
+    encoding: 'utf8',
+  });
   if (result.error) throw result.error;
   if (result.status !== 0) {
     throw new Error(

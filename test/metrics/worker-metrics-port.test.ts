@@ -4,6 +4,7 @@ import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { startEnvdata, type RunningEnvdata } from '../harness/start-envdata.js';
 import { checkWithPromtool, parsePrometheusText } from './prometheus-text.js';
+import { needsTools } from '../harness/system-tools.js';
 
 const fx = useBackfillFixture();
 const children: RunningEnvdata[] = [];
@@ -17,7 +18,7 @@ afterAll(async () => {
   }
 });
 
-describe('envdata worker --metrics-port', () => {
+describe('envdata worker --metrics-port', needsTools('promtool'), () => {
   // Postgres and Redis that do not answer: a flag checked after touching them would fail with
   // exit 1 and their message, not exit 2 and the flag's.
   const nowhere = {
