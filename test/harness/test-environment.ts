@@ -32,7 +32,7 @@ export interface TestEnvironment {
  */
 export function useTestEnvironment(options: { queueBackend?: QueueBackend } = {}): TestEnvironment {
   const services = inject('services');
-  const queueBackend = options.queueBackend ?? defaultQueueBackend();
+  const queueBackend = options.queueBackend ?? defaultQueueBackend(services.redisAnswers);
   const suffix = randomBytes(4).toString('hex');
   const databaseName = `${services.runTag}_${suffix}`;
   const databaseUrl = withDatabase(services.postgresAdminUrl, databaseName);
@@ -70,9 +70,11 @@ export function useTestEnvironment(options: { queueBackend?: QueueBackend } = {}
   };
 }
 
-/** ENVDATA_TEST_QUEUE_BACKEND, checked, or `redis`. */
-export function defaultQueueBackend(): QueueBackend {
-  const chosen = process.env.ENVDATA_TEST_QUEUE_BACKEND ?? 'redis';
+/** ENVDATA_TEST_QUEUE_BACKEND, checked; or `redis`, or `postgres` where no Redis answers. */
+export function defaultQueueBackend(redisAnswers = true): QueueBackend {
+  // A core file names no backend: Redis where one answers, else the queue in Postgres (a machine
+  // with only Node.js runs the core files too, and they must not wait on a Redis that is not there).
+  const chosen = process.env.ENVDATA_TEST_QUEUE_BACKEND ?? (redisAnswers ? 'redis' : 'postgres');
   if (!(QUEUE_BACKENDS as readonly string[]).includes(chosen)) {
     throw new Error(`ENVDATA_TEST_QUEUE_BACKEND must be one of ${QUEUE_BACKENDS.join(', ')}`);
   }
