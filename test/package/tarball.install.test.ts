@@ -25,7 +25,8 @@ import { outputOf, runCommand, type CommandResult } from './run-command.js';
  *
  * Slow (a build and an npm install): the one such test of this file, with a generous timeout.
  * It installs with `--prefer-offline`: from npm's cache when the cache has a package, else from
- * the registry.
+ * the registry. The tarball carries package-lock.json as npm-shrinkwrap.json (prepack), so the
+ * install takes the versions `npm ci` put in the cache: no registry call on a machine that ran it.
  */
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -88,7 +89,7 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds what runs and nothing else: bin/, dist/src/, dist/migrations/, package.json, README.md', () => {
+  it('holds what runs and nothing else: bin/, dist/src/, dist/migrations/, package.json, npm-shrinkwrap.json, README.md', () => {
     const top = new Set(
       packed.map((file) =>
         file
@@ -102,6 +103,7 @@ describe('the npm package', () => {
       'bin',
       'dist/migrations',
       'dist/src',
+      'npm-shrinkwrap.json',
       'package.json',
     ]);
     expect(packed.filter((file) => /\.(ts|map)$/.test(file))).toEqual([]);
