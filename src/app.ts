@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { AppComponent } from './app/app-component.js';
-import { HEALTHZ_ROUTE, HttpServer, type HttpRoute } from './app/http-server.js';
+import type { HttpRoute, HttpServer } from './app/http-server.js';
 import type { Config } from './config/config.js';
 import { requireApiKey } from './config/require-api-key.js';
 import { coerceError } from './errors/coerce-error.js';
@@ -12,19 +12,19 @@ import { createLogger, type Logger } from './logging/create-logger.js';
 import { createEnvdataMetrics } from './metrics/create-envdata-metrics.js';
 import type { EnvdataMetrics, EnvdataMetricsOptions } from './metrics/envdata-metrics.js';
 import { MetricsObservers } from './metrics/metrics-observers.js';
-import {
+import type {
   NotificationDispatcher,
-  type NotificationDispatcherOptions,
+  NotificationDispatcherOptions,
 } from './notify/notification-dispatcher.js';
 import { assertRedisAnswers } from './queue/create-redis.js';
 import { QueueFactory } from './queue/queue-factory.js';
 import { redisTargetOf } from './queue/redis-target.js';
 import { createServiceClient, type ServiceClient } from './service/service-client.js';
-import { SyncScheduler } from './sync/sync-scheduler.js';
+import type { SyncScheduler } from './sync/sync-scheduler.js';
 import { cancelStatements } from './warehouse/cancel-statements.js';
 import { assertDatabaseAnswers, createDatabase } from './warehouse/create-database.js';
 import type { Database } from './warehouse/schema.js';
-import { IngestWorker, type IngestWorkerOptions } from './worker/ingest-worker.js';
+import type { IngestWorker, IngestWorkerOptions } from './worker/ingest-worker.js';
 
 export type { AppComponent } from './app/app-component.js';
 
@@ -224,22 +224,22 @@ export class App {
 
   /** The HTTP server started by `start({ http })`, to add routes to. */
   get http(): HttpServer | undefined {
-    return this.find((c) => c instanceof HttpServer);
+    return this.find((c): c is HttpServer => c.name === 'http');
   }
 
   /** The ingest worker started by `start({ worker })`. */
   get worker(): IngestWorker | undefined {
-    return this.find((c) => c instanceof IngestWorker);
+    return this.find((c): c is IngestWorker => c.name === 'worker');
   }
 
   /** The alerts' dispatcher started by `start({ notifications })`. */
   get notifier(): NotificationDispatcher | undefined {
-    return this.find((c) => c instanceof NotificationDispatcher);
+    return this.find((c): c is NotificationDispatcher => c.name === 'notifier');
   }
 
   /** The scheduler started by `start({ scheduler: true })`. */
   get scheduler(): SyncScheduler | undefined {
-    return this.find((c) => c instanceof SyncScheduler);
+    return this.find((c): c is SyncScheduler => c.name === 'scheduler');
   }
 
   /**
@@ -287,7 +287,11 @@ export class App {
    */
   async start(options: StartOptions = {}): Promise<void> {
     this.assertRunning();
+    // Each component's module is loaded here, when asked for: a command that only reads the
+    // database (`status`, `locations list`) never loads the worker, the scheduler, the
+    // notifier or the HTTP server, nor the packages they use.
     if (options.http) {
+      const { HEALTHZ_ROUTE, HttpServer } = await import('./app/http-server.js');
       this.add(
         new HttpServer({
           ...options.http,
@@ -296,9 +300,16 @@ export class App {
         }),
       );
     }
-    if (options.worker) this.add(IngestWorker.create(this, options.worker));
-    if (options.scheduler) this.add(new SyncScheduler(this));
+    if (options.worker) {
+      const { IngestWorker } = await import('./worker/ingest-worker.js');
+      this.add(IngestWorker.create(this, options.worker));
+    }
+    if (options.scheduler) {
+      const { SyncScheduler } = await import('./sync/sync-scheduler.js');
+      this.add(new SyncScheduler(this));
+    }
     if (options.notifications) {
+      const { NotificationDispatcher } = await import('./notify/notification-dispatcher.js');
       this.add(
         new NotificationDispatcher(
           this,

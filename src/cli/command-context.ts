@@ -54,19 +54,19 @@ export class CommandContext {
   ): Promise<T> {
     // Loaded here, not at the top: `--help` and the commands that open nothing never load the
     // app's packages (pg, Kysely, BullMQ, ioredis, express, prom-client).
-    const [{ createApp }, { assertQueueAnswers }] = await Promise.all([
-      import('../app.js'),
-      import('../queue/queue-factory.js'),
-    ]);
+    const { createApp } = await import('../app.js');
     const app = createApp(config, { logDestination: this.statusLine });
     try {
       if (options.migrated !== false) await assertMigrated(app);
-      if (options.queue)
+      if (options.queue) {
+        // Only then: BullMQ and ioredis stay unloaded for a command that only reads the database.
+        const { assertQueueAnswers } = await import('../queue/queue-factory.js');
         await assertQueueAnswers({
           backend: config.queueBackend,
           redis: redisTargetOf(config),
           databaseUrl: config.databaseUrl,
         });
+      }
       return await body(app);
     } finally {
       await app.close();

@@ -1,6 +1,7 @@
 import { trackResource } from '../lifecycle/open-resources.js';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
+import type * as Undici from 'undici';
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { Logger } from '../logging/create-logger.js';
 import { classifyResponse } from './classify-response.js';
@@ -167,6 +168,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       'the service sent a Retry-After of more than a day: not believed, the shared backoff applies instead (said once per value)',
     );
   };
+  // Required here, when a client is created, not imported at the top: undici is a large package
+  // that the commands which never call the service (`status`, `locations list`) would load at
+  // start-up only because the app that builds this client imports this module. Its CommonJS
+  // entry is the module `import 'undici'` loads too: one copy in the process.
+  const { Pool } = createRequire(import.meta.url)('undici') as typeof Undici;
   const pool = new Pool(origin, {
     connections: options.connections,
     connectTimeout: connectTimeoutMs,

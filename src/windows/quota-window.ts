@@ -1,5 +1,11 @@
 import { tz } from '@date-fns/tz';
-import { addDays, addMonths, format, startOfDay, startOfMonth } from 'date-fns';
+// One module each, not the package's index: the index loads all of date-fns (some 860
+// modules), which every command that opens the database would pay at start-up.
+import { addDays } from 'date-fns/addDays';
+import { addMonths } from 'date-fns/addMonths';
+import { format } from 'date-fns/format';
+import { startOfDay } from 'date-fns/startOfDay';
+import { startOfMonth } from 'date-fns/startOfMonth';
 
 /** The day and the calendar month an instant falls in, as a provider resetting at `timeZone`'s midnight counts them. */
 export interface QuotaWindow {
