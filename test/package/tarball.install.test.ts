@@ -161,14 +161,23 @@ describe('the npm package', () => {
   }, 300_000);
 });
 
-/** The installed `envdata` (prefix/bin), run from an empty directory with a home of its own. */
+/**
+ * The installed `envdata` (prefix/bin), run from an empty directory with a home of its own and
+ * its local PostgreSQL under this file's directory (as root the default is /var/lib/envdata,
+ * the machine's: never a test's).
+ */
 function envdata(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<CommandResult> {
   return runCommand(path.join(prefix, 'bin', 'envdata'), args, {
     cwd: work,
-    env: { PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? ''}`, HOME: home, ...env },
+    env: {
+      PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+      HOME: home,
+      ENVDATA_LOCAL_DIR: path.join(root, 'local', 'postgres'),
+      ...env,
+    },
   });
 }
 
