@@ -2,15 +2,23 @@
 // @ts-check
 /**
  * `npm run build` (and `prepare`, so `npm ci` in a clone builds): compiles src/ and migrations/
- * into dist/ with tsconfig.build.json, copies the files src/ reads at run time, removes what a
- * deleted or renamed source left behind, and last writes dist/.build-stamp, which bin/envdata.js
- * compares with the sources to never run a stale build. Plain JavaScript so that it needs
- * TypeScript only, not tsx.
+ * into dist/ with tsconfig.build.json, bundles the packages of VENDORED into dist/vendor/ (esbuild),
+ * copies the files src/ reads at run time, removes what a deleted or renamed source left behind,
+ * and last writes dist/.build-stamp, which bin/envdata.js compares with the sources to never run
+ * a stale build. Plain JavaScript so that it needs TypeScript and esbuild only, not tsx.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -21,6 +29,19 @@ const STAMP = join(DIST, '.build-stamp');
 const ASSETS = ['src/console/public'];
 /** The folders tsc compiles: what dist/ mirrors. */
 const COMPILED = ['src', 'migrations'];
+/**
+ * Packages whose ES build is hundreds of small modules (Kysely about 1,000, zod about 240): each
+ * is bundled into one file of dist/vendor/, and the compiled code imports that file instead.
+ * Node 20 loads ES modules one by one, so this is most of what a command like `envdata status`
+ * spends before its first query (`npm run bench:cli` prints the figures).
+ */
+const VENDORED = ['kysely', 'zod'];
+const VENDOR = join(DIST, 'vendor');
+
+const VENDORED_SPECIFIER = new RegExp(
+  `(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\bimport\\s+)(['"])(${VENDORED.join('|')})\\2`,
+  'g',
+);
 
 let tsc;
 try {
@@ -51,6 +72,14 @@ const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.bu
 });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
+await bundleVendored();
+for (const folder of COMPILED) {
+  for (const entry of readdirSync(join(DIST, folder), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.js'))
+      importVendored(join(entry.parentPath, entry.name));
+  }
+}
+
 for (const asset of ASSETS) {
   cpSync(join(ROOT, asset), join(DIST, asset), { recursive: true });
 }
@@ -68,6 +97,41 @@ for (const folder of COMPILED) {
 
 writeFileSync(STAMP, `built ${started.toISOString()} from src/ and migrations/\n`);
 utimesSync(STAMP, started, started);
+
+/** Writes dist/vendor/<package>.js for each package of VENDORED, with esbuild. */
+async function bundleVendored() {
+  const { build } = await import('esbuild');
+  for (const name of VENDORED) {
+    await build({
+      stdin: { contents: `export * from '${name}';`, resolveDir: ROOT, sourcefile: `${name}.js` },
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outfile: join(VENDOR, `${name}.js`),
+      legalComments: 'eof',
+      logLevel: 'warning',
+    });
+  }
+}
+
+/**
+ * Points the compiled file's imports of a VENDORED package at its bundle. tsc keeps the quotes
+ * and the text of each specifier, so a match is exactly an import of the package; a file already
+ * rewritten (tsc does not re-emit an unchanged source) has nothing left to match.
+ * @param {string} file
+ */
+function importVendored(file) {
+  const code = readFileSync(file, 'utf8');
+  const bundled = code.replace(VENDORED_SPECIFIER, (_, before, quote, name) => {
+    let target = relative(dirname(file), join(VENDOR, `${name}.js`))
+      .split(sep)
+      .join(posix.sep);
+    if (!target.startsWith('.')) target = `./${target}`;
+    return `${before}${quote}${target}${quote}`;
+  });
+  if (bundled !== code) writeFileSync(file, bundled);
+}
 
 /**
  * Whether dist/`built` comes from a file of the repository: compiled (`x.js`, `x.js.map` from

