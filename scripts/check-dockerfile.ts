@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { readDockerignore } from './dockerfile/dockerignore.js';
+import { adminQuery } from './lib/admin-query.js';
 import {
   copyPaths,
   envOf,
@@ -220,16 +221,6 @@ async function migrateFresh(adminUrl: string, migrate: (url: string) => string):
     console.log(`== runtime stage: migrate brought a fresh database to the latest migration`);
   } finally {
     await adminQuery(adminUrl, `drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
-  }
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
   }
 }
 

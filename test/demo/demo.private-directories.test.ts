@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { freePort } from '../harness/private-services.js';
+import { runCommand, type CommandResult } from '../harness/run-command.js';
 import { makeCloneLike } from './clone-like.js';
 
 // The demo as a newcomer runs it, from a clone (`node bin/envdata.js demo`, what `npm run demo`
@@ -23,11 +24,7 @@ interface Ids {
   readonly gid: number;
 }
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = CommandResult;
 
 /** `node bin/envdata.js ARGS…` in `clone`, with only PATH and `env`, as `ids` when given. */
 function envdataIn(
@@ -36,19 +33,10 @@ function envdataIn(
   env: Record<string, string>,
   ids?: Ids,
 ): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join('bin', 'envdata.js'), ...args], {
-      cwd: clone,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...ids,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return runCommand(process.execPath, [path.join('bin', 'envdata.js'), ...args], {
+    cwd: clone,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    ...ids,
   });
 }
 

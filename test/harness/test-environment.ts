@@ -6,6 +6,7 @@ import { QUEUE_BACKENDS, type Config, type QueueBackend } from '../../src/config
 import { configFromDefaults, type Environment } from '../../src/config/load-config.js';
 import { withDatabase } from '../../src/warehouse/database-url.js';
 import './test-services.js';
+import { adminQuery } from '../../scripts/lib/admin-query.js';
 
 export interface TestEnvironment {
   /** This file's own database, cloned from the migrated template. */
@@ -79,16 +80,6 @@ export function defaultQueueBackend(redisAnswers = true): QueueBackend {
     throw new Error(`ENVDATA_TEST_QUEUE_BACKEND must be one of ${QUEUE_BACKENDS.join(', ')}`);
   }
   return chosen as QueueBackend;
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
 
 async function deleteKeys(url: string, pattern: string): Promise<void> {

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { withDatabase } from '../../src/warehouse/database-url.js';
-import { outputOf, runCommand, type CommandResult } from './run-command.js';
+import { outputOf, runCommand, type CommandResult } from '../harness/run-command.js';
+import { adminQuery } from '../../scripts/lib/admin-query.js';
 
 /**
  * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into a prefix
@@ -217,16 +218,6 @@ async function copyCheckout(to: string): Promise<void> {
     });
   }
   await symlink(path.join(REPO, 'node_modules'), path.join(to, 'node_modules'));
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
 
 async function countMigrations(url: string): Promise<number> {

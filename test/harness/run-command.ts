@@ -6,19 +6,31 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
+export interface RunCommandOptions {
+  /** Where it runs; the test runner's directory when absent. */
+  readonly cwd?: string;
+  /** Its whole environment. */
+  readonly env: Record<string, string>;
+  /** Run as this user and group (the test runs as root). */
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
 /**
- * Runs `program ARGS…` in `cwd` with exactly `env` (nothing of the test runner's environment, so
- * no `npm_config_*` of an outer `npm test` reaches an inner npm), and collects its output.
+ * Runs `program ARGS…` with exactly `env` (nothing of the test runner's environment, so no
+ * `npm_config_*` of an outer `npm test` reaches an inner npm), and collects its output.
  */
 export function runCommand(
   program: string,
   args: readonly string[],
-  options: { readonly cwd: string; readonly env: Record<string, string> },
+  options: RunCommandOptions,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: options.env,
+      uid: options.uid,
+      gid: options.gid,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
