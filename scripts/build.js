@@ -11,8 +11,10 @@ import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   utimesSync,
   writeFileSync,
@@ -98,20 +100,32 @@ for (const folder of COMPILED) {
 writeFileSync(STAMP, `built ${started.toISOString()} from src/ and migrations/\n`);
 utimesSync(STAMP, started, started);
 
-/** Writes dist/vendor/<package>.js for each package of VENDORED, with esbuild. */
+/**
+ * Writes dist/vendor/<package>.js for each package of VENDORED, with esbuild. A bundle that has
+ * not changed is left as it is, and a new one replaces the old in one rename: a program running
+ * from dist/ meanwhile (a test suite, a worker) never reads half a file.
+ */
 async function bundleVendored() {
   const { build } = await import('esbuild');
+  mkdirSync(VENDOR, { recursive: true });
   for (const name of VENDORED) {
-    await build({
+    const result = await build({
       stdin: { contents: `export * from '${name}';`, resolveDir: ROOT, sourcefile: `${name}.js` },
       bundle: true,
       format: 'esm',
       platform: 'node',
       target: 'node20',
-      outfile: join(VENDOR, `${name}.js`),
       legalComments: 'eof',
       logLevel: 'warning',
+      write: false,
+      outfile: join(VENDOR, `${name}.js`),
     });
+    for (const output of result.outputFiles) {
+      if (existsSync(output.path) && readFileSync(output.path).equals(output.contents)) continue;
+      const partial = `${output.path}.${process.pid}.partial`;
+      writeFileSync(partial, output.contents);
+      renameSync(partial, output.path);
+    }
   }
 }
 

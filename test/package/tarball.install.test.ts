@@ -39,6 +39,7 @@ const NOTHING_AT_POSTGRES = 'postgres://postgres@127.0.0.1:43401/envdata';
 const NOTHING_AT_REDIS = 'redis://127.0.0.1:43402';
 
 let root: string;
+let localDir: string;
 let tarball: string;
 let packed: readonly string[];
 let prefix: string;
@@ -46,9 +47,14 @@ let home: string;
 let work: string;
 
 beforeAll(async () => {
+  // Everything but the local PostgreSQL's data lives under a directory only its owner may enter
+  // (mkdtemp's 0700), as root's home or a user's `mktemp -d` is: as root the server runs as the
+  // user envdata, which can reach neither the installed programs nor the work directory here.
   root = await mkdtemp(path.join(tmpdir(), 'envdata-tarball-'));
-  // As root the local PostgreSQL runs as user envdata, which must reach the installed programs.
-  await chmod(root, 0o755);
+  // What /var/lib/envdata is to an install as root (never a test's to take): a directory the
+  // server's user can reach, where envdata links the programs it needs beside the data.
+  localDir = await mkdtemp(path.join(tmpdir(), 'envdata-tarball-local-'));
+  await chmod(localDir, 0o755);
   const copy = path.join(root, 'checkout');
   prefix = path.join(root, 'prefix');
   home = path.join(root, 'home');
@@ -88,6 +94,7 @@ afterAll(async () => {
   if (!root) return;
   await envdata(['local', 'stop']).catch(() => undefined);
   await rm(root, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 describe('the npm package', () => {
@@ -167,8 +174,8 @@ describe('the npm package', () => {
 
 /**
  * The installed `envdata` (prefix/bin), run from an empty directory with a home of its own and
- * its local PostgreSQL under this file's directory (as root the default is /var/lib/envdata,
- * the machine's: never a test's).
+ * its local PostgreSQL in this file's `localDir` (as root the default is /var/lib/envdata, the
+ * machine's: never a test's).
  */
 function envdata(
   args: readonly string[],
@@ -179,7 +186,7 @@ function envdata(
     env: {
       PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
       HOME: home,
-      ENVDATA_LOCAL_DIR: path.join(root, 'local', 'postgres'),
+      ENVDATA_LOCAL_DIR: path.join(localDir, 'postgres'),
       ...env,
     },
   });
