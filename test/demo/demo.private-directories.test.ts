@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { freePort } from '../harness/private-services.js';
+import { isRoot, normalUser, removeNormalUser, type NormalUser } from '../harness/normal-user.js';
 import { runCommand, type CommandResult } from '../harness/run-command.js';
 import { makeCloneLike } from './clone-like.js';
 
@@ -14,8 +13,6 @@ import { makeCloneLike } from './clone-like.js';
 // runs) in a directory no other user may enter, with nothing answering at DATABASE_URL or
 // REDIS_URL: as root (the local PostgreSQL then runs as the user envdata), and as a normal user.
 
-const exec = promisify(execFile);
-const isRoot = process.platform === 'linux' && process.getuid?.() === 0;
 /** A demo backfills 10 years of weather for 4 locations; the machine may be shared. */
 const DEMO_TIMEOUT = 300_000;
 
@@ -159,13 +156,13 @@ describe.runIf(isRoot)(
 );
 
 describe('npm run demo as a normal user, from a clone in a home only it may enter', () => {
-  let user: (Ids & { name: string; created: boolean }) | undefined;
+  let user: NormalUser | undefined;
   let home: string;
   let clone: string;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    user = isRoot ? await createUser() : { ...currentIds(), created: false };
+    user = await normalUser();
     home = await mkdtemp(path.join(tmpdir(), 'envdata-home-'));
     clone = path.join(home, 'envdata');
     await makeCloneLike(clone);
@@ -175,7 +172,7 @@ describe('npm run demo as a normal user, from a clone in a home only it may ente
 
   afterAll(async () => {
     if (user) await envdataIn(clone, ['local', 'stop'], env, user);
-    if (user?.created) await exec('userdel', [user.name]);
+    await removeNormalUser(user);
     await rm(home, { recursive: true, force: true });
   });
 
@@ -199,19 +196,3 @@ describe('npm run demo as a normal user, from a clone in a home only it may ente
   );
 });
 
-/** A user of its own for this file (removed after it), or `undefined` when none can be made. */
-async function createUser(): Promise<(Ids & { name: string; created: boolean }) | undefined> {
-  const name = `envdata-t${randomBytes(3).toString('hex')}`;
-  try {
-    await exec('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
-    const [uid, gid] = await Promise.all([exec('id', ['-u', name]), exec('id', ['-g', name])]);
-    return { name, uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()), created: true };
-  } catch {
-    return undefined;
-  }
-}
-
-function currentIds(): Ids & { name: string } {
-  const info = userInfo();
-  return { name: info.username, uid: info.uid, gid: info.gid };
-}

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { arch, platform, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { withDatabase } from '../../src/warehouse/database-url.js';
+import { isRoot, normalUser, removeNormalUser, type NormalUser } from '../harness/normal-user.js';
 import { outputOf, runCommand, type CommandResult } from '../harness/run-command.js';
 import { adminQuery } from '../../scripts/lib/admin-query.js';
 
@@ -45,6 +46,9 @@ let packed: readonly string[];
 let prefix: string;
 let home: string;
 let work: string;
+/** The normal user of the last case (as root: one of this file's own) and its home. */
+let user: NormalUser | undefined;
+let userHome: string | undefined;
 
 beforeAll(async () => {
   // Everything but the local PostgreSQL's data lives under a directory only its owner may enter
@@ -91,6 +95,11 @@ beforeAll(async () => {
 }, INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
+  if (user && userHome) {
+    await envdataAs(user, ['local', 'stop']).catch(() => undefined);
+    await rm(userHome, { recursive: true, force: true });
+  }
+  await removeNormalUser(user);
   if (!root) return;
   await envdata(['local', 'stop']).catch(() => undefined);
   await rm(root, { recursive: true, force: true });
@@ -170,7 +179,52 @@ describe('the npm package', () => {
     expect(demo.code, outputOf(demo)).toBe(0);
     expect(demo.stdout).toMatch(/created and started a local PostgreSQL/);
   }, 300_000);
+
+  it('runs the demo as a normal user, from a copy of the install in a home only it may enter', async (context) => {
+    if (!isRoot) {
+      context.skip('the tests do not run as root: the demo above already ran as a normal user');
+    }
+    user = await normalUser();
+    if (!user) context.skip('useradd could not create a user to run the demo as');
+    const owner = user!;
+    // The install as a user makes it for itself with `npm install -g --prefix ~/…`: the same
+    // files, owned by the user, in its home (mode 0700, as mkdtemp makes it).
+    userHome = await mkdtemp(path.join(tmpdir(), 'envdata-tarball-user-'));
+    const userPrefix = path.join(userHome, '.npm-global');
+    await cp(prefix, userPrefix, { recursive: true, verbatimSymlinks: true });
+    execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, userHome]);
+    const demo = await envdataAs(owner, ['demo'], {
+      DATABASE_URL: NOTHING_AT_POSTGRES,
+      REDIS_URL: NOTHING_AT_REDIS,
+      LOG_LEVEL: 'warn',
+    });
+    expect(demo.code, outputOf(demo)).toBe(0);
+    // Its data in the user's data directory, owned by the user: nothing of root's or the package's.
+    const data = path.join(userHome, '.local', 'share', 'envdata', 'postgres');
+    expect(demo.stdout).toContain(`its data stays in ${data}`);
+    expect((await stat(path.join(data, 'data'))).uid).toBe(owner.uid);
+  }, 300_000);
 });
+
+/** The user's copy of the installed `envdata`, run as `user` from its home, its HOME. */
+function envdataAs(
+  owner: NormalUser,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CommandResult> {
+  const home = userHome as string;
+  const userPrefix = path.join(home, '.npm-global');
+  return runCommand(path.join(userPrefix, 'bin', 'envdata'), args, {
+    cwd: home,
+    env: {
+      PATH: `${path.join(userPrefix, 'bin')}:${process.env.PATH ?? ''}`,
+      HOME: home,
+      ...env,
+    },
+    uid: owner.uid,
+    gid: owner.gid,
+  });
+}
 
 /**
  * The installed `envdata` (prefix/bin), run from an empty directory with a home of its own and
