@@ -60,11 +60,13 @@ const CASES = COMMANDS.map((args) => [args.join(' '), args] as const);
 
 describe('every command that dispatches work checks Postgres and Redis before it writes anything', () => {
   it.each(CASES)(
-    'with Redis down, `envdata %s` says so in one line and exits 1',
+    'with the queue on Redis and Redis down, `envdata %s` says so in one line and exits 1',
     async (_, args) => {
       await expectRefused(
         args,
-        { REDIS_URL: 'redis://127.0.0.1:1' },
+        // Named, not left to the file's backend: where no Redis answers, a core file keeps its
+        // queue in Postgres, which needs no Redis at all.
+        { ENVDATA_QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' },
         /^envdata: REDIS_URL redis:\/\/127\.0\.0\.1:1 does not answer: start Redis .* or set REDIS_URL$/,
       );
     },
