@@ -25,6 +25,15 @@ export function parseWholeNumber(
 }
 
 /**
+ * `--concurrency` of `worker`, `backfill`, `sync` and `resume`: chunks in flight per process, from
+ * 1 to 1000; without the flag, `fallback` (ENVDATA_WORKER_CONCURRENCY).
+ */
+export function parseConcurrency(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  return parseWholeNumber('--concurrency', value, { min: 1, max: 1000 });
+}
+
+/**
  * A run id (`envdata retry 12`, `resume 12`, `status 12`): a whole number from 1 to the largest
  * Postgres integer, so a typo is a usage error, never a database error.
  */

@@ -17,17 +17,19 @@ import { inStoredRange, storedRanges } from './stored-ranges.js';
  * written (0 when every row was stored as it is).
  *
  * With `hint.assumeNew` (the ledger records none of these hours as landed) the rows go
- * straight to one plain INSERT, not even under a savepoint: should some be stored after all, it
- * fails on the first, which aborts the transaction, and `RowsStoredAlready` is thrown — run the
- * transaction again without the hint. Otherwise one probe first reads, per group, how many rows
+ * straight in, as one binary COPY of their staged tuples or one plain INSERT (`newFactsStatement`),
+ * not even under a savepoint: should some be stored after all, it fails on the first, which
+ * aborts the transaction, and `RowsStoredAlready` is thrown — run the transaction again without
+ * the hint. Otherwise one probe first reads, per group, how many rows
  * are stored in its hours and their digest (`storedDigest`, one index range scan per group):
  * - none stored (a backfill): one plain INSERT of every row (`insertOrUpsert`);
  * - a group whose stored rows are exactly its rows (digest and count equal) is left out:
  *   re-landing identical rows sends nothing but the probe;
  * - the other groups go through the upsert, which also leaves out their identical rows.
  *
- * Values travel as one array literal per column (`ArrayLiteral`), so a batch has no bind
- * parameter ceiling. Run it in the landing's transaction; outside one it opens its own.
+ * Values travel as one binary array per column (`rowsOf`; text array literals where binary could
+ * not stand for the value), so a batch has no bind parameter ceiling. Run it in the landing's
+ * transaction; outside one it opens its own.
  *
  * @example await upsertFacts(trx, WEATHER_HOURLY, [{ locationId: 7, rows }]);
  */

@@ -9,7 +9,7 @@ import {
   stageNamed,
   workdirOf,
 } from '../../scripts/dockerfile/parse-dockerfile.js';
-import { composeFile, repoText } from '../deploy/deploy-files.js';
+import { composeFile, repoText } from '../config-files/config-files.js';
 
 /**
  * The Dockerfile read as Docker reads it (scripts/dockerfile/), without an engine: what the
@@ -67,6 +67,7 @@ describe('.dockerignore', () => {
       '.git',
       '.env',
       'envdata-0.1.0.tgz',
+      'config/redis.conf',
     ]) {
       expect(ignored(path), path).toBe(true);
     }
@@ -77,6 +78,7 @@ describe('.dockerignore', () => {
       'tsconfig.build.json',
       'bin/envdata.js',
       'src/cli/main.ts',
+      'src/config/config.ts',
       'migrations',
       '.env.example',
     ]) {

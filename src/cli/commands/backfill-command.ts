@@ -4,11 +4,15 @@ import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP } from '../../locations/location-reference-help.js';
 import type { CommandContext } from '../command-context.js';
 import { printJsonDocument } from '../json/print-json-document.js';
-import { collect, parseDatasetOption, parseHourBounds } from '../parse-cli-values.js';
+import {
+  collect,
+  parseConcurrency,
+  parseDatasetOption,
+  parseHourBounds,
+} from '../parse-cli-values.js';
 import { parseWindowOption } from '../parse-window.js';
 import { usageError } from '../usage-error.js';
 import { START_WINDOW_HOURS } from '../../windows/learned-window.js';
-import { parseConcurrency } from './worker-command.js';
 
 interface BackfillOptions {
   dataset?: string;

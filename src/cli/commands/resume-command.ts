@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import type { CommandContext } from '../command-context.js';
-import { parseRunId } from '../parse-cli-values.js';
-import { parseConcurrency } from './worker-command.js';
+import { parseConcurrency, parseRunId } from '../parse-cli-values.js';
 
 interface WaitOptions {
   wait?: boolean;

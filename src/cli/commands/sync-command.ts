@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import type { CommandContext } from '../command-context.js';
 import { printJsonDocument } from '../json/print-json-document.js';
+import { parseConcurrency } from '../parse-cli-values.js';
 import { usageError } from '../usage-error.js';
-import { parseConcurrency } from './worker-command.js';
 
 export function registerSyncCommands(program: Command, context: CommandContext): void {
   program

@@ -5,13 +5,8 @@ import type { StartOptions } from '../../app.js';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { errorCode } from '../../errors/pg-errors.js';
 import type { CommandContext } from '../command-context.js';
-import { parseWholeNumber } from '../parse-cli-values.js';
+import { parseConcurrency, parseWholeNumber } from '../parse-cli-values.js';
 import { usageError } from '../usage-error.js';
-
-export function parseConcurrency(value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  return parseWholeNumber('--concurrency', value, { min: 1, max: 1000 });
-}
 
 /** Where `--metrics-port` listens when `--metrics-host` does not say: this host only. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';

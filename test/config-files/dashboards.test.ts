@@ -6,7 +6,7 @@ import {
   provisionedDatasources,
   targetsOf,
   type DatasourceRef,
-} from './deploy-files.js';
+} from './config-files.js';
 import { CONTRACT_METRICS, isKnownMetric } from './metric-contract.js';
 import { promqlMetricNames } from './promql-metric-names.js';
 import { promtool } from './promtool.js';
@@ -54,11 +54,11 @@ async function checkRules(exprs: readonly { name: string; expr: string }[]) {
   return promtool(['check', 'rules', file]);
 }
 
-describe('the Grafana dashboards (deploy/grafana/dashboards)', () => {
+describe('the Grafana dashboards (config/grafana/dashboards)', () => {
   it('are two, each with a unique uid and a title, on panels with unique ids', () => {
     expect(all.map((d) => d.file)).toEqual([
-      'deploy/grafana/dashboards/pipeline-health.json',
-      'deploy/grafana/dashboards/warehouse.json',
+      'config/grafana/dashboards/pipeline-health.json',
+      'config/grafana/dashboards/warehouse.json',
     ]);
     const uids = all.map(({ dashboard }) => dashboard.uid);
     expect(new Set(uids).size).toBe(uids.length);

@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composeFile, repoYaml, REPO_ROOT } from './deploy-files.js';
+import { composeFile, repoYaml, REPO_ROOT } from './config-files.js';
 import { isKnownMetric } from './metric-contract.js';
 import { promqlMetricNames } from './promql-metric-names.js';
 import { promtool } from './promtool.js';
 import { needsTools } from '../harness/system-tools.js';
 
-const RULES = 'deploy/prometheus/alerts.yml';
-const RULE_TESTS = 'test/deploy/alerts.promtool.yml';
-const CONFIG = 'deploy/prometheus/prometheus.yml';
+const RULES = 'config/prometheus/alerts.yml';
+const RULE_TESTS = 'test/config-files/alerts.promtool.yml';
+const CONFIG = 'config/prometheus/prometheus.yml';
 
 interface AlertRule {
   readonly alert: string;
@@ -33,7 +33,7 @@ const rules = repoYaml<{ groups: { name: string; rules: AlertRule[] }[] }>(RULES
 );
 const ruleTests = repoYaml<RuleTests>(RULE_TESTS);
 
-describe('deploy/prometheus/alerts.yml', () => {
+describe('config/prometheus/alerts.yml', () => {
   it('holds the alerts of issue 24: no worker alive while chunks wait, 429s sustained, freshness lag, failed chunks growing, a target down', () => {
     expect(rules.map((r) => r.alert)).toEqual([
       'EnvdataNoWorkerAlive',
@@ -69,9 +69,9 @@ describe('deploy/prometheus/alerts.yml', () => {
     'passes its unit tests (`promtool test rules`), which make every alert fire and stay silent',
     needsTools('promtool'),
     async () => {
-      expect(ruleTests.rule_files.map((f) => path.normalize(path.join('test/deploy', f)))).toEqual([
-        RULES,
-      ]);
+      expect(
+        ruleTests.rule_files.map((f) => path.normalize(path.join('test/config-files', f))),
+      ).toEqual([RULES]);
       const cases = ruleTests.tests.flatMap((t) => t.alert_rule_test ?? []);
       for (const rule of rules) {
         const own = cases.filter((c) => c.alertname === rule.alert);

@@ -11,7 +11,7 @@ import {
   REPO_ROOT,
   unescapeCompose,
   type ComposeService,
-} from './deploy-files.js';
+} from './config-files.js';
 import { runShell } from './run-shell.js';
 
 const compose = composeFile();
@@ -161,15 +161,15 @@ describe('the grafana service and its provisioning', () => {
   const mountOf = (source: string) => mounts.find((m) => m.source === source)?.target;
 
   it('mounts the provisioning and the dashboards where the provider reads them', () => {
-    expect(mountOf('deploy/grafana/provisioning')).toBe('/etc/grafana/provisioning');
+    expect(mountOf('config/grafana/provisioning')).toBe('/etc/grafana/provisioning');
     const provider = repoYaml<{ providers: { options: { path: string } }[] }>(
-      'deploy/grafana/provisioning/dashboards/dashboards.yml',
+      'config/grafana/provisioning/dashboards/dashboards.yml',
     ).providers;
-    expect(provider.map((p) => p.options.path)).toEqual([mountOf('deploy/grafana/dashboards')]);
+    expect(provider.map((p) => p.options.path)).toEqual([mountOf('config/grafana/dashboards')]);
     const home = grafana.environment?.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH ?? '';
     const homeFile = home.replace(
-      `${mountOf('deploy/grafana/dashboards')}/`,
-      'deploy/grafana/dashboards/',
+      `${mountOf('config/grafana/dashboards')}/`,
+      'config/grafana/dashboards/',
     );
     expect(dashboards().map((d) => d.file)).toContain(homeFile);
   });

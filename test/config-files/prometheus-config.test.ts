@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { composeFile, optionOf, repoYaml, REPO_ROOT, unescapeCompose } from './deploy-files.js';
+import { composeFile, optionOf, repoYaml, REPO_ROOT, unescapeCompose } from './config-files.js';
 import { promtool } from './promtool.js';
 import { needsTools } from '../harness/system-tools.js';
 
-const CONFIG = 'deploy/prometheus/prometheus.yml';
+const CONFIG = 'config/prometheus/prometheus.yml';
 
 interface ScrapeConfig {
   readonly job_name: string;
@@ -21,7 +21,7 @@ function metricsPortOf(name: string): string | undefined {
   return optionOf(command, '--metrics-port') ?? optionOf(command, '--port');
 }
 
-describe('deploy/prometheus/prometheus.yml', () => {
+describe('config/prometheus/prometheus.yml', () => {
   it('passes `promtool check config`', needsTools('promtool'), async () => {
     const result = await promtool(['check', 'config', CONFIG], REPO_ROOT);
     expect(result.output).toContain('SUCCESS');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-/** The repository's root, where docker-compose.yml and deploy/ are. */
+/** The repository's root, where docker-compose.yml and config/ are. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The parts of a compose service these tests look at. */
@@ -99,7 +99,7 @@ export interface TemplateVariable {
   readonly query?: string;
 }
 
-export const DASHBOARD_DIR = 'deploy/grafana/dashboards';
+export const DASHBOARD_DIR = 'config/grafana/dashboards';
 
 /** Every committed dashboard, by file name. */
 export function dashboards(): { file: string; dashboard: Dashboard }[] {
@@ -123,7 +123,7 @@ export interface ProvisionedDatasource {
   readonly secureJsonData?: Readonly<Record<string, string>>;
 }
 
-export const DATASOURCES_FILE = 'deploy/grafana/provisioning/datasources/datasources.yml';
+export const DATASOURCES_FILE = 'config/grafana/provisioning/datasources/datasources.yml';
 
 /** The provisioned data sources. */
 export function provisionedDatasources(): ProvisionedDatasource[] {

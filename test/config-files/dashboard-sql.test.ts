@@ -6,7 +6,7 @@ import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.j
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { storeWeatherForecast } from '../fixtures/weather-forecast.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
-import { dashboards, targetsOf } from './deploy-files.js';
+import { dashboards, targetsOf } from './config-files.js';
 import { expandMacros, interpolateVariables, type TimeRange } from './grafana-sql.js';
 
 const wh = useTestWarehouse();
