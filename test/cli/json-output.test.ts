@@ -6,7 +6,7 @@ import { locationsJson } from '../../src/cli/json/locations-json.js';
 import { runStatusJson } from '../../src/cli/json/run-status-json.js';
 import { statusJson } from '../../src/cli/json/status-json.js';
 import { syncPlanJson } from '../../src/cli/json/sync-plan-json.js';
-import { DATASETS } from '../../src/datasets/registry.js';
+import { DATASETS } from '../../src/types.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { retireLocations } from '../../src/locations/remove-locations.js';
 import type { Location } from '../../src/locations/location.js';
