@@ -8,7 +8,7 @@ import { statusJson } from '../../src/cli/json/status-json.js';
 import { syncPlanJson } from '../../src/cli/json/sync-plan-json.js';
 import { DATASETS } from '../../src/types.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
-import { retireLocations } from '../../src/locations/remove-locations.js';
+import { retireLocations } from '../../src/ledger/remove-locations.js';
 import type { Location } from '../../src/locations/location.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
