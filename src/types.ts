@@ -14,11 +14,16 @@
  */
 
 /**
- * A dataset's name, from the registry of dataset definitions (`src/datasets/registry.ts`, which
- * also exports `DATASETS`, the names at run time). Re-exported here as a type only: this module
- * stays free of run-time imports, so every module can import it without a cycle.
+ * Every dataset envdata ingests, in the order the CLI, plans and status list them: what
+ * `--dataset` is checked against before anything else loads (`envdata.dataset` in Postgres).
+ * Each has one definition in `src/datasets/`; the registry there (`registry.ts`) is checked
+ * against this list when it compiles, so a dataset named in one place and not the other fails
+ * `tsc` (docs/architecture.md, "Adding a dataset").
  */
-export type { Dataset } from './datasets/registry.js';
+export const DATASETS = Object.freeze(['pollen', 'weather'] as const);
+
+/** A dataset's name: `pollen` or `weather`. */
+export type Dataset = (typeof DATASETS)[number];
 
 export const RISK_LEVELS = ['Low', 'Moderate', 'High', 'Very High'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];

@@ -1,6 +1,6 @@
 import type { Freshness } from '../ledger/read-freshness.js';
 import { formatDuration } from '../planner/estimate-plan.js';
-import { DATASETS, type Dataset } from '../datasets/registry.js';
+import { DATASETS, type Dataset } from '../types.js';
 import type { Paint } from './create-paint.js';
 
 /** One location's freshness in both datasets: a row of the `status` table. */

@@ -1,5 +1,4 @@
-import { DATASET_NAMES } from '../datasets/dataset-names.js';
-import type { Dataset } from '../datasets/registry.js';
+import { DATASETS, type Dataset } from '../types.js';
 import { usageError } from './usage-error.js';
 
 /** Largest value of a Postgres `integer`: run and location ids never exceed it. */
@@ -43,9 +42,9 @@ export function parseRunId(value: string): number {
 
 /** A dataset's name (`pollen`, `weather`) or `all` → datasets. */
 export function parseDatasetOption(value: string): Dataset[] {
-  if (value === 'all') return [...DATASET_NAMES];
-  if ((DATASET_NAMES as readonly string[]).includes(value)) return [value as Dataset];
-  throw usageError(`--dataset must be ${DATASET_NAMES.join(', ')} or all (got "${value}")`);
+  if (value === 'all') return [...DATASETS];
+  if ((DATASETS as readonly string[]).includes(value)) return [value as Dataset];
+  throw usageError(`--dataset must be ${DATASETS.join(', ')} or all (got "${value}")`);
 }
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2}))?$/;

@@ -1,4 +1,5 @@
-import { DATASET_DEFINITIONS, type Dataset } from './registry.js';
+import type { Dataset } from '../types.js';
+import { DATASET_DEFINITIONS } from './registry.js';
 
 /** Where the service's history starts for each dataset (UTC), from the dataset definitions. */
 export const HISTORY_STARTS: Readonly<Record<Dataset, Date>> = Object.freeze(

@@ -3,7 +3,8 @@ import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { ShareUnit, Window } from '../types.js';
-import type { FactRow, FactTable, LandingFacts } from '../warehouse/fact-table.js';
+import type { FactRow } from '../warehouse/fact-rows.js';
+import type { FactTable, LandingFacts } from '../warehouse/fact-table.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows, SnapshotTable } from '../warehouse/write-snapshot.js';
 

@@ -1,6 +1,6 @@
-import type { ShareUnit, Window } from '../types.js';
+import type { Dataset, ShareUnit, Window } from '../types.js';
 import type { LandingFacts } from '../warehouse/fact-table.js';
-import { datasetDefinition, type Dataset } from './registry.js';
+import { datasetDefinition } from './registry.js';
 
 /** A body's facts, and the share unit the body told by itself (`shareUnitOf`). */
 export interface BodyFacts {

@@ -1,34 +1,28 @@
+import { DATASETS, type Dataset } from '../types.js';
 import type { DatasetDefinition } from './dataset-definition.js';
-import { DATASET_NAMES } from './dataset-names.js';
 import { pollenDataset } from './pollen/pollen-dataset.js';
 import { weatherDataset } from './weather/weather-dataset.js';
 
 /**
- * Every dataset envdata ingests, in the order the CLI, plans and status list them. Adding one is
- * a folder beside these, a line here and its name in dataset-names.ts (docs/architecture.md,
- * "Adding a dataset").
+ * The definition of each dataset, by name. `satisfies` holds it to the names of `src/types.ts`
+ * when it compiles: a name there without a definition here, a definition here without its name
+ * there, or a definition filed under another dataset's name fails `tsc`. Adding a dataset is a
+ * folder beside these, a line here and its name in `DATASETS` (docs/architecture.md, "Adding a
+ * dataset").
  */
-export const DATASET_DEFINITIONS = [pollenDataset, weatherDataset] as const;
+const BY_NAME = {
+  pollen: pollenDataset,
+  weather: weatherDataset,
+} as const satisfies { readonly [Name in Dataset]: DatasetDefinition<Name> };
 
-/** A dataset's name: `pollen` or `weather` (`envdata.dataset` in Postgres). */
-export type Dataset = (typeof DATASET_DEFINITIONS)[number]['name'];
-
-/** The names of every dataset, in registry order. */
-export const DATASETS: readonly Dataset[] = Object.freeze(DATASET_DEFINITIONS.map((d) => d.name));
-
-if (DATASETS.join() !== DATASET_NAMES.join()) {
-  throw new TypeError(
-    `src/datasets/dataset-names.ts lists ${DATASET_NAMES.join(', ')} but the registry defines ${DATASETS.join(', ')}: list the same names in the same order`,
-  );
-}
-
-const BY_NAME = new Map<string, DatasetDefinition<Dataset>>(
-  DATASET_DEFINITIONS.map((d) => [d.name, d]),
+/** Every dataset's definition, in the order of `DATASETS`. */
+export const DATASET_DEFINITIONS: readonly (typeof BY_NAME)[Dataset][] = Object.freeze(
+  DATASETS.map((name) => BY_NAME[name]),
 );
 
 /** The definition of a dataset. */
 export function datasetDefinition(name: Dataset): DatasetDefinition<Dataset> {
-  const definition = BY_NAME.get(name);
+  const definition: DatasetDefinition<Dataset> | undefined = BY_NAME[name];
   // Unreachable for a `Dataset`; a name read from untyped input must be checked first.
   if (!definition) throw new TypeError(`unknown dataset ${JSON.stringify(name)}`);
   return definition;

@@ -1,11 +1,11 @@
 import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { ShareUnit } from '../types.js';
+import type { Dataset, ShareUnit } from '../types.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows } from '../warehouse/write-snapshot.js';
 import type { SnapshotRequest } from './dataset-definition.js';
-import { datasetDefinition, type Dataset } from './registry.js';
+import { datasetDefinition } from './registry.js';
 
 /** One snapshot product of a dataset: how it is fetched and what rows its answer makes. */
 export interface SnapshotFetch {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { App } from '../app.js';
-import { DATASETS, type Dataset } from '../datasets/registry.js';
+import { DATASETS, type Dataset } from '../types.js';
 import { insertLocation, toLocation } from '../locations/insert-location.js';
 import { locationNameKey } from '../locations/location-name-key.js';
 import type { Location } from '../locations/location.js';

@@ -1,4 +1,5 @@
-import { DATASET_DEFINITIONS, type Dataset } from '../datasets/registry.js';
+import { DATASET_DEFINITIONS } from '../datasets/registry.js';
+import type { Dataset } from '../types.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 
 /** A snapshot job: one latest reading or forecast of one location, for one sync. */

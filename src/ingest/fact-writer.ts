@@ -15,13 +15,8 @@ import {
   type LandingRecord,
   type LandingState,
 } from '../ledger/record-landings.js';
-import type {
-  FactRow,
-  FactTable,
-  LandingFacts,
-  LocatedRows,
-  WriteContext,
-} from '../warehouse/fact-table.js';
+import type { FactRow } from '../warehouse/fact-rows.js';
+import type { FactTable, LandingFacts, WriteContext } from '../warehouse/fact-table.js';
 import type { ChunkOutcome, Database } from '../warehouse/schema.js';
 import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
@@ -35,7 +30,7 @@ import {
   upsertStatement,
   type ProbedGroup,
 } from '../warehouse/upsert-facts.js';
-import type { StagedRows } from '../warehouse/encoded-rows.js';
+import type { LocatedRows, StagedRows } from '../warehouse/located-rows.js';
 import type { FactTableSpec } from '../warehouse/fact-table-spec.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 

@@ -1,10 +1,14 @@
 import type { JobType, Queue } from 'bullmq';
-import type { Uses } from '../app/app-resources.js';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
 import { countOpenChunks } from '../ledger/count-open-chunks.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
+import type { Logger } from '../logging/create-logger.js';
+import type { QueueFactory } from '../queue/queue-factory.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { readQuotaUsage } from '../queue/quota-usage.js';
 import type { Dataset } from '../types.js';
+import type { Database } from '../warehouse/schema.js';
 import {
   EnvdataMetrics,
   QUEUE_JOB_STATES,
@@ -13,11 +17,23 @@ import {
 } from './envdata-metrics.js';
 
 /**
+ * What the metrics read at scrape time: the app's resources of these names
+ * (`Uses<'config' | 'db' | 'logger' | 'queues'>`), spelled out here because src/app/ sits in a
+ * layer above src/metrics/ (`AppResources` lends the metrics; eslint.walls.js).
+ */
+export interface MetricsSources {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly db: Kysely<Database>;
+  readonly queues: QueueFactory;
+}
+
+/**
  * The metrics of an app, their scrape-time gauges reading its ledger (`db`) and its queue
  * (`queues`, either backend), each opened only when first scraped.
  */
 export function createEnvdataMetrics(
-  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  app: MetricsSources,
   options: Pick<EnvdataMetricsOptions, 'collectTtlMs' | 'collectTimeoutMs'> = {},
 ): EnvdataMetrics {
   let queue: Queue | undefined;

@@ -8,7 +8,7 @@ import {
 } from '../ledger/record-alert-state.js';
 import { readFreshness } from '../ledger/read-freshness.js';
 import { recordNotification } from '../ledger/record-notification.js';
-import { DATASETS } from '../datasets/registry.js';
+import { DATASETS } from '../types.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 
 /** A sync that has not started this long after its schedule is missed. */

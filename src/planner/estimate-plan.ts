@@ -1,6 +1,6 @@
 import type { RateLimitRule } from '../config/rate-limit.js';
-import { datasetDefinition, type Dataset } from '../datasets/registry.js';
-import type { PollenRegion } from '../types.js';
+import { datasetDefinition } from '../datasets/registry.js';
+import type { Dataset, PollenRegion } from '../types.js';
 
 /** Fact rows one hour of a dataset lands for a location of `region` (its definition says). */
 export function rowsPerHour(dataset: Dataset, region: PollenRegion): number {

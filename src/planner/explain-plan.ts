@@ -1,5 +1,6 @@
 import type { Gap } from '../ledger/find-gaps.js';
-import { datasetDefinition, type Dataset } from '../datasets/registry.js';
+import { datasetDefinition } from '../datasets/registry.js';
+import type { Dataset } from '../types.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
 export interface PlanNoteRequest {

@@ -6,7 +6,7 @@ import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { resolveLocations } from '../locations/resolve-locations.js';
 import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
-import { DATASETS } from '../datasets/registry.js';
+import { DATASETS } from '../types.js';
 import { planSync, planSyncGaps, type LeftToBackfill, type SyncRequest } from './plan-sync.js';
 
 export interface SyncStart {

@@ -1,8 +1,9 @@
 import { BinaryArray } from './binary-array.js';
 import { ByteWriter, OID, sendOid, sendValue } from './binary-values.js';
 import { factDigest } from './fact-digest.js';
-import type { FactRow, LocatedRows } from './fact-table.js';
+import type { FactRow } from './fact-rows.js';
 import type { FactColumn, FactTableSpec } from './fact-table-spec.js';
+import type { LocatedRows, StagedRows } from './located-rows.js';
 
 /**
  * Rows as `upsertFacts` sends them: one binary array (`array_send`, see `BinaryArray`) per
@@ -75,16 +76,6 @@ const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 /** The data of a binary `COPY … FROM STDIN` holding every tuple of `parts`, in order, in pieces. */
 export function copyData(parts: readonly Buffer[]): readonly Buffer[] {
   return [COPY_HEADER, ...parts, COPY_TRAILER];
-}
-
-/**
- * One location's rows made ready as its landing is staged (`FactTable.encode`): the tuples of
- * a binary COPY, for hours the ledger never saw, and their digest (`factDigest`), for hours it
- * did; each `undefined` when a value could not be encoded exactly.
- */
-export interface StagedRows {
-  readonly copyTuples: Buffer | undefined;
-  readonly digest: Buffer | undefined;
 }
 
 /** `rows` of one location staged for `table` (see `StagedRows`). */

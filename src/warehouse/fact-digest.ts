@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { FactRow } from './fact-table.js';
+import type { FactRow } from './fact-rows.js';
 import { ByteWriter, sendOid, sendValue, OID } from './binary-values.js';
 import { isNumericColumn, type FactColumn, type FactTableSpec } from './fact-table-spec.js';
 

@@ -1,5 +1,10 @@
 import type { PollenType, RiskLevel, SpeciesCategory, WeatherIcon } from '../types.js';
 
+/** A fact row: every fact table is keyed by location and UTC hour (its partition key). */
+export interface FactRow {
+  readonly observedAt: Date;
+}
+
 /** One pollen type at one hour: `Count.<type>_pollen` and `Risk.<type>_pollen` as sent. */
 export interface PollenTypeRow {
   readonly observedAt: Date;

@@ -1,4 +1,4 @@
-import type { FactRow } from './fact-table.js';
+import type { FactRow } from './fact-rows.js';
 
 /** Column types whose values are JS numbers (`NaN` and `±Infinity` included for `real`). */
 export type NumericColumnType = 'real' | 'int' | 'smallint';

@@ -1,23 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { StagedRows } from './encoded-rows.js';
 import type { FactTableSpec } from './fact-table-spec.js';
-import type { NormalizeStats, QuarantinedRecord } from './fact-rows.js';
+import type { FactRow, NormalizeStats, QuarantinedRecord } from './fact-rows.js';
+import type { LocatedRows, StagedRows } from './located-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
 import type { PartitionedTable } from './year-partitions.js';
-
-/** A fact row: every fact table is keyed by location and UTC hour (its partition key). */
-export interface FactRow {
-  readonly observedAt: Date;
-}
-
-/** Rows of one location, as the writer groups them. */
-export interface LocatedRows<Row> {
-  readonly locationId: number;
-  readonly rows: readonly Row[];
-  /** The same rows as the table staged them (`FactTable.encode`), if it did. */
-  readonly staged?: StagedRows | undefined;
-}
 
 /**
  * What a writer keeps from one batch to the next for the tables that look something up before

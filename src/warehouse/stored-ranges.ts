@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { ArrayLiteral } from './array-literal.js';
-import type { FactRow, LocatedRows } from './fact-table.js';
+import type { FactRow } from './fact-rows.js';
+import type { LocatedRows } from './located-rows.js';
 
 /** Where a batch's rows may already be stored; see `storedRanges`. */
 export interface StoredRanges {

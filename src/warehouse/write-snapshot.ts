@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dataset } from '../types.js';
-import type { FactRow, WriteContext } from './fact-table.js';
+import type { FactRow } from './fact-rows.js';
+import type { WriteContext } from './fact-table.js';
 import type { Database, SnapshotProduct } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
 

@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { LAYERS, wallConfigs } from '../../eslint.walls.js';
 
 /**
  * The walls of eslint.walls.js and eslint.config.js, checked on code that crosses them: each
@@ -8,10 +10,75 @@ import { describe, expect, it } from 'vitest';
  */
 const eslint = new ESLint({ cwd: process.cwd() });
 
-async function rulesBroken(filePath: string, code: string): Promise<string[]> {
+async function lint(filePath: string, code: string): Promise<ESLint.LintResult['messages']> {
   const [result] = await eslint.lintText(code, { filePath });
-  return (result?.messages ?? []).map((m) => m.ruleId ?? m.message);
+  return result?.messages ?? [];
 }
+
+async function rulesBroken(filePath: string, code: string): Promise<string[]> {
+  return (await lint(filePath, code)).map((m) => m.ruleId ?? m.message);
+}
+
+/** The parts of `src/` a part's config refuses, read back from the patterns it was given. */
+function refusedBy(part: string): string[] {
+  const config = wallConfigs().find(
+    (c) => c.files.includes(`src/${part}/**/*.ts`) || c.files.includes(`src/${part}`),
+  );
+  const [, { patterns }] = config!.rules['no-restricted-imports'] as [
+    string,
+    { patterns: { regex: string }[] },
+  ];
+  return LAYERS.flat().filter((other) => {
+    const specifier = other.endsWith('.ts')
+      ? `../${other.replace(/\.ts$/, '.js')}`
+      : `../${other}/x.js`;
+    return patterns.some(({ regex }) => new RegExp(regex).test(specifier));
+  });
+}
+
+describe('the layers of src/ (LAYERS in eslint.walls.js)', () => {
+  const parts = LAYERS.flat();
+
+  it('place every folder of src/ and its two files once', () => {
+    const entries = readdirSync('src', { withFileTypes: true })
+      .filter((e) => e.isDirectory() || e.name.endsWith('.ts'))
+      .map((e) => e.name);
+    expect([...parts].sort()).toEqual(entries.sort());
+    expect(new Set(parts).size).toBe(parts.length);
+  });
+
+  it('let no two parts import each other: of every pair, one refuses the other', () => {
+    const refused = new Map(parts.map((part) => [part, refusedBy(part)]));
+    const bothOpen = parts.flatMap((a) =>
+      parts
+        .filter((b) => a < b && !refused.get(a)!.includes(b) && !refused.get(b)!.includes(a))
+        .map((b) => `${a} ↔ ${b}`),
+    );
+    expect(bothOpen).toEqual([]);
+    expect(refusedBy('cli')).toEqual([]);
+    expect(refusedBy('types.ts')).toEqual(parts.filter((p) => p !== 'types.ts'));
+  });
+
+  it('refuse an upward import naming the folders and the layer order', async () => {
+    const [message] = await lint(
+      'src/warehouse/probe.ts',
+      "import { runCli } from '../cli/run-cli.js';\nexport const r = runCli;\n",
+    );
+    expect(message?.ruleId).toBe('no-restricted-imports');
+    expect(message?.message).toContain('src/warehouse/ may not import src/cli/');
+    expect(message?.message).toContain('types.ts < errors, windows < config');
+  });
+
+  it('refuse an import within a layer', async () => {
+    const [message] = await lint(
+      'src/service/probe.ts',
+      "import type { Database } from '../warehouse/schema.js';\nexport type D = Database;\n",
+    );
+    expect(message?.message).toContain(
+      'src/service/ may not import src/warehouse/: both are in layer',
+    );
+  });
+});
 
 describe('the walls between src/ folders', () => {
   it.each([
@@ -51,7 +118,7 @@ describe('the walls between src/ folders', () => {
     expect(await rulesBroken(filePath, withoutImport)).toEqual([]);
   });
 
-  it('lets a part import what its row of the table allows', async () => {
+  it('lets a part import from a lower layer', async () => {
     const code =
       "import { claimChunk } from '../ledger/claim-chunk.js';\nexport const c = claimChunk;\n";
     expect(await rulesBroken('src/ingest/probe.ts', code)).toEqual([]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { statusJson } from '../../src/cli/json/status-json.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
-import { retireLocations } from '../../src/locations/remove-locations.js';
+import { retireLocations } from '../../src/ledger/remove-locations.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 

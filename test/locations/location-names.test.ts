@@ -6,7 +6,7 @@ import { importLocations } from '../../src/locations/import-locations.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import { listLocations } from '../../src/locations/list-locations.js';
 import { parseLocationFile } from '../../src/locations/parse-location-file.js';
-import { purgeLocations } from '../../src/locations/remove-locations.js';
+import { purgeLocations } from '../../src/ledger/remove-locations.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { addPointLocation } from '../harness/add-point-location.js';
 import { pollUntil } from '../harness/poll-until.js';

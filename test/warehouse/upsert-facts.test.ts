@@ -9,9 +9,10 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { POLLEN_SPECIES_HOURLY } from '../../src/datasets/pollen/pollen-tables.js';
 import { WEATHER_HOURLY } from '../../src/datasets/weather/weather-tables.js';
-import type { PollenSpeciesRow, WeatherRow } from '../../src/warehouse/fact-rows.js';
+import type { FactRow, PollenSpeciesRow, WeatherRow } from '../../src/warehouse/fact-rows.js';
 import type { Database } from '../../src/warehouse/schema.js';
-import type { FactRow, FactTable, LocatedRows } from '../../src/warehouse/fact-table.js';
+import type { FactTable } from '../../src/warehouse/fact-table.js';
+import type { LocatedRows } from '../../src/warehouse/located-rows.js';
 import { stageRows } from '../../src/warehouse/encoded-rows.js';
 import { defineFactTable } from '../../src/warehouse/fact-table-spec.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';

@@ -237,7 +237,7 @@ border) it records it as given and warns.`,
       const [{ resolveLocations }, { countFacts, purgeLocations, retireLocations }] =
         await Promise.all([
           import('../../locations/resolve-locations.js'),
-          import('../../locations/remove-locations.js'),
+          import('../../ledger/remove-locations.js'),
         ]);
       await context.withApp(async (app) => {
         const found = await resolveLocations(app.db, refs);
@@ -285,7 +285,7 @@ border) it records it as given and warns.`,
     .action(async (refs: string[]) => {
       const [{ resolveLocations }, { restoreLocations }] = await Promise.all([
         import('../../locations/resolve-locations.js'),
-        import('../../locations/remove-locations.js'),
+        import('../../ledger/remove-locations.js'),
       ]);
       await context.withApp(async (app) => {
         const restored = await restoreLocations(app.db, await resolveLocations(app.db, refs));

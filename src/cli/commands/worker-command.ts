@@ -92,7 +92,7 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
         if (listen) await assertMetricsHostResolves(listen.host);
         requireApiKey(config);
         const [{ metricsRoute }, { runUntilSignal }] = await Promise.all([
-          import('../../metrics/metrics-route.js'),
+          import('../../app/metrics-route.js'),
           import('../run-until-signal.js'),
         ]);
         await context.withApp(

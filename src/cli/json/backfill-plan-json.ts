@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATASETS, type Dataset } from '../../datasets/registry.js';
+import { DATASETS, type Dataset } from '../../types.js';
 import type { Location } from '../../locations/location.js';
 import type { BackfillStart } from '../../runs/start-backfill.js';
 import type { RateLimitRule } from '../../config/rate-limit.js';

@@ -1,4 +1,4 @@
-import { DATASETS, type Dataset } from '../../datasets/registry.js';
+import { DATASETS, type Dataset } from '../../types.js';
 
 /**
  * An object with one key per dataset, in registry order: `{ pollen: value('pollen'), weather: … }`.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RateLimitRule } from '../../config/rate-limit.js';
-import { DATASETS, type Dataset } from '../../datasets/registry.js';
+import { DATASETS, type Dataset } from '../../types.js';
 import type { PlanEstimate } from '../../planner/plan-run.js';
 import { byDataset } from './by-dataset.js';
 import { count } from './json-document.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATASETS } from '../../datasets/registry.js';
+import { DATASETS } from '../../types.js';
 import type { RunProgress } from '../../ledger/run-progress.js';
 import { count, isoOrNull, isoTimestamp } from './json-document.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATASETS } from '../../datasets/registry.js';
+import { DATASETS } from '../../types.js';
 import type { StatusReport } from '../../status/collect-status-report.js';
 import type { LocationFreshness } from '../format-freshness-table.js';
 import { byDataset } from './by-dataset.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
-import { DATASETS, type Dataset } from '../../datasets/registry.js';
+import { DATASETS, type Dataset } from '../../types.js';
 import { estimateDurationMs } from '../../planner/estimate-plan.js';
 import type { SyncEstimate } from '../../sync/start-sync.js';
 import { count, isoTimestamp, jsonDocument } from './json-document.js';

@@ -1,5 +1,5 @@
-import type { HttpRoute } from '../app/http-server.js';
-import type { EnvdataMetrics } from './envdata-metrics.js';
+import type { EnvdataMetrics } from '../metrics/envdata-metrics.js';
+import type { HttpRoute } from './http-server.js';
 
 /**
  * `GET /metrics`: the process's metrics in Prometheus's text format (`registry.contentType`).

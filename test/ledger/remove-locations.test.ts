@@ -7,7 +7,7 @@ import {
   purgeLocations,
   restoreLocations,
   retireLocations,
-} from '../../src/locations/remove-locations.js';
+} from '../../src/ledger/remove-locations.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';

@@ -1,10 +1,10 @@
-import { DATASET_DEFINITIONS } from '../datasets/registry.js';
-import { openRunsOfLocations } from '../ledger/open-runs-of-locations.js';
 import { sql, type Kysely } from 'kysely';
+import { DATASET_DEFINITIONS } from '../datasets/registry.js';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { toLocation } from '../locations/insert-location.js';
+import type { Location } from '../locations/location.js';
 import type { Database } from '../warehouse/schema.js';
-import { toLocation } from './insert-location.js';
-import type { Location } from './location.js';
+import { openRunsOfLocations } from './open-runs-of-locations.js';
 
 /** What happened to one location. */
 export interface RemovedLocation {
