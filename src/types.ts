@@ -20,6 +20,23 @@
  */
 export type { Dataset } from './datasets/registry.js';
 
+/**
+ * The name of every dataset, in registry order, without its definition: what the CLI checks
+ * `--dataset` against before it loads anything, and what a snapshot job's payload is checked
+ * against (`jobs/snapshot-job.ts`). registry.ts refuses to load when its definitions name other
+ * datasets, so a dataset added there and not here fails every test at once.
+ */
+export const DATASET_NAMES = ['pollen', 'weather'] as const;
+
+/** What a snapshot is of: the latest readings or a forecast (`envdata.snapshot_product`). */
+export const SNAPSHOT_PRODUCT_NAMES = [
+  'latest',
+  'forecast_48h',
+  'forecast_120h',
+  'forecast_72h',
+] as const;
+export type SnapshotProduct = (typeof SNAPSHOT_PRODUCT_NAMES)[number];
+
 export const RISK_LEVELS = ['Low', 'Moderate', 'High', 'Very High'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 

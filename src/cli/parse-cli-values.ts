@@ -1,5 +1,4 @@
-import { DATASET_NAMES } from '../datasets/dataset-names.js';
-import type { Dataset } from '../datasets/registry.js';
+import { DATASET_NAMES, type Dataset } from '../types.js';
 import { usageError } from './usage-error.js';
 
 /** Largest value of a Postgres `integer`: run and location ids never exceed it. */

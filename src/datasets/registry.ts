@@ -1,12 +1,12 @@
 import type { DatasetDefinition } from './dataset-definition.js';
-import { DATASET_NAMES } from './dataset-names.js';
+import { DATASET_NAMES } from '../types.js';
 import { pollenDataset } from './pollen/pollen-dataset.js';
 import { weatherDataset } from './weather/weather-dataset.js';
 
 /**
  * Every dataset envdata ingests, in the order the CLI, plans and status list them. Adding one is
- * a folder beside these, a line here and its name in dataset-names.ts (docs/architecture.md,
- * "Adding a dataset").
+ * a folder beside these, a line here and its name in `DATASET_NAMES` (src/types.ts;
+ * docs/architecture.md, "Adding a dataset").
  */
 export const DATASET_DEFINITIONS = [pollenDataset, weatherDataset] as const;
 
@@ -18,7 +18,7 @@ export const DATASETS: readonly Dataset[] = Object.freeze(DATASET_DEFINITIONS.ma
 
 if (DATASETS.join() !== DATASET_NAMES.join()) {
   throw new TypeError(
-    `src/datasets/dataset-names.ts lists ${DATASET_NAMES.join(', ')} but the registry defines ${DATASETS.join(', ')}: list the same names in the same order`,
+    `DATASET_NAMES in src/types.ts lists ${DATASET_NAMES.join(', ')} but the registry defines ${DATASETS.join(', ')}: list the same names in the same order`,
   );
 }
 

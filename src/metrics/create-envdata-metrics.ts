@@ -2,7 +2,7 @@ import type { JobType, Queue } from 'bullmq';
 import type { Uses } from '../app/app-resources.js';
 import { countOpenChunks } from '../ledger/count-open-chunks.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { readQuotaUsage } from '../queue/quota-usage.js';
 import type { Dataset } from '../types.js';
 import {

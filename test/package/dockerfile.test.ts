@@ -77,6 +77,7 @@ describe('.dockerignore', () => {
       'tsconfig.build.json',
       'bin/envdata.js',
       'src/cli/main.ts',
+      'jobs/queue-names.ts',
       'migrations',
       '.env.example',
     ]) {
