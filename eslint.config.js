@@ -49,6 +49,38 @@ export default tseslint.config(
   // The walls between src/ folders (eslint.walls.js); test/architecture also proves no cycle.
   ...wallConfigs(),
   {
+    // The queue's contract (jobs/): what travels on the queue, read by the producers and the
+    // workers of src/, importing none of them: zod, BullMQ's types, the vocabulary (src/types.ts)
+    // and its own files only (test/architecture/jobs-wall.test.ts).
+    files: ['jobs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!zod$|bullmq$|\\./[\\w.-]+\\.js$|\\.\\./src/types\\.js$)',
+              message:
+                'jobs/ imports only zod, bullmq (types), src/types.ts and itself (eslint.config.js)',
+            },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'bullmq',
+              allowTypeImports: true,
+              message: 'jobs/ imports only the types of bullmq: the worker throws its errors.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Only src/config and the CLI boundary read the environment; everything else gets a Config.
     files: ['src/**/*.ts'],
     ignores: ['src/config/**', 'src/cli/**'],

@@ -4,8 +4,8 @@
  * Runs the compiled program, dist/src/cli/main.js (`npm run build`; `prepare` builds it at
  * `npm ci`). An installed package has no src/ and runs it as it is. In a checkout (where
  * src/cli/main.ts is), it never runs a stale build: when dist/ is missing, or something under
- * src/ or migrations/ (or a tsconfig) is newer than the last build's stamp, it runs the sources
- * through tsx instead, as before there was a build — slower to start, never out of date.
+ * src/, jobs/ or migrations/ (or a tsconfig) is newer than the last build's stamp, it runs the
+ * sources through tsx instead, as before there was a build — slower to start, never out of date.
  * `npm run build` makes it fast again. The check costs one stat per source file and folder
  * (about 500), a few milliseconds.
  */
@@ -38,7 +38,7 @@ function buildIsCurrent() {
   if (built === undefined) return false;
   // Folders count too: removing or renaming a file changes its folder, not any file left. A walk
   // of our own, by plain loops: Node 20's recursive readdirSync costs several times as much.
-  const pending = ['tsconfig.json', 'tsconfig.build.json', 'src', 'migrations'].map(
+  const pending = ['tsconfig.json', 'tsconfig.build.json', 'src', 'jobs', 'migrations'].map(
     (input) => ROOT + input,
   );
   for (let path = pending.pop(); path !== undefined; path = pending.pop()) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * `npm run build` (and `prepare`, so `npm ci` in a clone builds): compiles src/ and migrations/
- * into dist/ with tsconfig.build.json, bundles the packages of VENDORED into dist/vendor/ (esbuild),
+ * `npm run build` (and `prepare`, so `npm ci` in a clone builds): compiles src/, jobs/ and
+ * migrations/ into dist/ with tsconfig.build.json, bundles the packages of VENDORED into dist/vendor/ (esbuild),
  * copies the files src/ reads at run time, removes what a deleted or renamed source left behind,
  * and last writes dist/.build-stamp, which bin/envdata.js compares with the sources to never run
  * a stale build. Plain JavaScript so that it needs TypeScript and esbuild only, not tsx.
@@ -30,7 +30,7 @@ const STAMP = join(DIST, '.build-stamp');
 /** Files src/ reads beside itself at run time (relative to `import.meta.url`), copied as they are. */
 const ASSETS = ['src/console/public'];
 /** The folders tsc compiles: what dist/ mirrors. */
-const COMPILED = ['src', 'migrations'];
+const COMPILED = ['src', 'jobs', 'migrations'];
 /**
  * Packages whose ES build is hundreds of small modules (Kysely about 1,000, zod about 240): each
  * is bundled into one file of dist/vendor/, and the compiled code imports that file instead.
@@ -97,7 +97,7 @@ for (const folder of COMPILED) {
   }
 }
 
-writeFileSync(STAMP, `built ${started.toISOString()} from src/ and migrations/\n`);
+writeFileSync(STAMP, `built ${started.toISOString()} from ${COMPILED.join('/, ')}/\n`);
 utimesSync(STAMP, started, started);
 
 /**

@@ -25,6 +25,15 @@ export const DATASETS = Object.freeze(['pollen', 'weather'] as const);
 /** A dataset's name: `pollen` or `weather`. */
 export type Dataset = (typeof DATASETS)[number];
 
+/** What a snapshot is of: the latest readings or a forecast (`envdata.snapshot_product`). */
+export const SNAPSHOT_PRODUCT_NAMES = [
+  'latest',
+  'forecast_48h',
+  'forecast_120h',
+  'forecast_72h',
+] as const;
+export type SnapshotProduct = (typeof SNAPSHOT_PRODUCT_NAMES)[number];
+
 export const RISK_LEVELS = ['Low', 'Moderate', 'High', 'Very High'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 

@@ -3,7 +3,7 @@ import type { RedisClient } from '../../src/queue/create-redis.js';
 import type { App } from '../../src/app.js';
 import type { QueueBackend } from '../../src/config/config.js';
 import type { Location } from '../../src/locations/location.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { ensureDatabase } from '../../src/warehouse/ensure-database.js';
 import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
 import { benchApp, type BenchTarget } from './bench-app.js';

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { createFeeder } from '../../src/dispatch/create-feeder.js';
 import { toLocation } from '../../src/locations/insert-location.js';
 import { planRun } from '../../src/planner/plan-run.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { benchApp, type BenchTarget } from './bench-app.js';
 import { compactPostgresQueue, postgresQueueBytes, redisQueueBytes } from './queue-footprint.js';
 

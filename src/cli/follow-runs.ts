@@ -3,7 +3,7 @@ import { pauseRun } from '../ledger/pause-run.js';
 import { runProgress } from '../ledger/run-progress.js';
 import type { CommandContext } from './command-context.js';
 import { shutdownSignal } from './shutdown-signal.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { readQueueHolds } from '../status/run-waiting.js';
 import { formatRunSummary, runSucceeded, watchRun } from './watch-run.js';
 

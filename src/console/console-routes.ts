@@ -4,7 +4,7 @@ import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../app/htt
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
 import { runProgress } from '../ledger/run-progress.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { queuePauseMs } from '../queue/queue-pause.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
 import { DATASETS, type Dataset } from '../types.js';

@@ -8,7 +8,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import express from 'express';
 import { sendText, type HttpHandler } from '../app/http-server.js';
 import type { Uses } from '../app/app-resources.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /** Where the queues board is mounted. */
 export const QUEUE_BOARD_PATH = '/queues';

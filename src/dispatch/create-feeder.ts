@@ -1,7 +1,7 @@
 import type { Uses } from '../app/app-resources.js';
 import { historyWindowScope } from './history-window-scope.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
-import type { IngestJobData } from './ingest-job.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
+import type { IngestJobData } from '../../jobs/ingest-chunk-job.js';
 import { QueueFeeder } from './queue-feeder.js';
 
 /** The app's feeder of the ingest queue, configured from its config. */

@@ -12,8 +12,8 @@ import {
 import { runningRunIds } from '../ledger/reopen-runs.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
-import type { IngestJobData } from './ingest-job.js';
-import { chunkJob, type JobRetry } from './job-options.js';
+import { chunkJob, type IngestJobData } from '../../jobs/ingest-chunk-job.js';
+import type { JobRetry } from '../../jobs/job-options.js';
 
 export interface QueueFeederOptions {
   /** At most this many jobs wait in Redis, whatever the size of the plan. */

@@ -5,7 +5,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import { coerceError } from '../errors/coerce-error.js';
 import { snapshotSourceOf } from '../datasets/snapshot-source-of.js';
-import type { SnapshotJobData } from '../dispatch/snapshot-job.js';
+import type { SnapshotJobData } from '../../jobs/snapshot-job.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
 import type { ParsedPayload } from '../service/models.js';

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { CallBudget } from '../dispatch/call-budget.js';
 import type { CallPacer, PacedCall } from '../dispatch/call-pacer.js';
 import type { QuotaGate, QuotaHold, QuotaUse } from '../dispatch/quota-gate.js';
-import type { IngestJobData } from '../dispatch/ingest-job.js';
+import type { IngestJobData } from '../../jobs/ingest-chunk-job.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import { fetchChunk } from './fetch-chunk.js';

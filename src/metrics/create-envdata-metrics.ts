@@ -5,7 +5,7 @@ import { countOpenChunks } from '../ledger/count-open-chunks.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { QueueFactory } from '../queue/queue-factory.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { readQuotaUsage } from '../queue/quota-usage.js';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';

@@ -9,7 +9,7 @@ import {
 import { readFreshness } from '../ledger/read-freshness.js';
 import { recordNotification } from '../ledger/record-notification.js';
 import { DATASETS } from '../types.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /** A sync that has not started this long after its schedule is missed. */
 const SYNC_GRACE_MS = 3_600_000;

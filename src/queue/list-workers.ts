@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 import type { RedisClient } from './create-redis.js';
-import type { QueueName } from './queue-names.js';
+import type { QueueName } from '../../jobs/queue-names.js';
 import type { HeartbeatReading } from './worker-heartbeats.js';
 import { parseWorkerName, type WorkerIdentity } from './worker-identity.js';
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
-import type { QueueName } from './queue-names.js';
+import type { QueueName } from '../../jobs/queue-names.js';
 import type { HeartbeatReading, WorkerBeat, WorkerHeartbeats } from './worker-heartbeats.js';
 
 /**

@@ -31,7 +31,7 @@ import {
 } from './list-workers.js';
 import { PostgresCallCounter } from './postgres-call-counter.js';
 import { PostgresCallSlots } from './postgres-call-slots.js';
-import type { QueueName } from './queue-names.js';
+import type { QueueName } from '../../jobs/queue-names.js';
 import { RedisCallCounter } from './redis-call-counter.js';
 import { RedisCallSlots } from './redis-call-slots.js';
 import { RedisKeyspace } from './redis-keyspace.js';

@@ -1,5 +1,5 @@
 import type { RedisClient } from './create-redis.js';
-import type { QueueName } from './queue-names.js';
+import type { QueueName } from '../../jobs/queue-names.js';
 import type { RedisKeyspace } from './redis-keyspace.js';
 import type { HeartbeatReading, WorkerBeat, WorkerHeartbeats } from './worker-heartbeats.js';
 

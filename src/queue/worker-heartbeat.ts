@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { QueueName } from './queue-names.js';
+import type { QueueName } from '../../jobs/queue-names.js';
 import type { WorkerHeartbeats } from './worker-heartbeats.js';
 import type { WorkerIdentity } from './worker-identity.js';
 

@@ -1,4 +1,4 @@
-import type { QueueName } from './queue-names.js';
+import type { QueueName } from '../../jobs/queue-names.js';
 import type { WorkerIdentity } from './worker-identity.js';
 
 /** What a worker reports at each beat. */

@@ -1,9 +1,8 @@
 import type { Uses } from '../app/app-resources.js';
-import type { IngestJobData } from '../dispatch/ingest-job.js';
-import { ingestJobId } from '../dispatch/job-options.js';
+import { ingestJobId, type IngestJobData } from '../../jobs/ingest-chunk-job.js';
 import { cancelRun, type CancelledRun } from '../ledger/cancel-run.js';
 import { pauseRun } from '../ledger/pause-run.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /**
  * `envdata cancel RUN`: the run ends `cancelled`; its chunks not yet fetched are dropped from the
@@ -20,7 +19,9 @@ export async function cancelRunAndJobs(
   for (let i = 0; i < cancelled.dropped.length; i += 500) {
     // A job that is already gone, or held by a worker, is skipped by its claim: the chunk is gone.
     await Promise.all(
-      cancelled.dropped.slice(i, i + 500).map((id) => queue.remove(ingestJobId(id)).catch(() => 0)),
+      cancelled.dropped
+        .slice(i, i + 500)
+        .map((id) => queue.remove(ingestJobId({ chunkId: id })).catch(() => 0)),
     );
   }
   app.logger.info({ runId, dropped: cancelled.dropped.length }, 'run cancelled');

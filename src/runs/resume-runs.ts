@@ -2,7 +2,7 @@ import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { reopenRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
 import { clearQueuePause } from '../queue/queue-pause.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /**
  * `envdata resume [RUN]`: stopped runs (a refused key, since fixed) and paused ones run again, and every

@@ -1,7 +1,7 @@
 import type { Uses } from '../app/app-resources.js';
 import type { QueueBackend } from '../config/config.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import type { ConnectedWorker } from '../queue/list-workers.js';
 import { queuePauseMs } from '../queue/queue-pause.js';
 import { redisAddressOf, redisTargetOf } from '../queue/redis-target.js';

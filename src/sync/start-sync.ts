@@ -1,11 +1,11 @@
 import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
-import { snapshotJob } from '../dispatch/job-options.js';
-import { SNAPSHOT_PRODUCTS, type SnapshotJobData } from '../dispatch/snapshot-job.js';
+import { snapshotJob, type SnapshotJobData } from '../../jobs/snapshot-job.js';
+import { SNAPSHOT_PRODUCTS } from '../datasets/snapshot-products.js';
 import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { resolveLocations } from '../locations/resolve-locations.js';
 import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { DATASETS } from '../types.js';
 import { planSync, planSyncGaps, type LeftToBackfill, type SyncRequest } from './plan-sync.js';
 

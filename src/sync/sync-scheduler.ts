@@ -1,13 +1,16 @@
 import { ErrorCode, Worker } from 'bullmq';
 import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
-import { syncFiringOptions } from '../dispatch/job-options.js';
+import {
+  NIGHTLY_SYNC_JOB_PAYLOAD,
+  NIGHTLY_SYNC_SCHEDULER_ID,
+  nightlySyncJob,
+} from '../../jobs/nightly-sync-job.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
+import { assertJobPayload } from '../queue/assert-job-payload.js';
 import { startSync } from './start-sync.js';
-
-export const NIGHTLY_SYNC_SCHEDULER_ID = 'nightly-sync';
 
 /**
  * The nightly sync's schedule and the worker that plans each night's sync. The schedule is a
@@ -52,11 +55,7 @@ export class SyncScheduler implements AppComponent {
       queue.upsertJobScheduler(
         NIGHTLY_SYNC_SCHEDULER_ID,
         { pattern: app.config.sync.cron, tz: 'UTC' },
-        {
-          name: NIGHTLY_SYNC_SCHEDULER_ID,
-          data: {},
-          opts: syncFiringOptions(),
-        },
+        nightlySyncJob(),
       );
     const schedule = () => upsertRacing(upsert);
     await schedule();
@@ -69,7 +68,12 @@ export class SyncScheduler implements AppComponent {
         }
       });
     });
-    const worker = app.queues.worker(QUEUE_NAMES.sync, () => this.plan());
+    const worker = app.queues.worker(QUEUE_NAMES.sync, async (job) => {
+      // A firing that is not one (added by hand, or by a release whose firings differ) fails
+      // once, naming what is wrong with it, before anything plans.
+      assertJobPayload(job, NIGHTLY_SYNC_JOB_PAYLOAD);
+      return this.plan();
+    });
     worker.on('error', (error) => {
       if (!this.outages.report(error)) app.logger.warn({ err: error }, 'scheduler worker error');
     });

@@ -5,6 +5,7 @@ import type {
   PollenType,
   RiskLevel,
   ShareUnit,
+  SnapshotProduct,
   SpeciesCategory,
   WeatherIcon,
 } from '../types.js';
@@ -24,7 +25,8 @@ export type ChunkRecordedOutcome = ChunkOutcome | 'settled';
 export type RunKind = 'backfill' | 'sync' | 'rebuild';
 export type RunStatus =
   'planning' | 'running' | 'paused' | 'done' | 'failed' | 'stopped' | 'cancelled';
-export type SnapshotProduct = 'latest' | 'forecast_48h' | 'forecast_120h' | 'forecast_72h';
+/** What a snapshot is of (the vocabulary's, src/types.ts). */
+export type { SnapshotProduct };
 export type RegisteredBy = 'coordinates' | 'place' | 'import';
 
 export interface LocationTable {

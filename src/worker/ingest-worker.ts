@@ -1,17 +1,27 @@
 import { setMaxListeners } from 'node:events';
-import { Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Uses } from '../app/app-resources.js';
 import type { AppComponent } from '../app/app-component.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
 import { CallPacer } from '../dispatch/call-pacer.js';
 import { QuotaGate } from '../dispatch/quota-gate.js';
-import type { IngestJobData } from '../dispatch/ingest-job.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
-import { QUEUE_NAMES } from '../queue/queue-names.js';
+import {
+  INGEST_JOB_NAME,
+  INGEST_JOB_PAYLOAD,
+  type IngestJobData,
+} from '../../jobs/ingest-chunk-job.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
+import {
+  SNAPSHOT_JOB_NAME,
+  SNAPSHOT_JOB_PAYLOAD,
+  type SnapshotJobData,
+} from '../../jobs/snapshot-job.js';
+import { assertJobPayload } from '../queue/assert-job-payload.js';
 import { workerName } from '../queue/worker-identity.js';
 import { isLostJob } from '../queue/lost-job.js';
 import { capQueuePause } from '../queue/queue-pause.js';
@@ -22,7 +32,6 @@ import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor, type IngestOutcome } from '../ingest/ingest-chunk-job.js';
 import { retryBackoffMs } from '../ingest/retry-backoff.js';
 import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
-import { SNAPSHOT_JOB_NAME, type SnapshotJobData } from '../dispatch/snapshot-job.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
 import { ApiCallMinuteRecorder } from '../metrics/api-call-minute-recorder.js';
 import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
@@ -62,6 +71,7 @@ type WorkerResources = Uses<
   | 'serviceClient'
 >;
 
+/** What the ingest queue carries, once checked (`assertJobPayload`). */
 type JobData = IngestJobData | SnapshotJobData;
 
 /**
@@ -239,11 +249,9 @@ export class IngestWorker implements AppComponent {
     return running;
   }
 
-  private async run(job: Job<JobData>, token?: string): Promise<IngestOutcome | number> {
+  private async run(job: Job<unknown>, token?: string): Promise<IngestOutcome | number> {
     try {
-      return job.name === SNAPSHOT_JOB_NAME
-        ? await this.snapshots(job as Job<SnapshotJobData>)
-        : await this.processor.process(job as Job<IngestJobData>, token);
+      return await this.processorOf(job, token);
     } catch (error) {
       if (isServiceError(error, 'ABORTED')) throw Worker.RateLimitError();
       // A statement the shutdown deadline cancelled (a claim, a snapshot's write): nothing of
@@ -255,6 +263,25 @@ export class IngestWorker implements AppComponent {
       await this.outages.whenAvailable(this.stopping.signal);
       throw Worker.RateLimitError();
     }
+  }
+
+  /**
+   * Runs the processor of the job's kind once its payload holds: the edge, where a job of an
+   * older release or one added by hand fails at once (`UnrecoverableError`, no retry), its message
+   * naming the field; so does a job of a name no processor takes.
+   */
+  private processorOf(job: Job<unknown>, token?: string): Promise<IngestOutcome | number> {
+    if (job.name === SNAPSHOT_JOB_NAME) {
+      assertJobPayload(job, SNAPSHOT_JOB_PAYLOAD);
+      return this.snapshots(job);
+    }
+    if (job.name === INGEST_JOB_NAME) {
+      assertJobPayload(job, INGEST_JOB_PAYLOAD);
+      return this.processor.process(job, token);
+    }
+    throw new UnrecoverableError(
+      `job ${job.name} ${job.id ?? '(no id)'}: no job of that name runs on the ${QUEUE_NAMES.ingest} queue (${INGEST_JOB_NAME}, ${SNAPSHOT_JOB_NAME})`,
+    );
   }
 
   /**

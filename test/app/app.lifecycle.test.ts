@@ -3,9 +3,9 @@ import { createApp, type App, type AppComponent } from '../../src/app.js';
 import { sendText } from '../../src/app/http-server.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { openResources, type OpenResource } from '../../src/lifecycle/open-resources.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
-import { NIGHTLY_SYNC_SCHEDULER_ID } from '../../src/sync/sync-scheduler.js';
+import { NIGHTLY_SYNC_SCHEDULER_ID } from '../../jobs/nightly-sync-job.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { QUEUE_BACKENDS } from '../../src/config/config.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
 import type { Location } from '../../src/locations/location.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';

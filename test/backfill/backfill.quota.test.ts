@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { planRun } from '../../src/planner/plan-run.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';

@@ -5,7 +5,7 @@ import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import type { App } from '../../src/app.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { runChunks } from './run-chunks.js';
 import { factRows, warehouseDigest } from './warehouse-digest.js';
 import { expectThrottledRunRodeOut } from './expect-throttled-run.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestJobData } from '../../src/dispatch/ingest-job.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import type { IngestJobData } from '../../jobs/ingest-chunk-job.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';

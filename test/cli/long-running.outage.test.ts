@@ -3,10 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { configFromDefaults } from '../../src/config/load-config.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
-import { NIGHTLY_SYNC_SCHEDULER_ID } from '../../src/sync/sync-scheduler.js';
+import { NIGHTLY_SYNC_SCHEDULER_ID } from '../../jobs/nightly-sync-job.js';
 import { pollUntil } from '../harness/poll-until.js';
 import {
   startPrivatePostgres,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markRunWaiting } from '../../src/ledger/mark-run-waiting.js';
 import { pauseRun } from '../../src/ledger/pause-run.js';
 import type { RunWaiting } from '../../src/ledger/run-progress.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { queueWaiting } from '../../src/status/run-waiting.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { assertRedisAnswers } from '../../src/queue/create-redis.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { redisTargetOf } from '../../src/queue/redis-target.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { collectStatus, type EnvdataStatus } from '../../src/status/collect-status.js';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DATASET_DEFINITIONS, datasetDefinition } from '../../src/datasets/registry.js';
 import { DATASETS } from '../../src/types.js';
-import { SNAPSHOT_PRODUCTS } from '../../src/dispatch/snapshot-job.js';
+import { SNAPSHOT_PRODUCTS } from '../../src/datasets/snapshot-products.js';
 import { HISTORY_STARTS } from '../../src/datasets/dataset-coverage.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 

@@ -195,4 +195,3 @@ describe('npm run demo as a normal user, from a clone in a home only it may ente
     DEMO_TIMEOUT,
   );
 });
-

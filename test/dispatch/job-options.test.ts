@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { chunkJob, ingestJobId, snapshotJob } from '../../src/dispatch/job-options.js';
-import type { SnapshotJobData } from '../../src/dispatch/snapshot-job.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { chunkJob, ingestJobId } from '../../jobs/ingest-chunk-job.js';
+import { snapshotJob, type SnapshotJobData } from '../../jobs/snapshot-job.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 
 // The queue of the file's backend (project `redis` or `postgres`): the postgres leg needs no Redis.
@@ -24,7 +24,7 @@ describe('job options', () => {
       prioritized: 1,
       waiting: 1,
     });
-    const stored = await queue.getJob(ingestJobId(41));
+    const stored = await queue.getJob(ingestJobId({ chunkId: 41 }));
     expect(stored?.data).toEqual({ chunkId: 41 });
     expect(stored?.opts).toMatchObject({
       attempts: 4,

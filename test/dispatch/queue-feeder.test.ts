@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFeeder } from '../../src/dispatch/create-feeder.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { waitForRun } from '../harness/wait-for-run.js';

@@ -1,5 +1,5 @@
 import type { App } from '../../src/app.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /**
  * Reads state (the ledger, the queue) until `read` returns something, and returns it; rejects

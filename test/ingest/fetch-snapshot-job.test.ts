@@ -1,11 +1,11 @@
 import { Worker, type Job } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueLimiter } from '../../src/dispatch/call-budget.js';
-import { snapshotJob } from '../../src/dispatch/job-options.js';
-import type { SnapshotJobData } from '../../src/dispatch/snapshot-job.js';
+import { snapshotJob } from '../../jobs/snapshot-job.js';
+import type { SnapshotJobData } from '../../jobs/snapshot-job.js';
 import { createFetchSnapshotProcessor } from '../../src/ingest/fetch-snapshot-job.js';
 import { ThrottleBackoff } from '../../src/ingest/throttle-backoff.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';

@@ -5,7 +5,7 @@ import type { Config } from '../../src/config/config.js';
 import { parseRateLimits, type RateLimitRule } from '../../src/config/rate-limit.js';
 import { metricsRoute } from '../../src/app/metrics-route.js';
 import { QUEUE_JOB_STATES } from '../../src/metrics/envdata-metrics.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
 import { ENDPOINTS } from '../../src/service/endpoints.js';
 import { SIMULATOR_ENDPOINTS } from '../../src/simulator/simulator-endpoints.js';

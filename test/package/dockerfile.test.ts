@@ -79,6 +79,7 @@ describe('.dockerignore', () => {
       'bin/envdata.js',
       'src/cli/main.ts',
       'src/config/config.ts',
+      'jobs/queue-names.ts',
       'migrations',
       '.env.example',
     ]) {

@@ -18,7 +18,7 @@ import { adminQuery } from '../../scripts/lib/admin-query.js';
  *   repository that has no dist/ (`git ls-files`, so no build of the checkout leaks in), and
  *   `npm pack` builds it (`prepare`), so dist/ is in the tarball;
  * - the tarball holds what runs and nothing else (package.json `files`): bin/, the compiled
- *   dist/src/ and dist/migrations/, the bundles of dist/vendor/, package.json and README.md; no
+ *   dist/src/, dist/jobs/ and dist/migrations/, the bundles of dist/vendor/, package.json and README.md; no
  *   src/, test/, bench/, docs/;
  * - installed with npm alone, it runs: `--help`, `--version`, `migrate` of a fresh database on
  *   the suite's Postgres (dropped after), and the demo on the local PostgreSQL of the installed
@@ -107,7 +107,7 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds what runs and nothing else: bin/, dist/src/, dist/migrations/, dist/vendor/, package.json, npm-shrinkwrap.json, README.md', () => {
+  it('holds what runs and nothing else: bin/, dist/src/, dist/jobs/, dist/migrations/, dist/vendor/, package.json, npm-shrinkwrap.json, README.md', () => {
     const top = new Set(
       packed.map((file) =>
         file
@@ -119,6 +119,7 @@ describe('the npm package', () => {
     expect([...top].sort()).toEqual([
       'README.md',
       'bin',
+      'dist/jobs',
       'dist/migrations',
       'dist/src',
       'dist/vendor',

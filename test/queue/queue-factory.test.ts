@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QUEUE_BACKENDS } from '../../src/config/config.js';
 import { QueueFactory } from '../../src/queue/queue-factory.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { assertRedisAnswers } from '../../src/queue/create-redis.js';
 import { workerName } from '../../src/queue/worker-identity.js';
 import { openResources } from '../../src/lifecycle/open-resources.js';

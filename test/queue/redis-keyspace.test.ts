@@ -5,7 +5,7 @@ import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
 import { parseRateLimits } from '../../src/config/rate-limit.js';
 import { RedisKeyspace } from '../../src/queue/redis-keyspace.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /**
  * Every key one installation keeps in Redis: BullMQ's keys of each of our queues (named by

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { SyncScheduler, upsertRacing } from '../../src/sync/sync-scheduler.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 

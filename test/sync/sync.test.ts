@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { SNAPSHOT_PRODUCTS } from '../../src/dispatch/snapshot-job.js';
+import { SNAPSHOT_PRODUCTS } from '../../src/datasets/snapshot-products.js';
 import { countWindows } from '../../src/windows/tile-windows.js';
 import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';

@@ -5,7 +5,7 @@ import { createApp, type App } from '../../src/app.js';
 import { configFromDefaults } from '../../src/config/load-config.js';
 import { settlesWithin } from '../../src/lifecycle/settles-within.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConnectedWorker } from '../../src/queue/list-workers.js';
-import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { HEARTBEAT_MISSES } from '../../src/queue/worker-heartbeat.js';
 import { workerName } from '../../src/queue/worker-identity.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';

@@ -1,8 +1,8 @@
 /** BullMQ queue names of envdata (keys become `<prefix>:<name>:…`). */
 export const QUEUE_NAMES = {
-  /** Chunks of history to fetch, normalize and land. */
+  /** Chunks of history to fetch, normalize and land, and the snapshots of a sync. */
   ingest: 'ingest',
-  /** Scheduled and on-demand sync runs. */
+  /** The firings of the nightly sync's schedule. */
   sync: 'sync',
 } as const;
 
