@@ -20,13 +20,16 @@ async function addByHand(queue: QueueName, name: string, data: unknown, jobId: s
     .add(name, data, { jobId, attempts: 5, backoff: { type: 'fixed', delay: 10 } });
 }
 
-/** The job once it has failed. */
+/** The job once it has failed, read after its failure (with its reason and attempts). */
 function failedJob(queue: QueueName, jobId: string): Promise<Job> {
   return pollUntil<Job, unknown>(
     async () => {
-      const job = await fx.app.queues.queue(queue).getJob(jobId);
-      if (job && (await job.getState()) === 'failed') return { done: job };
-      return { last: job?.data };
+      const jobs = fx.app.queues.queue(queue);
+      // The state first: a job read before it failed and found failed after is a stale copy.
+      const job =
+        (await jobs.getJobState(jobId)) === 'failed' ? await jobs.getJob(jobId) : undefined;
+      if (job) return { done: job };
+      return { last: (await jobs.getJob(jobId))?.data };
     },
     {
       timeoutMs: 20_000,
