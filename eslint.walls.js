@@ -24,7 +24,7 @@ export const LAYERS = [
   // The seams to the outside, side by side so that none reaches another: HTTP to the service,
   // Postgres, and the simulator that stands in for the service (sharing only the gazetteer).
   ['service', 'warehouse', 'simulator'],
-  // Parsed payloads become fact rows (pure); Redis and BullMQ; a local PostgreSQL.
+  // The steps every dataset's normalizer shares (pure); Redis and BullMQ; a local PostgreSQL.
   ['normalize', 'queue', 'local'],
   ['locations'],
   // A dataset's definition: its endpoints, its normalization, its fact tables.

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { OTHERS_SPECIES } from '../../src/normalize/normalize-pollen.js';
+import { OTHERS_SPECIES } from '../../src/datasets/pollen/normalize-pollen.js';
 import {
   POLLEN_SPECIES_BY_REGION,
   TYPE_PEAK_DAY,

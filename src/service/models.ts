@@ -3,7 +3,8 @@ import type { PollenType, RiskLevel } from '../types.js';
 /**
  * What the service client returns after parsing: every upstream shape variant
  * (docs: ../shared/spec/upstream-responses.md) is folded into these. Values are kept exactly as
- * sent; unit conversions and mapping to warehouse rows happen in `src/normalize/`.
+ * sent; unit conversions and mapping to fact rows happen in each dataset's normalizer
+ * (`src/datasets/<name>/normalize-<name>.ts`).
  */
 
 /** A record the parser could not accept, kept for quarantine with the reason. */

@@ -11,7 +11,7 @@ import { RecordRejection, isJsonObject, readNumber, readString } from './record-
  *
  * Throws `MALFORMED_RESPONSE` when the envelope does not fit; a record that does not fit goes to
  * `rejected` and the valid ones are returned. Values are kept as sent (SI when asked with
- * `units=si`); percentages are converted later, in `src/normalize/`.
+ * `units=si`); percentages are converted later, in `src/datasets/weather/normalize-weather.ts`.
  */
 export function parseWeatherBody(body: string, source: PayloadSource = {}): WeatherPayload {
   const context: ParseContext = { rawBody: body, ...source };

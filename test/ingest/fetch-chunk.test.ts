@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchChunk, type ChunkToFetch } from '../../src/ingest/fetch-chunk.js';
 import type { Location } from '../../src/locations/location.js';
-import type { PollenSpeciesRow } from '../../src/warehouse/fact-rows.js';
+import type { PollenSpeciesRow } from '../../src/datasets/pollen/pollen-rows.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';

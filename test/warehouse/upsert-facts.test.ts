@@ -9,7 +9,9 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { POLLEN_SPECIES_HOURLY } from '../../src/datasets/pollen/pollen-tables.js';
 import { WEATHER_HOURLY } from '../../src/datasets/weather/weather-tables.js';
-import type { FactRow, PollenSpeciesRow, WeatherRow } from '../../src/warehouse/fact-rows.js';
+import type { PollenSpeciesRow } from '../../src/datasets/pollen/pollen-rows.js';
+import type { WeatherRow } from '../../src/datasets/weather/weather-rows.js';
+import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import type { FactTable } from '../../src/warehouse/fact-table.js';
 import type { LocatedRows } from '../../src/warehouse/located-rows.js';

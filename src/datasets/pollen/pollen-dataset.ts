@@ -1,4 +1,4 @@
-import { normalizePollen } from '../../normalize/normalize-pollen.js';
+import { normalizePollen } from './normalize-pollen.js';
 import type { PollenPayload } from '../../service/models.js';
 import { parsePollenBody } from '../../service/parse-pollen-body.js';
 import type { PollenRegion } from '../../types.js';

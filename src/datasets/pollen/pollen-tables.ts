@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { PollenSpeciesRow, PollenTypeRow } from '../../warehouse/fact-rows.js';
+import type { PollenSpeciesRow, PollenTypeRow } from './pollen-rows.js';
 import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
 import type { Database } from '../../warehouse/schema.js';
 import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';

@@ -1,4 +1,4 @@
-import { normalizeWeather, weatherShareUnit } from '../../normalize/normalize-weather.js';
+import { normalizeWeather, weatherShareUnit } from './normalize-weather.js';
 import type { WeatherPayload } from '../../service/models.js';
 import { parseWeatherBody } from '../../service/parse-weather-body.js';
 import { tableRows } from '../../warehouse/fact-table.js';

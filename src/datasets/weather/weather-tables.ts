@@ -1,4 +1,4 @@
-import type { WeatherRow } from '../../warehouse/fact-rows.js';
+import type { WeatherRow } from './weather-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
 import { defineFactTable } from '../../warehouse/fact-table-spec.js';
 import { stageRows } from '../../warehouse/encoded-rows.js';

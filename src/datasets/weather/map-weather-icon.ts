@@ -1,4 +1,4 @@
-import { WEATHER_ICONS, type WeatherIcon } from '../types.js';
+import { WEATHER_ICONS, type WeatherIcon } from '../../types.js';
 
 const SYNONYMS: Readonly<Record<string, WeatherIcon>> = {
   overcast: 'cloudy',

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { mapWeatherIcon } from '../../src/normalize/map-weather-icon.js';
-import { normalizeWeather, weatherShareUnit } from '../../src/normalize/normalize-weather.js';
-import type { WeatherPayload } from '../../src/service/models.js';
-import { parseWeatherBody } from '../../src/service/parse-weather-body.js';
-import type { WeatherRow } from '../../src/warehouse/fact-rows.js';
-import { RECORDED_WEATHER_HOUR } from '../fixtures/weather-record.js';
+import { mapWeatherIcon } from '../../../src/datasets/weather/map-weather-icon.js';
+import {
+  normalizeWeather,
+  weatherShareUnit,
+} from '../../../src/datasets/weather/normalize-weather.js';
+import type { WeatherRow } from '../../../src/datasets/weather/weather-rows.js';
+import type { WeatherPayload } from '../../../src/service/models.js';
+import { parseWeatherBody } from '../../../src/service/parse-weather-body.js';
+import { RECORDED_WEATHER_HOUR } from '../../fixtures/weather-record.js';
 
 const epoch = (iso: string) => Date.parse(iso) / 1000;
 // Apparent temperature unlike the temperature, so that a mix-up of the two shows.

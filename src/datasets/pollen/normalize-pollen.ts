@@ -1,7 +1,7 @@
-import type { PollenPayload, PollenRecord } from '../service/models.js';
-import { POLLEN_TYPES, type Window } from '../types.js';
-import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from '../warehouse/fact-rows.js';
-import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
+import { keepHourlyRecords, type RecordValues } from '../../normalize/keep-hourly-records.js';
+import type { PollenPayload, PollenRecord } from '../../service/models.js';
+import { POLLEN_TYPES, type Window } from '../../types.js';
+import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from './pollen-rows.js';
 
 /** The name the bare `Species.Others` count is stored under (category `other`). */
 export const OTHERS_SPECIES = 'Others';

@@ -1,10 +1,11 @@
-import type { WeatherPayload, WeatherRecord } from '../service/models.js';
-import type { ShareUnit, Window } from '../types.js';
-import type { NormalizedWeather, QuarantinedRecord, WeatherRow } from '../warehouse/fact-rows.js';
-import { decideShareUnit, type ShareUnitVerdict } from './decide-share-unit.js';
-import { fractionOf } from './fraction-of.js';
-import { keepHourlyRecords, type RecordValues } from './keep-hourly-records.js';
+import { decideShareUnit, type ShareUnitVerdict } from '../../normalize/decide-share-unit.js';
+import { fractionOf } from '../../normalize/fraction-of.js';
+import { keepHourlyRecords, type RecordValues } from '../../normalize/keep-hourly-records.js';
+import type { WeatherPayload, WeatherRecord } from '../../service/models.js';
+import type { ShareUnit, Window } from '../../types.js';
+import type { QuarantinedRecord } from '../../warehouse/fact-rows.js';
 import { mapWeatherIcon } from './map-weather-icon.js';
+import type { NormalizedWeather, WeatherRow } from './weather-rows.js';
 
 /** Plausible SI ranges; a value outside them quarantines the record rather than land nonsense. */
 const RANGES: readonly [keyof WeatherRecord, number, number][] = [

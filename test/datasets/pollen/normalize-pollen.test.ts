@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePollen, OTHERS_SPECIES } from '../../src/normalize/normalize-pollen.js';
-import { parsePollenBody } from '../../src/service/parse-pollen-body.js';
+import { normalizePollen, OTHERS_SPECIES } from '../../../src/datasets/pollen/normalize-pollen.js';
+import { parsePollenBody } from '../../../src/service/parse-pollen-body.js';
 
 const H = (iso: string) => new Date(iso);
 const epoch = (iso: string) => Date.parse(iso) / 1000;
