@@ -135,13 +135,8 @@ export interface FactWriterOptions {
 type TableBatch = Map<FactTable<FactRow>, LocatedRows<FactRow>[]>;
 
 /**
- * Lands chunks: commits their fact rows, quarantine, raw payload, dirty rollup days and the
- * ledger mark in ONE transaction, with set-based statements for the whole batch: one that opens
- * it (run locks, archived digests, whether the ledger holds any of its hours), per fact table one
- * insert (hours the ledger never saw) or a probe and an upsert, then two for the ledger. A chunk
- * is either fully landed and marked done, or not at all; landing the same chunk again changes no
- * fact row. Rows arrive normalized, grouped by the table they go to; each table says how it is
- * written. Bodies are compressed for the archive before the transaction (`stage`).
+ * Lands batches of chunks, facts and ledger in ONE transaction, so a chunk is fully landed and
+ * recorded or not at all (docs/architecture.md, "Landing a chunk").
  */
 export class FactWriter {
   private readonly context: WriteContext = { species: new SpeciesIds() };
@@ -153,12 +148,8 @@ export class FactWriter {
   ) {}
 
   /**
-   * Makes a landing ready for its transaction, so that little is left to do once its batch is
-   * complete: what the ledger will record of it, its rows encoded as their tables send them
-   * and their digests (`FactTable.encode`) and, when the archive keeps bodies, its body digested and
-   * gzip-compressed on libuv's thread pool (about a quarter of a millisecond per 48 h weather
-   * body). Done as each landing arrives (the batcher stages while the previous batch commits),
-   * so none of it lengthens a landing transaction; `land` stages what was not.
+   * Does, as each landing arrives, what needs no transaction (ledger record, encoded rows,
+   * archive body), so none of it lengthens a landing transaction; `land` stages what was not.
    */
   async stage(landing: ChunkLanding): Promise<StagedLanding> {
     if ('ledger' in landing) return landing as StagedLanding;
@@ -251,12 +242,8 @@ export class FactWriter {
   }
 
   /**
-   * A batch none of whose hours the ledger records as landed: every row goes in, or the
-   * transaction fails (a unique violation: `RowsStoredAlready`, the batch lands again on the
-   * probing path). The facts change exactly when rows came, so nothing waits for their answer:
-   * the facts' statements and the ledger's go out together on the transaction's connection
-   * (the pool pipelines it) and run in the order sent, the ledger's built while the server
-   * writes the facts.
+   * A batch of hours the ledger never saw: facts and ledger in one exchange, since the facts
+   * change exactly when rows came; rows stored after all throw `RowsStoredAlready`.
    */
   private landNew({ trx, specs, ledger, settled }: OpenBatch): Promise<Written> {
     return onConnection(trx, async (send) => {
@@ -269,13 +256,8 @@ export class FactWriter {
   }
 
   /**
-   * A batch some of whose hours the ledger records as landed, in two exchanges on the
-   * transaction's connection. First each table's probe (rows stored in the batch's hours and
-   * their digest; this process computes the batch's digests meanwhile) and, for a settled
-   * batch, its log (it needs nothing of the facts). Then the upserts of the groups not stored as
-   * they are, and the ledger behind them (for a settled batch, the dirty days, should a fact
-   * have changed). A group whose digest differs for rounding's sake marks its days dirty though
-   * the upsert writes nothing: the rollups then recompute them to the same values.
+   * A batch some of whose hours landed before, in two exchanges: the probes (and a settled
+   * batch's log), then the upserts of the groups not stored as they are, and the ledger.
    */
   private landProbed({ trx, specs, ledger, settled }: OpenBatch): Promise<Written> {
     return onConnection(trx, async (send) => {

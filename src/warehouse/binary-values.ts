@@ -3,14 +3,8 @@ import type { FactColumn } from './fact-table-spec.js';
 import { isNumericColumn } from './fact-table-spec.js';
 
 /**
- * Values in Postgres's binary send form, as `record_send` and `array_send` write them and
- * `array_recv` reads them: big-endian; `timestamptz` as int64 µs since 2000-01-01 UTC, `real` as
- * float4, `int` as int4, `smallint` as int2, text and enum labels as UTF-8.
- *
- * `sendValue` refuses (returns false) any value Postgres would store otherwise than written or
- * reject when reading it as text: a number outside the column's type, a `real` that underflows
- * or lies exactly halfway between two float4 (where rounding the decimal text and rounding the
- * double part ways), a string holding NUL. Callers then take the text path, so Postgres decides.
+ * Values in Postgres's binary send form (big-endian, as `array_send` writes them). `sendValue`
+ * refuses a value whose binary form could differ from Postgres reading its text: it goes as text.
  */
 
 const EPOCH_2000_MS = 946_684_800_000;

@@ -15,11 +15,9 @@ const COPY = '/* envdata:copy ';
 export const MAX_PREPARED_PER_CONNECTION = 64;
 
 /**
- * Marks `statement` to be prepared once per connection (`EnvdataClient`): its later runs skip
- * Postgres' parse and, once the plan cache settles on a generic plan, its planning — about half
- * a millisecond per ledger statement of a landing, which runs a few of them per batch all day.
- * For statements run often whose text never varies: values only as parameters, no list whose
- * length follows the input (`sql.join`, `in (…)` of values).
+ * Marks `statement` to be prepared once per connection (`EnvdataClient`), skipping parse and
+ * planning on later runs. Only for texts that never vary: values as parameters only, no list
+ * whose length follows the input (`in (…)` of values).
  *
  * @example await prepared(sql`update envdata.chunk set … where chunk_id = any(${ids}::bigint[])`).execute(trx);
  */
@@ -123,13 +121,8 @@ interface CopyResult {
 }
 
 /**
- * A `COPY … FROM STDIN` whose whole input is at hand: the statement, the data (a CopyData
- * message per piece, the piece itself written, not copied) and its end go out in one write,
- * without waiting for the server's CopyInResponse (pg-copy-streams streams input of any size,
- * and waits for it: a round trip per landing). Should the statement fail, the server drops the
- * data that follows it (protocol, "COPY Operations"); `done` rejects with the error. A `Query`
- * to pg, which answers it with one ReadyForQuery as any query, so that a pool in pipeline mode
- * sends it in line with the others.
+ * A `COPY … FROM STDIN` whose whole input is at hand, sent with its data in one write (no round
+ * trip for the CopyInResponse) and queued as any `Query`, so it pipelines with the others.
  */
 class CopyIn extends pg.Query {
   readonly done: Promise<CopyResult>;

@@ -13,25 +13,10 @@ import type { Database } from './schema.js';
 import { inStoredRange, storedRanges } from './stored-ranges.js';
 
 /**
- * Writes fact rows into `table` set-based, leaving it as `INSERT … ON CONFLICT DO UPDATE … WHERE
- * … IS DISTINCT FROM` alone would: new rows inserted, changed rows updated, identical rows
- * neither rewritten nor locked. Rows must be unique per key within the batch. Returns the rows
- * written (0 when every row was stored as it is).
- *
- * With `hint.assumeNew` (the ledger records none of these hours as landed) the rows go
- * straight in, as one binary COPY of their staged tuples or one plain INSERT (`newFactsStatement`),
- * not even under a savepoint: should some be stored after all, it fails on the first, which
- * aborts the transaction, and `RowsStoredAlready` is thrown — run the transaction again without
- * the hint. Otherwise one probe first reads, per group, how many rows
- * are stored in its hours and their digest (`storedDigest`, one index range scan per group):
- * - none stored (a backfill): one plain INSERT of every row (`insertOrUpsert`);
- * - a group whose stored rows are exactly its rows (digest and count equal) is left out:
- *   re-landing identical rows sends nothing but the probe;
- * - the other groups go through the upsert, which also leaves out their identical rows.
- *
- * Values travel as one binary array per column (`rowsOf`; text array literals where binary could
- * not stand for the value), so a batch has no bind parameter ceiling. Run it in the landing's
- * transaction; outside one it opens its own.
+ * Writes fact rows into `table` as `INSERT … ON CONFLICT DO UPDATE … WHERE … IS DISTINCT FROM`
+ * would (identical rows neither rewritten nor locked), but cheaper: see docs/architecture.md,
+ * "Rows on the wire". Rows are unique per key; returns the rows written. Opens a transaction
+ * when given none.
  *
  * @example await upsertFacts(trx, WEATHER_HOURLY, [{ locationId: 7, rows }]);
  */
@@ -161,11 +146,8 @@ function insertRows<Row extends FactRow>(
 }
 
 /**
- * The statement that writes `groups`, rows none of which should be stored (the ledger records
- * none of their hours: `WriteHint.assumeNew`): one binary COPY of the tuples staged with the
- * landings, or one plain INSERT. Should some be stored after all, it fails on the first (a
- * unique violation: see `isUniqueViolation`) and aborts the transaction. It writes every row of
- * `groups` or fails.
+ * The statement writing every row of `groups`, believed new (`WriteHint.assumeNew`): one binary
+ * COPY or one plain INSERT, which a row stored already fails (a unique violation).
  */
 export function newFactsStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
@@ -222,11 +204,8 @@ function valueRow<Row extends FactRow>(table: FactTableSpec<Row>, alias: string)
 }
 
 /**
- * The batch's rows as a select, one array per column, in binary (`BinaryArray`); in text array
- * literals (`ArrayLiteral`) when a value's binary form could not stand for what Postgres would
- * store reading its text (a `real` out of range, say), so Postgres decides as it always did.
- * `unnest()` in the select list (ProjectSet) zips the arrays without materialising each one into
- * a tuplestore as `FROM unnest(a, b, …)` does: about a third less server time.
+ * The batch's rows as a select of one array per column: binary, or text where binary could not
+ * stand for a value; `unnest()` in the select list, cheaper than `FROM unnest(…)`.
  */
 function rowsOf<Row extends FactRow>(
   table: FactTableSpec<Row>,
