@@ -51,6 +51,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/dispatch/queue-feeder.test.ts',
   'test/dispatch/quota-gate.test.ts',
   'test/ingest/fetch-snapshot-job.test.ts',
+  'test/ledger/block-dataset.test.ts',
   'test/lifecycle/open-resources.test.ts',
   'test/metrics/metrics.backfill.test.ts',
   'test/metrics/worker-metrics-port.test.ts',

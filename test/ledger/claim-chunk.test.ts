@@ -2,10 +2,12 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claimChunk } from '../../src/ledger/claim-chunk.js';
 import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
+import { recordChunkError } from '../../src/ledger/record-chunk-error.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
 import { FactWriter, type ChunkLanding } from '../../src/ingest/fact-writer.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
+import { planRunChunks } from '../harness/plan-run-chunks.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -159,5 +161,111 @@ describe('claimChunk: a chunk settled since it was planned', () => {
       .execute();
     expect(await claimChunk(wh.app.db, chunkId, RECHECKS)).toBeUndefined();
     expect(await chunkRow(chunkId)).toMatchObject({ status: 'queued', outcome: null });
+  });
+});
+
+describe('claimChunk: the row a claim writes, and the claims that write none', () => {
+  /** Every column a claim may write. */
+  function claimedRow(chunkId: number) {
+    return wh.app.db
+      .selectFrom('chunk')
+      .select([
+        'status',
+        'outcome',
+        'attempts',
+        'calls',
+        'error_code',
+        'error_message',
+        'started_at',
+        'finished_at',
+      ])
+      .where('chunk_id', '=', chunkId)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** A run of three 24-hour chunks of Oslo's weather in February, where nothing landed. */
+  const threeChunks = (from: string) =>
+    planRunChunks(wh.app.db, {
+      dataset: 'weather',
+      locationId: oslo,
+      from: d(from),
+      to: new Date(d(from).getTime() + 3 * DAY),
+      windowHours: 24,
+    });
+
+  it('marks the chunk running with its start time, and a redelivered claim changes nothing', async () => {
+    const { chunkIds } = await threeChunks('2020-02-01');
+    const chunkId = chunkIds[0]!;
+    const claim = await claimChunk(wh.app.db, chunkId, RECHECKS);
+    expect(claim).toMatchObject({ chunkId, attempts: 0, refetches: 0, windowAuto: false });
+    const row = await claimedRow(chunkId);
+    expect(row).toEqual({
+      status: 'running',
+      outcome: null,
+      attempts: 0,
+      calls: 0,
+      error_code: null,
+      error_message: null,
+      started_at: expect.any(Date),
+      finished_at: null,
+    });
+    // The job again (its worker died): the chunk is claimed again, its start time kept.
+    expect(await claimChunk(wh.app.db, chunkId, RECHECKS)).toEqual(claim);
+    expect(await claimedRow(chunkId)).toEqual(row);
+  });
+
+  it('keeps the error of a chunk waiting for a retry until the retry lands', async () => {
+    const { chunkIds } = await threeChunks('2020-02-05');
+    const chunkId = chunkIds[0]!;
+    await claimChunk(wh.app.db, chunkId, RECHECKS);
+    await recordChunkError(wh.app.db, chunkId, 'retry', {
+      attempts: 1,
+      code: 'SERVER_ERROR',
+      message: 'HTTP 502',
+    });
+    expect(await claimChunk(wh.app.db, chunkId, RECHECKS)).toMatchObject({ attempts: 1 });
+    expect(await claimedRow(chunkId)).toMatchObject({
+      status: 'running',
+      attempts: 1,
+      calls: 1,
+      error_code: 'SERVER_ERROR',
+      error_message: 'HTTP 502',
+    });
+  });
+
+  it('writes nothing to a chunk failed, split or done, nor to one of a blocked dataset', async () => {
+    const { chunkIds } = await threeChunks('2020-02-10');
+    const [failed, split, done] = chunkIds as [number, number, number];
+    await recordChunkError(wh.app.db, failed, 'fail', {
+      attempts: 3,
+      code: 'SERVER_ERROR',
+      message: 'HTTP 500',
+    });
+    await wh.app.db
+      .updateTable('chunk')
+      .set({ status: 'split', finished_at: new Date() })
+      .where('chunk_id', '=', split)
+      .execute();
+    await wh.app.db
+      .updateTable('chunk')
+      .set({ status: 'done', outcome: 'rows', finished_at: new Date() })
+      .where('chunk_id', '=', done)
+      .execute();
+    for (const chunkId of chunkIds) {
+      const before = await claimedRow(chunkId);
+      expect(await claimChunk(wh.app.db, chunkId, RECHECKS)).toBeUndefined();
+      expect(await claimedRow(chunkId)).toEqual(before);
+    }
+
+    const blocked = await threeChunks('2020-02-15');
+    await wh.app.db
+      .updateTable('run')
+      .set({ blocked_datasets: ['weather'] })
+      .where('run_id', '=', blocked.runId)
+      .execute();
+    const before = await claimedRow(blocked.chunkIds[0]!);
+    expect(await claimChunk(wh.app.db, blocked.chunkIds[0]!, RECHECKS)).toBeUndefined();
+    expect(await claimedRow(blocked.chunkIds[0]!)).toEqual(before);
+    expect(before).toMatchObject({ status: 'queued', started_at: null });
   });
 });
