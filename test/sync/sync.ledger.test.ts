@@ -97,7 +97,7 @@ describe('a sync', () => {
 
     // `sync --dry-run` prints the calls a sync would make now, and what is left to backfill.
     const result = await runCliInProcess(['sync', '--dry-run'], fx.cliEnv());
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const end = new Date(Math.floor(Date.now() / H) * H);
     const perPair = countWindows(new Date(end.getTime() - 30 * 24 * H), end, 48);
     const history = (fx.locations.length + 1) * 2 * perPair;
