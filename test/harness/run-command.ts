@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Commands started by `runCommand` that have not exited yet. */
+const running = new Set<ChildProcess>();
 
 export interface CommandResult {
   readonly code: number | null;
@@ -33,6 +36,8 @@ export function runCommand(
       gid: options.gid,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    running.add(child);
+    child.on('exit', () => running.delete(child));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -45,4 +50,16 @@ export function runCommand(
 /** `result`'s output for an assertion message: what a failing command said. */
 export function outputOf(result: CommandResult): string {
   return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+/**
+ * Kills (SIGKILL) every command `runCommand` started that is still running, and returns how many.
+ * A test that times out leaves its command running: vitest stops waiting, nothing stops the
+ * process. test/harness/per-file-setup.ts calls this after each file, so none outlives it.
+ */
+export function killRunningCommands(): number {
+  const left = [...running];
+  for (const child of left) child.kill('SIGKILL');
+  running.clear();
+  return left.length;
 }
