@@ -18,6 +18,8 @@ ns="envd-bare-$$"
 bin="$(mktemp -d)"
 tmp="$(mktemp -d)"
 cleanup() {
+  # Whatever the suite left running in the namespace (a command of a timed-out test) goes too.
+  ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
   ip netns delete "$ns" 2>/dev/null || true
   rm -rf "$bin" "$tmp"
 }
