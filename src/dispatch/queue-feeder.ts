@@ -1,7 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../logging/create-logger.js';
-import { closeRunIfDone } from '../ledger/close-run-if-done.js';
 import { foldDoneChunks } from '../ledger/fold-done-chunks.js';
 import {
   materializeChunks,
@@ -10,6 +9,7 @@ import {
   type UnfedRun,
 } from '../ledger/materialize-chunks.js';
 import { runningRunIds } from '../ledger/reopen-runs.js';
+import { RunCloser } from '../ledger/run-closer.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
 import { chunkJob, type IngestJobData } from '../../jobs/ingest-chunk-job.js';
@@ -42,13 +42,16 @@ const FOLD_EVERY_MS = 30_000;
 export class QueueFeeder {
   private running: Promise<number> | undefined;
   private lastFold = 0;
+  private readonly closer: RunCloser;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly queue: Queue<IngestJobData>,
     private readonly options: QueueFeederOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.closer = new RunCloser(db, { logger });
+  }
 
   /** Tops the queue up; concurrent calls share one pass. Returns the jobs added. */
   topUp(): Promise<number> {
@@ -116,8 +119,7 @@ export class QueueFeeder {
     for (const runId of await runningRunIds(this.db)) {
       // One run that cannot be closed must not keep the others open.
       try {
-        const status = await closeRunIfDone(this.db, runId);
-        if (status) this.logger.info({ runId, status }, 'run finished');
+        await this.closer.close(runId);
       } catch (error) {
         this.logger.warn({ err: error, runId }, 'could not close the run; will try again');
       }

@@ -1,6 +1,6 @@
 import type { CallPacer, PacedCall } from '../dispatch/call-pacer.js';
 import type { QuotaGate } from '../dispatch/quota-gate.js';
-import { pacingError } from './ingest-chunk-job.js';
+import { pacingError } from './pacing-error.js';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import { coerceError } from '../errors/coerce-error.js';

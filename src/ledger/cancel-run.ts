@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
 
 export interface CancelledRun {
@@ -43,7 +44,7 @@ export async function cancelRun(
       .where('run_id', '=', runId)
       .where('status', '=', 'running')
       .executeTakeFirstOrThrow();
-    await sql`select envdata.refresh_daily_rollups()`.execute(trx);
+    await refreshDailyRollups(trx);
     return { dropped: dropped.map((c) => c.chunk_id), inFlight: Number(inFlight.n) };
   });
 }

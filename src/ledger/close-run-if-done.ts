@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
+import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import { formatHourRanges } from '../windows/hour-ranges.js';
 import { recordNotification } from './record-notification.js';
 
@@ -11,10 +12,10 @@ export type ClosedStatus = 'done' | 'failed';
  * hole (missing upstream, quarantined, not covered) or inside a failed chunk. Hours that are none
  * of these fail the run with `UNACCOUNTED_HOURS` — a run never reads "done" over a silent hole.
  * The run ends `done`, or `failed` when chunks failed, a dataset was blocked or hours are
- * unaccounted for; its days' rollups are refreshed in the same transaction, so a run is seen
+ * unaccounted for; its days' rollups are refreshed in the same transaction (`refreshDailyRollups`), so a run is seen
  * finished only with its rollups current. A run that ends failed, or with quarantined hours or
  * failed chunks, records a `run-ended` notification in the same transaction. Returns the new
- * status to the one caller that closed it, else `undefined`.
+ * status to the one caller that closed it, else `undefined`. Callers go through `RunCloser`.
  */
 export async function closeRunIfDone(
   db: Kysely<Database>,
@@ -74,7 +75,7 @@ export async function closeRunIfDone(
         finished_at = now()
       where r.run_id = ${runId}
       returning r.status`.execute(trx);
-    await sql`select envdata.refresh_daily_rollups()`.execute(trx);
+    await refreshDailyRollups(trx);
     await recordRunEnded(trx, runId);
     return rows[0]?.status;
   });

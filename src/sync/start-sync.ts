@@ -2,7 +2,7 @@ import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { snapshotJob, type SnapshotJobData } from '../../jobs/snapshot-job.js';
 import { SNAPSHOT_PRODUCTS } from '../datasets/snapshot-products.js';
-import { closeRunIfDone } from '../ledger/close-run-if-done.js';
+import { RunCloser } from '../ledger/run-closer.js';
 import { resolveLocations } from '../locations/resolve-locations.js';
 import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
@@ -98,7 +98,8 @@ export async function startSync(
   );
   const queue = app.queues.queue<SnapshotJobData>(QUEUE_NAMES.ingest);
   for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
-  if (gaps.length === 0) await closeRunIfDone(app.db, runId);
+  // Nothing to fetch: the run is done at once (quietly: `sync planned` below says it all).
+  if (gaps.length === 0) await new RunCloser(app.db).close(runId);
   else await createFeeder(app).topUp();
   app.logger.info({ runId, locations: locations.length, gaps: gaps.length }, 'sync planned');
   for (const left of leftToBackfill.slice(0, 20)) app.logger.info(formatLeftToBackfill(left));

@@ -1,0 +1,144 @@
+import type { PacedCall } from '../dispatch/call-pacer.js';
+import type { QuotaUse } from '../dispatch/quota-gate.js';
+import { coerceError } from '../errors/coerce-error.js';
+import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
+import type { ClaimedChunk } from '../ledger/claim-chunk.js';
+import { runKindOf } from '../ledger/run-kind-of.js';
+import { ServiceError } from '../service/service-error.js';
+import { stepOf, type ChunkStep } from './chunk-step.js';
+import type { LandingResult } from './fact-writer.js';
+import { fetchChunk } from './fetch-chunk.js';
+import type { IngestChunkDeps } from './ingest-chunk-deps.js';
+import { OUTCOME_POLICY, outcomeOf } from './outcome-policy.js';
+import { pacingError } from './pacing-error.js';
+import { ledgerShareUnitMemory } from './share-unit-memory.js';
+import { jitteredBackoffMs } from './throttle-backoff.js';
+import type { WindowLearner } from './window-learner.js';
+import type { WrongAddressCheck } from './wrong-address-check.js';
+
+/** Makes a chunk's call and lands its answer; what is to happen next is the step returned. */
+export type ChunkFetcher = (chunk: ClaimedChunk, attempts: number) => Promise<ChunkStep>;
+
+/**
+ * The ingest job's call and landing: the quota, the call budget and the pacer first, then the
+ * request, what the answer teaches of the window and of the base address, and the landing. What
+ * is thrown on the way becomes a step through `OUTCOME_POLICY` (`stepOf`); nothing here touches
+ * the chunk's state but the landing.
+ */
+export function createChunkFetcher(
+  deps: Pick<
+    IngestChunkDeps,
+    | 'db'
+    | 'client'
+    | 'land'
+    | 'budget'
+    | 'quota'
+    | 'pacer'
+    | 'stopping'
+    | 'maxAttempts'
+    | 'refetchAttempts'
+    | 'refetchDelayMs'
+    | 'speciesRisk'
+    | 'throttle'
+  >,
+  parts: { readonly learner: WindowLearner; readonly checkAddress: WrongAddressCheck },
+): ChunkFetcher {
+  const { throttle } = deps;
+  const { learner, checkAddress } = parts;
+  const policy = { throttle, maxAttempts: deps.maxAttempts };
+  const shareUnits = ledgerShareUnitMemory(deps.db);
+  // Who may take the sync's reserve: a run's kind never changes, so it is read once per run.
+  const runUses = new Map<number, QuotaUse>();
+  const useOf = async (runId: number): Promise<QuotaUse> => {
+    let use = runUses.get(runId);
+    if (use === undefined) {
+      use = (await runKindOf(deps.db, runId)) === 'sync' ? 'sync' : 'other';
+      if (runUses.size > 10_000) runUses.clear();
+      runUses.set(runId, use);
+    }
+    return use;
+  };
+
+  return async (chunk, attempts) => {
+    if (deps.quota?.enabled) {
+      const hold = await deps.quota.take(await useOf(chunk.runId));
+      if (hold) return { kind: 'quota-hold', hold, said: false };
+    }
+    const wait = await deps.budget.take();
+    if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
+    let paced: PacedCall | undefined;
+    try {
+      paced = await deps.pacer?.acquire(deps.stopping);
+    } catch (thrown) {
+      // No call was made: the chunk goes back. Stopping, the job goes back to the queue; an
+      // outage of the slots' backend, the worker waits it out first (IngestWorker.run).
+      return { kind: 'release', error: pacingError(thrown, deps.stopping) };
+    }
+
+    let result: LandingResult;
+    try {
+      const landing = await fetchChunk(
+        deps.client,
+        { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
+        { speciesRisk: deps.speciesRisk, shareUnits },
+      ).finally(() => paced?.answered());
+      // Before the landing marks the chunk done: a probe counts as in flight until what it
+      // taught is recorded, so the feeder never plans the same probe twice.
+      if (landing.outcome === 'rows') await learner.learn(chunk, 'accepted');
+      const notCovered =
+        landing.outcome === 'not_covered' && OUTCOME_POLICY.NOT_COVERED.wrongAddressSign;
+      if ((await checkAddress(chunk.runId, notCovered)) && notCovered) return { kind: 'release' };
+      result = await deps.land(landing);
+      throttle.reset();
+    } catch (thrown) {
+      // The shutdown deadline cancelled the landing on the server: its transaction rolled back,
+      // nothing of it is kept; the chunk goes back like one whose call was abandoned.
+      if (deps.stopping?.aborted && hasSqlState(thrown, SQLSTATE.queryCanceled)) {
+        return { kind: 'release', error: landingCancelled(thrown) };
+      }
+      const error = coerceError(thrown);
+      const { code, outcome, retryAfterMs } = outcomeOf(error);
+      if (code === 'RATE_LIMITED') paced?.throttled();
+      // The service says the quota is spent: every worker holds its jobs until the quota's
+      // reset (or the Retry-After it sent), reading the shared counter, not asking the service.
+      if (code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled) {
+        const hold = await deps.quota.spent();
+        if (hold) return { kind: 'quota-hold', hold, said: true };
+      }
+      if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
+        return { kind: 'release' };
+      }
+      return stepOf(code, outcome, error, { attempts, madeCall: true, retryAfterMs }, policy);
+    }
+
+    if (result.state === 'refetch') {
+      return {
+        kind: 'refetch',
+        result,
+        delayMs: jitteredBackoffMs(deps.refetchDelayMs, chunk.refetches),
+      };
+    }
+    if (result.state === 'partial') {
+      const trimmed = new Error(
+        'the service trimmed the payload (206); rows kept, the chunk will be fetched again',
+      );
+      return stepOf(
+        'PARTIAL',
+        OUTCOME_POLICY.PARTIAL,
+        trimmed,
+        { attempts, madeCall: false, retryAfterMs: undefined },
+        policy,
+      );
+    }
+    return { kind: 'landed', result };
+  };
+}
+
+/** What a job whose landing the shutdown deadline cancelled in Postgres rethrows: ABORTED. */
+function landingCancelled(cause: unknown): ServiceError {
+  return new ServiceError(
+    'ABORTED',
+    'the worker is stopping: the landing still waiting in Postgres at the shutdown deadline was cancelled and rolled back; the work goes back to the queue',
+    { endpoint: undefined, retryable: true, cause },
+  );
+}
