@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { SQLSTATE, errorCode } from '../../src/errors/pg-errors.js';
 import { QueueFactory } from '../../src/queue/queue-factory.js';
+import { pollUntil } from '../harness/poll-until.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../harness/private-services.js';
 import { startEnvdata, type RunningEnvdata } from '../harness/start-envdata.js';
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   if (worker?.child.exitCode === null) worker.child.kill('SIGKILL');
+  await worker?.exited;
   worker = undefined;
   await releaseConnections();
 });
@@ -49,8 +51,9 @@ function queueFactory(): QueueFactory {
   });
 }
 
-/** Opens connections until Postgres refuses one for max_connections. */
+/** Opens connections until Postgres refuses one for max_connections, and holds them. */
 async function takeEveryConnection(): Promise<void> {
+  await untilNoOtherClients();
   for (let i = 0; i < 100; i += 1) {
     const client = new pg.Client({ connectionString: server.url() });
     client.on('error', () => undefined);
@@ -63,6 +66,28 @@ async function takeEveryConnection(): Promise<void> {
     held.push(client);
   }
   throw new Error('Postgres still took connections after 100');
+}
+
+/**
+ * Waits until the server has no client but the one asking: the backends of a killed worker
+ * outlive it for a moment, and would free their slots under the next test's feet.
+ */
+async function untilNoOtherClients(): Promise<void> {
+  const client = new pg.Client({ connectionString: server.url() });
+  await client.connect();
+  try {
+    await pollUntil(
+      async () => {
+        const { rows } = await client.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+        );
+        return rows[0]!.n === 0 ? { done: true } : { last: rows[0]!.n };
+      },
+      { timeoutMs: 10_000, describe: (n) => `${String(n)} other clients still connected` },
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 async function releaseConnections(): Promise<void> {
@@ -78,7 +103,9 @@ async function startWorker(): Promise<RunningEnvdata> {
       command: [process.execPath, '--import', 'tsx', WORKER],
     },
   );
-  await worker.waitFor(new RegExp(`^error ${SQLSTATE.tooManyConnections}$`, 'm'));
+  await worker.waitFor(new RegExp(`^error ${SQLSTATE.tooManyConnections}$`, 'm'), {
+    timeoutMs: 20_000,
+  });
   return worker;
 }
 
