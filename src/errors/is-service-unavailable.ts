@@ -17,9 +17,11 @@ const SOCKET_CODES: ReadonlySet<string> = new Set([
 /**
  * SQLSTATEs of a Postgres that is shutting down, crashed or starting: class 08 (connection
  * exception), 57P01 admin_shutdown (`pg_ctl stop`, `pg_terminate_backend`), 57P02
- * crash_shutdown, 57P03 cannot_connect_now (starting up, recovering).
+ * crash_shutdown, 57P03 cannot_connect_now (starting up, recovering); and 53300
+ * too_many_connections (max_connections reached: no new connection until others close).
  */
 const SQLSTATES: ReadonlySet<string> = new Set([
+  SQLSTATE.tooManyConnections,
   SQLSTATE.adminShutdown,
   SQLSTATE.crashShutdown,
   SQLSTATE.cannotConnectNow,

@@ -23,6 +23,8 @@ export const SQLSTATE = {
   insufficientPrivilege: '42501',
   /** 57014: the statement was cancelled (`pg_cancel_backend`, `statement_timeout`). */
   queryCanceled: '57014',
+  /** 53300: max_connections reached ("sorry, too many clients already"). */
+  tooManyConnections: '53300',
   /** 57P01: `pg_ctl stop`, `pg_terminate_backend`. */
   adminShutdown: '57P01',
   /** 57P02: the server crashed. */

@@ -30,6 +30,7 @@ import {
   type ConnectedWorker,
 } from './list-workers.js';
 import { PostgresCallCounter } from './postgres-call-counter.js';
+import { addPostgresConnectBackoff } from './postgres-connect-backoff.js';
 import { PostgresCallSlots } from './postgres-call-slots.js';
 import type { QueueName } from '../../jobs/queue-names.js';
 import { RedisCallCounter } from './redis-call-counter.js';
@@ -219,10 +220,12 @@ export class QueueFactory {
       );
     }
     queue.on('error', () => undefined);
+    const backoff = this.connectBackoff(queue);
     const untrack = this.trackPostgres(`queue:${name}`);
     this.closers.push({
       kind: 'queue',
       close: async () => {
+        backoff.close();
         // A Redis queue uses the shared connection; a Postgres one ends its own pool.
         await settlesWithin(queue.close(), CLOSE_WAIT_MS);
         untrack();
@@ -284,10 +287,12 @@ export class QueueFactory {
           connection: this.postgres(pool),
         }),
       );
+      const backoff = addPostgresConnectBackoff(worker);
       const untrack = this.trackPostgres(`worker:${name}`);
       this.closers.push({
         kind: 'worker',
         close: async () => {
+          backoff.close();
           await settledStartUp(worker);
           const closing = worker.close();
           // A job still running, or Postgres is down: ending the pool cuts both.
@@ -329,10 +334,12 @@ export class QueueFactory {
         new OnPostgres.QueueEvents(name, { connection: this.postgres(1) }),
       );
       events.on('error', () => undefined);
+      const backoff = addPostgresConnectBackoff(events);
       const untrack = this.trackPostgres(`events:${name}`);
       this.closers.push({
         kind: 'worker',
         close: async () => {
+          backoff.close();
           await settledStartUp(events);
           if (!(await settlesWithin(events.close(), CLOSE_WAIT_MS))) {
             await settlesWithin(events.disconnect(), CLOSE_WAIT_MS);
@@ -388,6 +395,12 @@ export class QueueFactory {
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
     };
+  }
+
+  /** On the `postgres` backend, paces the object's queries after a failed connect. */
+  private connectBackoff(bullObject: unknown): { close(): void } {
+    if (this.backend !== 'postgres') return { close: () => undefined };
+    return addPostgresConnectBackoff(bullObject);
   }
 
   /** Tracks one BullMQ object's Postgres pool as an open resource (Redis connections track themselves). */

@@ -64,6 +64,26 @@ describe('isServiceUnavailable: errors that mean Postgres or Redis is not there'
     }
   });
 
+  it('a Postgres that takes no more connections (53300 too_many_connections)', async () => {
+    // A role allowed no connection is refused with the SQLSTATE of max_connections reached.
+    const role = `no_slots_${process.pid}`;
+    const admin = new pg.Client({ connectionString: env.databaseUrl });
+    await admin.connect();
+    try {
+      await admin.query(`create role ${role} login connection limit 0`);
+      const url = new URL(env.databaseUrl);
+      url.username = role;
+      url.password = '';
+      const client = new pg.Client({ connectionString: url.toString() });
+      const refused = await failure(() => client.connect());
+      expect(hasSqlState(refused, SQLSTATE.tooManyConnections)).toBe(true);
+      expect(isServiceUnavailable(refused)).toBe(true);
+    } finally {
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
+    }
+  });
+
   it('a Redis that refuses connections, once ioredis gives up on the command', async () => {
     const redis = new Redis(DOWN_REDIS, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
     redis.on('error', () => undefined);

@@ -41,6 +41,8 @@ export interface PrivateServiceOptions {
   readonly parentDir?: string;
   /** Postgres only: a network (`10.213.7.0/24`) whose clients are trusted, besides loopback. */
   readonly trustNetwork?: string;
+  /** Postgres only: its max_connections (default 60); small, a test can reach it. */
+  readonly maxConnections?: number;
 }
 
 /** A port nobody listens on at the moment. */
@@ -104,7 +106,7 @@ export async function startPrivatePostgres(
     `-c listen_addresses=${host}`,
     '-c fsync=off',
     '-c shared_buffers=16MB',
-    '-c max_connections=60',
+    `-c max_connections=${options.maxConnections ?? 60}`,
   ].join(' ');
   const ctl = (args: readonly string[]) =>
     pg('pg_ctl', ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', ...args]);
