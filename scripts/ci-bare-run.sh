@@ -41,6 +41,8 @@ for dir in "${path_dirs[@]}"; do
   done
 done
 ln -s -t "$bin" "${programs[@]}"
+# Readable by every user, as /usr/bin is: tests run the installed envdata as a normal user too.
+chmod 755 "$bin"
 # As root, the embedded PostgreSQL runs as the system user `envdata`: it must reach its directory.
 chmod 755 "$tmp"
 

@@ -70,10 +70,12 @@ describe('isServiceUnavailable: errors that mean Postgres or Redis is not there'
     const admin = new pg.Client({ connectionString: env.databaseUrl });
     await admin.connect();
     try {
-      await admin.query(`create role ${role} login connection limit 0`);
+      // With a password: the suite's own embedded server (a machine with only Node.js) asks for
+      // one, and Postgres checks the limit only once the role is authenticated.
+      await admin.query(`create role ${role} login password 'no-slots' connection limit 0`);
       const url = new URL(env.databaseUrl);
       url.username = role;
-      url.password = '';
+      url.password = 'no-slots';
       const client = new pg.Client({ connectionString: url.toString() });
       const refused = await failure(() => client.connect());
       expect(hasSqlState(refused, SQLSTATE.tooManyConnections)).toBe(true);
