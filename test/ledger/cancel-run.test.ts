@@ -4,6 +4,7 @@ import { claimChunk } from '../../src/ledger/claim-chunk.js';
 import { pauseRun } from '../../src/ledger/pause-run.js';
 import { recordChunkError } from '../../src/ledger/record-chunk-error.js';
 import { planRunChunks } from '../harness/plan-run-chunks.js';
+import { runEnd } from '../harness/run-end.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -17,13 +18,7 @@ const CANCELLED = {
   error_message: 'cancelled by the operator (`envdata cancel`); what landed stays',
 };
 
-function runRow(runId: number) {
-  return wh.app.db
-    .selectFrom('run')
-    .select(['status', 'finished_at', 'error_code', 'error_message'])
-    .where('run_id', '=', runId)
-    .executeTakeFirstOrThrow();
-}
+const runRow = (runId: number) => runEnd(wh.app.db, runId);
 
 function chunkRows(runId: number) {
   return wh.app.db

@@ -7,6 +7,7 @@ import { recordChunkError } from '../../src/ledger/record-chunk-error.js';
 import { landingOfBody } from '../fixtures/landing-of-body.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { planRunChunks } from '../harness/plan-run-chunks.js';
+import { runEnd } from '../harness/run-end.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -36,13 +37,7 @@ async function land(chunkId: number): Promise<void> {
   await new FactWriter(wh.app.db, { archiveRaw: false }).land([landing]);
 }
 
-function runRow(runId: number) {
-  return wh.app.db
-    .selectFrom('run')
-    .select(['status', 'finished_at', 'error_code', 'error_message'])
-    .where('run_id', '=', runId)
-    .executeTakeFirstOrThrow();
-}
+const runRow = (runId: number) => runEnd(wh.app.db, runId);
 
 function notifications(runId: number) {
   return wh.app.db
