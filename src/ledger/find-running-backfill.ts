@@ -16,16 +16,3 @@ export async function findRunningBackfill(
     .executeTakeFirst();
   return row?.run_id;
 }
-
-/** Adds `signature` to the run's recorded request, so `findRunningBackfill` finds it. */
-export async function tagRunRequest(
-  db: Kysely<Database>,
-  runId: number,
-  signature: Record<string, unknown>,
-): Promise<void> {
-  await db
-    .updateTable('run')
-    .set({ request: sql`request || ${JSON.stringify(signature)}::jsonb` })
-    .where('run_id', '=', runId)
-    .execute();
-}

@@ -162,6 +162,11 @@ export async function planRun(
      * a backfill does, so that no hour is paid for twice.
      */
     leaveOpenRuns?: boolean;
+    /**
+     * What the same command given again finds the run by (`findRunningBackfill`), recorded in
+     * its request with the rest, in the one insert: never a run another command cannot find.
+     */
+    signature?: Record<string, unknown>;
   } = {},
 ): Promise<PlannedRun> {
   for (const [name, date] of [
@@ -222,6 +227,7 @@ export async function planRun(
         locations: request.locations.map((l) => l.locationId),
         windowHours: request.windowAuto ? 'auto' : request.windowHours,
         estimate,
+        ...options.signature,
       },
     });
     return { runId, estimate, gaps, notes, overlaps };

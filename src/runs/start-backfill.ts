@@ -1,7 +1,7 @@
 import type { Uses } from '../app/app-resources.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
-import { findRunningBackfill, tagRunRequest } from '../ledger/find-running-backfill.js';
+import { findRunningBackfill } from '../ledger/find-running-backfill.js';
 import type { PlanOverlap } from '../planner/leave-open-plans.js';
 import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run.js';
 
@@ -77,11 +77,8 @@ export async function startBackfill(
     app.db,
     { kind: 'backfill', ...runRequest, ...rechecks },
     app.config.rateLimits,
-    { ...options, leaveOpenRuns: true, ...(windowScope && { windowScope }) },
+    { ...options, leaveOpenRuns: true, signature, ...(windowScope && { windowScope }) },
   );
-  if (runId !== undefined) {
-    await tagRunRequest(app.db, runId, signature);
-    await createFeeder(app).topUp();
-  }
+  if (runId !== undefined) await createFeeder(app).topUp();
   return { runId, estimate, resumed: false, notes, overlaps };
 }
