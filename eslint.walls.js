@@ -32,6 +32,8 @@ export const LAYERS = [
   // Runs, gaps, chunks and coverage, and removing locations with what belongs to them.
   ['ledger'],
   ['metrics', 'planner'],
+  // Landing a batch of chunks: facts and ledger in one transaction, grouped by the batcher.
+  ['landing'],
   // What the composition root lends to the parts it runs (`Uses<…>`), and its HTTP server.
   ['app'],
   ['dispatch', 'status', 'notify'],

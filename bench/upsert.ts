@@ -20,7 +20,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { App } from '../src/app.js';
+import { createDatabase } from '../src/warehouse/create-database.js';
+import type { Database } from '../src/warehouse/schema.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
 import {
   benchOptions,
@@ -37,11 +40,18 @@ import {
 } from './lib/ceiling.js';
 import { CHUNK_HOURS, LandingRun, planBackfill } from './lib/landing-run.js';
 import { fullGc, sampleMemory } from './lib/memory.js';
+import { compareTechniques } from './lib/technique-runs.js';
+import { parseOff, TECHNIQUES, type Techniques } from './lib/techniques.js';
 import { printUpsertReport, type UpsertReport } from './lib/upsert-report.js';
 
 const DAY_MS = 86_400_000;
 
-function readOptions(): UpsertReport['options'] & { readonly keep: boolean } {
+function readOptions(): UpsertReport['options'] & {
+  readonly keep: boolean;
+  readonly techniques: Techniques;
+  readonly compare: boolean;
+  readonly repeat: number;
+} {
   const { values } = parseArgs({
     options: {
       locations: { type: 'string', default: '20' },
@@ -50,6 +60,9 @@ function readOptions(): UpsertReport['options'] & { readonly keep: boolean } {
       from: { type: 'string', default: '2023-01-01' },
       'no-archive': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      off: { type: 'string', default: '' },
+      techniques: { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '3' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -62,6 +75,9 @@ function readOptions(): UpsertReport['options'] & { readonly keep: boolean } {
   --from DATE     first UTC day of the history (default 2023-01-01)
   --no-archive    do not archive raw payloads (ENVDATA_ARCHIVE_RAW=false; default archives)
   --keep          keep the database afterwards and print its URL (to try queries on it)
+  --off LIST      switch techniques off, comma-separated: ${Object.keys(TECHNIQUES).join(', ')}
+  --techniques    instead: land weather with every technique on and with each off in turn,
+                  --repeat times (default 3) in alternating order, and print what each earns
 Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
     process.exit(0);
   }
@@ -81,7 +97,22 @@ Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
     archiveRaw: !values['no-archive'],
     keep: values.keep,
     from,
+    techniques: parseOff(values.off),
+    compare: values.techniques,
+    repeat: int('repeat', values.repeat, 20),
   };
+}
+
+/** A pool of its own when `--off` names a technique of the connection (pipeline, prepare). */
+function offDatabase(app: App, url: string, techniques: Techniques): Kysely<Database> | undefined {
+  if (techniques.pipeline && techniques.prepare) return undefined;
+  return createDatabase({
+    url,
+    poolMax: 10,
+    logger: app.logger,
+    pipeline: techniques.pipeline,
+    preparedStatements: techniques.prepare,
+  });
 }
 
 async function main(): Promise<void> {
@@ -92,6 +123,16 @@ async function main(): Promise<void> {
   await runInBenchDatabase(server, options.keep, async ({ bench, app, stopIfInterrupted }) => {
     const db = app.db;
     const locations = await addBenchLocations(db, options.locations);
+    if (options.compare) {
+      console.log('landing weather with each technique switched off in turn');
+      await compareTechniques(
+        app,
+        bench.url,
+        { ...options, locations, beforeYear: options.from.getUTCFullYear() },
+        stopIfInterrupted,
+      );
+      return;
+    }
     const to = new Date(options.from.getTime() + options.days * DAY_MS);
     const runId = await planBackfill(db, {
       locations,
@@ -102,7 +143,8 @@ async function main(): Promise<void> {
     console.log(
       `registered ${locations.length} locations, planned ${CHUNK_HOURS} h chunks up to ${to.toISOString()}`,
     );
-    const run = new LandingRun(db, runId, locations, options);
+    const offDb = offDatabase(app, bench.url, options.techniques);
+    const run = new LandingRun(offDb ?? db, runId, locations, options);
 
     console.log('landing fresh rows');
     fullGc();
@@ -114,6 +156,7 @@ async function main(): Promise<void> {
     const reland = await run.landAll(stopIfInterrupted);
     fullGc();
     const liveHeapAfter = process.memoryUsage().heapUsed;
+    await offDb?.destroy();
 
     stopIfInterrupted();
     console.log('measuring the ceilings (the landed rows written again), first run');

@@ -5,7 +5,7 @@ import { DATA_NOT_AVAILABLE_BODY } from '../../src/simulator/render/response-tex
 import { CURRENT_SHAPES } from '../../src/simulator/render/shape-variants.js';
 import { SIMULATOR_ENDPOINTS } from '../../src/simulator/simulator-endpoints.js';
 import type { Dataset, Window } from '../../src/types.js';
-import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import { landingOfBody } from '../../test/fixtures/landing-of-body.js';
 
 function historyEndpoint(product: Dataset) {

@@ -4,10 +4,31 @@ import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
 import type { Location } from '../../src/locations/location.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import type { Dataset } from '../../src/types.js';
-import { FactWriter } from '../../src/ingest/fact-writer.js';
+import pLimit from 'p-limit';
+import { FactWriter, type LandingSummary } from '../../src/landing/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
+import { ALL_ON, writeTechniques, type Techniques } from './techniques.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { landingOf } from './history-payloads.js';
 import { sampleMemory, type MemorySample } from './memory.js';
+
+/**
+ * Without group commit, a worker lands each chunk in a transaction of its own, as many at once as
+ * it works on chunks (ENVDATA_WORKER_CONCURRENCY's default).
+ */
+const WORKER_CONCURRENCY = 8;
+
+async function landEachAlone(
+  writer: FactWriter,
+  landings: readonly ChunkLanding[],
+): Promise<LandingSummary> {
+  const limit = pLimit(WORKER_CONCURRENCY);
+  const each = await Promise.all(landings.map((l) => limit(() => writer.land([l]))));
+  return {
+    results: each.flatMap((s) => s.results),
+    rowsWritten: each.reduce((sum, s) => sum + s.rowsWritten, 0),
+  };
+}
 
 /** History window per chunk (ENVDATA_HISTORY_WINDOW default). */
 export const CHUNK_HOURS = 48;
@@ -62,7 +83,13 @@ export class LandingRun {
     private readonly db: Kysely<Database>,
     private readonly runId: number,
     locations: readonly Location[],
-    private readonly options: { readonly batch: number; readonly archiveRaw: boolean },
+    private readonly options: {
+      readonly batch: number;
+      readonly archiveRaw: boolean;
+      /** The techniques left on (`BENCH_TECHNIQUES`); all by default. */
+      readonly techniques?: Techniques;
+      readonly datasets?: readonly Dataset[];
+    },
   ) {
     this.locations = new Map(locations.map((l) => [l.locationId, l]));
   }
@@ -73,10 +100,14 @@ export class LandingRun {
    * `stop` is asked before each batch (an interrupt).
    */
   async landAll(stop: () => void): Promise<Record<Dataset, PhaseTotals>> {
-    const writer = new FactWriter(this.db, { archiveRaw: this.options.archiveRaw });
+    const techniques = this.options.techniques ?? ALL_ON;
+    const writer = new FactWriter(this.db, {
+      archiveRaw: this.options.archiveRaw,
+      techniques: writeTechniques(techniques),
+    });
     const totals: Record<Dataset, PhaseTotals> = { weather: newTotals(), pollen: newTotals() };
     const after: Record<Dataset, number> = { weather: 0, pollen: 0 };
-    const open = new Set<Dataset>(['weather', 'pollen']);
+    const open = new Set<Dataset>(this.options.datasets ?? ['weather', 'pollen']);
     while (open.size > 0) {
       for (const dataset of [...open]) {
         stop();
@@ -100,7 +131,9 @@ export class LandingRun {
         // As the batcher does while the batch before commits: bodies compressed for the archive.
         const staged = await Promise.all(landings.map((l) => writer.stage(l)));
         const t2 = performance.now();
-        const summary = await writer.land(staged);
+        const summary = techniques.groupCommit
+          ? await writer.land(staged)
+          : await landEachAlone(writer, staged);
         const t3 = performance.now();
         const total = totals[dataset];
         total.prepareSeconds += (t1 - t0) / 1_000;

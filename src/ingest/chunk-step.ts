@@ -1,6 +1,6 @@
 import type { QuotaHold } from '../dispatch/quota-gate.js';
 import type { ChunkJobOutcome } from '../metrics/metrics-observer.js';
-import type { LandingResult } from './fact-writer.js';
+import type { LandingResult } from '../ledger/landing-decision.js';
 import type { Outcome, PolicyCode } from './outcome-policy.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 

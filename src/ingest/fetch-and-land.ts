@@ -6,7 +6,7 @@ import type { ClaimedChunk } from '../ledger/claim-chunk.js';
 import { runKindOf } from '../ledger/run-kind-of.js';
 import { ServiceError } from '../service/service-error.js';
 import { stepOf, type ChunkStep } from './chunk-step.js';
-import type { LandingResult } from './fact-writer.js';
+import type { LandingResult } from '../ledger/landing-decision.js';
 import { fetchChunk } from './fetch-chunk.js';
 import type { IngestChunkDeps } from './ingest-chunk-deps.js';
 import { OUTCOME_POLICY, outcomeOf } from './outcome-policy.js';
@@ -30,7 +30,7 @@ export function createChunkFetcher(
     IngestChunkDeps,
     | 'db'
     | 'client'
-    | 'land'
+    | 'landings'
     | 'budget'
     | 'quota'
     | 'pacer'
@@ -88,7 +88,7 @@ export function createChunkFetcher(
       const notCovered =
         landing.outcome === 'not_covered' && OUTCOME_POLICY.NOT_COVERED.wrongAddressSign;
       if ((await checkAddress(chunk.runId, notCovered)) && notCovered) return { kind: 'release' };
-      result = await deps.land(landing);
+      result = await deps.landings.land(landing);
       throttle.reset();
     } catch (thrown) {
       // The shutdown deadline cancelled the landing on the server: its transaction rolled back,

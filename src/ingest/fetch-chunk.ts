@@ -4,7 +4,7 @@ import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { NO_FACTS } from '../warehouse/fact-table.js';
-import type { ChunkLanding } from './fact-writer.js';
+import type { ChunkLanding } from '../ledger/landing-decision.js';
 import { shareUnitFor, type ShareUnitMemory } from './share-unit-memory.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';

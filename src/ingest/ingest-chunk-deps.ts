@@ -8,15 +8,18 @@ import type { MetricsObserver, RateLimitWaitReason } from '../metrics/metrics-ob
 import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
-import type { ChunkLanding, LandingResult } from './fact-writer.js';
+import type { LandingBatcher } from '../landing/landing-batcher.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
 /** What the ingest job is given (`createIngestChunkProcessor`); its parts take what they use. */
 export interface IngestChunkDeps {
   readonly db: Kysely<Database>;
   readonly client: ServiceClient;
-  /** Lands one chunk (facts, quarantine, archive, coverage and chunk state in one transaction). */
-  readonly land: (landing: ChunkLanding) => Promise<LandingResult>;
+  /**
+   * Lands each chunk (facts, quarantine, archive, coverage and chunk state in one transaction),
+   * grouped with the chunks other jobs of the process land at about the same time.
+   */
+  readonly landings: Pick<LandingBatcher, 'land'>;
   readonly budget: CallBudget;
   /**
    * The calendar quotas and the sync's reserve (ENVDATA_QUOTA, ENVDATA_SYNC_RESERVE): a chunk

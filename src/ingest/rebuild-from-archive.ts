@@ -6,7 +6,8 @@ import { coerceError } from '../errors/coerce-error.js';
 import { readShareUnit } from '../ledger/share-unit.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { Dataset, ShareUnit } from '../types.js';
-import { FactWriter, type ChunkLanding } from './fact-writer.js';
+import { FactWriter } from '../landing/fact-writer.js';
+import type { ChunkLanding } from '../ledger/landing-decision.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { toLocation } from '../locations/insert-location.js';
 import type { Location } from '../locations/location.js';
 import type { Dataset, Window } from '../types.js';
-import { prepared } from '../warehouse/pg-client.js';
+import { named } from '../warehouse/wire/index.js';
 import type { Database } from '../warehouse/schema.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
 
@@ -58,7 +58,15 @@ export async function claimChunk(
   const settled = sql<boolean>`(not exists (
       select 1 from envdata.run_gap g where g.run_id = k.run_id and g.refetch)
     and ${settledHours(rechecks.recheckMs, rechecks.noDataRecheckMs, window)} @> ${window})`;
-  const { rows } = await prepared(
+  // The text follows how "no data" is rechecked (`settledHours`): a name for each.
+  const recheck =
+    rechecks.noDataRecheckMs === 'force'
+      ? 'force'
+      : rechecks.noDataRecheckMs === 0
+        ? 'never'
+        : 'after';
+  const { rows } = await named(
+    `claim_chunk_${recheck}`,
     sql<{
       chunk_id: number;
       run_id: number | null;

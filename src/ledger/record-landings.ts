@@ -1,11 +1,9 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Dataset, Window } from '../types.js';
-import { instantsLiteral } from '../warehouse/array-literal.js';
-import { BinaryArray } from '../warehouse/binary-array.js';
-import { OID } from '../warehouse/binary-values.js';
-import { prepared } from '../warehouse/pg-client.js';
+import type { AlongsideFacts } from '../warehouse/write-facts.js';
+import { byteaArray, instants, named } from '../warehouse/wire/index.js';
 import { storableJson, storableText } from '../warehouse/storable-json.js';
-import type { ChunkOutcome, Database, HoleCause } from '../warehouse/schema.js';
+import type { ChunkOutcome, HoleCause } from '../warehouse/schema.js';
 
 /**
  * What a landing means for the ledger:
@@ -47,8 +45,8 @@ export interface LandingRecord {
   readonly holes: Readonly<Record<HoleCause, readonly Window[]>>;
   /** Hours answered "Data not available!": a clean zero. */
   readonly noData: readonly Window[];
-  /** Why the chunk waits again (state `refetch`). */
-  readonly message?: string;
+  /** Why the chunk waits again (states `refetch` and `partial`): its code and message. */
+  readonly error?: { readonly code: 'MISSING_HOURS' | 'PARTIAL'; readonly message: string };
   readonly quarantine: readonly QuarantineEntry[];
   readonly archive?: ArchivedPayload;
 }
@@ -77,183 +75,58 @@ function hoursIn(ranges: readonly Window[]): number {
   return ranges.reduce((n, r) => n + (r.to.getTime() - r.from.getTime()) / HOUR_MS, 0);
 }
 
-/** What `openLanding` found. */
-export interface OpenedLanding {
-  /** SHA-256 of the bodies archived for the chunks asked about, by chunk. */
-  readonly digests: ReadonlyMap<number, Buffer>;
-  /**
-   * Whether the ledger records any hour of the landings' windows as landed. When it does not,
-   * the facts are most likely stored nowhere yet, and a plain insert needs no probe first (a
-   * wrong guess only costs the insert: it fails on the first stored key and the upsert runs).
-   */
-  readonly anyLanded: boolean;
-  /**
-   * Whether the landings can change neither coverage, nor holes, nor a chunk: every chunk is
-   * done already (a chunk done stays done) and coverage holds every hour they bring (coverage
-   * only grows). A worker's late copy of a landing, a re-landing of identical answers: only
-   * the log is written (see `recordLandings`).
-   */
-  readonly settled: boolean;
-  /**
-   * By index of the landings: the hours of its window the coverage recorded as landed when the
-   * landing opened (none listed: none). Read without locking the coverage: two landings of the
-   * same new hours committing at once may both count them (`LandingRecord.newRows`).
-   */
-  readonly landedBefore: ReadonlyMap<number, readonly Window[]>;
-}
-
 /**
- * `record` with `newRows`: its rows minus those of hours in `landedBefore`.
+ * Everything the ledger keeps of a batch of landings, sent beside its facts in the landing's
+ * transaction (`writeFacts`, after `openLanding`): the quarantine log, raw payloads, dirty rollup
+ * days (when the facts changed: identical rows landed again dirty nothing), coverage (what
+ * landed, what was answered "no data"), holes, and each chunk's state — the log alone when the
+ * landings are `settled` (see `OpenedLanding.settled`). Coverage rows are locked in key order,
+ * so concurrent batches never deadlock; coverage only grows here.
  */
-export function withNewRows(
-  record: LandingRecord,
-  landedBefore: readonly Window[] | undefined,
-): LandingRecord {
-  if (!landedBefore?.length || !record.rowsByHour) return record;
-  let old = 0;
-  for (const range of landedBefore) {
-    for (let h = range.from.getTime(); h < range.to.getTime(); h += HOUR_MS) {
-      old += record.rowsByHour.get(h) ?? 0;
-    }
-  }
-  return { ...record, newRows: record.rows - old };
-}
-
-/**
- * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
- * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
- * what a stopped run forgets stays forgotten — and returns the SHA-256 of the bodies archived
- * for `bodyChunkIds`, by chunk (none for a body archived before they were kept), so that an
- * identical answer is not sent again, whether any hour of the landings' windows is recorded as
- * landed, and whether the landings are settled already.
- */
-export async function openLanding(
-  trx: Transaction<Database>,
+export function ledgerStatements(
   landings: readonly LandingRecord[],
-  bodyChunkIds: readonly number[],
-): Promise<OpenedLanding> {
-  const runs = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))].sort(
-    (a, b) => a - b,
-  );
-  const chunkIds = [...new Set(landings.map((l) => l.chunkId))];
-  const brought = landings.flatMap((l) => [
-    ...l.landed.map((r) => ({ l, kind: 'landed', ...r })),
-    ...l.noData.map((r) => ({ l, kind: 'no_data', ...r })),
-  ]);
-  // The count makes Postgres lock every run row even when no body is archived yet.
-  const { rows } = await prepared(
-    sql<{
-      chunk_id: number | null;
-      body_sha256: Buffer | null;
-      any_landed: boolean;
-      landed_before: { i: number; from: string; to: string }[];
-      settled: boolean;
-    }>`
-    with runs as (
-      select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
-    ), landed as (
-      select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed,
-        coalesce(json_agg(json_build_object('i', w.i - 1, 'from', lower(p.r), 'to', upper(p.r)))
-          filter (where p.r is not null), '[]') as landed_before
-      from unnest(${landings.map((l) => l.locationId)}::int[],
-        ${landings.map((l) => l.dataset)}::envdata.dataset[],
-        ${instantsLiteral(landings.map((l) => l.window.from))}::timestamptz[],
-        ${instantsLiteral(landings.map((l) => l.window.to))}::timestamptz[])
-        with ordinality as w(location_id, dataset, f, t, i)
-      join envdata.coverage c using (location_id, dataset)
-      left join lateral unnest(c.landed * tstzmultirange(tstzrange(w.f, w.t))) as p(r) on true
-    ), covered as (
-      -- No coverage row: not covered (a NULL would be skipped by bool_and).
-      select coalesce(bool_and(coalesce(case b.kind when 'landed' then c.landed @> tstzrange(b.f, b.t)
-        else c.no_data @> tstzrange(b.f, b.t) end, false)), true) as covered
-      from unnest(${brought.map((b) => b.l.locationId)}::int[],
-        ${brought.map((b) => b.l.dataset)}::envdata.dataset[],
-        ${brought.map((b) => b.kind)}::text[], ${instantsLiteral(brought.map((b) => b.from))}::timestamptz[],
-        ${instantsLiteral(brought.map((b) => b.to))}::timestamptz[]) as b(location_id, dataset, kind, f, t)
-      left join envdata.coverage c using (location_id, dataset)
-    ), done as (
-      select count(*) = ${chunkIds.length} as all_done from envdata.chunk
-      where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
-    )
-    select p.chunk_id, p.body_sha256, landed.any_landed, landed.landed_before,
-      coalesce(covered.covered, false) and done.all_done as settled
-    from (select count(*) from runs) locked
-    cross join landed cross join covered cross join done
-    left join envdata.raw_payload p
-      on p.chunk_id = any(${[...bodyChunkIds]}::bigint[]) and p.body_sha256 is not null
-  `,
-  ).execute(trx);
-  const digests = new Map<number, Buffer>();
-  for (const r of rows)
-    if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
-  const landedBefore = new Map<number, Window[]>();
-  for (const b of rows[0]?.landed_before ?? []) {
-    const list = landedBefore.get(b.i) ?? [];
-    list.push({ from: new Date(b.from), to: new Date(b.to) });
-    landedBefore.set(b.i, list);
-  }
-  return {
-    digests,
-    anyLanded: rows[0]?.any_landed ?? true,
-    settled: rows[0]?.settled ?? false,
-    landedBefore,
-  };
-}
-
-/**
- * Everything the ledger keeps of a batch of landings, inside the landing's transaction (after
- * `openLanding` and the facts): the quarantine log, raw payloads, dirty rollup days (when
- * `factsChanged`: identical rows landed again dirty nothing), coverage (what landed, what was
- * answered "no data"), holes, and each chunk's state — the log alone when the landings are
- * `settled`. Coverage rows are locked in key order,
- * so concurrent batches never deadlock; coverage only grows here — a re-read that fails never
- * reaches this function, and one that succeeds adds what it brought.
- */
-export async function recordLandings(
-  trx: Transaction<Database>,
-  landings: readonly LandingRecord[],
-  options: { readonly factsChanged: boolean; readonly settled: boolean },
-): Promise<void> {
-  for (const statement of landingStatements(landings, options)) await statement.execute(trx);
-}
-
-/**
- * The statements of `recordLandings`, to run in order in the landing's transaction (they may be
- * sent together: each needs only what the ones before it wrote).
- */
-export function landingStatements(
-  landings: readonly LandingRecord[],
-  options: { readonly factsChanged: boolean; readonly settled: boolean },
-): RawBuilder<unknown>[] {
-  if (landings.length === 0) return [];
-  const log = logWrites(landings, options.factsChanged);
-  if (options.settled) {
-    // Nothing for coverage, holes or chunks to take (see `OpenedLanding.settled`).
-    return [prepared(sql`with ${log} select 1`)];
+  settled: boolean,
+): AlongsideFacts {
+  if (landings.length === 0) return { first: [], after: () => [] };
+  if (settled) {
+    // The log needs not know whether the facts changed; the dirty days do.
+    return {
+      first: [named('landing_log', sql`with ${logWrites(landings)} select 1`)],
+      after: (factsChanged) =>
+        factsChanged ? [named('landing_dirty_days', dirtyInsert(landings))] : [],
+    };
   }
   // Two statements: the log with what landed, then holes with the chunks' states (holes need
   // the coverage the first one wrote; chunk rows are locked after coverage rows, as always).
   const coverage = coverageParts(landings);
-  return [
-    prepared(sql`
-    with ${log}
-    ${coverageUpsert(coverage)}`),
-    prepared(sql`
+  return {
+    first: [],
+    after: (factsChanged) => [
+      named(
+        'landing_coverage',
+        sql`
+    with ${logWrites(landings)}, dirty as (${dirtyInsert(factsChanged ? landings : [])})
+    ${coverageUpsert(coverage)}`,
+      ),
+      named(
+        'landing_holes',
+        sql`
     with ${chunkStates(landings.filter((l) => l.state !== 'rebuild'))},
-    ${holeWrites(coverage)}`),
-  ];
+    ${holeWrites(coverage)}`,
+      ),
+    ],
+  };
 }
 
 /**
- * Quarantine entries (replacing the chunk's earlier ones), raw payloads and dirty days, as
- * data-modifying CTEs (`cleared as (…), …`) for the statement that writes coverage.
+ * Quarantine entries (replacing the chunk's earlier ones) and raw payloads, as data-modifying
+ * CTEs (`cleared as (…), …`) for the statement that writes coverage.
  */
-function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): RawBuilder<unknown> {
+function logWrites(landings: readonly LandingRecord[]): RawBuilder<unknown> {
   const chunkIds = landings.map((l) => l.chunkId);
   const q = landings.flatMap((l) => l.quarantine.map((e) => ({ l, e })));
   const archives = landings.filter((l) => l.archive?.body !== undefined);
   const kept = landings.filter((l) => l.archive !== undefined && l.archive.body === undefined);
-  const dirty = factsChanged ? landings.filter((l) => l.rows > 0) : [];
   return sql`
     cleared as (
       delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
@@ -264,20 +137,20 @@ function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): R
         ${q.map(({ l }) => l.runId)}::int[], ${q.map(({ l }) => l.locationId)}::int[],
         ${q.map(({ e }) => e.source)}::text[], ${q.map(({ e }) => e.recordIndex)}::int[],
         ${q.map(({ e }) => storableJson(e.raw))}::jsonb[],
-        ${q.map(({ e }) => storableText(e.reason))}::text[], ${instantsLiteral(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
+        ${q.map(({ e }) => storableText(e.reason))}::text[], ${instants(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
     ), archived as (
       insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes,
         body_sha256, run_id, location_id, dataset, window_from, window_to)
       select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
-        ${instantsLiteral(archives.map((a) => a.archive!.fetchedAt))}::timestamptz[],
+        ${instants(archives.map((a) => a.archive!.fetchedAt))}::timestamptz[],
         ${archives.map((a) => a.archive!.httpStatus)}::smallint[],
-        ${bodyArray(archives.map((a) => a.archive!.body!))},
+        ${byteaArray(archives.map((a) => a.archive!.body!))},
         ${archives.map((a) => a.archive!.bodyBytes)}::int[],
         ${archives.map((a) => a.archive!.digest)}::bytea[], ${archives.map((a) => a.runId)}::int[],
         ${archives.map((a) => a.locationId)}::int[],
         ${archives.map((a) => a.dataset)}::envdata.dataset[],
-        ${instantsLiteral(archives.map((a) => a.window.from))}::timestamptz[],
-        ${instantsLiteral(archives.map((a) => a.window.to))}::timestamptz[])
+        ${instants(archives.map((a) => a.window.from))}::timestamptz[],
+        ${instants(archives.map((a) => a.window.to))}::timestamptz[])
       on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
         http_status = excluded.http_status, body_bytes = excluded.body_bytes,
         body = excluded.body, body_sha256 = excluded.body_sha256
@@ -285,42 +158,21 @@ function logWrites(landings: readonly LandingRecord[], factsChanged: boolean): R
       -- The body archived is this very body (same SHA-256): only when it was fetched changes.
       update envdata.raw_payload p set fetched_at = k.fetched_at, http_status = k.http_status
       from unnest(${kept.map((k) => k.chunkId)}::bigint[],
-        ${instantsLiteral(kept.map((k) => k.archive!.fetchedAt))}::timestamptz[],
+        ${instants(kept.map((k) => k.archive!.fetchedAt))}::timestamptz[],
         ${kept.map((k) => k.archive!.httpStatus)}::smallint[]) as k(chunk_id, fetched_at, http_status)
       where p.chunk_id = k.chunk_id
-    ), dirty as (${dirtyInsert(dirty)})`;
+    )`;
 }
 
-/** The days of `landings` marked for the rollups to recompute. */
-function dirtyInsert(landings: readonly LandingRecord[]): RawBuilder<unknown> {
+/** The days of `landings` that brought rows, marked for the rollups to recompute. */
+function dirtyInsert(all: readonly LandingRecord[]): RawBuilder<unknown> {
+  const landings = all.filter((l) => l.rows > 0);
   return sql`
       insert into envdata.rollup_dirty (location_id, dataset, from_at, to_at)
       select * from unnest(${landings.map((l) => l.locationId)}::int[],
         ${landings.map((l) => l.dataset)}::envdata.dataset[],
-        ${instantsLiteral(landings.map((l) => l.window.from))}::timestamptz[],
-        ${instantsLiteral(landings.map((l) => l.window.to))}::timestamptz[])`;
-}
-
-/**
- * The dirty-day marks of a settled batch whose facts changed after all (its log, written before
- * the facts were known, marked none): what `recordLandings` marks with `factsChanged`.
- */
-export function dirtyDaysStatement(landings: readonly LandingRecord[]): RawBuilder<unknown> {
-  return prepared(dirtyInsert(landings.filter((l) => l.rows > 0)));
-}
-
-/**
- * The bodies as ONE `bytea[]` parameter in binary (`BinaryArray`): node-postgres sends a Buffer
- * as it is, where a `bytea[]` of Buffers would travel as hex text twice the size, to be decoded;
- * and the statement's text stays the same whatever the number of bodies (`prepared`).
- */
-function bodyArray(bodies: readonly Buffer[]) {
-  if (bodies.length === 0) return sql`'{}'::bytea[]`;
-  let bytes = 0;
-  for (const body of bodies) bytes += 4 + body.length;
-  const array = new BinaryArray(OID.bytea, bytes);
-  for (const body of bodies) array.bytes(body);
-  return sql`${array.build()}::bytea[]`;
+        ${instants(landings.map((l) => l.window.from))}::timestamptz[],
+        ${instants(landings.map((l) => l.window.to))}::timestamptz[])`;
 }
 
 /** One range of one landing's hours, by what it means for coverage and holes. */
@@ -363,7 +215,7 @@ function coverageParts(landings: readonly LandingRecord[]): readonly CoveragePar
 function partsInput(parts: readonly CoveragePart[]): RawBuilder<unknown> {
   return sql`unnest(${parts.map((p) => p.locationId)}::int[],
     ${parts.map((p) => p.dataset)}::envdata.dataset[], ${parts.map((p) => p.kind)}::text[],
-    ${instantsLiteral(parts.map((p) => p.from))}::timestamptz[], ${instantsLiteral(parts.map((p) => p.to))}::timestamptz[],
+    ${instants(parts.map((p) => p.from))}::timestamptz[], ${instants(parts.map((p) => p.to))}::timestamptz[],
     ${parts.map((p) => p.runId)}::int[]) as k(location_id, dataset, kind, f, t, run_id)`;
 }
 
@@ -446,22 +298,20 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
       quarantined_hours = u.quarantined_hours,
       not_covered_hours = case when ${forgotten} then 0 else u.not_covered_hours end,
       no_data_hours = u.no_data_hours,
-      error_code = case u.state when 'done' then null when 'refetch' then 'MISSING_HOURS'
-        else 'PARTIAL' end,
-      error_message = case u.state when 'done' then null when 'refetch' then u.message
-        else 'the service trimmed the payload (206); rows kept, chunk will be fetched again' end,
+      error_code = u.error_code,
+      error_message = u.message,
       started_at = coalesce(c.started_at, u.started_at),
       finished_at = case when u.state = 'done' and not ${forgotten} then now() else c.finished_at end
     from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
       ${col((l) => l.outcome)}::text[], ${col((l) => l.newRows ?? l.rows)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
-      ${col((l) => l.attempts)}::int[], ${instantsLiteral(col((l) => l.startedAt))}::timestamptz[],
+      ${col((l) => l.attempts)}::int[], ${instants(col((l) => l.startedAt))}::timestamptz[],
       ${col((l) => hoursIn(l.holes.missing_upstream))}::int[],
       ${col((l) => hoursIn(l.holes.quarantined))}::int[],
       ${col((l) => hoursIn(l.holes.not_covered))}::int[], ${col((l) => hoursIn(l.noData))}::int[],
-      ${col((l) => l.message ?? null)}::text[])
+      ${col((l) => l.error?.code ?? null)}::text[], ${col((l) => l.error?.message ?? null)}::text[])
       as u(chunk_id, state, outcome, rows, quarantined, calls, attempts, started_at, missing_hours,
-        quarantined_hours, not_covered_hours, no_data_hours, message)
+        quarantined_hours, not_covered_hours, no_data_hours, error_code, message)
     where c.chunk_id = u.chunk_id and c.status not in ('done', 'split')
   )`;
 }

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import pg from 'pg';
 import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import { trackResource } from '../lifecycle/open-resources.js';
@@ -7,7 +7,7 @@ import { maskUrl } from './database-url.js';
 import { databaseUnavailable, isConnectionFailure } from './database-unavailable.js';
 import type { Database } from './schema.js';
 import { errorCode } from '../errors/pg-errors.js';
-import { EnvdataClient, type EnvdataClientOptions } from './pg-client.js';
+import { WireDialect } from './wire/index.js';
 import { registerCancellablePool } from './cancel-statements.js';
 
 // COUNT(*) and other int8 results as numbers: our counts stay far below 2^53.
@@ -20,10 +20,16 @@ export interface CreateDatabaseOptions {
   /** Name for `application_name`, visible in `pg_stat_activity`. Default `envdata`. */
   applicationName?: string;
   /**
-   * Statements marked `prepared` run as named statements, parsed once per connection
+   * Statements made with `named` run prepared, parsed once per connection
    * (DATABASE_PREPARED_STATEMENTS). Default true.
    */
   preparedStatements?: boolean;
+  /**
+   * Send a connection's queued statements at once, not each after the answer to the one
+   * before (`writeFacts` queues a landing's facts and ledger together). Default true;
+   * `bench:upsert` measures what it earns.
+   */
+  pipeline?: boolean;
 }
 
 /**
@@ -32,7 +38,7 @@ export interface CreateDatabaseOptions {
  */
 export function createDatabase(options: CreateDatabaseOptions): Kysely<Database> {
   const log = options.logger.child({ component: 'database' });
-  const config: pg.PoolConfig & EnvdataClientOptions = {
+  const config: pg.PoolConfig = {
     connectionString: options.url,
     max: options.poolMax,
     application_name: options.applicationName ?? 'envdata',
@@ -43,9 +49,7 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
     // Queries queued on one connection go out at once rather than each after the answer to the
     // one before: a landing sends its facts and its ledger together (`FactWriter`). Sent one at
     // a time, as Kysely sends a transaction's statements, nothing changes.
-    pipeline: true,
-    Client: EnvdataClient,
-    prepare: options.preparedStatements !== false,
+    pipeline: options.pipeline !== false,
   };
   const pool = new pg.Pool(config);
   // An idle connection fails when Postgres stops or restarts: the loops that use the pool meet
@@ -69,14 +73,15 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
   pool.on('remove', (client) => busy.delete(client));
   const untrack = trackResource('pg pool', maskUrl(options.url), () => db.destroy());
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new WireDialect({ pool, prepare: options.preparedStatements !== false }),
   });
   registerCancellablePool(db, {
     url: options.url,
     busyPids: () =>
-      [...busy].flatMap((c) =>
-        c instanceof EnvdataClient && c.backendPid !== undefined ? [c.backendPid] : [],
-      ),
+      [...busy].flatMap((c) => {
+        const pid = (c as unknown as { processID: number | null }).processID;
+        return pid === null ? [] : [pid];
+      }),
   });
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {

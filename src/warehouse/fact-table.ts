@@ -1,7 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { FactTableSpec } from './fact-table-spec.js';
 import type { FactRow, NormalizeStats, QuarantinedRecord } from './fact-rows.js';
-import type { LocatedRows, StagedRows } from './located-rows.js';
 import type { Database } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
 import type { PartitionedTable } from './year-partitions.js';
@@ -14,51 +13,24 @@ export interface WriteContext {
   readonly species: SpeciesIds;
 }
 
-/** What the writer knows of a batch before writing it. */
-export interface WriteHint {
-  /**
-   * The ledger records none of the batch's hours as landed: its rows are most likely stored
-   * nowhere yet, so they are inserted at once, without first reading what is stored. A wrong
-   * guess costs time only (see `upsertFacts`).
-   */
-  readonly assumeNew: boolean;
-}
-
 /**
- * A fact table as the `FactWriter` sees it: a name (partitions are created by it) and how a
- * batch of rows is written. Declared by the dataset whose rows it holds (`src/datasets/`); the
- * warehouse knows no dataset.
+ * A fact table as the `FactWriter` sees it: a name (partitions are created by it) and its
+ * columns. Declared once by the dataset whose rows it holds (`src/datasets/`); the warehouse
+ * knows no dataset. The writer derives the rest from `spec`: the COPY tuples and digest of each
+ * landing's rows, staged as the landing arrives (after `prepare`, for a table that has one),
+ * and every statement that writes them (`writeFacts`).
  */
 export interface FactTable<Row extends FactRow> {
   /** The table in schema `envdata`, range-partitioned by UTC year of `observed_at`. */
   readonly name: PartitionedTable;
   /**
-   * As a landing is staged, before its batch is: one location's rows as the tuples of a binary
-   * COPY and their digest (`StagedRows`), so that a batch only joins what its landings bring
-   * (`undefined`: the rows are encoded when written). Absent where encoding needs `prepare`
-   * first (species ids).
+   * Its columns (`defineFactTable`), given what the writer keeps for lookups (species ids).
+   * (Typed for any row, as a table of rows of some kind is a table of fact rows; it reads this
+   * table's rows.)
    */
-  encode?(locationId: number, rows: readonly Row[]): StagedRows;
+  spec(context: WriteContext): FactTableSpec<never>;
   /** Before the landing transaction (short locks, nothing to roll back): ids the rows need. */
   prepare?(db: Kysely<Database>, rows: readonly Row[], context: WriteContext): Promise<void>;
-  /**
-   * Inside the landing transaction: every group of the batch in one set-based statement,
-   * identical rows written again changing nothing. Rows are unique per key within a group.
-   * Returns the rows inserted or changed.
-   */
-  write(
-    trx: Transaction<Database>,
-    groups: readonly LocatedRows<Row>[],
-    context: WriteContext,
-    hint: WriteHint,
-  ): Promise<number>;
-  /**
-   * The columns `write` writes, for a table written by `upsertFacts`: the writer then sends its
-   * statements (`newFactsStatement`, `probeStatement`, `upsertStatement`) on the landing's
-   * connection together with the ledger's. Absent: the writer calls `write`. (Typed for any
-   * row, as a table of rows of some kind is a table of fact rows; it reads this table's rows.)
-   */
-  spec?(context: WriteContext): FactTableSpec<never>;
 }
 
 /** Rows bound for one fact table; build it with `tableRows` so the two agree. */

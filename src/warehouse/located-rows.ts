@@ -2,12 +2,12 @@
 export interface LocatedRows<Row> {
   readonly locationId: number;
   readonly rows: readonly Row[];
-  /** The same rows as the table staged them (`FactTable.encode`), if it did. */
+  /** The same rows as the table staged them (`stageLanding`), if it did. */
   readonly staged?: StagedRows | undefined;
 }
 
 /**
- * One location's rows made ready as its landing is staged (`FactTable.encode`): the tuples of
+ * One location's rows made ready as its landing is staged (`stageLanding`): the tuples of
  * a binary COPY, for hours the ledger never saw, and their digest (`factDigest`), for hours it
  * did; each `undefined` when a value could not be encoded exactly.
  */

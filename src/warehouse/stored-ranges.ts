@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { ArrayLiteral } from './array-literal.js';
+import { ArrayLiteral } from './wire/index.js';
 import type { FactRow } from './fact-rows.js';
 import type { LocatedRows } from './located-rows.js';
 

@@ -27,7 +27,7 @@ import { isLostJob } from '../queue/lost-job.js';
 import { capQueuePause } from '../queue/queue-pause.js';
 import { isServiceError } from '../service/service-error.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
-import { FactWriter } from '../ingest/fact-writer.js';
+import { FactWriter } from '../landing/fact-writer.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import type { IngestOutcome } from '../ingest/ingest-chunk-deps.js';
 import { createIngestChunkProcessor } from '../ingest/ingest-chunk-job.js';
@@ -36,7 +36,7 @@ import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
 import { ApiCallMinuteRecorder } from '../metrics/api-call-minute-recorder.js';
 import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
-import { LandingBatcher } from './landing-batcher.js';
+import { LandingBatcher } from '../landing/landing-batcher.js';
 
 export interface IngestWorkerOptions {
   readonly concurrency: number;
@@ -142,7 +142,7 @@ export class IngestWorker implements AppComponent {
     this.processor = createIngestChunkProcessor({
       db: app.db,
       client,
-      land: (landing) => this.batcher.land(landing),
+      landings: this.batcher,
       budget,
       quota,
       quotaRecheckMs: config.worker.maxPauseMs,

@@ -1,6 +1,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { statusJson } from '../../src/cli/json/status-json.js';
-import { FactWriter, type ChunkLanding } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import type { Dataset } from '../../src/types.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';

@@ -4,7 +4,7 @@ import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
 import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
 import type { Location, NewLocation } from '../../src/locations/location.js';
 import type { Dataset, Window } from '../../src/types.js';
-import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import { addPointLocation } from './add-point-location.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
 import { landingOfBody } from '../fixtures/landing-of-body.js';

@@ -7,7 +7,7 @@ import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import type { Dataset } from '../../src/types.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 
 // The ingest side of a chunk against the simulator over real HTTP: one call, and the answer
 // normalized into fact rows by table before anything reaches the warehouse.

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
 import { blockDataset } from '../../src/ledger/block-dataset.js';
 import { claimChunk } from '../../src/ledger/claim-chunk.js';
 import { closeRunIfDone } from '../../src/ledger/close-run-if-done.js';

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findGaps } from '../../src/ledger/find-gaps.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import { FactWriter, type ChunkLanding } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';

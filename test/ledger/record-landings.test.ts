@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claimChunk } from '../../src/ledger/claim-chunk.js';
-import { recordLandings, type LandingRecord } from '../../src/ledger/record-landings.js';
+import { ledgerStatements, type LandingRecord } from '../../src/ledger/record-landings.js';
 import type { Window } from '../../src/types.js';
 import { planRunChunks } from '../harness/plan-run-chunks.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -53,11 +53,17 @@ function landing(
   };
 }
 
+/** Runs the ledger's statements for `landings` in order, in one transaction, as a landing does. */
 function record(
   landings: LandingRecord[],
   options = { factsChanged: true, settled: false },
 ): Promise<void> {
-  return wh.app.db.transaction().execute((trx) => recordLandings(trx, landings, options));
+  return wh.app.db.transaction().execute(async (trx) => {
+    const statements = ledgerStatements(landings, options.settled);
+    for (const s of [...statements.first, ...statements.after(options.factsChanged)]) {
+      await trx.getExecutor().provideConnection((c) => c.executeQuery(s.compile(trx)));
+    }
+  });
 }
 
 function chunkRow(chunkId: number) {
@@ -103,7 +109,7 @@ beforeAll(async () => {
     .locationId;
 });
 
-describe('recordLandings', () => {
+describe('ledgerStatements', () => {
   it('a finished answer: chunk done with its figures, coverage, holes, quarantine and dirty days', async () => {
     const chunk = await claimedDay('2020-07-01');
     const claimed = await chunkRow(chunk.chunkId);
@@ -194,7 +200,7 @@ describe('recordLandings', () => {
         rows: 6,
         landed: [w('2020-07-03T00:00:00', '2020-07-03T06:00:00')],
         holes: { ...NO_HOLES, missing_upstream: [w('2020-07-03T06:00:00', '2020-07-04T00:00:00')] },
-        message: '18 hours missing from the answer; asking again',
+        error: { code: 'MISSING_HOURS', message: '18 hours missing from the answer; asking again' },
       }),
     ]);
     expect(await chunkRow(chunk.chunkId)).toEqual({

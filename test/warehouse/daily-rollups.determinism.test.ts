@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter, type ChunkLanding } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { hoursBetween, pollenHistoryBody } from '../fixtures/payload-bodies.js';

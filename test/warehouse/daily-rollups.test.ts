@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';

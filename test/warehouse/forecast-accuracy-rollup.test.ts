@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WEATHER_SNAPSHOT } from '../../src/datasets/weather/weather-tables.js';
-import { FactWriter } from '../../src/ingest/fact-writer.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import { snapshotRows, writeSnapshot } from '../../src/warehouse/write-snapshot.js';

@@ -15,10 +15,15 @@ import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import type { FactTable } from '../../src/warehouse/fact-table.js';
 import type { LocatedRows } from '../../src/warehouse/located-rows.js';
-import { stageRows } from '../../src/warehouse/encoded-rows.js';
-import { defineFactTable } from '../../src/warehouse/fact-table-spec.js';
+import { stageRows } from '../../src/warehouse/wire/index.js';
+import { defineFactTable, type FactTableSpec } from '../../src/warehouse/fact-table-spec.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
-import { RowsStoredAlready, upsertFacts } from '../../src/warehouse/upsert-facts.js';
+import { upsertFacts } from '../../src/warehouse/upsert-facts.js';
+import {
+  ALL_TECHNIQUES,
+  RowsStoredAlready,
+  writeFacts as writeBatch,
+} from '../../src/warehouse/write-facts.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -33,7 +38,7 @@ function writeFacts<Row extends FactRow>(
 ): Promise<number> {
   return db
     .transaction()
-    .execute((trx) => table.write(trx, groups, { species }, { assumeNew: false }));
+    .execute((trx) => upsertFacts(trx, table.spec({ species }) as FactTableSpec<Row>, groups));
 }
 
 /** A fact row of the scratch table: every column type a fact table can have. */
@@ -144,15 +149,14 @@ function rawText(node: OperationNode): string {
 }
 
 /**
- * The app's database, noting the first words of every statement run through it, after the
- * comment that marks a statement prepared or a COPY with its data (`pg-client.ts`).
+ * The app's database, noting the first words of every statement run through it.
  */
 function withStatementLog(db: Kysely<Database>): { db: Kysely<Database>; statements: string[] } {
   const statements: string[] = [];
   const plugin: KyselyPlugin = {
     transformQuery({ node }): RootOperationNode {
       if (node.kind === 'RawNode') {
-        const text = rawText(node).replace(/^\s*\/\*.*?\*\/\s*/, '');
+        const text = rawText(node);
         statements.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
       }
       return node;
@@ -180,7 +184,7 @@ async function clear(): Promise<void> {
 }
 
 describe('upsertFacts', () => {
-  it('inserts a fresh batch with one plain insert; every value type round-trips', async () => {
+  it('lands a fresh batch with the probe and one upsert; every value type round-trips', async () => {
     await clear();
     const { db, statements } = withStatementLog(wh.app.db);
     const groups = [
@@ -190,8 +194,7 @@ describe('upsertFacts', () => {
 
     expect(await upsertFacts(db, SCRATCH, groups)).toBe(AWKWARD.length + 6 + 4);
 
-    expect(statements.filter((s) => s.startsWith('insert'))).toEqual(['insert into']);
-    expect(statements.some((s) => s.startsWith('with'))).toBe(false);
+    expect(statements).toEqual(['select g.i::int', 'with u']);
     const rows = await stored(berlin);
     const awkward = rows.filter((r) => r.observed_at.getTime() === T0);
     expect(awkward.map((r) => [r.tag, r.x, r.n, r.small, r.note, r.mood])).toEqual(
@@ -304,19 +307,24 @@ describe('upsertFacts', () => {
     );
   });
 
-  it('with assumeNew, a fresh batch is one plain insert: no probe, no savepoint', async () => {
+  it('with assumeNew, a fresh batch is one binary COPY, encoded now when not staged; with the COPY off, one plain insert', async () => {
     await clear();
     const { db, statements } = withStatementLog(wh.app.db);
+    const rows = (hour: number) => [{ locationId: berlin, rows: scratchRows(hour, hour + 6) }];
 
-    const written = await db.transaction().execute((trx) =>
-      upsertFacts(trx, SCRATCH, [{ locationId: berlin, rows: scratchRows(0, 6) }], {
+    const copied = await db
+      .transaction()
+      .execute((trx) => upsertFacts(trx, SCRATCH, rows(0), { assumeNew: true }));
+    const inserted = await db.transaction().execute((trx) =>
+      writeBatch(trx, [{ spec: SCRATCH as FactTableSpec<FactRow>, groups: rows(6) }], {
         assumeNew: true,
+        techniques: { ...ALL_TECHNIQUES, copy: false },
       }),
     );
 
-    expect(written).toBe(12);
-    expect(statements).toEqual(['insert into']);
-    expect(await stored(berlin)).toHaveLength(12);
+    expect([copied, inserted]).toEqual([12, [12]]);
+    expect(statements).toEqual(['copy $', 'insert into']);
+    expect(await stored(berlin)).toHaveLength(24);
   });
 
   it('with assumeNew and every group encoded ahead, a fresh batch is one binary COPY; every value type round-trips as the insert stores it', async () => {

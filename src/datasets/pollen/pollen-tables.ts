@@ -3,8 +3,6 @@ import type { PollenSpeciesRow, PollenTypeRow } from './pollen-rows.js';
 import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
 import type { Database } from '../../warehouse/schema.js';
 import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';
-import { stageRows } from '../../warehouse/encoded-rows.js';
-import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
 /** Species rows carry a smallint id: new species get theirs before the transaction. */
@@ -14,7 +12,7 @@ const resolveSpecies = (
   { species }: WriteContext,
 ): Promise<void> => species.resolve(db, rows);
 
-/** The columns of `envdata.pollen_hourly`, as `upsertFacts` writes them. */
+/** The columns of `envdata.pollen_hourly`. */
 const POLLEN_HOURLY_SPEC = defineFactTable<PollenTypeRow>({
   table: 'envdata.pollen_hourly',
   key: [{ name: 'pollen_type', type: 'envdata.pollen_type', value: (r) => r.pollenType }],
@@ -65,8 +63,6 @@ function defineSpeciesSpec(species: SpeciesIdLookup): FactTableSpec<PollenSpecie
 /** `envdata.pollen_hourly`: one row per location, hour and pollen type. */
 export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
   name: 'pollen_hourly',
-  encode: (locationId, rows) => stageRows(POLLEN_HOURLY_SPEC, locationId, rows),
-  write: (trx, groups, _context, hint) => upsertFacts(trx, POLLEN_HOURLY_SPEC, groups, hint),
   spec: () => POLLEN_HOURLY_SPEC,
 };
 
@@ -74,8 +70,6 @@ export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
 export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
   name: 'pollen_species_hourly',
   prepare: resolveSpecies,
-  write: (trx, groups, { species }, hint) =>
-    upsertFacts(trx, pollenSpeciesHourlySpec(species), groups, hint),
   spec: ({ species }) => pollenSpeciesHourlySpec(species),
 };
 

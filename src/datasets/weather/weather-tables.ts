@@ -1,11 +1,9 @@
 import type { WeatherRow } from './weather-rows.js';
 import type { FactTable } from '../../warehouse/fact-table.js';
 import { defineFactTable } from '../../warehouse/fact-table-spec.js';
-import { stageRows } from '../../warehouse/encoded-rows.js';
-import { upsertFacts } from '../../warehouse/upsert-facts.js';
 import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
 
-/** The columns of `envdata.weather_hourly`, as `upsertFacts` writes them. */
+/** The columns of `envdata.weather_hourly`. */
 const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
   table: 'envdata.weather_hourly',
   key: [],
@@ -38,8 +36,6 @@ const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
 /** `envdata.weather_hourly`: one row per location and hour. */
 export const WEATHER_HOURLY: FactTable<WeatherRow> = {
   name: 'weather_hourly',
-  encode: (locationId, rows) => stageRows(WEATHER_HOURLY_SPEC, locationId, rows),
-  write: (trx, groups, _context, hint) => upsertFacts(trx, WEATHER_HOURLY_SPEC, groups, hint),
   spec: () => WEATHER_HOURLY_SPEC,
 };
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/warehouse/create-database.js';
-import { MAX_PREPARED_PER_CONNECTION, prepared } from '../../src/warehouse/pg-client.js';
+import { MAX_PREPARED_PER_CONNECTION, named } from '../../src/warehouse/wire/index.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -32,33 +32,43 @@ async function preparedNames(db: Kysely<Database>): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-describe('EnvdataClient', () => {
-  it('runs a statement marked prepared as a named statement, parsed once per connection', async () => {
+describe('the wire connection', () => {
+  it('runs a named statement prepared under its name, parsed once per connection', async () => {
     const db = database(true);
     const twice = async (n: number) =>
-      (await prepared(sql<{ n: number }>`select ${n}::int + 1 as n`).execute(db)).rows[0]!.n;
+      (await named('plus_one', sql<{ n: number }>`select ${n}::int + 1 as n`).execute(db)).rows[0]!
+        .n;
 
     expect([await twice(1), await twice(41)]).toEqual([2, 42]);
 
     const names = await preparedNames(db);
-    expect(names).toHaveLength(1);
-    expect(names[0]).toMatch(/^envdata_[\w-]{22}$/);
-    // An unmarked statement is not prepared.
+    expect(names).toEqual(['envdata_plus_one']);
+    // A statement without a name is not prepared.
     await sql`select ${1}::int`.execute(db);
     expect(await preparedNames(db)).toEqual(names);
   });
 
+  it('runs a name met again with another text unnamed, and right', async () => {
+    const db = database(true);
+    const plus = (k: number) =>
+      named('plus_k', sql<{ n: number }>`select 1 + ${sql.raw(String(k))} as n`).execute(db);
+
+    expect([(await plus(1)).rows[0]!.n, (await plus(2)).rows[0]!.n]).toEqual([2, 3]);
+    expect(await preparedNames(db)).toEqual(['envdata_plus_k']);
+  });
+
   it('prepares nothing with DATABASE_PREPARED_STATEMENTS=false', async () => {
     const db = database(false);
-    await prepared(sql`select ${1}::int as n`).execute(db);
+    await named('one', sql`select ${1}::int as n`).execute(db);
     expect(await preparedNames(db)).toEqual([]);
   });
 
-  it(`keeps at most ${MAX_PREPARED_PER_CONNECTION} per connection; past them, marked statements run unnamed`, async () => {
+  it(`keeps at most ${MAX_PREPARED_PER_CONNECTION} per connection; past them, named statements run unnamed`, async () => {
     const db = database(true);
     const texts = MAX_PREPARED_PER_CONNECTION + 6;
     for (let i = 0; i < texts; i++) {
-      const { rows } = await prepared(
+      const { rows } = await named(
+        `plus_${i}`,
         sql<{ n: number }>`select ${i}::int + ${sql.raw(String(i))} as n`,
       ).execute(db);
       expect(rows[0]!.n).toBe(2 * i);

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { FactRow } from './fact-rows.js';
+import type { FactRow } from '../fact-rows.js';
 import { ByteWriter, sendOid, sendValue, OID } from './binary-values.js';
-import { isNumericColumn, type FactColumn, type FactTableSpec } from './fact-table-spec.js';
+import { isNumericColumn, type FactColumn, type FactTableSpec } from '../fact-table-spec.js';
 
 /**
  * A digest of fact rows that Postgres computes the same way over stored rows: SHA-256 of the

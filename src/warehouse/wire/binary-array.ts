@@ -1,5 +1,6 @@
-import { ByteWriter, sendValue } from './binary-values.js';
-import type { FactColumn } from './fact-table-spec.js';
+import { sql, type RawBuilder } from 'kysely';
+import { ByteWriter, OID, sendValue } from './binary-values.js';
+import type { FactColumn } from '../fact-table-spec.js';
 
 /**
  * A one-dimensional Postgres array in binary form (`array_send`), passed as ONE parameter
@@ -64,4 +65,17 @@ export class BinaryArray {
     this.out.int32At(12, this.count);
     return this.out.bytesView();
   }
+}
+
+/**
+ * Byte strings as ONE `bytea[]` parameter in binary: node-postgres sends a Buffer as it is, where
+ * a `bytea[]` of Buffers would travel as hex text twice the size, to be decoded; and the
+ * statement's text stays the same whatever their number (`named`).
+ */
+export function byteaArray(values: readonly Uint8Array[]): RawBuilder<unknown> {
+  let bytes = 0;
+  for (const value of values) bytes += 4 + value.length;
+  const array = new BinaryArray(OID.bytea, bytes);
+  for (const value of values) array.bytes(value);
+  return sql`${array.build()}::bytea[]`;
 }

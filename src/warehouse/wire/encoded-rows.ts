@@ -1,9 +1,9 @@
 import { BinaryArray } from './binary-array.js';
 import { ByteWriter, OID, sendOid, sendValue } from './binary-values.js';
 import { factDigest } from './fact-digest.js';
-import type { FactRow } from './fact-rows.js';
-import type { FactColumn, FactTableSpec } from './fact-table-spec.js';
-import type { LocatedRows, StagedRows } from './located-rows.js';
+import type { FactRow } from '../fact-rows.js';
+import type { FactColumn, FactTableSpec } from '../fact-table-spec.js';
+import type { LocatedRows, StagedRows } from '../located-rows.js';
 
 /**
  * Rows as `upsertFacts` sends them: one binary array (`array_send`, see `BinaryArray`) per

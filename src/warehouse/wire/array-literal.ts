@@ -45,7 +45,7 @@ export class ArrayLiteral {
  * nothing in it to quote), for `$1::timestamptz[]`: what node-postgres would send for an array
  * of Dates, without formatting each field by field in the local zone.
  */
-export function instantsLiteral(values: readonly (Date | null)[]): string {
+export function instants(values: readonly (Date | null)[]): string {
   let text = '{';
   for (let i = 0; i < values.length; i++) {
     const value = values[i];

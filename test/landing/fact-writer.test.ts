@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsOfBody } from '../../src/datasets/facts-of-body.js';
 import { NO_FACTS } from '../../src/warehouse/fact-table.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
-import type { ChunkLanding } from '../../src/ingest/fact-writer.js';
-import { FactWriter } from '../../src/ingest/fact-writer.js';
-import { EnvdataClient } from '../../src/warehouse/pg-client.js';
+import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
+import { WireDialect } from '../../src/warehouse/wire/index.js';
+import { upsertFacts } from '../../src/warehouse/upsert-facts.js';
+import type { FactTableSpec } from '../../src/warehouse/fact-table-spec.js';
+import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -51,10 +54,8 @@ function withStatementLog(): { db: Kysely<Database>; statements: string[] } {
     connectionString: wh.env.databaseUrl,
     max: 2,
     options: '-c search_path=envdata,public -c timezone=UTC',
-    // As the app's pool: pipelined, with its client (prepared statements, the COPY a fresh
-    // batch lands with).
+    // As the app's pool: pipelined.
     pipeline: true,
-    Client: EnvdataClient,
   };
   const pool = new pg.Pool(config);
   // `destroy()` resolves once its connections have said goodbye, not once the server has read it:
@@ -62,7 +63,7 @@ function withStatementLog(): { db: Kysely<Database>; statements: string[] } {
   // error of its own (uncaught without a listener, failing the run after every test passed).
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new WireDialect({ pool, prepare: true }),
     log: (event) => {
       statements.push(event.query.sql.replace(/\s+/g, ' ').trim());
     },
@@ -181,7 +182,7 @@ describe('FactWriter.land', () => {
     const facts = statements.filter((s) => /weather_hourly/.test(s));
     expect(facts).toEqual([
       expect.stringMatching(
-        / \*\/ copy "envdata"."weather_hourly" \(.*\) from stdin \(format binary\)$/,
+        /^copy "envdata"."weather_hourly" \(.*\) from stdin \(format binary\)$/,
       ),
     ]);
     expect(statements.some((s) => s.startsWith('savepoint'))).toBe(false);
@@ -198,11 +199,13 @@ describe('FactWriter.land', () => {
     const stored = table!.rows
       .slice(0, 10)
       .map((r, i) => (i === 4 ? { ...r, temperatureC: -40 } : r));
-    await wh.app.db.transaction().execute((trx) =>
-      table!.table.write(trx, [{ locationId: berlin, rows: stored }], writeContext(), {
-        assumeNew: false,
-      }),
-    );
+    await wh.app.db
+      .transaction()
+      .execute((trx) =>
+        upsertFacts(trx, table!.table.spec(writeContext()) as FactTableSpec<FactRow>, [
+          { locationId: berlin, rows: stored },
+        ]),
+      );
     const { db, statements } = withStatementLog();
 
     const summary = await new FactWriter(db, { archiveRaw: true }).land([landing]);

@@ -1,10 +1,7 @@
-import type {
-  ChunkLanding,
-  FactWriter,
-  LandingResult,
-  StagedLanding,
-} from '../ingest/fact-writer.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
+import type { ChunkLanding, LandingResult } from '../ledger/landing-decision.js';
+import type { FactWriter } from './fact-writer.js';
+import type { StagedLanding } from './stage-landing.js';
 
 interface Pending {
   readonly landing: StagedLanding;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FactColumn } from './fact-table-spec.js';
-import { isNumericColumn } from './fact-table-spec.js';
+import type { FactColumn } from '../fact-table-spec.js';
+import { isNumericColumn } from '../fact-table-spec.js';
 
 /**
  * Values in Postgres's binary send form (big-endian, as `array_send` writes them). `sendValue`

@@ -1,0 +1,131 @@
+import { sql, type Transaction } from 'kysely';
+import type { Window } from '../types.js';
+import type { Database } from '../warehouse/schema.js';
+import { instants, named } from '../warehouse/wire/index.js';
+import type { LandingRecord } from './record-landings.js';
+
+const HOUR_MS = 3_600_000;
+
+/** What `openLanding` found. */
+export interface OpenedLanding {
+  /** SHA-256 of the bodies archived for the chunks asked about, by chunk. */
+  readonly digests: ReadonlyMap<number, Buffer>;
+  /**
+   * Whether the ledger records any hour of the landings' windows as landed. When it does not,
+   * the facts are most likely stored nowhere yet, and a plain insert needs no probe first (a
+   * wrong guess only costs the insert: it fails on the first stored key and the upsert runs).
+   */
+  readonly anyLanded: boolean;
+  /**
+   * Whether the landings can change neither coverage, nor holes, nor a chunk: every chunk is
+   * done already (a chunk done stays done) and coverage holds every hour they bring (coverage
+   * only grows). A worker's late copy of a landing, a re-landing of identical answers: only
+   * the log is written (see `recordLandings`).
+   */
+  readonly settled: boolean;
+  /**
+   * By index of the landings: the hours of its window the coverage recorded as landed when the
+   * landing opened (none listed: none). Read without locking the coverage: two landings of the
+   * same new hours committing at once may both count them (`LandingRecord.newRows`).
+   */
+  readonly landedBefore: ReadonlyMap<number, readonly Window[]>;
+}
+
+/**
+ * `record` with `newRows`: its rows minus those of hours in `landedBefore`.
+ */
+export function withNewRows(
+  record: LandingRecord,
+  landedBefore: readonly Window[] | undefined,
+): LandingRecord {
+  if (!landedBefore?.length || !record.rowsByHour) return record;
+  let old = 0;
+  for (const range of landedBefore) {
+    for (let h = range.from.getTime(); h < range.to.getTime(); h += HOUR_MS) {
+      old += record.rowsByHour.get(h) ?? 0;
+    }
+  }
+  return { ...record, newRows: record.rows - old };
+}
+
+/**
+ * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
+ * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
+ * what a stopped run forgets stays forgotten — and returns the SHA-256 of the bodies archived
+ * for `bodyChunkIds`, by chunk (none for a body archived before they were kept), so that an
+ * identical answer is not sent again, whether any hour of the landings' windows is recorded as
+ * landed, and whether the landings are settled already.
+ */
+export async function openLanding(
+  trx: Transaction<Database>,
+  landings: readonly LandingRecord[],
+  bodyChunkIds: readonly number[],
+): Promise<OpenedLanding> {
+  const runs = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))].sort(
+    (a, b) => a - b,
+  );
+  const chunkIds = [...new Set(landings.map((l) => l.chunkId))];
+  const brought = landings.flatMap((l) => [
+    ...l.landed.map((r) => ({ l, kind: 'landed', ...r })),
+    ...l.noData.map((r) => ({ l, kind: 'no_data', ...r })),
+  ]);
+  // The count makes Postgres lock every run row even when no body is archived yet.
+  const { rows } = await named(
+    'open_landing',
+    sql<{
+      chunk_id: number | null;
+      body_sha256: Buffer | null;
+      any_landed: boolean;
+      landed_before: { i: number; from: string; to: string }[];
+      settled: boolean;
+    }>`
+    with runs as (
+      select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
+    ), landed as (
+      select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed,
+        coalesce(json_agg(json_build_object('i', w.i - 1, 'from', lower(p.r), 'to', upper(p.r)))
+          filter (where p.r is not null), '[]') as landed_before
+      from unnest(${landings.map((l) => l.locationId)}::int[],
+        ${landings.map((l) => l.dataset)}::envdata.dataset[],
+        ${instants(landings.map((l) => l.window.from))}::timestamptz[],
+        ${instants(landings.map((l) => l.window.to))}::timestamptz[])
+        with ordinality as w(location_id, dataset, f, t, i)
+      join envdata.coverage c using (location_id, dataset)
+      left join lateral unnest(c.landed * tstzmultirange(tstzrange(w.f, w.t))) as p(r) on true
+    ), covered as (
+      -- No coverage row: not covered (a NULL would be skipped by bool_and).
+      select coalesce(bool_and(coalesce(case b.kind when 'landed' then c.landed @> tstzrange(b.f, b.t)
+        else c.no_data @> tstzrange(b.f, b.t) end, false)), true) as covered
+      from unnest(${brought.map((b) => b.l.locationId)}::int[],
+        ${brought.map((b) => b.l.dataset)}::envdata.dataset[],
+        ${brought.map((b) => b.kind)}::text[], ${instants(brought.map((b) => b.from))}::timestamptz[],
+        ${instants(brought.map((b) => b.to))}::timestamptz[]) as b(location_id, dataset, kind, f, t)
+      left join envdata.coverage c using (location_id, dataset)
+    ), done as (
+      select count(*) = ${chunkIds.length} as all_done from envdata.chunk
+      where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
+    )
+    select p.chunk_id, p.body_sha256, landed.any_landed, landed.landed_before,
+      coalesce(covered.covered, false) and done.all_done as settled
+    from (select count(*) from runs) locked
+    cross join landed cross join covered cross join done
+    left join envdata.raw_payload p
+      on p.chunk_id = any(${[...bodyChunkIds]}::bigint[]) and p.body_sha256 is not null
+  `,
+  ).execute(trx);
+  const digests = new Map<number, Buffer>();
+  for (const r of rows)
+    if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
+  const landedBefore = new Map<number, Window[]>();
+  for (const b of rows[0]?.landed_before ?? []) {
+    const list = landedBefore.get(b.i) ?? [];
+    list.push({ from: new Date(b.from), to: new Date(b.to) });
+    landedBefore.set(b.i, list);
+  }
+  return {
+    digests,
+    anyLanded: rows[0]?.any_landed ?? true,
+    settled: rows[0]?.settled ?? false,
+    landedBefore,
+  };
+}

@@ -1,0 +1,290 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { FactRow } from './fact-rows.js';
+import type { LocatedRows } from './located-rows.js';
+import { isNumericColumn, type FactColumn, type FactTableSpec } from './fact-table-spec.js';
+import { inStoredRange, storedRanges } from './stored-ranges.js';
+import {
+  ArrayLiteral,
+  copyData,
+  copyIn,
+  encodeCopyTuples,
+  encodeRows,
+  factDigest,
+  named,
+  storedDigest,
+  type Compilable,
+} from './wire/index.js';
+
+/**
+ * The statements that write fact rows (`writeFacts` sends them): a probe of what is stored, the
+ * rows believed new as a COPY or an INSERT, and the upsert of rows that changed.
+ */
+
+/** How fact rows travel; `bench:upsert` measures what each earns (docs/scaling.md). */
+export interface FactWire {
+  /** Rows believed new as one binary COPY of the tuples staged with their landing. */
+  readonly copy: boolean;
+  /** Columns as binary arrays (`array_send`), not array literals. */
+  readonly binaryArrays: boolean;
+}
+
+/** `envdata_weather_hourly` for `envdata.weather_hourly`: part of its statements' names. */
+function nameOf<Row extends FactRow>(table: FactTableSpec<Row>): string {
+  return table.table.replace('.', '_');
+}
+
+/** What `probeStatement` reads of one group: its position, the rows stored in its hours and their digest. */
+export interface ProbedGroup {
+  /** 1-based position of the group in the batch probed. */
+  readonly i: number;
+  readonly n: number;
+  readonly digest: Buffer;
+}
+
+/**
+ * Per group of `groups` (non-empty), how many rows are stored in its hours and their digest
+ * (`storedDigest`): one index range scan per group; groups with none stored are left out.
+ */
+export function probeStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): Compilable<ProbedGroup> {
+  const stored = storedRanges(groups);
+  return named(
+    `probe_${nameOf(table)}`,
+    sql<ProbedGroup>`
+    select g.i::int as i, x.n::int as n, x.digest
+    from ${stored.ranges}
+    cross join lateral (
+      select count(*) as n, ${storedDigest(table, 's')} as digest
+      from ${sql.table(table.table)} s
+      where ${inStoredRange('s', stored)}
+    ) x
+    where x.n > 0`,
+  );
+}
+
+/**
+ * Each group's digest as `storedDigest` computes it over stored rows (`factDigest`): staged
+ * with its landing, or computed now.
+ */
+export function factDigests<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): readonly (Buffer | undefined)[] {
+  return groups.map((group) =>
+    group.staged ? group.staged.digest : factDigest(table, group.rows),
+  );
+}
+
+/**
+ * The groups not stored exactly as they are: a different count or digest than the probe read
+ * (an unequal digest proves nothing; the upsert decides, writing only rows that differ).
+ */
+export function changedGroups<Row extends FactRow>(
+  groups: readonly LocatedRows<Row>[],
+  probed: readonly ProbedGroup[],
+  digests: readonly (Buffer | undefined)[],
+): LocatedRows<Row>[] {
+  const storedOf = new Map(probed.map((p) => [p.i - 1, p]));
+  return groups.filter((group, i) => {
+    const s = storedOf.get(i);
+    if (s === undefined || s.n !== group.rows.length) return true;
+    return !digests[i]?.equals(s.digest);
+  });
+}
+
+/**
+ * The statement writing every row of `groups`, believed new (`WriteFactsOptions.assumeNew`): one binary
+ * COPY or one plain INSERT, which a row stored already fails (a unique violation).
+ */
+export function newFactsStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+  wire: FactWire,
+): Compilable {
+  const batch = groups.filter((g) => g.rows.length > 0);
+  return (wire.copy && copyStatement(table, batch)) || insertStatement(table, batch, wire);
+}
+
+/** Rows in `groups`. */
+export function rowCount(groups: readonly LocatedRows<FactRow>[]): number {
+  let n = 0;
+  for (const group of groups) n += group.rows.length;
+  return n;
+}
+
+/**
+ * The rows as one binary COPY (the tuples staged with their landing, or encoded now): the
+ * server's fastest way in; `undefined` when a value's binary form could not stand for it.
+ */
+function copyStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  batch: readonly LocatedRows<Row>[],
+): Compilable | undefined {
+  const tuples: Buffer[] = [];
+  for (const g of batch) {
+    const encoded = g.staged ? g.staged.copyTuples : encodeCopyTuples(table, g.locationId, g.rows);
+    if (encoded === undefined) return undefined;
+    tuples.push(encoded);
+  }
+  return copyIn(
+    sql`copy ${sql.table(table.table)} (${columnList(table, '')}) from stdin (format binary)`,
+    copyData(tuples),
+  );
+}
+
+function insertStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  batch: readonly LocatedRows<Row>[],
+  wire: FactWire,
+): Compilable {
+  const rows = rowsOf(table, batch, wire);
+  return named(
+    `insert_${rows.form}_${nameOf(table)}`,
+    sql`insert into ${sql.table(table.table)} (${columnList(table, '')}) ${rows.select}`,
+  );
+}
+
+function allColumns<Row extends FactRow>(table: FactTableSpec<Row>): readonly FactColumn<Row>[] {
+  return [...table.key, ...table.columns];
+}
+
+/** `location_id, observed_at, <key…>, <columns…>`, each name after `prefix`. */
+function columnList<Row extends FactRow>(table: FactTableSpec<Row>, prefix: string) {
+  const names = ['location_id', 'observed_at', ...allColumns(table).map((c) => c.name)];
+  return sql.raw(names.map((n) => `${prefix}${n}`).join(', '));
+}
+
+/** The value columns as a row, `(a.x, a.y)`, for `is [not] distinct from`. */
+function valueRow<Row extends FactRow>(table: FactTableSpec<Row>, alias: string) {
+  return sql.raw(`(${table.columns.map((c) => `${alias}.${c.name}`).join(', ')})`);
+}
+
+/**
+ * The batch's rows as a select of one array per column: binary, or text where binary could not
+ * stand for a value; `unnest()` in the select list, cheaper than `FROM unnest(…)`.
+ */
+function rowsOf<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+  wire: FactWire,
+): { readonly form: 'binary' | 'text'; readonly select: RawBuilder<unknown> } {
+  const binary = wire.binaryArrays ? binaryRowsOf(table, groups) : undefined;
+  return binary
+    ? { form: 'binary', select: binary }
+    : { form: 'text', select: textRowsOf(table, groups) };
+}
+
+/** What `eachValue` feeds: each row's location and hour, then its values column by column. */
+interface ArraySink<Row> {
+  row(locationId: number, observedAt: Date): void;
+  value(c: number, column: FactColumn<Row>, value: number | string | null): void;
+}
+
+/** Feeds every row of `groups` to `sink`. */
+function eachValue<Row extends FactRow>(
+  groups: readonly LocatedRows<Row>[],
+  columns: readonly FactColumn<Row>[],
+  sink: ArraySink<Row>,
+): void {
+  for (const { locationId, rows } of groups) {
+    for (const row of rows) {
+      sink.row(locationId, row.observedAt);
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        sink.value(c, column, column.value(row));
+      }
+    }
+  }
+}
+
+function binaryRowsOf<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): RawBuilder<unknown> | undefined {
+  const encoded = encodeRows(table, groups);
+  if (!encoded) return undefined;
+  const [locationIds, observedAt, ...arrays] = encoded.arrays;
+  const unnests = allColumns(table).map((column, c) => {
+    const type = sql.raw(column.type);
+    const values = isNumericColumn(column)
+      ? sql`${arrays[c]!}::${type}[]`
+      : column.type === 'text'
+        ? sql`${arrays[c]!}::text[]`
+        : sql`${arrays[c]!}::text[]::${type}[]`;
+    return sql`unnest(${values}) as ${sql.raw(column.name)}`;
+  });
+  return sql`
+    select unnest(${locationIds!}::int[]) as location_id,
+      unnest(${observedAt!}::timestamptz[]) as observed_at, ${sql.join(unnests)}`;
+}
+
+function textRowsOf<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+): RawBuilder<unknown> {
+  const columns = allColumns(table);
+  const locationIds = new ArrayLiteral();
+  const observedAt = new ArrayLiteral();
+  const arrays = columns.map(() => new ArrayLiteral());
+  eachValue(groups, columns, {
+    row(locationId, at) {
+      locationIds.number(locationId);
+      observedAt.instant(at);
+    },
+    value(c, column, value) {
+      if (isNumericColumn(column)) arrays[c]!.number(value as number | null);
+      else arrays[c]!.string(value as string | null);
+    },
+  });
+  const unnests = columns.map(
+    (column, c) =>
+      sql`unnest(${arrays[c]!.build()}::${sql.raw(column.type)}[]) as ${sql.raw(column.name)}`,
+  );
+  return sql`
+    select location_id, to_timestamp(observed_at) as observed_at, ${sql.raw(columns.map((c) => c.name).join(', '))}
+    from (
+      select unnest(${locationIds.build()}::int[]) as location_id,
+        unnest(${observedAt.build()}::float8[]) as observed_at, ${sql.join(unnests)}
+    ) r`;
+}
+
+/**
+ * The upsert: rows identical to the stored ones (read with one index range scan per group) are
+ * left out, so they are neither locked nor rewritten; the rest go through `ON CONFLICT … DO
+ * UPDATE … WHERE … IS DISTINCT FROM`.
+ */
+export function upsertStatement<Row extends FactRow>(
+  table: FactTableSpec<Row>,
+  groups: readonly LocatedRows<Row>[],
+  wire: FactWire,
+): Compilable {
+  const stored = storedRanges(groups);
+  const target = sql.table(table.table);
+  const keyNames = ['location_id', 'observed_at', ...table.key.map((k) => k.name)];
+  const sameKey = sql.raw(keyNames.map((k) => `s.${k} = u.${k}`).join(' and '));
+  const setList = sql.raw(table.columns.map((c) => `${c.name} = excluded.${c.name}`).join(', '));
+  const rows = rowsOf(table, groups, wire);
+  return named(
+    `upsert_${rows.form}_${nameOf(table)}`,
+    sql`
+    with u as materialized (${rows.select}),
+    stored as materialized (
+      -- offset 0 keeps the lateral one index range scan per group, never a join that could
+      -- scan the whole table; materialized, the anti-join below hashes it once.
+      select x.* from ${stored.ranges}
+      cross join lateral (
+        select ${columnList(table, 's.')} from ${target} s
+        where ${inStoredRange('s', stored)}
+        offset 0) x
+    )
+    insert into ${target} as t (${columnList(table, '')})
+    select * from u
+    where not exists (
+      select from stored s
+      where ${sameKey} and ${valueRow(table, 's')} is not distinct from ${valueRow(table, 'u')})
+    on conflict (${sql.raw(keyNames.join(', '))}) do update set ${setList}
+    where ${valueRow(table, 't')} is distinct from ${valueRow(table, 'excluded')}`,
+  );
+}
