@@ -32,7 +32,8 @@ export const LAYERS = [
   // Runs, gaps, chunks and coverage, and removing locations with what belongs to them.
   ['ledger'],
   ['metrics', 'planner'],
-  // What the composition root lends to the parts it runs (`Uses<…>`), and its HTTP server.
+  // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
+  // for them (`ProcessResources`), and its HTTP server.
   ['app'],
   ['dispatch', 'status', 'notify'],
   ['ingest', 'runs', 'sync'],
