@@ -34,7 +34,8 @@ export const LAYERS = [
   ['metrics', 'planner'],
   // Landing a batch of chunks: facts and ledger in one transaction, grouped by the batcher.
   ['landing'],
-  // What the composition root lends to the parts it runs (`Uses<…>`), and its HTTP server.
+  // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
+  // for them (`ProcessResources`), and its HTTP server.
   ['app'],
   ['dispatch', 'status', 'notify'],
   ['ingest', 'runs', 'sync'],

@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../src/queue/create-redis.js';
 import { sql, type Kysely } from 'kysely';
-import { POSTGRES_QUEUE_SCHEMA } from '../../src/queue/queue-factory.js';
+import { POSTGRES_QUEUE_SCHEMA } from '../../src/queue/postgres-queue-schema.js';
 import type { Database } from '../../src/warehouse/schema.js';
 
 /**

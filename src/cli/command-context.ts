@@ -60,7 +60,7 @@ export class CommandContext {
       if (options.migrated !== false) await assertMigrated(app);
       if (options.queue) {
         // Only then: BullMQ and ioredis stay unloaded for a command that only reads the database.
-        const { assertQueueAnswers } = await import('../queue/queue-factory.js');
+        const { assertQueueAnswers } = await import('../queue/assert-queue-answers.js');
         await assertQueueAnswers({
           backend: config.queueBackend,
           redis: redisTargetOf(config),

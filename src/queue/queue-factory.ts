@@ -1,28 +1,14 @@
-import {
-  Queue,
-  QueueEvents,
-  Worker,
-  createPostgresBackend,
-  withBackend,
-  type PostgresConnectionOptions,
-  type Processor,
-  type QueueOptions,
-  type WorkerOptions,
-} from 'bullmq';
-import type { Kysely } from 'kysely';
+import type { Processor, Queue, QueueEvents, QueueOptions, Worker, WorkerOptions } from 'bullmq';
+import type { QueueName } from '../../jobs/queue-names.js';
 import type { QueueBackend } from '../config/config.js';
-import type { RedisNode } from '../config/redis-cluster-nodes.js';
 import { trackResource } from '../lifecycle/open-resources.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
-import { assertDatabaseAnswers } from '../warehouse/create-database.js';
 import { maskUrl } from '../warehouse/database-url.js';
-import type { Database } from '../warehouse/schema.js';
+import { assertQueueAnswers } from './assert-queue-answers.js';
+import { CLOSE_WAIT_MS, type BullmqHandle } from './bullmq-handle.js';
 import type { CallCounter } from './call-counter.js';
-import type { QuotaCounter } from './quota-counter.js';
-import { RedisQuotaCounter } from './redis-quota-counter.js';
-import { PostgresQuotaCounter } from './postgres-quota-counter.js';
 import type { CallSlots } from './call-slots.js';
-import { assertRedisAnswers, createRedis, type RedisClient } from './create-redis.js';
+import { createRedis, type RedisClient } from './create-redis.js';
 import {
   listPostgresConnections,
   listRedisConnections,
@@ -30,69 +16,28 @@ import {
   type ConnectedWorker,
 } from './list-workers.js';
 import { PostgresCallCounter } from './postgres-call-counter.js';
-import { addPostgresConnectBackoff } from './postgres-connect-backoff.js';
 import { PostgresCallSlots } from './postgres-call-slots.js';
-import type { QueueName } from '../../jobs/queue-names.js';
+import { openPostgresEvents, openPostgresQueue, openPostgresWorker } from './postgres-bullmq.js';
+import { PostgresQuotaCounter } from './postgres-quota-counter.js';
+import { POSTGRES_QUEUE_SCHEMA } from './postgres-queue-schema.js';
+import { PostgresWorkerHeartbeats } from './postgres-worker-heartbeats.js';
+import { DEFAULT_HEARTBEAT_MS, type QueueFactoryOptions } from './queue-factory-options.js';
+import type { QuotaCounter } from './quota-counter.js';
+import {
+  closeRedisConnection,
+  openRedisEvents,
+  openRedisQueue,
+  openRedisWorker,
+} from './redis-bullmq.js';
 import { RedisCallCounter } from './redis-call-counter.js';
 import { RedisCallSlots } from './redis-call-slots.js';
 import { RedisKeyspace } from './redis-keyspace.js';
-import { PostgresWorkerHeartbeats } from './postgres-worker-heartbeats.js';
+import { RedisQuotaCounter } from './redis-quota-counter.js';
+import { clusterNodesOf, describeRedisTarget, type RedisTarget } from './redis-target.js';
 import { RedisWorkerHeartbeats } from './redis-worker-heartbeats.js';
 import { WorkerHeartbeat } from './worker-heartbeat.js';
 import type { WorkerHeartbeats } from './worker-heartbeats.js';
 import { parseWorkerName } from './worker-identity.js';
-import { clusterNodesOf, describeRedisTarget, type RedisTarget } from './redis-target.js';
-
-/**
- * How long closing one queue, worker or connection may wait on Redis or Postgres. Workers wind up
- * their jobs before (IngestWorker, SyncScheduler); what is left here is a few commands, unless the
- * backend is down, where waiting would only hang the shutdown.
- */
-const CLOSE_WAIT_MS = 500;
-
-/** BullMQ's classes on its Postgres backend. */
-const OnPostgres = withBackend(createPostgresBackend);
-
-/**
- * The Postgres schema BullMQ's tables live in with ENVDATA_QUEUE_BACKEND=postgres, beside the
- * warehouse's `envdata` in the database of DATABASE_URL. One database holds one installation (the
- * warehouse's schema is fixed), so the schema needs no prefix: ENVDATA_QUEUE_PREFIX is Redis's.
- * BullMQ creates and migrates it itself on first connect (its own ledger, `envdata_queue.migration`,
- * under an advisory lock), so `envdata migrate` knows nothing of it and its tables follow the
- * installed BullMQ version, not our frozen migrations.
- */
-export const POSTGRES_QUEUE_SCHEMA = 'envdata_queue';
-
-export interface QueueFactoryOptions {
-  /** Where BullMQ keeps the queue (ENVDATA_QUEUE_BACKEND); default `redis`. */
-  backend?: QueueBackend;
-  redisUrl: string;
-  /**
-   * The nodes of a Redis Cluster (REDIS_CLUSTER_NODES) to use instead of `redisUrl`, with its
-   * credentials and TLS; empty or absent: one Redis at `redisUrl`.
-   */
-  redisClusterNodes?: readonly RedisNode[];
-  /** The warehouse's database; with the `postgres` backend, the queue's too. */
-  databaseUrl?: string;
-  /**
-   * ENVDATA_QUEUE_PREFIX; Redis only. Every key is named from it by `RedisKeyspace` (on a
-   * cluster, as the hash tag `{prefix}`).
-   */
-  prefix: string;
-  /**
-   * The warehouse pool, for what the `postgres` backend keeps in our own tables (the call budget)
-   * and reads of `pg_stat_activity` (the workers connected). Called on first use only.
-   */
-  db?: () => Kysely<Database>;
-  /**
-   * How often every worker this factory creates reports itself alive (ENVDATA_WORKER_HEARTBEAT);
-   * its beat expires after three of these. Default 5 s.
-   */
-  heartbeatMs?: number;
-}
-
-/** ENVDATA_WORKER_HEARTBEAT's default. */
-export const DEFAULT_HEARTBEAT_MS = 5_000;
 
 interface Closer {
   kind: 'queue' | 'worker' | 'heartbeat';
@@ -207,31 +152,13 @@ export class QueueFactory {
   }
 
   queue<Data = unknown>(name: QueueName, options: Partial<QueueOptions> = {}): Queue<Data> {
-    let queue: Queue<Data>;
-    if (this.backend === 'redis') {
-      queue = new Queue<Data>(name, {
-        ...options,
-        connection: this.connection(),
-        prefix: this.prefix,
-      });
-    } else {
-      queue = asRedisTyped<Queue<Data>>(
-        new OnPostgres.Queue<Data>(name, { ...options, connection: this.postgres(2) }),
-      );
-    }
-    queue.on('error', () => undefined);
-    const backoff = this.connectBackoff(queue);
-    const untrack = this.trackPostgres(`queue:${name}`);
-    this.closers.push({
-      kind: 'queue',
-      close: async () => {
-        backoff.close();
-        // A Redis queue uses the shared connection; a Postgres one ends its own pool.
-        await settlesWithin(queue.close(), CLOSE_WAIT_MS);
-        untrack();
-      },
-    });
-    return queue;
+    const handle =
+      this.backend === 'redis'
+        ? openRedisQueue<Data>(this.connection(), this.prefix, name, options)
+        : openPostgresQueue<Data>(this.options.databaseUrl!, name, options);
+    // A Redis queue uses the shared connection; a Postgres one ends its own pool.
+    this.closers.push({ kind: 'queue', close: handle.close });
+    return handle.object;
   }
 
   /**
@@ -278,88 +205,21 @@ export class QueueFactory {
     processor: Processor<Data, Result>,
     options: Partial<WorkerOptions>,
   ): Worker<Data, Result> {
-    if (this.backend === 'postgres') {
-      // One connection per job slot for the claims and lock renewals, one for the rest.
-      const pool = Math.min(10, (options.concurrency ?? 1) + 1);
-      const worker = asRedisTyped<Worker<Data, Result>>(
-        new OnPostgres.Worker<Data, Result>(name, processor, {
-          ...options,
-          connection: this.postgres(pool),
-        }),
-      );
-      const backoff = addPostgresConnectBackoff(worker);
-      const untrack = this.trackPostgres(`worker:${name}`);
-      this.closers.push({
-        kind: 'worker',
-        close: async () => {
-          backoff.close();
-          await settledStartUp(worker);
-          const closing = worker.close();
-          // A job still running, or Postgres is down: ending the pool cuts both.
-          if (!(await settlesWithin(closing, CLOSE_WAIT_MS))) {
-            await settlesWithin(worker.disconnect(), CLOSE_WAIT_MS);
-            await settlesWithin(closing, CLOSE_WAIT_MS);
-          }
-          untrack();
-        },
-      });
-      return worker;
-    }
-    const connection = createRedis(this.redis, 'worker', `worker:${name}`);
-    const worker = new Worker<Data, Result>(name, processor, {
-      ...options,
-      connection,
-      prefix: this.prefix,
-    });
-    // BullMQ leaves a connection it was handed open; this factory owns it and closes it.
-    this.closers.push({
-      kind: 'worker',
-      close: async () => {
-        const closing = worker.close();
-        // Redis is down (nothing to wait for), or a job is still running: cutting the
-        // connection ends both.
-        if (connection.status !== 'ready' || !(await settlesWithin(closing, CLOSE_WAIT_MS))) {
-          connection.disconnect();
-          await settlesWithin(closing, CLOSE_WAIT_MS);
-        }
-        await closeConnection(connection);
-      },
-    });
-    return worker;
+    const handle: BullmqHandle<Worker<Data, Result>> =
+      this.backend === 'redis'
+        ? openRedisWorker(this.redis, this.prefix, name, processor, options)
+        : openPostgresWorker(this.options.databaseUrl!, name, processor, options);
+    this.closers.push({ kind: 'worker', close: handle.close });
+    return handle.object;
   }
 
   events(name: QueueName): QueueEvents {
-    if (this.backend === 'postgres') {
-      const events = asRedisTyped<QueueEvents>(
-        new OnPostgres.QueueEvents(name, { connection: this.postgres(1) }),
-      );
-      events.on('error', () => undefined);
-      const backoff = addPostgresConnectBackoff(events);
-      const untrack = this.trackPostgres(`events:${name}`);
-      this.closers.push({
-        kind: 'worker',
-        close: async () => {
-          backoff.close();
-          await settledStartUp(events);
-          if (!(await settlesWithin(events.close(), CLOSE_WAIT_MS))) {
-            await settlesWithin(events.disconnect(), CLOSE_WAIT_MS);
-          }
-          untrack();
-        },
-      });
-      return events;
-    }
-    const connection = createRedis(this.redis, 'worker', `events:${name}`);
-    const events = new QueueEvents(name, { connection, prefix: this.prefix });
-    events.on('error', () => undefined);
-    this.closers.push({
-      kind: 'worker',
-      close: async () => {
-        if (!(await settlesWithin(events.close(), CLOSE_WAIT_MS))) connection.disconnect();
-        await closeConnection(connection);
-      },
-    });
-    return events;
+    const handle =
+      this.backend === 'redis'
+        ? openRedisEvents(this.redis, this.prefix, name)
+        : openPostgresEvents(this.options.databaseUrl!, name);
+    this.closers.push({ kind: 'worker', close: handle.close });
+    return handle.object;
   }
 
   /**
@@ -375,40 +235,10 @@ export class QueueFactory {
     await group('heartbeat');
     await group('queue');
     if (this.shared) {
-      await closeConnection(this.shared);
+      await closeRedisConnection(this.shared);
       this.shared = undefined;
     }
     this.untrack();
-  }
-
-  /**
-   * The connection options of one BullMQ object on Postgres: a pool of `max` connections with
-   * `search_path` pinned to the queue's schema (BullMQ builds it from this config; its CommonJS
-   * build, the one Node loads for `bullmq`, requires `pg` itself).
-   */
-  private postgres(max: number): PostgresConnectionOptions {
-    return {
-      connectionString: this.options.databaseUrl!,
-      schema: POSTGRES_QUEUE_SCHEMA,
-      migrate: true,
-      max,
-      connectionTimeoutMillis: 10_000,
-      idleTimeoutMillis: 30_000,
-    };
-  }
-
-  /** On the `postgres` backend, paces the object's queries after a failed connect. */
-  private connectBackoff(bullObject: unknown): { close(): void } {
-    if (this.backend !== 'postgres') return { close: () => undefined };
-    return addPostgresConnectBackoff(bullObject);
-  }
-
-  /** Tracks one BullMQ object's Postgres pool as an open resource (Redis connections track themselves). */
-  private trackPostgres(name: string): () => void {
-    if (this.backend !== 'postgres') return () => undefined;
-    return trackResource('queue pg pool', `${maskUrl(this.options.databaseUrl!)} (${name})`, () =>
-      Promise.resolve(),
-    );
   }
 
   private describe(): string {
@@ -416,48 +246,4 @@ export class QueueFactory {
       ? `${this.prefix} on ${describeRedisTarget(this.redis)}`
       : `${maskUrl(this.options.databaseUrl!)} schema ${POSTGRES_QUEUE_SCHEMA}`;
   }
-}
-
-/**
- * Checks that the queue's backend answers: Redis (`REDIS_UNAVAILABLE`), or on the `postgres`
- * backend the database (`DATABASE_UNAVAILABLE`), each with the operator's next step.
- */
-export async function assertQueueAnswers(options: {
-  backend?: QueueBackend;
-  /** The Redis backend's Redis: REDIS_URL, or a cluster (`redisTargetOf(config)`). */
-  redis: RedisTarget;
-  databaseUrl?: string;
-}): Promise<void> {
-  if ((options.backend ?? 'redis') === 'redis') await assertRedisAnswers(options.redis);
-  else await assertDatabaseAnswers(options.databaseUrl!);
-}
-
-/**
- * Lets a Postgres worker or listener finish starting up (bounded) before it is closed: BullMQ
- * opens and names its LISTEN connection while it starts, and one opened after `close()` began
- * would outlive it (seen as an idle `application_name = <queue>` connection after close).
- */
-async function settledStartUp(object: { waitUntilReady(): Promise<unknown> }): Promise<void> {
-  await settlesWithin(
-    object.waitUntilReady().catch(() => undefined),
-    CLOSE_WAIT_MS,
-  );
-}
-
-/**
- * A BullMQ object on the Postgres backend as the Redis-typed class callers know. The API is the
- * same on both backends (BullMQ's `IQueueBackend`); the types differ only in their backend and
- * connection parameters, which nothing outside this file touches.
- */
-function asRedisTyped<T>(value: unknown): T {
-  return value as T;
-}
-
-/** QUIT when Redis answers (pending replies arrive first), else drop the socket at once. */
-async function closeConnection(connection: RedisClient): Promise<void> {
-  if (connection.status === 'ready') {
-    const quitting = connection.quit().catch(() => undefined);
-    if (await settlesWithin(quitting, CLOSE_WAIT_MS)) return;
-  }
-  connection.disconnect();
 }

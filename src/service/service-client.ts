@@ -1,15 +1,5 @@
-import { trackResource } from '../lifecycle/open-resources.js';
-import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
-import type * as Undici from 'undici';
-import { EnvdataError } from '../errors/envdata-error.js';
-import type { Logger } from '../logging/create-logger.js';
-import { classifyResponse } from './classify-response.js';
-import {
-  CallAborted,
-  RequestDeadlineExceeded,
-  classifyTransportError,
-} from './classify-transport-error.js';
+import { checkServiceClientOptions } from './check-service-client-options.js';
+import type { DocumentParser } from './document-parser.js';
 import { encodeQuery } from './encode-query.js';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type {
@@ -19,15 +9,12 @@ import type {
   PollenPayload,
   WeatherPayload,
 } from './models.js';
-import { parseJsonBody, type ParseContext } from './parse-envelope.js';
 import { parseGeocodeDocument } from './parse-geocode-body.js';
-import { parsePartialBody } from './parse-partial-body.js';
 import { parsePollenDocument } from './parse-pollen-body.js';
 import { parseWeatherDocument } from './parse-weather-body.js';
-import { readCappedBody } from './read-capped-body.js';
+import { readServiceResponse } from './read-service-response.js';
 import { redactServiceError } from './redact-service-error.js';
-import { scrubSecret } from './scrub-secret.js';
-import { ServiceError } from './service-error.js';
+import type { ServiceClientOptions } from './service-client-options.js';
 import type {
   GeocodeQuery,
   PollenHistoryLatLngQuery,
@@ -38,38 +25,7 @@ import type {
   WeatherHistoryQuery,
   WeatherQuery,
 } from './service-query.js';
-
-/** Options of `createServiceClient`; the shape of `Config['service']` plus the key and a logger. */
-export interface ServiceClientOptions {
-  /** Base address, e.g. `https://api.example.com` or `http://127.0.0.1:8787`; a path prefix is kept. */
-  readonly baseUrl: string;
-  /** Sent as `x-api-key`; never logged, never in an error. */
-  readonly apiKey: string;
-  /** Sent as `Accept-Language` when set. */
-  readonly language?: string | undefined;
-  /** Keep-alive connections to the service (the pool's upper bound). */
-  readonly connections: number;
-  /** Limit for establishing a connection. */
-  readonly connectTimeoutMs: number;
-  /** Limit for one request, from sending it to the last byte of the body. */
-  readonly requestTimeoutMs: number;
-  /**
-   * Largest answer body read, in bytes (ENVDATA_HTTP_MAX_BODY_BYTES); a larger one is refused
-   * as soon as it passes the limit (`RESPONSE_TOO_LARGE`). Default `DEFAULT_MAX_BODY_BYTES`.
-   */
-  readonly maxBodyBytes?: number | undefined;
-  /** Aborting it abandons every call in flight (`ABORTED`) and refuses new ones: a shutdown. */
-  readonly signal?: AbortSignal | undefined;
-  /** Receives a `debug` line per call and a `warn` line per payload with rejected records. */
-  readonly logger?: Logger | undefined;
-  /**
-   * Told of every request that reached the wire, once it is answered or failed: the endpoint's
-   * logical `name` and the HTTP status as a string (`"200"`, `"429"`), or `"error"` for a
-   * transport failure or timeout. A query refused before sending is no call. It must be cheap
-   * and must not throw (metrics, `envdata.api_call_minute`).
-   */
-  readonly onCall?: ((endpoint: string, status: string) => void) | undefined;
-}
+import { ServiceTransport } from './service-transport.js';
 
 /**
  * The typed client of the Environmental Data Service: one method per endpoint (13), the only
@@ -127,17 +83,8 @@ export interface ServiceClient {
   close(): Promise<void>;
 }
 
-/** 1 MiB: about 29 times the largest 48 h history body of the simulator (36,352 bytes). */
-export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
-
 /** Distinct implausible `Retry-After` values warned about per client; a flood of them says no more. */
 const MAX_IMPLAUSIBLE_WARNINGS = 16;
-
-/** Reads a JSON body into a payload (`parsePollenDocument`…); throws `MALFORMED_RESPONSE`. */
-export type DocumentParser<TPayload extends ParsedPayload<unknown>> = (
-  json: unknown,
-  context: ParseContext,
-) => TPayload;
 
 /**
  * Creates the client with one keep-alive connection pool to `baseUrl`.
@@ -153,14 +100,12 @@ export type DocumentParser<TPayload extends ParsedPayload<unknown>> = (
  * ```
  */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
-  const { origin, basePath } = checkOptions(options);
-  const { apiKey, connectTimeoutMs, requestTimeoutMs, signal } = options;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const { origin, basePath } = checkServiceClientOptions(options);
+  const { apiKey } = options;
   const log = options.logger?.child({ component: 'service-client' });
-  const onCall = options.onCall;
   /** The implausible `Retry-After` values already warned about: each is said once. */
   const implausibleSeen = new Set<string>();
-  const noteImplausibleRetryAfter = (value: string, endpointPath: string, status: number) => {
+  const onImplausibleRetryAfter = (value: string, endpointPath: string, status: number) => {
     if (implausibleSeen.has(value) || implausibleSeen.size >= MAX_IMPLAUSIBLE_WARNINGS) return;
     implausibleSeen.add(value);
     log?.warn(
@@ -168,28 +113,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       'the service sent a Retry-After of more than a day: not believed, the shared backoff applies instead (said once per value)',
     );
   };
-  // Required here, when a client is created, not imported at the top: undici is a large package
-  // that the commands which never call the service (`status`, `locations list`) would load at
-  // start-up only because the app that builds this client imports this module. Its CommonJS
-  // entry is the module `import 'undici'` loads too: one copy in the process.
-  const { Pool } = createRequire(import.meta.url)('undici') as typeof Undici;
-  const pool = new Pool(origin, {
-    connections: options.connections,
-    connectTimeout: connectTimeoutMs,
-    headersTimeout: requestTimeoutMs,
-    bodyTimeout: requestTimeoutMs,
-  });
-  const untrack = trackResource('service client', origin, () => pool.close());
-  const headers: Record<string, string> = {
-    'x-api-key': apiKey,
-    accept: 'application/json',
-  };
-  if (options.language !== undefined && options.language !== '') {
-    headers['accept-language'] = options.language;
-  }
-  Object.freeze(headers);
-  const baseUrl = origin + basePath;
-  let closing: Promise<void> | undefined;
+  const transport = new ServiceTransport(options, origin, basePath, log);
 
   async function call<TPayload extends ParsedPayload<unknown>>(
     endpoint: Endpoint,
@@ -217,8 +141,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   }
 
   /**
-   * One request. A `206` answer is returned with `complete: false` when `keepPartial` (history:
-   * the records received are worth landing), and is `PARTIAL` otherwise.
+   * One request: the query checked (`INVALID_QUERY`, nothing sent), sent, and its answer read. A
+   * `206` answer is returned with `complete: false` when `keepPartial` (history: the records
+   * received are worth landing), and is `PARTIAL` otherwise.
    */
   async function send<TPayload extends ParsedPayload<unknown>>(
     endpoint: Endpoint,
@@ -227,142 +152,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     keepPartial: boolean,
   ): Promise<{ payload: TPayload; complete: boolean }> {
     const queryString = encodeQuery(endpoint, query);
-    if (closing !== undefined) {
-      throw new ServiceError(
-        'NETWORK',
-        `the service client is closed; cannot call ${endpoint.path}: create a new client.`,
-        { endpoint: endpoint.path, retryable: false },
-      );
-    }
-    const started = performance.now();
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new RequestDeadlineExceeded('request deadline exceeded')),
-      requestTimeoutMs,
-    );
-    const abandon = () => controller.abort(new CallAborted('its caller aborted it: a shutdown'));
-    const abandonedBefore = signal?.aborted === true;
-    if (abandonedBefore) abandon();
-    signal?.addEventListener('abort', abandon, { once: true });
-    let status: number;
-    let answered: number | undefined;
-    let responseHeaders: Record<string, string | string[] | undefined>;
-    let body: string;
-    try {
-      const response = await pool.request({
-        path: `${basePath}${endpoint.path}?${queryString}`,
-        method: 'GET',
-        headers,
-        signal: controller.signal,
-      });
-      status = response.statusCode;
-      answered = status;
-      responseHeaders = response.headers;
-      body = scrubSecret(
-        await readCappedBody(response.body, response.headers, maxBodyBytes),
-        apiKey,
-      );
-    } catch (thrown) {
-      // A body cut short or too large still had its status: the service answered it. A call
-      // abandoned before it started never reached the wire.
-      if (answered !== undefined) onCall?.(endpoint.name, String(answered));
-      else if (!abandonedBefore) onCall?.(endpoint.name, 'error');
-      const error = classifyTransportError(thrown, {
-        endpoint: endpoint.path,
-        baseUrl,
-        connectTimeoutMs,
-        requestTimeoutMs,
-      });
-      log?.debug(
-        { endpoint: endpoint.path, query: queryString, code: error.code, ms: elapsed(started) },
-        'service call failed',
-      );
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', abandon);
-    }
-
-    onCall?.(endpoint.name, String(status));
-    const context: ParseContext = { rawBody: body, endpoint: endpoint.path, httpStatus: status };
-    let json: unknown;
-    if (status >= 200 && status < 300) {
-      try {
-        json = JSON.parse(body);
-      } catch {
-        json = undefined; // a truncated 206 is salvaged below; any other 2xx is malformed
-      }
-    }
-    const failure = classifyResponse({
-      endpoint: endpoint.path,
-      status,
-      headers: responseHeaders,
-      body,
-      json,
+    const answer = await transport.send(endpoint, queryString);
+    return readServiceResponse(answer, {
+      endpoint,
+      queryString,
+      parseDocument,
+      keepPartial,
+      log,
+      onImplausibleRetryAfter,
     });
-    if (failure?.code === 'PARTIAL' && keepPartial) {
-      // parsePartialBody's empty payload has `never` records: assignable to any payload.
-      const payload = parsePartialBody(json, context, parseDocument) as TPayload;
-      log?.debug(
-        {
-          endpoint: endpoint.path,
-          query: queryString,
-          status,
-          partialRecords: payload.records.length,
-          ms: elapsed(started),
-        },
-        'service call answered in part',
-      );
-      return { payload, complete: false };
-    }
-    if (failure !== undefined) {
-      if (failure.retryAfterImplausible !== undefined) {
-        noteImplausibleRetryAfter(failure.retryAfterImplausible, endpoint.path, status);
-      }
-      log?.debug(
-        {
-          endpoint: endpoint.path,
-          query: queryString,
-          status,
-          code: failure.code,
-          ms: elapsed(started),
-        },
-        'service call failed',
-      );
-      throw new ServiceError(failure.code, failure.message, {
-        endpoint: failure.endpoint,
-        httpStatus: failure.httpStatus,
-        retryable: failure.retryable,
-        retryAfterMs: failure.retryAfterMs,
-        details: failure.details,
-      });
-    }
-
-    const payload = parseDocument(json !== undefined ? json : parseJsonBody(context), context);
-    if (payload.rejected.length > 0) {
-      log?.warn(
-        {
-          endpoint: endpoint.path,
-          query: queryString,
-          rejected: payload.rejected.length,
-          records: payload.records.length,
-          firstReason: payload.rejected[0]?.reason,
-        },
-        'service payload has records that do not fit; they go to quarantine',
-      );
-    }
-    log?.debug(
-      {
-        endpoint: endpoint.path,
-        query: queryString,
-        status,
-        records: payload.records.length,
-        bytes: body.length,
-        ms: elapsed(started),
-      },
-      'service call',
-    );
-    return { payload, complete: true };
   }
 
   const E = ENDPOINTS;
@@ -382,50 +180,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     reverseGeocode: (q) => call(E.reverseGeocode, q, parseGeocodeDocument),
     request: (endpoint, q, parseDocument) => call(endpoint, q, parseDocument),
     requestHistory: (endpoint, q, parseDocument) => callHistory(endpoint, q, parseDocument),
-    close: () => (closing ??= pool.close().finally(untrack)),
+    close: () => transport.close(),
   };
-}
-
-function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 10) / 10;
-}
-
-/** Validates the options, listing every problem at once; never quotes the key. */
-function checkOptions(options: ServiceClientOptions): { origin: string; basePath: string } {
-  const problems: string[] = [];
-  const key: unknown = options.apiKey;
-  if (typeof key !== 'string' || key.trim() === '') {
-    problems.push('the API key is missing: set ENVDATA_API_KEY');
-  } else if ([...key].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
-    problems.push('the API key contains control characters: check ENVDATA_API_KEY');
-  }
-  const limits = ['connections', 'connectTimeoutMs', 'requestTimeoutMs', 'maxBodyBytes'] as const;
-  for (const name of limits) {
-    const value = options[name] ?? 1; // maxBodyBytes is optional
-    if (!Number.isSafeInteger(value) || value < 1) {
-      problems.push(`${name} must be a positive integer, got ${String(value)}`);
-    }
-  }
-  let origin = '';
-  let basePath = '';
-  try {
-    const url = new URL(options.baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      problems.push(`ENVDATA_BASE_URL must be http or https, got ${url.protocol}`);
-    } else if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-      problems.push('ENVDATA_BASE_URL must have no credentials, query or fragment');
-    }
-    origin = url.origin;
-    basePath = url.pathname.replace(/\/+$/, '');
-  } catch {
-    problems.push(`ENVDATA_BASE_URL is not a URL: ${JSON.stringify(options.baseUrl)}`);
-  }
-  if (problems.length > 0) {
-    throw new EnvdataError(
-      'CONFIG_INVALID',
-      `cannot create the service client: ${problems.join('; ')}`,
-      { details: { problems } },
-    );
-  }
-  return { origin, basePath };
 }

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { POSTGRES_QUEUE_SCHEMA } from '../../src/queue/queue-factory.js';
+import { POSTGRES_QUEUE_SCHEMA } from '../../src/queue/postgres-queue-schema.js';
 import type { TestEnvironment } from '../harness/test-environment.js';
 
 /** Every Redis key under `prefix:` (BullMQ's queues, the call budget), by SCAN. */

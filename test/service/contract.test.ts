@@ -9,11 +9,8 @@ import type {
   PollenRecord,
   WeatherRecord,
 } from '../../src/service/models.js';
-import {
-  createServiceClient,
-  type ServiceClient,
-  type ServiceClientOptions,
-} from '../../src/service/service-client.js';
+import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
+import type { ServiceClientOptions } from '../../src/service/service-client-options.js';
 import { parseWeatherDocument } from '../../src/service/parse-weather-body.js';
 import { ServiceError } from '../../src/service/service-error.js';
 import { API_PRODUCTS } from '../../src/simulator/simulator-endpoints.js';

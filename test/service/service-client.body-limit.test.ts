@@ -1,9 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createServiceClient,
-  DEFAULT_MAX_BODY_BYTES,
-  type ServiceClient,
-} from '../../src/service/service-client.js';
+import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/service/service-client-options.js';
 import { isServiceError, type ServiceError } from '../../src/service/service-error.js';
 import { startHugeBodyServer, type HugeBodyServer } from '../harness/huge-body-server.js';
 import { rssGrowth } from '../harness/rss-growth.js';
