@@ -32,7 +32,11 @@ const WEATHER_VALUES: readonly [string, string, string][] = [
 const POLLEN_VALUES: readonly [string, string, string][] = [
   ['pollen_type', 's.pollen_type::text', 'tree, grass or weed'],
   ['count', 's.count', 'grains per m³, ≥ 0, exactly as sent (not the sum of the species)'],
-  ['risk_level', 's.risk_level::text', "the service's risk for this type: Low, Moderate, High, Very High"],
+  [
+    'risk_level',
+    's.risk_level::text',
+    "the service's risk for this type: Low, Moderate, High, Very High",
+  ],
 ];
 
 const SPECIES_VALUES: readonly [string, string, string][] = [
