@@ -282,6 +282,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         as h(observed_at)
       where l.location_id = hour_status.location
     $fn$;
+    revoke all on function analytics.hour_status(text, integer, timestamptz, timestamptz)
+      from public;
     grant execute on function analytics.hour_status(text, integer, timestamptz, timestamptz)
       to envdata_bi;
     comment on function analytics.hour_status(text, integer, timestamptz, timestamptz) is
