@@ -191,7 +191,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       ],
       [
         'lead_hours',
-        'whole hours from fetched_at to valid_at, rounded down: 0 for the first hour starting after the fetch, -1 for the hour the fetch fell in',
+        'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1',
       ],
       ...valueComments(f.values),
     ])}`);

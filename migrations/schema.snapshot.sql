@@ -724,7 +724,7 @@ comment on column analytics.pollen_forecast.product is 'the forecast: forecast_4
 comment on column analytics.pollen_forecast.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: the same for every row of one forecast';
 comment on column analytics.pollen_forecast.valid_at is 'start of the hour forecast, UTC';
 comment on column analytics.pollen_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
-comment on column analytics.pollen_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: 0 for the first hour starting after the fetch, -1 for the hour the fetch fell in';
+comment on column analytics.pollen_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
 comment on column analytics.pollen_forecast.pollen_type is 'tree, grass or weed';
 comment on column analytics.pollen_forecast.count is 'grains per m³, ≥ 0, exactly as sent (not the sum of the species)';
 comment on column analytics.pollen_forecast.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High';
@@ -823,7 +823,7 @@ comment on column analytics.pollen_species_forecast.product is 'the forecast: fo
 comment on column analytics.pollen_species_forecast.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: the same for every row of one forecast';
 comment on column analytics.pollen_species_forecast.valid_at is 'start of the hour forecast, UTC';
 comment on column analytics.pollen_species_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
-comment on column analytics.pollen_species_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: 0 for the first hour starting after the fetch, -1 for the hour the fetch fell in';
+comment on column analytics.pollen_species_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
 comment on column analytics.pollen_species_forecast.category is 'tree, grass, weed, or other for the bare Others count';
 comment on column analytics.pollen_species_forecast.species is 'species name as sent, spaces and slashes included (Poplar / Cottonwood)';
 comment on column analytics.pollen_species_forecast.count is 'grains per m³, ≥ 0';
@@ -953,7 +953,7 @@ comment on column analytics.weather_forecast.product is 'the forecast: forecast_
 comment on column analytics.weather_forecast.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: the same for every row of one forecast';
 comment on column analytics.weather_forecast.valid_at is 'start of the hour forecast, UTC';
 comment on column analytics.weather_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
-comment on column analytics.weather_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: 0 for the first hour starting after the fetch, -1 for the hour the fetch fell in';
+comment on column analytics.weather_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
 comment on column analytics.weather_forecast.temperature_c is 'air temperature, °C';
 comment on column analytics.weather_forecast.apparent_temperature_c is '"feels like" temperature, °C';
 comment on column analytics.weather_forecast.dew_point_c is 'dew point, °C';
