@@ -33,6 +33,7 @@
 --   2026_11_26_0027_quota_usage
 --   2026_11_27_0031_notifications
 --   2026_11_27_0032_worker_heartbeat
+--   2026_11_27_0033_bi_forecast_and_status_views
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -690,6 +691,60 @@ create view analytics.pollen_daily as
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_daily to envdata_bi;
 
+create view analytics.pollen_forecast as
+ SELECT l.location_id,
+    l.name AS location_name,
+    p.product::text AS product,
+    s.fetched_at,
+    s.valid_at,
+    (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
+    floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
+    s.pollen_type::text AS pollen_type,
+    s.count,
+    s.risk_level::text AS risk_level
+   FROM envdata.location l
+     CROSS JOIN unnest(enum_range(NULL::envdata.snapshot_product)) p(product)
+     CROSS JOIN LATERAL ( SELECT n.location_id,
+            n.product,
+            n.fetched_at,
+            n.valid_at,
+            n.pollen_type,
+            n.count,
+            n.risk_level
+           FROM envdata.pollen_snapshot n
+          WHERE n.location_id = l.location_id AND n.product = p.product
+          ORDER BY n.fetched_at DESC
+         FETCH FIRST (1) ROWS WITH TIES) s
+  WHERE p.product <> 'latest'::envdata.snapshot_product;
+grant SELECT on table analytics.pollen_forecast to envdata_bi;
+comment on view analytics.pollen_forecast is 'The newest forecast of each product for each location (the one with the latest fetched_at), one row per location, product, forecast hour and pollen type.';
+comment on column analytics.pollen_forecast.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_forecast.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_forecast.product is 'the forecast: forecast_48h (pollen, hourly), forecast_120h (pollen, 3-hourly), forecast_72h (weather, hourly)';
+comment on column analytics.pollen_forecast.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: the same for every row of one forecast';
+comment on column analytics.pollen_forecast.valid_at is 'start of the hour forecast, UTC';
+comment on column analytics.pollen_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.pollen_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
+comment on column analytics.pollen_forecast.pollen_type is 'tree, grass or weed';
+comment on column analytics.pollen_forecast.count is 'grains per m³, ≥ 0, exactly as sent (not the sum of the species)';
+comment on column analytics.pollen_forecast.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High';
+
+create view analytics.pollen_hour_status as
+ SELECT s.location_id,
+    s.location_name,
+    s.observed_at,
+    s.observed_at_local,
+    s.status
+   FROM analytics.locations l
+     CROSS JOIN LATERAL analytics.hour_status('pollen'::text, l.location_id) s(location_id, location_name, observed_at, observed_at_local, status);
+grant SELECT on table analytics.pollen_hour_status to envdata_bi;
+comment on view analytics.pollen_hour_status is 'One row per location and hour of the pollen history (from its first hour up to the last complete hour) with what the ledger knows of it. Generated, not stored: filter on location_id; for a span of time analytics.hour_status(''pollen'', location_id, from_at, to_at) generates only that span.';
+comment on column analytics.pollen_hour_status.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_hour_status.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_hour_status.observed_at is 'start of the hour, UTC: joins the hourly views on (location_id, observed_at)';
+comment on column analytics.pollen_hour_status.observed_at_local is 'start of the hour as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.pollen_hour_status.status is 'what the ledger knows of the hour, one of: landed (its rows are in the facts), quarantined (its records were refused; reasons in envdata.quarantine), missing_upstream (the service never sent it, even when asked again), not_covered (the service answered 404), no_data (the latest answer was "Data not available!"), not_fetched (nothing asked yet, or nothing recorded)';
+
 create view analytics.pollen_hourly as
  SELECT p.location_id,
     l.name AS location_name,
@@ -700,6 +755,79 @@ create view analytics.pollen_hourly as
    FROM envdata.pollen_hourly p
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_hourly to envdata_bi;
+
+create view analytics.pollen_latest as
+ SELECT l.location_id,
+    l.name AS location_name,
+    s.fetched_at,
+    s.valid_at AS observed_at,
+    (s.valid_at AT TIME ZONE l.timezone) AS observed_at_local,
+    s.pollen_type::text AS pollen_type,
+    s.count,
+    s.risk_level::text AS risk_level
+   FROM envdata.location l
+     CROSS JOIN LATERAL ( SELECT n.location_id,
+            n.product,
+            n.fetched_at,
+            n.valid_at,
+            n.pollen_type,
+            n.count,
+            n.risk_level
+           FROM envdata.pollen_snapshot n
+          WHERE n.location_id = l.location_id AND n.product = 'latest'::envdata.snapshot_product
+          ORDER BY n.fetched_at DESC, n.valid_at DESC
+         FETCH FIRST (1) ROWS WITH TIES) s;
+grant SELECT on table analytics.pollen_latest to envdata_bi;
+comment on view analytics.pollen_latest is 'The newest latest reading of each location (of its newest fetch, the newest hour), one row per location and pollen type.';
+comment on column analytics.pollen_latest.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_latest.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_latest.fetched_at is 'when envdata fetched it (the instant of the sync), UTC';
+comment on column analytics.pollen_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour (a reading sent without a stamp is refused, never stored)';
+comment on column analytics.pollen_latest.observed_at_local is 'start of the hour of the reading as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.pollen_latest.pollen_type is 'tree, grass or weed';
+comment on column analytics.pollen_latest.count is 'grains per m³, ≥ 0, exactly as sent (not the sum of the species)';
+comment on column analytics.pollen_latest.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High';
+
+create view analytics.pollen_species_forecast as
+ SELECT l.location_id,
+    l.name AS location_name,
+    p.product::text AS product,
+    s.fetched_at,
+    s.valid_at,
+    (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
+    floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
+    sp.category::text AS category,
+    sp.name AS species,
+    s.count,
+    s.risk_level::text AS risk_level
+   FROM envdata.location l
+     CROSS JOIN unnest(enum_range(NULL::envdata.snapshot_product)) p(product)
+     CROSS JOIN LATERAL ( SELECT n.location_id,
+            n.product,
+            n.fetched_at,
+            n.valid_at,
+            n.species_id,
+            n.count,
+            n.risk_level
+           FROM envdata.pollen_species_snapshot n
+          WHERE n.location_id = l.location_id AND n.product = p.product
+          ORDER BY n.fetched_at DESC
+         FETCH FIRST (1) ROWS WITH TIES) s
+     JOIN envdata.pollen_species sp ON sp.species_id = s.species_id
+  WHERE p.product <> 'latest'::envdata.snapshot_product;
+grant SELECT on table analytics.pollen_species_forecast to envdata_bi;
+comment on view analytics.pollen_species_forecast is 'The newest forecast of each product for each location (the one with the latest fetched_at), one row per location, product, forecast hour and species.';
+comment on column analytics.pollen_species_forecast.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_species_forecast.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_species_forecast.product is 'the forecast: forecast_48h (pollen, hourly), forecast_120h (pollen, 3-hourly), forecast_72h (weather, hourly)';
+comment on column analytics.pollen_species_forecast.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: the same for every row of one forecast';
+comment on column analytics.pollen_species_forecast.valid_at is 'start of the hour forecast, UTC';
+comment on column analytics.pollen_species_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.pollen_species_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
+comment on column analytics.pollen_species_forecast.category is 'tree, grass, weed, or other for the bare Others count';
+comment on column analytics.pollen_species_forecast.species is 'species name as sent, spaces and slashes included (Poplar / Cottonwood)';
+comment on column analytics.pollen_species_forecast.count is 'grains per m³, ≥ 0';
+comment on column analytics.pollen_species_forecast.risk_level is 'per-species risk when envdata asks for it (ENVDATA_SPECIES_RISK) and the service sends it: Low, Moderate, High, Very High; else null';
 
 create view analytics.pollen_species_hourly as
  SELECT p.location_id,
@@ -763,6 +891,103 @@ create view analytics.weather_daily as
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_daily to envdata_bi;
 
+create view analytics.weather_forecast as
+ SELECT l.location_id,
+    l.name AS location_name,
+    p.product::text AS product,
+    s.fetched_at,
+    s.valid_at,
+    (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
+    floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
+    s.temperature_c,
+    s.apparent_temperature_c,
+    s.dew_point_c,
+    s.humidity_fraction * 100::double precision AS humidity_pct,
+    s.pressure_hpa,
+    s.wind_speed_ms,
+    s.wind_gust_ms,
+    s.wind_bearing_deg,
+    s.cloud_cover_fraction * 100::double precision AS cloud_cover_pct,
+    s.visibility_km,
+    s.uv_index,
+    s.ozone_du,
+    s.precip_intensity_mm_h,
+    s.precip_probability_fraction * 100::double precision AS precip_probability_pct,
+    s.precip_type,
+    s.summary,
+    s.icon::text AS icon
+   FROM envdata.location l
+     CROSS JOIN unnest(enum_range(NULL::envdata.snapshot_product)) p(product)
+     CROSS JOIN LATERAL ( SELECT n.location_id,
+            n.product,
+            n.fetched_at,
+            n.valid_at,
+            n.temperature_c,
+            n.apparent_temperature_c,
+            n.dew_point_c,
+            n.humidity_fraction,
+            n.pressure_hpa,
+            n.wind_speed_ms,
+            n.wind_gust_ms,
+            n.wind_bearing_deg,
+            n.cloud_cover_fraction,
+            n.visibility_km,
+            n.uv_index,
+            n.ozone_du,
+            n.precip_intensity_mm_h,
+            n.precip_probability_fraction,
+            n.precip_type,
+            n.summary,
+            n.icon,
+            n.icon_raw
+           FROM envdata.weather_snapshot n
+          WHERE n.location_id = l.location_id AND n.product = p.product
+          ORDER BY n.fetched_at DESC
+         FETCH FIRST (1) ROWS WITH TIES) s
+  WHERE p.product <> 'latest'::envdata.snapshot_product;
+grant SELECT on table analytics.weather_forecast to envdata_bi;
+comment on view analytics.weather_forecast is 'The newest forecast of each product for each location (the one with the latest fetched_at), one row per location, product and forecast hour.';
+comment on column analytics.weather_forecast.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_forecast.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.weather_forecast.product is 'the forecast: forecast_48h (pollen, hourly), forecast_120h (pollen, 3-hourly), forecast_72h (weather, hourly)';
+comment on column analytics.weather_forecast.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: the same for every row of one forecast';
+comment on column analytics.weather_forecast.valid_at is 'start of the hour forecast, UTC';
+comment on column analytics.weather_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.weather_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
+comment on column analytics.weather_forecast.temperature_c is 'air temperature, °C';
+comment on column analytics.weather_forecast.apparent_temperature_c is '"feels like" temperature, °C';
+comment on column analytics.weather_forecast.dew_point_c is 'dew point, °C';
+comment on column analytics.weather_forecast.humidity_pct is 'relative humidity, % (0–100)';
+comment on column analytics.weather_forecast.pressure_hpa is 'air pressure, hPa';
+comment on column analytics.weather_forecast.wind_speed_ms is 'wind speed, m/s';
+comment on column analytics.weather_forecast.wind_gust_ms is 'wind gust, m/s';
+comment on column analytics.weather_forecast.wind_bearing_deg is 'wind bearing, degrees 0–360, as sent';
+comment on column analytics.weather_forecast.cloud_cover_pct is 'cloud cover, % (0–100)';
+comment on column analytics.weather_forecast.visibility_km is 'visibility, km';
+comment on column analytics.weather_forecast.uv_index is 'UV index';
+comment on column analytics.weather_forecast.ozone_du is 'total column ozone, Dobson units (not ground-level ozone)';
+comment on column analytics.weather_forecast.precip_intensity_mm_h is 'precipitation intensity, mm/h';
+comment on column analytics.weather_forecast.precip_probability_pct is 'precipitation probability, % (0–100)';
+comment on column analytics.weather_forecast.precip_type is 'precipitation type as sent (rain, snow, …)';
+comment on column analytics.weather_forecast.summary is 'summary as sent, in the service''s language (ENVDATA_LANGUAGE)';
+comment on column analytics.weather_forecast.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
+
+create view analytics.weather_hour_status as
+ SELECT s.location_id,
+    s.location_name,
+    s.observed_at,
+    s.observed_at_local,
+    s.status
+   FROM analytics.locations l
+     CROSS JOIN LATERAL analytics.hour_status('weather'::text, l.location_id) s(location_id, location_name, observed_at, observed_at_local, status);
+grant SELECT on table analytics.weather_hour_status to envdata_bi;
+comment on view analytics.weather_hour_status is 'One row per location and hour of the weather history (from its first hour up to the last complete hour) with what the ledger knows of it. Generated, not stored: filter on location_id; for a span of time analytics.hour_status(''weather'', location_id, from_at, to_at) generates only that span.';
+comment on column analytics.weather_hour_status.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_hour_status.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.weather_hour_status.observed_at is 'start of the hour, UTC: joins the hourly views on (location_id, observed_at)';
+comment on column analytics.weather_hour_status.observed_at_local is 'start of the hour as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.weather_hour_status.status is 'what the ledger knows of the hour, one of: landed (its rows are in the facts), quarantined (its records were refused; reasons in envdata.quarantine), missing_upstream (the service never sent it, even when asked again), not_covered (the service answered 404), no_data (the latest answer was "Data not available!"), not_fetched (nothing asked yet, or nothing recorded)';
+
 create view analytics.weather_hourly as
  SELECT w.location_id,
     l.name AS location_name,
@@ -787,6 +1012,139 @@ create view analytics.weather_hourly as
    FROM envdata.weather_hourly w
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_hourly to envdata_bi;
+
+create view analytics.weather_latest as
+ SELECT l.location_id,
+    l.name AS location_name,
+    s.fetched_at,
+    s.valid_at AS observed_at,
+    (s.valid_at AT TIME ZONE l.timezone) AS observed_at_local,
+    s.temperature_c,
+    s.apparent_temperature_c,
+    s.dew_point_c,
+    s.humidity_fraction * 100::double precision AS humidity_pct,
+    s.pressure_hpa,
+    s.wind_speed_ms,
+    s.wind_gust_ms,
+    s.wind_bearing_deg,
+    s.cloud_cover_fraction * 100::double precision AS cloud_cover_pct,
+    s.visibility_km,
+    s.uv_index,
+    s.ozone_du,
+    s.precip_intensity_mm_h,
+    s.precip_probability_fraction * 100::double precision AS precip_probability_pct,
+    s.precip_type,
+    s.summary,
+    s.icon::text AS icon
+   FROM envdata.location l
+     CROSS JOIN LATERAL ( SELECT n.location_id,
+            n.product,
+            n.fetched_at,
+            n.valid_at,
+            n.temperature_c,
+            n.apparent_temperature_c,
+            n.dew_point_c,
+            n.humidity_fraction,
+            n.pressure_hpa,
+            n.wind_speed_ms,
+            n.wind_gust_ms,
+            n.wind_bearing_deg,
+            n.cloud_cover_fraction,
+            n.visibility_km,
+            n.uv_index,
+            n.ozone_du,
+            n.precip_intensity_mm_h,
+            n.precip_probability_fraction,
+            n.precip_type,
+            n.summary,
+            n.icon,
+            n.icon_raw
+           FROM envdata.weather_snapshot n
+          WHERE n.location_id = l.location_id AND n.product = 'latest'::envdata.snapshot_product
+          ORDER BY n.fetched_at DESC, n.valid_at DESC
+         FETCH FIRST (1) ROWS WITH TIES) s;
+grant SELECT on table analytics.weather_latest to envdata_bi;
+comment on view analytics.weather_latest is 'The newest latest reading of each location (of its newest fetch, the newest hour), one row per location.';
+comment on column analytics.weather_latest.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_latest.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.weather_latest.fetched_at is 'when envdata fetched it (the instant of the sync), UTC';
+comment on column analytics.weather_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour (a reading sent without a stamp is refused, never stored)';
+comment on column analytics.weather_latest.observed_at_local is 'start of the hour of the reading as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.weather_latest.temperature_c is 'air temperature, °C';
+comment on column analytics.weather_latest.apparent_temperature_c is '"feels like" temperature, °C';
+comment on column analytics.weather_latest.dew_point_c is 'dew point, °C';
+comment on column analytics.weather_latest.humidity_pct is 'relative humidity, % (0–100)';
+comment on column analytics.weather_latest.pressure_hpa is 'air pressure, hPa';
+comment on column analytics.weather_latest.wind_speed_ms is 'wind speed, m/s';
+comment on column analytics.weather_latest.wind_gust_ms is 'wind gust, m/s';
+comment on column analytics.weather_latest.wind_bearing_deg is 'wind bearing, degrees 0–360, as sent';
+comment on column analytics.weather_latest.cloud_cover_pct is 'cloud cover, % (0–100)';
+comment on column analytics.weather_latest.visibility_km is 'visibility, km';
+comment on column analytics.weather_latest.uv_index is 'UV index';
+comment on column analytics.weather_latest.ozone_du is 'total column ozone, Dobson units (not ground-level ozone)';
+comment on column analytics.weather_latest.precip_intensity_mm_h is 'precipitation intensity, mm/h';
+comment on column analytics.weather_latest.precip_probability_pct is 'precipitation probability, % (0–100)';
+comment on column analytics.weather_latest.precip_type is 'precipitation type as sent (rain, snow, …)';
+comment on column analytics.weather_latest.summary is 'summary as sent, in the service''s language (ENVDATA_LANGUAGE)';
+comment on column analytics.weather_latest.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
+
+CREATE OR REPLACE FUNCTION analytics.hour_status(dataset text, location integer, from_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone, to_at timestamp with time zone DEFAULT 'infinity'::timestamp with time zone)
+ RETURNS TABLE(location_id integer, location_name text, observed_at timestamp with time zone, observed_at_local timestamp without time zone, status text)
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$
+      select l.location_id, l.name, h.observed_at, h.observed_at at time zone l.timezone, s.status
+      from analytics.locations l
+      -- The hours asked for that the dataset has: from its history start (each dataset
+      -- definition's historyStart) to the last complete hour, an hour counted when it starts
+      -- in [from_at, to_at).
+      cross join lateral (
+        select case hour_status.dataset
+            when 'pollen' then timestamptz '2016-01-01 00:00:00+00'
+            when 'weather' then timestamptz '1990-01-01 00:00:00+00' end as history_start,
+          date_trunc('hour', hour_status.from_at + interval '1 hour' - interval '1 microsecond')
+            as from_hour,
+          least(date_trunc('hour', now()),
+            date_trunc('hour', hour_status.to_at + interval '1 hour' - interval '1 microsecond'))
+            as to_hour
+      ) b
+      cross join lateral (
+        select case when b.history_start is null
+            or greatest(b.history_start, b.from_hour) >= b.to_hour then '{}'::tstzmultirange
+          else tstzmultirange(tstzrange(greatest(b.history_start, b.from_hour), b.to_hour)) end
+          as hours
+      ) asked
+      left join analytics.coverage c
+        on c.location_id = l.location_id and c.dataset = hour_status.dataset
+      -- One status per hour: the ranges of analytics.coverage (holes there already exclude
+      -- landed hours) made disjoint in this order.
+      cross join lateral (
+        select coalesce(c.covered_ranges, '{}') as landed,
+          coalesce(c.quarantined_ranges, '{}') as quarantined,
+          coalesce(c.missing_upstream_ranges, '{}') - coalesce(c.quarantined_ranges, '{}')
+            as missing_upstream,
+          coalesce(c.not_covered_ranges, '{}') - coalesce(c.quarantined_ranges, '{}')
+            - coalesce(c.missing_upstream_ranges, '{}') as not_covered,
+          coalesce(c.no_data_ranges, '{}') - coalesce(c.quarantined_ranges, '{}')
+            - coalesce(c.missing_upstream_ranges, '{}') - coalesce(c.not_covered_ranges, '{}')
+            as no_data
+      ) k
+      cross join lateral (values
+        ('landed', k.landed),
+        ('quarantined', k.quarantined),
+        ('missing_upstream', k.missing_upstream),
+        ('not_covered', k.not_covered),
+        ('no_data', k.no_data),
+        ('not_fetched', asked.hours - k.landed - k.quarantined - k.missing_upstream
+          - k.not_covered - k.no_data)
+      ) as s(status, ranges)
+      cross join lateral unnest(s.ranges * asked.hours) as r
+      cross join lateral generate_series(lower(r), upper(r) - interval '1 hour', interval '1 hour')
+        as h(observed_at)
+      where l.location_id = hour_status.location
+    $function$;
+grant EXECUTE on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) to envdata_bi;
+comment on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) is 'One row per hour of a dataset''s history (pollen or weather; from its first hour up to the last complete hour) at one location, the hours starting in [from_at, to_at) only, with what the ledger knows of it: landed (its rows are in the facts), quarantined (its records were refused; reasons in envdata.quarantine), missing_upstream (the service never sent it, even when asked again), not_covered (the service answered 404), no_data (the latest answer was "Data not available!"), not_fetched (nothing asked yet, or nothing recorded). Generates only the hours asked for.';
 
 CREATE OR REPLACE FUNCTION envdata.ensure_year_partitions(parent regclass, first_year integer, last_year integer)
  RETURNS integer

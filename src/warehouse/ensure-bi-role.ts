@@ -26,7 +26,8 @@ export interface BiRoleReport {
 }
 
 /**
- * Makes sure the read-only BI role exists and may read schema `analytics` and nothing else.
+ * Makes sure the read-only BI role exists and may read schema `analytics` (its views, and call
+ * its functions) and nothing else.
  * With a password it becomes a login role for Metabase, Superset, Grafana or psql.
  * (The migrations create it too; this re-applies the grants and sets the login.)
  *
@@ -60,6 +61,8 @@ export async function ensureBiRole(db: Kysely<Database>, password?: string): Pro
   const database = sql.id(name);
   await sql`grant usage on schema analytics to ${role}`.execute(db);
   await sql`grant select on all tables in schema analytics to ${role}`.execute(db);
+  // The analytics functions (`analytics.hour_status`) read only analytics views, as their caller.
+  await sql`grant execute on all functions in schema analytics to ${role}`.execute(db);
   await sql`revoke all on schema envdata from ${role}`.execute(db);
   await sql`grant connect on database ${database} to ${role}`.execute(db);
   await sql`revoke temporary on database ${database} from public`.execute(db);

@@ -20,6 +20,8 @@ export interface CatalogRelation {
 
 export interface CatalogView extends CatalogRelation {
   readonly definition: string;
+  /** The view's commented columns, in column order (a BI tool shows them). */
+  readonly column_comments: readonly { readonly name: string; readonly comment: string }[];
 }
 
 export interface CatalogColumn {
@@ -151,10 +153,25 @@ export async function readSchemaCatalog(trx: Transaction<Database>): Promise<Sch
       obj_description(c.oid, 'pg_class') as comment
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where ${inSchemas('n.nspname')} and c.relkind in ('r', 'p', 'v', 'm', 'f')`.execute(trx);
+  const viewColumnComments = await sql<{ relation: string; name: string; comment: string }>`
+    select format('%I.%I', n.nspname, c.relname) as relation, quote_ident(a.attname) as name,
+      col_description(c.oid, a.attnum) as comment
+    from pg_attribute a
+    join pg_class c on c.oid = a.attrelid
+    join pg_namespace n on n.oid = c.relnamespace
+    where ${inSchemas('n.nspname')} and c.relkind in ('v', 'm') and a.attnum > 0
+      and not a.attisdropped and col_description(c.oid, a.attnum) is not null
+    order by a.attrelid, a.attnum`.execute(trx);
   const views: CatalogView[] = [];
   for (const relation of relations.rows) {
     if (relation.kind !== 'v' && relation.kind !== 'm') continue;
-    views.push({ ...relation, definition: await portableViewDefinition(trx, relation.name) });
+    views.push({
+      ...relation,
+      definition: await portableViewDefinition(trx, relation.name),
+      column_comments: viewColumnComments.rows
+        .filter((c) => c.relation === relation.name)
+        .map(({ name, comment }) => ({ name, comment })),
+    });
   }
   const columns = await sql<CatalogColumn>`
     select format('%I.%I', n.nspname, c.relname) as relation, quote_ident(a.attname) as name,

@@ -130,7 +130,11 @@ function render(catalog: SchemaCatalog): string[] {
     const kind = view.kind === 'm' ? 'materialized view' : 'view';
     out.push(`create ${kind} ${view.name}${withOptions(view)} as`, view.definition);
     out.push(...(grantsOf.get(`table ${view.name}`) ?? []));
-    out.push(...commentOn(kind, view.name, view.comment), '');
+    out.push(...commentOn(kind, view.name, view.comment));
+    for (const c of view.column_comments) {
+      out.push(...commentOn('column', `${view.name}.${c.name}`, c.comment));
+    }
+    out.push('');
   }
 
   for (const fn of sortedBy(catalog.functions, (f) => `${f.name}(${f.args})`)) {

@@ -74,4 +74,24 @@ describe('analytics views', () => {
       where location_id = ${rome} and dataset = 'pollen'`.execute(wh.app.db);
     expect(pollen.rows[0]!.n).toBe(0);
   });
+
+  it('comment every column of the forecast, latest and hour-status views', async () => {
+    const { rows } = await sql<{ view: string; columns: number; commented: number }>`
+      select c.relname as view, count(*)::int as columns,
+        count(col_description(c.oid, a.attnum))::int as commented
+      from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum > 0
+      where c.relnamespace = 'analytics'::regnamespace
+        and c.relname ~ '_(forecast|latest|hour_status)$'
+      group by c.relname order by c.relname`.execute(wh.app.db);
+    expect(rows.map((r) => r.view)).toEqual([
+      'pollen_forecast',
+      'pollen_hour_status',
+      'pollen_latest',
+      'pollen_species_forecast',
+      'weather_forecast',
+      'weather_hour_status',
+      'weather_latest',
+    ]);
+    for (const r of rows) expect(r.commented, r.view).toBe(r.columns);
+  });
 });

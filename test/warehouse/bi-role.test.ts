@@ -110,9 +110,38 @@ describe('the envdata_bi role', () => {
       'forecast_accuracy',
       'forecast_accuracy_daily',
       'coverage',
+      'pollen_forecast',
+      'pollen_species_forecast',
+      'weather_forecast',
+      'pollen_latest',
+      'weather_latest',
+      'pollen_hour_status',
+      'weather_hour_status',
     ]) {
       expect(await asBi(wh.app.db, `select * from analytics.${view} limit 1`), view).toBe('ok');
     }
+    expect(
+      await asBi(
+        wh.app.db,
+        "select * from analytics.hour_status('weather', 1, now() - interval '1 day')",
+      ),
+    ).toBe('ok');
+  });
+
+  it('has every view and function of analytics granted back by `envdata bi-role`', async () => {
+    await sql`
+      revoke select on all tables in schema analytics from envdata_bi;
+      revoke execute on all functions in schema analytics from envdata_bi`.execute(wh.app.db);
+    await ensureBiRole(wh.app.db);
+    const { rows } = await sql<{ name: string }>`
+      select c.relname as name from pg_class c
+      where c.relnamespace = 'analytics'::regnamespace and c.relkind in ('v', 'm', 'r')
+        and not has_table_privilege('envdata_bi', c.oid, 'SELECT')
+      union all
+      select p.oid::regprocedure::text from pg_proc p
+      where p.pronamespace = 'analytics'::regnamespace
+        and not has_function_privilege('envdata_bi', p.oid, 'EXECUTE')`.execute(wh.app.db);
+    expect(rows).toEqual([]);
   });
 
   it('cannot read outside analytics', async () => {
