@@ -39,7 +39,10 @@ export async function compareTechniques(
   options: TechniqueOptions,
   stop: () => void,
 ): Promise<void> {
-  const variants: (Technique | undefined)[] = [undefined, ...(Object.keys(TECHNIQUES) as Technique[])];
+  const variants: (Technique | undefined)[] = [
+    undefined,
+    ...(Object.keys(TECHNIQUES) as Technique[]),
+  ];
   const timings = new Map<Technique | undefined, Timing[]>(variants.map((v) => [v, []]));
   let year = options.beforeYear;
   for (let r = 0; r < options.repeat; r++) {
