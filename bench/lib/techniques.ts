@@ -6,7 +6,6 @@ import type { WriteTechniques } from '../../src/warehouse/write-facts.js';
  */
 export const TECHNIQUES = {
   copy: 'binary COPY of rows believed new (else a plain INSERT)',
-  binaryArrays: 'binary arrays for INSERT and upsert (else array literals)',
   digest: 'client digest: groups stored as they are not sent (else every group is upserted)',
   pipeline: "pipelining: a landing's statements sent together, begin unawaited",
   prepare: 'prepared (named) statements',
@@ -18,7 +17,6 @@ export type Techniques = Readonly<Record<Technique, boolean>>;
 
 export const ALL_ON: Techniques = Object.freeze({
   copy: true,
-  binaryArrays: true,
   digest: true,
   pipeline: true,
   prepare: true,
@@ -29,7 +27,6 @@ export const ALL_ON: Techniques = Object.freeze({
 export function writeTechniques(techniques: Techniques): WriteTechniques {
   return {
     copy: techniques.copy,
-    binaryArrays: techniques.binaryArrays,
     digest: techniques.digest,
   };
 }

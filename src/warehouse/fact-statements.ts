@@ -8,7 +8,6 @@ import {
   copyData,
   copyIn,
   encodeCopyTuples,
-  encodeRows,
   factDigest,
   named,
   storedDigest,
@@ -24,8 +23,6 @@ import {
 export interface FactWire {
   /** Rows believed new as one binary COPY of the tuples staged with their landing. */
   readonly copy: boolean;
-  /** Columns as binary arrays (`array_send`), not array literals. */
-  readonly binaryArrays: boolean;
 }
 
 /** `envdata_weather_hourly` for `envdata.weather_hourly`: part of its statements' names. */
@@ -104,7 +101,7 @@ export function newFactsStatement<Row extends FactRow>(
   wire: FactWire,
 ): Compilable {
   const batch = groups.filter((g) => g.rows.length > 0);
-  return (wire.copy && copyStatement(table, batch)) || insertStatement(table, batch, wire);
+  return (wire.copy && copyStatement(table, batch)) || insertStatement(table, batch);
 }
 
 /** Rows in `groups`. */
@@ -137,12 +134,10 @@ function copyStatement<Row extends FactRow>(
 function insertStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   batch: readonly LocatedRows<Row>[],
-  wire: FactWire,
 ): Compilable {
-  const rows = rowsOf(table, batch, wire);
   return named(
-    `insert_${rows.form}_${nameOf(table)}`,
-    sql`insert into ${sql.table(table.table)} (${columnList(table, '')}) ${rows.select}`,
+    `insert_${nameOf(table)}`,
+    sql`insert into ${sql.table(table.table)} (${columnList(table, '')}) ${rowsOf(table, batch)}`,
   );
 }
 
@@ -162,65 +157,10 @@ function valueRow<Row extends FactRow>(table: FactTableSpec<Row>, alias: string)
 }
 
 /**
- * The batch's rows as a select of one array per column: binary, or text where binary could not
- * stand for a value; `unnest()` in the select list, cheaper than `FROM unnest(…)`.
+ * The batch's rows as a select of one array literal per column (`ArrayLiteral`), cast by the
+ * server; `unnest()` in the select list, cheaper than `FROM unnest(…)`.
  */
 function rowsOf<Row extends FactRow>(
-  table: FactTableSpec<Row>,
-  groups: readonly LocatedRows<Row>[],
-  wire: FactWire,
-): { readonly form: 'binary' | 'text'; readonly select: RawBuilder<unknown> } {
-  const binary = wire.binaryArrays ? binaryRowsOf(table, groups) : undefined;
-  return binary
-    ? { form: 'binary', select: binary }
-    : { form: 'text', select: textRowsOf(table, groups) };
-}
-
-/** What `eachValue` feeds: each row's location and hour, then its values column by column. */
-interface ArraySink<Row> {
-  row(locationId: number, observedAt: Date): void;
-  value(c: number, column: FactColumn<Row>, value: number | string | null): void;
-}
-
-/** Feeds every row of `groups` to `sink`. */
-function eachValue<Row extends FactRow>(
-  groups: readonly LocatedRows<Row>[],
-  columns: readonly FactColumn<Row>[],
-  sink: ArraySink<Row>,
-): void {
-  for (const { locationId, rows } of groups) {
-    for (const row of rows) {
-      sink.row(locationId, row.observedAt);
-      for (let c = 0; c < columns.length; c++) {
-        const column = columns[c]!;
-        sink.value(c, column, column.value(row));
-      }
-    }
-  }
-}
-
-function binaryRowsOf<Row extends FactRow>(
-  table: FactTableSpec<Row>,
-  groups: readonly LocatedRows<Row>[],
-): RawBuilder<unknown> | undefined {
-  const encoded = encodeRows(table, groups);
-  if (!encoded) return undefined;
-  const [locationIds, observedAt, ...arrays] = encoded.arrays;
-  const unnests = allColumns(table).map((column, c) => {
-    const type = sql.raw(column.type);
-    const values = isNumericColumn(column)
-      ? sql`${arrays[c]!}::${type}[]`
-      : column.type === 'text'
-        ? sql`${arrays[c]!}::text[]`
-        : sql`${arrays[c]!}::text[]::${type}[]`;
-    return sql`unnest(${values}) as ${sql.raw(column.name)}`;
-  });
-  return sql`
-    select unnest(${locationIds!}::int[]) as location_id,
-      unnest(${observedAt!}::timestamptz[]) as observed_at, ${sql.join(unnests)}`;
-}
-
-function textRowsOf<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
 ): RawBuilder<unknown> {
@@ -228,16 +168,17 @@ function textRowsOf<Row extends FactRow>(
   const locationIds = new ArrayLiteral();
   const observedAt = new ArrayLiteral();
   const arrays = columns.map(() => new ArrayLiteral());
-  eachValue(groups, columns, {
-    row(locationId, at) {
+  for (const { locationId, rows } of groups) {
+    for (const row of rows) {
       locationIds.number(locationId);
-      observedAt.instant(at);
-    },
-    value(c, column, value) {
-      if (isNumericColumn(column)) arrays[c]!.number(value as number | null);
-      else arrays[c]!.string(value as string | null);
-    },
-  });
+      observedAt.instant(row.observedAt);
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        if (isNumericColumn(column)) arrays[c]!.number(column.value(row));
+        else arrays[c]!.string(column.value(row));
+      }
+    }
+  }
   const unnests = columns.map(
     (column, c) =>
       sql`unnest(${arrays[c]!.build()}::${sql.raw(column.type)}[]) as ${sql.raw(column.name)}`,
@@ -258,18 +199,16 @@ function textRowsOf<Row extends FactRow>(
 export function upsertStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
-  wire: FactWire,
 ): Compilable {
   const stored = storedRanges(groups);
   const target = sql.table(table.table);
   const keyNames = ['location_id', 'observed_at', ...table.key.map((k) => k.name)];
   const sameKey = sql.raw(keyNames.map((k) => `s.${k} = u.${k}`).join(' and '));
   const setList = sql.raw(table.columns.map((c) => `${c.name} = excluded.${c.name}`).join(', '));
-  const rows = rowsOf(table, groups, wire);
   return named(
-    `upsert_${rows.form}_${nameOf(table)}`,
+    `upsert_${nameOf(table)}`,
     sql`
-    with u as materialized (${rows.select}),
+    with u as materialized (${rowsOf(table, groups)}),
     stored as materialized (
       -- offset 0 keeps the lateral one index range scan per group, never a join that could
       -- scan the whole table; materialized, the anti-join below hashes it once.

@@ -24,7 +24,6 @@ export interface WriteTechniques extends FactWire {
 
 export const ALL_TECHNIQUES: WriteTechniques = Object.freeze({
   copy: true,
-  binaryArrays: true,
   digest: true,
 });
 
@@ -97,7 +96,7 @@ export function writeFacts(
     }
     const upserts = settle(
       facts.map((t, k) =>
-        toWrite[k]!.length > 0 ? send(upsertStatement(t.spec, toWrite[k]!, techniques)) : undefined,
+        toWrite[k]!.length > 0 ? send(upsertStatement(t.spec, toWrite[k]!)) : undefined,
       ),
     );
     // Known before the upserts answer when the probes ran: the ledger goes out with them.

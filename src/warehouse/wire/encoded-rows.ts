@@ -1,45 +1,8 @@
-import { BinaryArray } from './binary-array.js';
-import { ByteWriter, OID, sendOid, sendValue } from './binary-values.js';
+import { ByteWriter, sendValue } from './binary-values.js';
 import { factDigest } from './fact-digest.js';
 import type { FactRow } from '../fact-rows.js';
 import type { FactColumn, FactTableSpec } from '../fact-table-spec.js';
-import type { LocatedRows, StagedRows } from '../located-rows.js';
-
-/**
- * Rows as `upsertFacts` sends them: one binary array (`array_send`, see `BinaryArray`) per
- * column, `location_id` and `observed_at` first, then the key and value columns in order.
- */
-export interface EncodedRows {
-  readonly arrays: readonly Buffer[];
-}
-
-/**
- * `groups` encoded column by column, or `undefined` when a value's binary form could not stand
- * for what Postgres would store reading its text (see `sendValue`): such rows go as text.
- */
-export function encodeRows<Row extends FactRow>(
-  table: FactTableSpec<Row>,
-  groups: readonly LocatedRows<Row>[],
-): EncodedRows | undefined {
-  const columns = [...table.key, ...table.columns] as readonly FactColumn<never>[];
-  let rowCount = 0;
-  for (const group of groups) rowCount += group.rows.length;
-  // Length and value: 8 bytes an int or a real, 12 an instant; text grows as it must.
-  const locationIds = new BinaryArray(OID.int, 8 * rowCount);
-  const observedAt = new BinaryArray(OID.timestamptz, 12 * rowCount);
-  const arrays = columns.map((column) => new BinaryArray(sendOid(column), 12 * rowCount));
-  for (const { locationId, rows } of groups) {
-    for (const row of rows) {
-      locationIds.int(locationId);
-      observedAt.instant(row.observedAt);
-      for (let c = 0; c < columns.length; c++) {
-        const column = columns[c]!;
-        if (!arrays[c]!.add(column, column.value(row as never))) return undefined;
-      }
-    }
-  }
-  return { arrays: [locationIds.build(), observedAt.build(), ...arrays.map((a) => a.build())] };
-}
+import type { StagedRows } from '../located-rows.js';
 
 /**
  * One location's rows as tuples of a binary `COPY … FROM STDIN` (`location_id`, `observed_at`,

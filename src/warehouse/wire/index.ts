@@ -5,6 +5,6 @@
 export { named, copyIn, type Compilable, type Statement } from './statements.js';
 export { WireDialect, MAX_PREPARED_PER_CONNECTION, type WireOptions } from './wire-driver.js';
 export { instants, ArrayLiteral } from './array-literal.js';
-export { byteaArray } from './binary-array.js';
-export { stageRows, copyData, encodeRows, encodeCopyTuples } from './encoded-rows.js';
+export { byteaArray } from './bytea-array.js';
+export { stageRows, copyData, encodeCopyTuples } from './encoded-rows.js';
 export { factDigest, storedDigest } from './fact-digest.js';
