@@ -103,14 +103,13 @@ Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
   };
 }
 
-/** A pool of its own when `--off` names a technique of the connection (pipeline, prepare). */
+/** A pool of its own when `--off` names a technique of the connection (prepare). */
 function offDatabase(app: App, url: string, techniques: Techniques): Kysely<Database> | undefined {
-  if (techniques.pipeline && techniques.prepare) return undefined;
+  if (techniques.prepare) return undefined;
   return createDatabase({
     url,
     poolMax: 10,
     logger: app.logger,
-    pipeline: techniques.pipeline,
     preparedStatements: techniques.prepare,
   });
 }

@@ -78,7 +78,6 @@ async function landYear(
     url,
     poolMax: 10,
     logger: app.logger as Logger,
-    pipeline: options.techniques.pipeline,
     preparedStatements: options.techniques.prepare,
   });
   try {

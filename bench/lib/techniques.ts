@@ -7,7 +7,6 @@ import type { WriteTechniques } from '../../src/warehouse/write-facts.js';
 export const TECHNIQUES = {
   copy: 'binary COPY of rows believed new (else a plain INSERT)',
   digest: 'client digest: groups stored as they are not sent (else every group is upserted)',
-  pipeline: "pipelining: a landing's statements sent together, begin unawaited",
   prepare: 'prepared (named) statements',
   groupCommit: 'group commit: a batch of chunks in one transaction (else one each, 8 at once)',
 } as const;
@@ -18,7 +17,6 @@ export type Techniques = Readonly<Record<Technique, boolean>>;
 export const ALL_ON: Techniques = Object.freeze({
   copy: true,
   digest: true,
-  pipeline: true,
   prepare: true,
   groupCommit: true,
 });

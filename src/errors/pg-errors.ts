@@ -14,11 +14,6 @@ export const SQLSTATE = {
   invalidPassword: '28P01',
   /** 28000: no pg_hba.conf entry, or the role does not exist. */
   invalidAuthorization: '28000',
-  /**
-   * 25P02: a statement sent after one that failed in the same transaction (pipelined statements
-   * behind a failure all end so); the failure before it is the one to report.
-   */
-  inFailedSqlTransaction: '25P02',
   /** 42501: the role lacks a privilege (a function revoked from PUBLIC, say). */
   insufficientPrivilege: '42501',
   /** 57014: the statement was cancelled (`pg_cancel_backend`, `statement_timeout`). */

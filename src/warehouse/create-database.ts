@@ -24,12 +24,6 @@ export interface CreateDatabaseOptions {
    * (DATABASE_PREPARED_STATEMENTS). Default true.
    */
   preparedStatements?: boolean;
-  /**
-   * Send a connection's queued statements at once, not each after the answer to the one
-   * before (`writeFacts` queues a landing's facts and ledger together). Default true;
-   * `bench:upsert` measures what it earns.
-   */
-  pipeline?: boolean;
 }
 
 /**
@@ -46,10 +40,6 @@ export function createDatabase(options: CreateDatabaseOptions): Kysely<Database>
     idleTimeoutMillis: 30_000,
     // Warehouse tables live in schema `envdata`; BI views in `analytics`.
     options: '-c search_path=envdata,public -c timezone=UTC',
-    // Queries queued on one connection go out at once rather than each after the answer to the
-    // one before: a landing sends its facts and its ledger together (`FactWriter`). Sent one at
-    // a time, as Kysely sends a transaction's statements, nothing changes.
-    pipeline: options.pipeline !== false,
   };
   const pool = new pg.Pool(config);
   // An idle connection fails when Postgres stops or restarts: the loops that use the pool meet

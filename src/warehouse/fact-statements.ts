@@ -11,7 +11,7 @@ import {
   factDigest,
   named,
   storedDigest,
-  type Compilable,
+  type Statement,
 } from './wire/index.js';
 
 /**
@@ -45,7 +45,7 @@ export interface ProbedGroup {
 export function probeStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
-): Compilable<ProbedGroup> {
+): Statement<ProbedGroup> {
   const stored = storedRanges(groups);
   return named(
     `probe_${nameOf(table)}`,
@@ -99,7 +99,7 @@ export function newFactsStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
   wire: FactWire,
-): Compilable {
+): Statement<unknown> {
   const batch = groups.filter((g) => g.rows.length > 0);
   return (wire.copy && copyStatement(table, batch)) || insertStatement(table, batch);
 }
@@ -118,7 +118,7 @@ export function rowCount(groups: readonly LocatedRows<FactRow>[]): number {
 function copyStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   batch: readonly LocatedRows<Row>[],
-): Compilable | undefined {
+): Statement<unknown> | undefined {
   const tuples: Buffer[] = [];
   for (const g of batch) {
     const encoded = g.staged ? g.staged.copyTuples : encodeCopyTuples(table, g.locationId, g.rows);
@@ -134,7 +134,7 @@ function copyStatement<Row extends FactRow>(
 function insertStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   batch: readonly LocatedRows<Row>[],
-): Compilable {
+): Statement<unknown> {
   return named(
     `insert_${nameOf(table)}`,
     sql`insert into ${sql.table(table.table)} (${columnList(table, '')}) ${rowsOf(table, batch)}`,
@@ -199,7 +199,7 @@ function rowsOf<Row extends FactRow>(
 export function upsertStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
-): Compilable {
+): Statement<unknown> {
   const stored = storedRanges(groups);
   const target = sql.table(table.table);
   const keyNames = ['location_id', 'observed_at', ...table.key.map((k) => k.name)];

@@ -54,8 +54,6 @@ function withStatementLog(): { db: Kysely<Database>; statements: string[] } {
     connectionString: wh.env.databaseUrl,
     max: 2,
     options: '-c search_path=envdata,public -c timezone=UTC',
-    // As the app's pool: pipelined.
-    pipeline: true,
   };
   const pool = new pg.Pool(config);
   // `destroy()` resolves once its connections have said goodbye, not once the server has read it:

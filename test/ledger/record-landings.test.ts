@@ -61,7 +61,7 @@ function record(
   return wh.app.db.transaction().execute(async (trx) => {
     const statements = ledgerStatements(landings, options.settled);
     for (const s of [...statements.first, ...statements.after(options.factsChanged)]) {
-      await trx.getExecutor().provideConnection((c) => c.executeQuery(s.compile(trx)));
+      await s.execute(trx);
     }
   });
 }

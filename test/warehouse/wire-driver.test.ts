@@ -76,7 +76,7 @@ describe('the wire connection', () => {
     expect(await preparedNames(db)).toHaveLength(MAX_PREPARED_PER_CONNECTION);
   });
 
-  it("opens a transaction without waiting for begin's answer: its statements run inside it, a failure rolls all back", async () => {
+  it("runs a transaction's statements inside it, and a failure rolls all back", async () => {
     const db = database(true);
     await sql`create table if not exists pg_client_probe (n int primary key)`.execute(db);
 

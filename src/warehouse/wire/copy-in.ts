@@ -12,7 +12,7 @@ export interface CopyResult {
 
 /**
  * A `COPY … FROM STDIN` whose whole input is at hand, sent with its data in one write (no round
- * trip for the CopyInResponse) and queued as any `Query`, so it pipelines with the others.
+ * trip for the CopyInResponse), queued as any `Query`.
  */
 export class CopyIn extends pg.Query {
   readonly done: Promise<CopyResult>;

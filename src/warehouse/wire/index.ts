@@ -2,7 +2,7 @@
  * The wire: how envdata's statements and rows travel to Postgres (docs/architecture.md, "Rows on
  * the wire"). The rest of envdata imports it from here only.
  */
-export { named, copyIn, type Compilable, type Statement } from './statements.js';
+export { named, copyIn, type Statement } from './statements.js';
 export { WireDialect, MAX_PREPARED_PER_CONNECTION, type WireOptions } from './wire-driver.js';
 export { instants, ArrayLiteral } from './array-literal.js';
 export { byteaArray } from './bytea-array.js';

@@ -9,14 +9,8 @@ export interface WireQuery<R = unknown> extends CompiledQuery<R> {
   readonly copyData?: readonly Buffer[];
 }
 
-/** Anything that compiles to one statement: a Kysely builder or a `Statement`. */
-export interface Compilable<R = unknown> {
-  compile(db: QueryExecutorProvider): CompiledQuery<R>;
-}
-
-/** A statement as the wire runs it (`named`, `copyIn`): compiled, or run on `db`'s connection. */
-export interface Statement<R> extends Compilable<R> {
-  compile(db: QueryExecutorProvider): WireQuery<R>;
+/** A statement as the wire runs it (`named`, `copyIn`), run on `db`'s connection. */
+export interface Statement<R> {
   execute(db: QueryExecutorProvider): Promise<QueryResult<R>>;
 }
 
@@ -54,7 +48,6 @@ function wireStatement<R>(
     ...extra,
   });
   return {
-    compile,
     execute: (db) =>
       db.getExecutor().provideConnection((connection) => connection.executeQuery(compile(db))),
   };

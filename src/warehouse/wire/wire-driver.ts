@@ -56,10 +56,8 @@ export class WireDialect implements Dialect {
 }
 
 /**
- * As Kysely's `PostgresDriver` (kysely-org/kysely: src/dialect/postgres/postgres-driver.ts), but
- * a plain `begin` is sent without waiting for its answer: the transaction's first statement
- * follows it at once (`begin` cannot fail but with the connection, and then that statement
- * fails too).
+ * As Kysely's `PostgresDriver` (kysely-org/kysely: src/dialect/postgres/postgres-driver.ts), with
+ * envdata's connection.
  */
 class WireDriver implements Driver {
   private readonly connections = new WeakMap<pg.PoolClient, WireConnection>();
@@ -87,15 +85,12 @@ class WireDriver implements Driver {
     connection: DatabaseConnection,
     settings: TransactionSettings,
   ): Promise<void> {
-    if (!settings.isolationLevel && !settings.accessMode) {
-      (connection as WireConnection).beginUnawaited();
-      return;
-    }
     const mode = [
       settings.isolationLevel && `isolation level ${settings.isolationLevel}`,
       settings.accessMode,
     ].filter(Boolean);
-    await connection.executeQuery(CompiledQuery.raw(`start transaction ${mode.join(' ')}`));
+    const begin = mode.length > 0 ? ['start transaction', ...mode].join(' ') : 'begin';
+    await connection.executeQuery(CompiledQuery.raw(begin));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -138,10 +133,6 @@ export class WireConnection implements DatabaseConnection {
     readonly client: pg.PoolClient,
     private readonly prepare: boolean,
   ) {}
-
-  beginUnawaited(): void {
-    this.client.query('begin').catch(() => undefined);
-  }
 
   async executeQuery<R>(query: WireQuery<R>): Promise<QueryResult<R>> {
     const { command, rowCount, rows } = await this.send(query);
