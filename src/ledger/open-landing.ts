@@ -20,7 +20,7 @@ export interface OpenedLanding {
    * Whether the landings can change neither coverage, nor holes, nor a chunk: every chunk is
    * done already (a chunk done stays done) and coverage holds every hour they bring (coverage
    * only grows). A worker's late copy of a landing, a re-landing of identical answers: only
-   * the log is written (see `recordLandings`).
+   * the log is written (see `ledgerStatements`).
    */
   readonly settled: boolean;
   /**
