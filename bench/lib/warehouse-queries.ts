@@ -17,7 +17,7 @@ export const CLASS_LABEL: Readonly<Record<QueryClass, string>> = {
   hourly: 'hourly one-location-year',
 };
 
-/** One query of docs/warehouse.md ("Example queries"), its parameters set to the bench's data. */
+/** One query of docs/warehouse.md ("Example queries"), its places and dates set to the bench's data. */
 export interface ExampleQuery {
   /** `1`…`8` as numbered in the doc, `grafana`, or `H-…` (hourly queries added by the bench). */
   readonly id: string;
@@ -30,11 +30,11 @@ export interface ExampleQuery {
 export interface QueryPlaces {
   /** A European city with species data and daylight saving (the doc: Berlin). */
   readonly europe: string;
-  /** A second one (the doc: Vienna). */
+  /** A second one, for the species query (the doc: Chicago, of another region). */
   readonly europe2: string;
-  /** A southern-hemisphere city with daylight saving (the doc: Sydney). */
+  /** A southern-hemisphere city with daylight saving (the doc: Melbourne). */
   readonly south: string;
-  /** Two cities for rain totals (the doc: London, Madrid). */
+  /** Two cities for rain totals (the doc: Berlin, Chicago). */
   readonly rain: readonly [string, string];
   /** The zone of `europe`, for the species query's local month. */
   readonly europeZone: string;
@@ -56,7 +56,11 @@ export function queryPlaces(locations: readonly Location[]): QueryPlaces {
   };
   const europe = pick(['Berlin'], ['europe'], []);
   const europe2 = pick(['Vienna'], ['europe'], [europe.name]);
-  const south = pick(['Sydney'], ['australia_nz_rest', 'australia_qld_nt'], [europe.name]);
+  const south = pick(
+    ['Melbourne', 'Sydney'],
+    ['australia_nz_rest', 'australia_qld_nt'],
+    [europe.name],
+  );
   const rain1 = pick(['London'], ['europe'], []);
   const rain2 = pick(['Madrid'], ['europe'], [rain1.name]);
   return {
@@ -75,8 +79,9 @@ const instant = (d: Date) => d.toISOString().replace('T', ' ').replace('.000Z', 
 /**
  * The eight example queries of docs/warehouse.md, the Grafana hourly series, and one hourly
  * one-location query per hourly view (a year of weather, of pollen; every forecast pair of the
- * month of forecasts), with dates inside the generated
- * spans and the places above. The text is the doc's, only the literals differ.
+ * month of forecasts), with the places above. The text is the doc's but for the literals: the
+ * doc's ranges end today (`current_date - 30`), the bench's history with last year, so each
+ * range is pinned to a month or quarter of as many days inside the generated spans.
  */
 export function exampleQueries(spans: WarehouseSpans, places: QueryPlaces): ExampleQuery[] {
   const year = spans.pollen.to.getUTCFullYear() - 1;
@@ -173,8 +178,10 @@ order by d.location_name, d.local_date`,
       title: 'species behind the tree count for a month, two locations',
       queryClass: 'hourly',
       text: `select location_name, species, max(count) as peak_count,
-  count(distinct (observed_at at time zone l.timezone)::date)
-    filter (where risk_level in ('High', 'Very High')) as high_risk_days
+  case when count(risk_level) > 0 then
+    count(distinct (observed_at at time zone l.timezone)::date)
+      filter (where risk_level in ('High', 'Very High'))
+  end as high_risk_days
 from analytics.pollen_species_hourly s
 join analytics.locations l using (location_id)
 where s.category = 'tree'

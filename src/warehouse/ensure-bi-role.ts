@@ -1,15 +1,24 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import { EnvdataError } from '../errors/envdata-error.js';
 import { fenceLockFunctions, type LockFunctionFence } from './fence-lock-functions.js';
 import {
   BI_CONNECTION_LIMIT,
   BI_IDLE_IN_TRANSACTION_TIMEOUT,
   BI_ROLE,
   BI_STATEMENT_TIMEOUT,
+  biRoleNameProblem,
 } from './bi-role-settings.js';
 import type { Database } from './schema.js';
 
 export { BI_CONNECTION_LIMIT, BI_IDLE_IN_TRANSACTION_TIMEOUT, BI_ROLE, BI_STATEMENT_TIMEOUT };
+
+export interface BiRoleOptions {
+  /** The role to create or refresh; default `envdata_bi`. A plain identifier (`biRoleNameProblem`). */
+  readonly role?: string;
+  /** Makes the role a login role with this password; absent, the login is left as it is. */
+  readonly password?: string;
+}
 
 /** The role settings envdata owns, with the values every `ensureBiRole` puts back. */
 const BI_ROLE_SETTINGS: Readonly<Record<string, string>> = {
@@ -19,6 +28,9 @@ const BI_ROLE_SETTINGS: Readonly<Record<string, string>> = {
 
 /** What `ensureBiRole` found changed and put back, and where the lock functions stand. */
 export interface BiRoleReport {
+  readonly role: string;
+  /** `rolcanlogin` as read back from `pg_roles` after the changes. */
+  readonly canLogIn: boolean;
   /** Each setting of the role that was not as documented, e.g. `statement_timeout 0 → 60s`. */
   readonly reset: readonly string[];
   /** The advisory lock and large object functions of the database (`fenceLockFunctions`). */
@@ -43,21 +55,32 @@ export interface BiRoleReport {
  * session's own `SET`.
  *
  * The role is cluster-wide: fencing it out of the cluster's other databases is the
- * administrator's job (docs/warehouse.md, "Fencing the role").
+ * administrator's job (docs/warehouse.md, "Fencing the role"). Where two warehouses share a
+ * server, each names its own (`role`), so that one's password and settings are not the other's.
+ * A role that is more than a reader (a superuser, the database owner, the current user, one that
+ * may create roles or databases, or a member of such a role) is refused before anything changes:
+ * this would cut its privileges and reset its settings.
  */
-export async function ensureBiRole(db: Kysely<Database>, password?: string): Promise<BiRoleReport> {
-  const role = sql.id(BI_ROLE);
+export async function ensureBiRole(
+  db: Kysely<Database>,
+  options: BiRoleOptions = {},
+): Promise<BiRoleReport> {
+  const roleName = options.role ?? BI_ROLE;
+  const problem = biRoleNameProblem(roleName);
+  if (problem !== undefined) throw new EnvdataError('USAGE', problem);
+  const { name, owner } = await currentDatabase(db);
+  await refusePrivilegedRole(db, roleName, owner);
+  const role = sql.id(roleName);
   // A DO block takes no bind parameters: the name is inlined, quoted.
   await sql`
     do $do$
     begin
-      if not exists (select 1 from pg_roles where rolname = ${sql.lit(BI_ROLE)}) then
+      if not exists (select 1 from pg_roles where rolname = ${sql.lit(roleName)}) then
         create role ${role} nologin;
       end if;
     exception when duplicate_object or unique_violation then null;
     end
     $do$`.execute(db);
-  const { name, owner } = await currentDatabase(db);
   const database = sql.id(name);
   await sql`grant usage on schema analytics to ${role}`.execute(db);
   await sql`grant select on all tables in schema analytics to ${role}`.execute(db);
@@ -69,16 +92,48 @@ export async function ensureBiRole(db: Kysely<Database>, password?: string): Pro
   await sql`grant temporary on database ${database} to ${sql.id(owner)}, current_user`.execute(db);
   await sql`revoke temporary on database ${database} from ${role}`.execute(db);
   const fence = await fenceLockFunctions(db);
-  const reset = await resetRoleSettings(db, name);
-  if (password !== undefined) {
+  const reset = await resetRoleSettings(db, roleName, name);
+  if (options.password !== undefined) {
     // ALTER ROLE takes no bind parameters: the literal is escaped by pg, never logged.
     await sql
       .raw(
-        `alter role ${pg.escapeIdentifier(BI_ROLE)} login password ${pg.escapeLiteral(password)}`,
+        `alter role ${pg.escapeIdentifier(roleName)} login password ${pg.escapeLiteral(options.password)}`,
       )
       .execute(db);
   }
-  return { reset, fence };
+  const { rows } = await sql<{ can_log_in: boolean }>`
+    select rolcanlogin as can_log_in from pg_roles where rolname = ${roleName}`.execute(db);
+  return { role: roleName, canLogIn: rows[0]?.can_log_in === true, reset, fence };
+}
+
+/**
+ * Throws (`CONFLICT`, nothing changed) when `role` exists and is more than a reader: `--role
+ * postgres` must not take the superuser's grants and settings, nor its password.
+ */
+async function refusePrivilegedRole(
+  db: Kysely<Database>,
+  role: string,
+  owner: string,
+): Promise<void> {
+  const { rows } = await sql<{ why: string | null }>`
+    select case
+      when r.rolsuper then 'a superuser'
+      when r.rolcreaterole or r.rolcreatedb or r.rolreplication or r.rolbypassrls
+        then 'allowed to create roles or databases, to replicate or to bypass row security'
+      when r.rolname = current_user then 'the role this command runs as'
+      when r.rolname = ${owner} then 'the owner of this database'
+      when pg_has_role(r.oid, ${owner}, 'MEMBER') or pg_has_role(r.oid, current_user, 'MEMBER')
+        then 'a member of the database owner or of the role this command runs as'
+    end as why
+    from pg_roles r where r.rolname = ${role}`.execute(db);
+  const why = rows[0]?.why;
+  if (why !== undefined && why !== null) {
+    throw new EnvdataError(
+      'CONFLICT',
+      `role ${role} is ${why}, not a read-only role: bi-role would revoke its access and reset its settings, so it changed nothing; name a role of its own with --role`,
+      { details: { role } },
+    );
+  }
 }
 
 /**
@@ -87,15 +142,19 @@ export async function ensureBiRole(db: Kysely<Database>, password?: string): Pro
  * Returns what it changed. Settings envdata does not own (an administrator's `search_path`, say)
  * stay as they are.
  */
-async function resetRoleSettings(db: Kysely<Database>, databaseName: string): Promise<string[]> {
+async function resetRoleSettings(
+  db: Kysely<Database>,
+  roleName: string,
+  databaseName: string,
+): Promise<string[]> {
   const { rows } = await sql<{ in_database: boolean; setting: string }>`
     select s.setdatabase <> 0 as in_database, c as setting
     from pg_db_role_setting s, unnest(s.setconfig) c
-    where s.setrole = (select oid from pg_roles where rolname = ${BI_ROLE})
+    where s.setrole = (select oid from pg_roles where rolname = ${roleName})
       and s.setdatabase in (0, (select oid from pg_database where datname = current_database()))`.execute(
     db,
   );
-  const role = pg.escapeIdentifier(BI_ROLE);
+  const role = pg.escapeIdentifier(roleName);
   const reset: string[] = [];
   for (const [name, value] of Object.entries(BI_ROLE_SETTINGS)) {
     const inDatabase = rows.find((r) => r.in_database && settingName(r.setting) === name);
@@ -114,7 +173,7 @@ async function resetRoleSettings(db: Kysely<Database>, databaseName: string): Pr
     }
   }
   const { rows: limit } = await sql<{ connection_limit: number }>`
-    select rolconnlimit as connection_limit from pg_roles where rolname = ${BI_ROLE}`.execute(db);
+    select rolconnlimit as connection_limit from pg_roles where rolname = ${roleName}`.execute(db);
   const connectionLimit = limit[0]?.connection_limit;
   if (connectionLimit !== BI_CONNECTION_LIMIT) {
     await sql.raw(`alter role ${role} connection limit ${BI_CONNECTION_LIMIT}`).execute(db);

@@ -40,7 +40,7 @@ beforeAll(async () => {
     .execute(wh.app.db);
   openAfterMigrations = (await readLockFunctionFence(wh.app.db)).open;
   // Logins below need one: the role is cluster-wide, so it is put back as it was after the file.
-  await ensureBiRole(wh.app.db, PASSWORD);
+  await ensureBiRole(wh.app.db, { password: PASSWORD });
 });
 afterAll(async () => {
   await sql
