@@ -244,13 +244,23 @@ const HOUR_STATUS_COLUMNS = [
   ),
 ];
 const DAILY_WEATHER_COLUMNS = WEATHER_VALUES.filter((v) => v.daily).flatMap((v) => [
-  column(`${v.name}_min`, 'double precision', true, `lowest hourly ${v.label} of the local day`),
-  column(`${v.name}_max`, 'double precision', true, `highest hourly ${v.label} of the local day`),
+  column(
+    `${v.name}_min`,
+    'double precision',
+    true,
+    `lowest hour of the local day: ${v.label}, to 2 decimals`,
+  ),
+  column(
+    `${v.name}_max`,
+    'double precision',
+    true,
+    `highest hour of the local day: ${v.label}, to 2 decimals`,
+  ),
   column(
     `${v.name}_mean`,
     'double precision',
     true,
-    `mean of the local day's hourly ${v.label}, over the hours present, to 4 decimals`,
+    `mean of the local day's hours present: ${v.label}, to 4 decimals`,
   ),
 ]);
 const MEASURES =
