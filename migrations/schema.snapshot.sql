@@ -34,6 +34,7 @@
 --   2026_11_27_0031_notifications
 --   2026_11_27_0032_worker_heartbeat
 --   2026_11_27_0033_bi_forecast_and_status_views
+--   2026_11_27_0034_analytics_column_comments
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -600,6 +601,18 @@ create view analytics.coverage as
            FROM envdata.coverage_hole x
           WHERE x.location_id = c.location_id AND x.dataset = c.dataset) h ON true;
 grant SELECT on table analytics.coverage to envdata_bi;
+comment on column analytics.coverage.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.coverage.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.coverage.dataset is 'pollen or weather';
+comment on column analytics.coverage.first_hour is 'first hour with rows, UTC (null when no hour has landed)';
+comment on column analytics.coverage.last_ingested_hour is 'last hour with rows (the start of that hour), UTC';
+comment on column analytics.coverage.covered_ranges is 'every hour whose rows are in the facts, as half-open [from, to) ranges of hours, UTC';
+comment on column analytics.coverage.gaps is 'hours between first_hour and the end of the last range without rows; {} when none, or nothing landed';
+comment on column analytics.coverage.missing_upstream_ranges is 'hours the service never sent in a successful answer, even when asked again (ENVDATA_REFETCH_ATTEMPTS)';
+comment on column analytics.coverage.quarantined_ranges is 'hours whose records were quarantined (invalid, or sent twice with different values); reasons in envdata.quarantine';
+comment on column analytics.coverage.not_covered_ranges is 'hours the service answered 404 for (outside its coverage)';
+comment on column analytics.coverage.no_data_ranges is 'hours whose latest answer was "Data not available!": a clean zero, asked again after ENVDATA_NO_DATA_RECHECK';
+comment on column analytics.coverage.known_empty is 'nothing landed, and what was asked was answered "no data" or "not covered"';
 
 create view analytics.forecast_accuracy as
  SELECT f.location_id,
@@ -634,9 +647,21 @@ UNION ALL
    FROM envdata.weather_snapshot f
      JOIN envdata.location l USING (location_id)
      JOIN envdata.weather_hourly o ON o.location_id = f.location_id AND o.observed_at = f.valid_at
-     CROSS JOIN LATERAL ( VALUES ('temperature_c'::text,f.temperature_c::double precision,o.temperature_c::double precision), ('apparent_temperature_c'::text,f.apparent_temperature_c,o.apparent_temperature_c), ('humidity_pct'::text,f.humidity_fraction * 100::double precision,o.humidity_fraction * 100::double precision), ('pressure_hpa'::text,f.pressure_hpa,o.pressure_hpa), ('wind_speed_ms'::text,f.wind_speed_ms,o.wind_speed_ms), ('cloud_cover_pct'::text,f.cloud_cover_fraction * 100::double precision,o.cloud_cover_fraction * 100::double precision), ('precip_intensity_mm_h'::text,f.precip_intensity_mm_h,o.precip_intensity_mm_h), ('precip_probability_pct'::text,f.precip_probability_fraction * 100::double precision,o.precip_probability_fraction * 100::double precision)) m(measure, forecast_value, observed_value)
+     CROSS JOIN LATERAL ( VALUES ('temperature_c'::text,round(f.temperature_c::double precision * 100::double precision) / 100::double precision,round(o.temperature_c::double precision * 100::double precision) / 100::double precision), ('apparent_temperature_c'::text,round(f.apparent_temperature_c::double precision * 100::double precision) / 100::double precision,round(o.apparent_temperature_c::double precision * 100::double precision) / 100::double precision), ('humidity_pct'::text,round(f.humidity_fraction::double precision * 10000::double precision) / 100::double precision,round(o.humidity_fraction::double precision * 10000::double precision) / 100::double precision), ('pressure_hpa'::text,round(f.pressure_hpa::double precision * 100::double precision) / 100::double precision,round(o.pressure_hpa::double precision * 100::double precision) / 100::double precision), ('wind_speed_ms'::text,round(f.wind_speed_ms::double precision * 100::double precision) / 100::double precision,round(o.wind_speed_ms::double precision * 100::double precision) / 100::double precision), ('cloud_cover_pct'::text,round(f.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision,round(o.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision), ('precip_intensity_mm_h'::text,round(f.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision,round(o.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision), ('precip_probability_pct'::text,round(f.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision,round(o.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision)) m(measure, forecast_value, observed_value)
   WHERE f.product <> 'latest'::envdata.snapshot_product;
 grant SELECT on table analytics.forecast_accuracy to envdata_bi;
+comment on column analytics.forecast_accuracy.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.forecast_accuracy.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.forecast_accuracy.dataset is 'pollen or weather';
+comment on column analytics.forecast_accuracy.product is 'the forecast: forecast_48h (pollen, hourly), forecast_120h (pollen, 3-hourly), forecast_72h (weather, hourly)';
+comment on column analytics.forecast_accuracy.fetched_at is 'when envdata fetched it (the instant of the sync), UTC: when the forecast was fetched';
+comment on column analytics.forecast_accuracy.forecast_for is 'start of the hour forecast, UTC';
+comment on column analytics.forecast_accuracy.lead_hours is 'forecast_for − fetched_at, in hours (fractional)';
+comment on column analytics.forecast_accuracy.measure is 'pollen: tree, grass, weed; weather: temperature_c, apparent_temperature_c, humidity_pct, pressure_hpa, wind_speed_ms, cloud_cover_pct, precip_intensity_mm_h, precip_probability_pct';
+comment on column analytics.forecast_accuracy.forecast_value is 'the forecast, in the measure''s unit (as in the hourly views: counts in grains per m³, percentages 0–100), to 2 decimals';
+comment on column analytics.forecast_accuracy.observed_value is 'the observation of the same hour, same unit and precision';
+comment on column analytics.forecast_accuracy.forecast_risk_level is 'pollen only: forecast risk, Low, Moderate, High, Very High (text: order by severity with array_position)';
+comment on column analytics.forecast_accuracy.observed_risk_level is 'pollen only: observed risk, Low, Moderate, High, Very High (text: order by severity with array_position)';
 
 create view analytics.forecast_accuracy_daily as
  SELECT r.location_id,
@@ -665,6 +690,23 @@ create view analytics.forecast_accuracy_daily as
    FROM envdata.forecast_accuracy_rollup r
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.forecast_accuracy_daily to envdata_bi;
+comment on column analytics.forecast_accuracy_daily.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.forecast_accuracy_daily.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.forecast_accuracy_daily.local_date is 'the local day of the forecast hour (forecast_for), in the location''s time zone (analytics.locations.timezone)';
+comment on column analytics.forecast_accuracy_daily.dataset is 'pollen or weather';
+comment on column analytics.forecast_accuracy_daily.product is 'the forecast: forecast_48h (pollen, hourly), forecast_120h (pollen, 3-hourly), forecast_72h (weather, hourly)';
+comment on column analytics.forecast_accuracy_daily.measure is 'pollen: tree, grass, weed; weather: temperature_c, apparent_temperature_c, humidity_pct, pressure_hpa, wind_speed_ms, cloud_cover_pct, precip_intensity_mm_h, precip_probability_pct';
+comment on column analytics.forecast_accuracy_daily.lead_day is 'ceil(lead_hours / 24): 0 for the hour fetched, 1 for the next 24 hours, …';
+comment on column analytics.forecast_accuracy_daily.pairs is 'forecast hours with an observation (rows of forecast_accuracy)';
+comment on column analytics.forecast_accuracy_daily.compared is 'pairs where both values are present';
+comment on column analytics.forecast_accuracy_daily.error_sum is 'sum of forecast_value − observed_value over the compared pairs, in the measure''s unit';
+comment on column analytics.forecast_accuracy_daily.abs_error_sum is 'sum of absolute errors';
+comment on column analytics.forecast_accuracy_daily.squared_error_sum is 'sum of squared errors';
+comment on column analytics.forecast_accuracy_daily.mae is 'abs_error_sum / compared: mean absolute error of this row (add the sums over rows, then divide)';
+comment on column analytics.forecast_accuracy_daily.rmse is 'root mean squared error of this row';
+comment on column analytics.forecast_accuracy_daily.bias is 'error_sum / compared: positive when the forecast was too high';
+comment on column analytics.forecast_accuracy_daily.risk_compared is 'pollen: pairs where both risk levels are present; null for weather';
+comment on column analytics.forecast_accuracy_daily.risk_hits is 'pollen: pairs whose forecast risk level was the observed one; null for weather';
 
 create view analytics.locations as
  SELECT location.location_id,
@@ -676,6 +718,13 @@ create view analytics.locations as
     location.pollen_region::text AS pollen_region
    FROM envdata.location;
 grant SELECT on table analytics.locations to envdata_bi;
+comment on column analytics.locations.location_id is 'key of the location in every analytics view';
+comment on column analytics.locations.name is 'unique name, as people read it (case, Unicode form and invisible characters aside); NFC';
+comment on column analytics.locations.lat is 'latitude, WGS 84 degrees, to 4 decimals (about 11 m)';
+comment on column analytics.locations.lng is 'longitude, WGS 84 degrees, to 4 decimals';
+comment on column analytics.locations.country_code is 'ISO 3166-1 alpha-2 (DE); null when unknown';
+comment on column analytics.locations.timezone is 'IANA time zone (Europe/Berlin): defines the location''s local days';
+comment on column analytics.locations.pollen_region is 'europe, north_america, australia_qld_nt, australia_nz_rest, south_america_oceania or rest_of_world: decides the species';
 
 create view analytics.pollen_daily as
  SELECT r.location_id,
@@ -685,11 +734,20 @@ create view analytics.pollen_daily as
     r.hours,
     r.count_min,
     r.count_max,
-    r.count_mean,
+    round(r.count_mean::double precision * 10000::double precision) / 10000::double precision AS count_mean,
     r.max_risk_level::text AS max_risk_level
    FROM envdata.pollen_daily_rollup r
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_daily to envdata_bi;
+comment on column analytics.pollen_daily.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_daily.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_daily.local_date is 'the location''s local day: 00:00 to 00:00 in its time zone (analytics.locations.timezone), 23 or 25 hours long on daylight-saving days';
+comment on column analytics.pollen_daily.pollen_type is 'tree, grass or weed';
+comment on column analytics.pollen_daily.hours is 'hourly rows that fell into the local day: the day is complete when this equals the day''s length (24, or 23/25 on daylight-saving days)';
+comment on column analytics.pollen_daily.count_min is 'lowest hourly count of the local day, grains per m³';
+comment on column analytics.pollen_daily.count_max is 'highest hourly count of the local day, grains per m³';
+comment on column analytics.pollen_daily.count_mean is 'mean of the local day''s hourly counts present, grains per m³, to 4 decimals';
+comment on column analytics.pollen_daily.max_risk_level is 'highest hourly risk of the local day, by severity: Low, Moderate, High, Very High (text: order by severity with array_position)';
 
 create view analytics.pollen_forecast as
  SELECT l.location_id,
@@ -726,8 +784,8 @@ comment on column analytics.pollen_forecast.valid_at is 'start of the hour forec
 comment on column analytics.pollen_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
 comment on column analytics.pollen_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
 comment on column analytics.pollen_forecast.pollen_type is 'tree, grass or weed';
-comment on column analytics.pollen_forecast.count is 'grains per m³, ≥ 0, exactly as sent (not the sum of the species)';
-comment on column analytics.pollen_forecast.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High';
+comment on column analytics.pollen_forecast.count is 'grains (particles) per m³, ≥ 0, exactly as sent (not the sum of the species)';
+comment on column analytics.pollen_forecast.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High (text: order by severity with array_position)';
 
 create view analytics.pollen_hour_status as
  SELECT s.location_id,
@@ -755,6 +813,12 @@ create view analytics.pollen_hourly as
    FROM envdata.pollen_hourly p
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_hourly to envdata_bi;
+comment on column analytics.pollen_hourly.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_hourly.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_hourly.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.pollen_hourly.pollen_type is 'tree, grass or weed';
+comment on column analytics.pollen_hourly.count is 'grains (particles) per m³, ≥ 0, exactly as sent (not the sum of the species)';
+comment on column analytics.pollen_hourly.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High (text: order by severity with array_position)';
 
 create view analytics.pollen_latest as
  SELECT l.location_id,
@@ -785,8 +849,8 @@ comment on column analytics.pollen_latest.fetched_at is 'when envdata fetched it
 comment on column analytics.pollen_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour (a reading sent without a stamp is refused, never stored)';
 comment on column analytics.pollen_latest.observed_at_local is 'start of the hour of the reading as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
 comment on column analytics.pollen_latest.pollen_type is 'tree, grass or weed';
-comment on column analytics.pollen_latest.count is 'grains per m³, ≥ 0, exactly as sent (not the sum of the species)';
-comment on column analytics.pollen_latest.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High';
+comment on column analytics.pollen_latest.count is 'grains (particles) per m³, ≥ 0, exactly as sent (not the sum of the species)';
+comment on column analytics.pollen_latest.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High (text: order by severity with array_position)';
 
 create view analytics.pollen_species_forecast as
  SELECT l.location_id,
@@ -824,10 +888,10 @@ comment on column analytics.pollen_species_forecast.fetched_at is 'when envdata 
 comment on column analytics.pollen_species_forecast.valid_at is 'start of the hour forecast, UTC';
 comment on column analytics.pollen_species_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
 comment on column analytics.pollen_species_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
-comment on column analytics.pollen_species_forecast.category is 'tree, grass, weed, or other for the bare Others count';
-comment on column analytics.pollen_species_forecast.species is 'species name as sent, spaces and slashes included (Poplar / Cottonwood)';
-comment on column analytics.pollen_species_forecast.count is 'grains per m³, ≥ 0';
-comment on column analytics.pollen_species_forecast.risk_level is 'per-species risk when envdata asks for it (ENVDATA_SPECIES_RISK) and the service sends it: Low, Moderate, High, Very High; else null';
+comment on column analytics.pollen_species_forecast.category is 'tree, grass, weed, or other for the bare Others count (species Others)';
+comment on column analytics.pollen_species_forecast.species is 'species name as sent, spaces and slashes included (Birch, Poplar / Cottonwood)';
+comment on column analytics.pollen_species_forecast.count is 'grains (particles) per m³, ≥ 0';
+comment on column analytics.pollen_species_forecast.risk_level is 'per-species risk when envdata asks for it (ENVDATA_SPECIES_RISK) and the service sends it: Low, Moderate, High, Very High (text: order by severity with array_position); else null';
 
 create view analytics.pollen_species_hourly as
  SELECT p.location_id,
@@ -841,55 +905,106 @@ create view analytics.pollen_species_hourly as
      JOIN envdata.location l USING (location_id)
      JOIN envdata.pollen_species s USING (species_id);
 grant SELECT on table analytics.pollen_species_hourly to envdata_bi;
+comment on column analytics.pollen_species_hourly.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_species_hourly.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_species_hourly.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.pollen_species_hourly.category is 'tree, grass, weed, or other for the bare Others count (species Others)';
+comment on column analytics.pollen_species_hourly.species is 'species name as sent, spaces and slashes included (Birch, Poplar / Cottonwood)';
+comment on column analytics.pollen_species_hourly.count is 'grains (particles) per m³, ≥ 0';
+comment on column analytics.pollen_species_hourly.risk_level is 'per-species risk when envdata asks for it (ENVDATA_SPECIES_RISK) and the service sends it: Low, Moderate, High, Very High (text: order by severity with array_position); else null';
 
 create view analytics.weather_daily as
  SELECT r.location_id,
     l.name AS location_name,
     r.local_date,
     r.hours,
-    r.temperature_c_min,
-    r.temperature_c_max,
-    r.temperature_c_mean,
-    r.apparent_temperature_c_min,
-    r.apparent_temperature_c_max,
-    r.apparent_temperature_c_mean,
-    r.dew_point_c_min,
-    r.dew_point_c_max,
-    r.dew_point_c_mean,
-    r.humidity_pct_min,
-    r.humidity_pct_max,
-    r.humidity_pct_mean,
-    r.pressure_hpa_min,
-    r.pressure_hpa_max,
-    r.pressure_hpa_mean,
-    r.wind_speed_ms_min,
-    r.wind_speed_ms_max,
-    r.wind_speed_ms_mean,
-    r.wind_gust_ms_min,
-    r.wind_gust_ms_max,
-    r.wind_gust_ms_mean,
-    r.cloud_cover_pct_min,
-    r.cloud_cover_pct_max,
-    r.cloud_cover_pct_mean,
-    r.visibility_km_min,
-    r.visibility_km_max,
-    r.visibility_km_mean,
-    r.uv_index_min,
-    r.uv_index_max,
-    r.uv_index_mean,
-    r.ozone_du_min,
-    r.ozone_du_max,
-    r.ozone_du_mean,
-    r.precip_intensity_mm_h_min,
-    r.precip_intensity_mm_h_max,
-    r.precip_intensity_mm_h_mean,
-    r.precip_probability_pct_min,
-    r.precip_probability_pct_max,
-    r.precip_probability_pct_mean,
-    r.precip_total_mm
+    round(r.temperature_c_min::double precision * 100::double precision) / 100::double precision AS temperature_c_min,
+    round(r.temperature_c_max::double precision * 100::double precision) / 100::double precision AS temperature_c_max,
+    round(r.temperature_c_mean::double precision * 10000::double precision) / 10000::double precision AS temperature_c_mean,
+    round(r.apparent_temperature_c_min::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c_min,
+    round(r.apparent_temperature_c_max::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c_max,
+    round(r.apparent_temperature_c_mean::double precision * 10000::double precision) / 10000::double precision AS apparent_temperature_c_mean,
+    round(r.dew_point_c_min::double precision * 100::double precision) / 100::double precision AS dew_point_c_min,
+    round(r.dew_point_c_max::double precision * 100::double precision) / 100::double precision AS dew_point_c_max,
+    round(r.dew_point_c_mean::double precision * 10000::double precision) / 10000::double precision AS dew_point_c_mean,
+    round(r.humidity_pct_min::double precision * 100::double precision) / 100::double precision AS humidity_pct_min,
+    round(r.humidity_pct_max::double precision * 100::double precision) / 100::double precision AS humidity_pct_max,
+    round(r.humidity_pct_mean::double precision * 10000::double precision) / 10000::double precision AS humidity_pct_mean,
+    round(r.pressure_hpa_min::double precision * 100::double precision) / 100::double precision AS pressure_hpa_min,
+    round(r.pressure_hpa_max::double precision * 100::double precision) / 100::double precision AS pressure_hpa_max,
+    round(r.pressure_hpa_mean::double precision * 10000::double precision) / 10000::double precision AS pressure_hpa_mean,
+    round(r.wind_speed_ms_min::double precision * 100::double precision) / 100::double precision AS wind_speed_ms_min,
+    round(r.wind_speed_ms_max::double precision * 100::double precision) / 100::double precision AS wind_speed_ms_max,
+    round(r.wind_speed_ms_mean::double precision * 10000::double precision) / 10000::double precision AS wind_speed_ms_mean,
+    round(r.wind_gust_ms_min::double precision * 100::double precision) / 100::double precision AS wind_gust_ms_min,
+    round(r.wind_gust_ms_max::double precision * 100::double precision) / 100::double precision AS wind_gust_ms_max,
+    round(r.wind_gust_ms_mean::double precision * 10000::double precision) / 10000::double precision AS wind_gust_ms_mean,
+    round(r.cloud_cover_pct_min::double precision * 100::double precision) / 100::double precision AS cloud_cover_pct_min,
+    round(r.cloud_cover_pct_max::double precision * 100::double precision) / 100::double precision AS cloud_cover_pct_max,
+    round(r.cloud_cover_pct_mean::double precision * 10000::double precision) / 10000::double precision AS cloud_cover_pct_mean,
+    round(r.visibility_km_min::double precision * 100::double precision) / 100::double precision AS visibility_km_min,
+    round(r.visibility_km_max::double precision * 100::double precision) / 100::double precision AS visibility_km_max,
+    round(r.visibility_km_mean::double precision * 10000::double precision) / 10000::double precision AS visibility_km_mean,
+    round(r.uv_index_min::double precision * 100::double precision) / 100::double precision AS uv_index_min,
+    round(r.uv_index_max::double precision * 100::double precision) / 100::double precision AS uv_index_max,
+    round(r.uv_index_mean::double precision * 10000::double precision) / 10000::double precision AS uv_index_mean,
+    round(r.ozone_du_min::double precision * 100::double precision) / 100::double precision AS ozone_du_min,
+    round(r.ozone_du_max::double precision * 100::double precision) / 100::double precision AS ozone_du_max,
+    round(r.ozone_du_mean::double precision * 10000::double precision) / 10000::double precision AS ozone_du_mean,
+    round(r.precip_intensity_mm_h_min::double precision * 100::double precision) / 100::double precision AS precip_intensity_mm_h_min,
+    round(r.precip_intensity_mm_h_max::double precision * 100::double precision) / 100::double precision AS precip_intensity_mm_h_max,
+    round(r.precip_intensity_mm_h_mean::double precision * 10000::double precision) / 10000::double precision AS precip_intensity_mm_h_mean,
+    round(r.precip_probability_pct_min::double precision * 100::double precision) / 100::double precision AS precip_probability_pct_min,
+    round(r.precip_probability_pct_max::double precision * 100::double precision) / 100::double precision AS precip_probability_pct_max,
+    round(r.precip_probability_pct_mean::double precision * 10000::double precision) / 10000::double precision AS precip_probability_pct_mean,
+    round(r.precip_total_mm::double precision * 100::double precision) / 100::double precision AS precip_total_mm
    FROM envdata.weather_daily_rollup r
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_daily to envdata_bi;
+comment on column analytics.weather_daily.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_daily.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.weather_daily.local_date is 'the location''s local day: 00:00 to 00:00 in its time zone (analytics.locations.timezone), 23 or 25 hours long on daylight-saving days';
+comment on column analytics.weather_daily.hours is 'hourly rows that fell into the local day: the day is complete when this equals the day''s length (24, or 23/25 on daylight-saving days)';
+comment on column analytics.weather_daily.temperature_c_min is 'lowest hour of the local day: air temperature, °C, to 2 decimals';
+comment on column analytics.weather_daily.temperature_c_max is 'highest hour of the local day: air temperature, °C, to 2 decimals';
+comment on column analytics.weather_daily.temperature_c_mean is 'mean of the local day''s hours present: air temperature, °C, to 4 decimals';
+comment on column analytics.weather_daily.apparent_temperature_c_min is 'lowest hour of the local day: "feels like" temperature, °C, to 2 decimals';
+comment on column analytics.weather_daily.apparent_temperature_c_max is 'highest hour of the local day: "feels like" temperature, °C, to 2 decimals';
+comment on column analytics.weather_daily.apparent_temperature_c_mean is 'mean of the local day''s hours present: "feels like" temperature, °C, to 4 decimals';
+comment on column analytics.weather_daily.dew_point_c_min is 'lowest hour of the local day: dew point, °C, to 2 decimals';
+comment on column analytics.weather_daily.dew_point_c_max is 'highest hour of the local day: dew point, °C, to 2 decimals';
+comment on column analytics.weather_daily.dew_point_c_mean is 'mean of the local day''s hours present: dew point, °C, to 4 decimals';
+comment on column analytics.weather_daily.humidity_pct_min is 'lowest hour of the local day: relative humidity, % (0–100), to 2 decimals';
+comment on column analytics.weather_daily.humidity_pct_max is 'highest hour of the local day: relative humidity, % (0–100), to 2 decimals';
+comment on column analytics.weather_daily.humidity_pct_mean is 'mean of the local day''s hours present: relative humidity, % (0–100), to 4 decimals';
+comment on column analytics.weather_daily.pressure_hpa_min is 'lowest hour of the local day: air pressure, hPa, to 2 decimals';
+comment on column analytics.weather_daily.pressure_hpa_max is 'highest hour of the local day: air pressure, hPa, to 2 decimals';
+comment on column analytics.weather_daily.pressure_hpa_mean is 'mean of the local day''s hours present: air pressure, hPa, to 4 decimals';
+comment on column analytics.weather_daily.wind_speed_ms_min is 'lowest hour of the local day: wind speed, m/s, to 2 decimals';
+comment on column analytics.weather_daily.wind_speed_ms_max is 'highest hour of the local day: wind speed, m/s, to 2 decimals';
+comment on column analytics.weather_daily.wind_speed_ms_mean is 'mean of the local day''s hours present: wind speed, m/s, to 4 decimals';
+comment on column analytics.weather_daily.wind_gust_ms_min is 'lowest hour of the local day: wind gust, m/s, to 2 decimals';
+comment on column analytics.weather_daily.wind_gust_ms_max is 'highest hour of the local day: wind gust, m/s, to 2 decimals';
+comment on column analytics.weather_daily.wind_gust_ms_mean is 'mean of the local day''s hours present: wind gust, m/s, to 4 decimals';
+comment on column analytics.weather_daily.cloud_cover_pct_min is 'lowest hour of the local day: cloud cover, % (0–100), to 2 decimals';
+comment on column analytics.weather_daily.cloud_cover_pct_max is 'highest hour of the local day: cloud cover, % (0–100), to 2 decimals';
+comment on column analytics.weather_daily.cloud_cover_pct_mean is 'mean of the local day''s hours present: cloud cover, % (0–100), to 4 decimals';
+comment on column analytics.weather_daily.visibility_km_min is 'lowest hour of the local day: visibility, km, to 2 decimals';
+comment on column analytics.weather_daily.visibility_km_max is 'highest hour of the local day: visibility, km, to 2 decimals';
+comment on column analytics.weather_daily.visibility_km_mean is 'mean of the local day''s hours present: visibility, km, to 4 decimals';
+comment on column analytics.weather_daily.uv_index_min is 'lowest hour of the local day: UV index, ≥ 0, to 2 decimals';
+comment on column analytics.weather_daily.uv_index_max is 'highest hour of the local day: UV index, ≥ 0, to 2 decimals';
+comment on column analytics.weather_daily.uv_index_mean is 'mean of the local day''s hours present: UV index, ≥ 0, to 4 decimals';
+comment on column analytics.weather_daily.ozone_du_min is 'lowest hour of the local day: total column ozone, Dobson units (not ground-level ozone), to 2 decimals';
+comment on column analytics.weather_daily.ozone_du_max is 'highest hour of the local day: total column ozone, Dobson units (not ground-level ozone), to 2 decimals';
+comment on column analytics.weather_daily.ozone_du_mean is 'mean of the local day''s hours present: total column ozone, Dobson units (not ground-level ozone), to 4 decimals';
+comment on column analytics.weather_daily.precip_intensity_mm_h_min is 'lowest hour of the local day: precipitation intensity, mm/h, to 2 decimals';
+comment on column analytics.weather_daily.precip_intensity_mm_h_max is 'highest hour of the local day: precipitation intensity, mm/h, to 2 decimals';
+comment on column analytics.weather_daily.precip_intensity_mm_h_mean is 'mean of the local day''s hours present: precipitation intensity, mm/h, to 4 decimals';
+comment on column analytics.weather_daily.precip_probability_pct_min is 'lowest hour of the local day: precipitation probability, % (0–100), to 2 decimals';
+comment on column analytics.weather_daily.precip_probability_pct_max is 'highest hour of the local day: precipitation probability, % (0–100), to 2 decimals';
+comment on column analytics.weather_daily.precip_probability_pct_mean is 'mean of the local day''s hours present: precipitation probability, % (0–100), to 4 decimals';
+comment on column analytics.weather_daily.precip_total_mm is 'precipitation of the local day, mm: the sum of the hourly intensities (each hour''s mm/h over one hour), to 2 decimals';
 
 create view analytics.weather_forecast as
  SELECT l.location_id,
@@ -899,20 +1014,20 @@ create view analytics.weather_forecast as
     s.valid_at,
     (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
     floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
-    s.temperature_c,
-    s.apparent_temperature_c,
-    s.dew_point_c,
-    s.humidity_fraction * 100::double precision AS humidity_pct,
-    s.pressure_hpa,
-    s.wind_speed_ms,
-    s.wind_gust_ms,
-    s.wind_bearing_deg,
-    s.cloud_cover_fraction * 100::double precision AS cloud_cover_pct,
-    s.visibility_km,
-    s.uv_index,
-    s.ozone_du,
-    s.precip_intensity_mm_h,
-    s.precip_probability_fraction * 100::double precision AS precip_probability_pct,
+    round(s.temperature_c::double precision * 100::double precision) / 100::double precision AS temperature_c,
+    round(s.apparent_temperature_c::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c,
+    round(s.dew_point_c::double precision * 100::double precision) / 100::double precision AS dew_point_c,
+    round(s.humidity_fraction::double precision * 10000::double precision) / 100::double precision AS humidity_pct,
+    round(s.pressure_hpa::double precision * 100::double precision) / 100::double precision AS pressure_hpa,
+    round(s.wind_speed_ms::double precision * 100::double precision) / 100::double precision AS wind_speed_ms,
+    round(s.wind_gust_ms::double precision * 100::double precision) / 100::double precision AS wind_gust_ms,
+    round(s.wind_bearing_deg::double precision * 100::double precision) / 100::double precision AS wind_bearing_deg,
+    round(s.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision AS cloud_cover_pct,
+    round(s.visibility_km::double precision * 100::double precision) / 100::double precision AS visibility_km,
+    round(s.uv_index::double precision * 100::double precision) / 100::double precision AS uv_index,
+    round(s.ozone_du::double precision * 100::double precision) / 100::double precision AS ozone_du,
+    round(s.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision AS precip_intensity_mm_h,
+    round(s.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
     s.precip_type,
     s.summary,
     s.icon::text AS icon
@@ -954,22 +1069,22 @@ comment on column analytics.weather_forecast.fetched_at is 'when envdata fetched
 comment on column analytics.weather_forecast.valid_at is 'start of the hour forecast, UTC';
 comment on column analytics.weather_forecast.valid_at_local is 'start of the hour forecast as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
 comment on column analytics.weather_forecast.lead_hours is 'whole hours from fetched_at to valid_at, rounded down: fetched at 02:20, the hour 03:00 has lead 0, 05:00 lead 2, and 02:00 (begun before the fetch) lead -1';
-comment on column analytics.weather_forecast.temperature_c is 'air temperature, °C';
-comment on column analytics.weather_forecast.apparent_temperature_c is '"feels like" temperature, °C';
-comment on column analytics.weather_forecast.dew_point_c is 'dew point, °C';
-comment on column analytics.weather_forecast.humidity_pct is 'relative humidity, % (0–100)';
-comment on column analytics.weather_forecast.pressure_hpa is 'air pressure, hPa';
-comment on column analytics.weather_forecast.wind_speed_ms is 'wind speed, m/s';
-comment on column analytics.weather_forecast.wind_gust_ms is 'wind gust, m/s';
-comment on column analytics.weather_forecast.wind_bearing_deg is 'wind bearing, degrees 0–360, as sent';
-comment on column analytics.weather_forecast.cloud_cover_pct is 'cloud cover, % (0–100)';
-comment on column analytics.weather_forecast.visibility_km is 'visibility, km';
-comment on column analytics.weather_forecast.uv_index is 'UV index';
-comment on column analytics.weather_forecast.ozone_du is 'total column ozone, Dobson units (not ground-level ozone)';
-comment on column analytics.weather_forecast.precip_intensity_mm_h is 'precipitation intensity, mm/h';
-comment on column analytics.weather_forecast.precip_probability_pct is 'precipitation probability, % (0–100)';
+comment on column analytics.weather_forecast.temperature_c is 'air temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.apparent_temperature_c is '"feels like" temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.dew_point_c is 'dew point, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.humidity_pct is 'relative humidity, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_forecast.pressure_hpa is 'air pressure, hPa, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.wind_speed_ms is 'wind speed, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.wind_gust_ms is 'wind gust, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.wind_bearing_deg is 'wind bearing, degrees 0–360, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.cloud_cover_pct is 'cloud cover, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_forecast.visibility_km is 'visibility, km, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.uv_index is 'UV index, ≥ 0, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.ozone_du is 'total column ozone, Dobson units (not ground-level ozone), to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.precip_intensity_mm_h is 'precipitation intensity, mm/h, to 2 decimals, as the service sends it';
+comment on column analytics.weather_forecast.precip_probability_pct is 'precipitation probability, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
 comment on column analytics.weather_forecast.precip_type is 'precipitation type as sent (rain, snow, …)';
-comment on column analytics.weather_forecast.summary is 'summary as sent, in the service''s language (ENVDATA_LANGUAGE)';
+comment on column analytics.weather_forecast.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
 comment on column analytics.weather_forecast.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
 
 create view analytics.weather_hour_status as
@@ -992,26 +1107,46 @@ create view analytics.weather_hourly as
  SELECT w.location_id,
     l.name AS location_name,
     w.observed_at,
-    w.temperature_c,
-    w.apparent_temperature_c,
-    w.dew_point_c,
-    w.humidity_fraction * 100::double precision AS humidity_pct,
-    w.pressure_hpa,
-    w.wind_speed_ms,
-    w.wind_gust_ms,
-    w.wind_bearing_deg,
-    w.cloud_cover_fraction * 100::double precision AS cloud_cover_pct,
-    w.visibility_km,
-    w.uv_index,
-    w.ozone_du,
-    w.precip_intensity_mm_h,
-    w.precip_probability_fraction * 100::double precision AS precip_probability_pct,
+    round(w.temperature_c::double precision * 100::double precision) / 100::double precision AS temperature_c,
+    round(w.apparent_temperature_c::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c,
+    round(w.dew_point_c::double precision * 100::double precision) / 100::double precision AS dew_point_c,
+    round(w.humidity_fraction::double precision * 10000::double precision) / 100::double precision AS humidity_pct,
+    round(w.pressure_hpa::double precision * 100::double precision) / 100::double precision AS pressure_hpa,
+    round(w.wind_speed_ms::double precision * 100::double precision) / 100::double precision AS wind_speed_ms,
+    round(w.wind_gust_ms::double precision * 100::double precision) / 100::double precision AS wind_gust_ms,
+    round(w.wind_bearing_deg::double precision * 100::double precision) / 100::double precision AS wind_bearing_deg,
+    round(w.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision AS cloud_cover_pct,
+    round(w.visibility_km::double precision * 100::double precision) / 100::double precision AS visibility_km,
+    round(w.uv_index::double precision * 100::double precision) / 100::double precision AS uv_index,
+    round(w.ozone_du::double precision * 100::double precision) / 100::double precision AS ozone_du,
+    round(w.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision AS precip_intensity_mm_h,
+    round(w.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
     w.precip_type,
     w.summary,
     w.icon::text AS icon
    FROM envdata.weather_hourly w
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_hourly to envdata_bi;
+comment on column analytics.weather_hourly.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_hourly.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.weather_hourly.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.weather_hourly.temperature_c is 'air temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.apparent_temperature_c is '"feels like" temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.dew_point_c is 'dew point, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.humidity_pct is 'relative humidity, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_hourly.pressure_hpa is 'air pressure, hPa, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.wind_speed_ms is 'wind speed, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.wind_gust_ms is 'wind gust, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.wind_bearing_deg is 'wind bearing, degrees 0–360, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.cloud_cover_pct is 'cloud cover, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_hourly.visibility_km is 'visibility, km, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.uv_index is 'UV index, ≥ 0, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.ozone_du is 'total column ozone, Dobson units (not ground-level ozone), to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.precip_intensity_mm_h is 'precipitation intensity, mm/h, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly.precip_probability_pct is 'precipitation probability, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_hourly.precip_type is 'precipitation type as sent (rain, snow, …)';
+comment on column analytics.weather_hourly.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
+comment on column analytics.weather_hourly.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
 
 create view analytics.weather_latest as
  SELECT l.location_id,
@@ -1019,20 +1154,20 @@ create view analytics.weather_latest as
     s.fetched_at,
     s.valid_at AS observed_at,
     (s.valid_at AT TIME ZONE l.timezone) AS observed_at_local,
-    s.temperature_c,
-    s.apparent_temperature_c,
-    s.dew_point_c,
-    s.humidity_fraction * 100::double precision AS humidity_pct,
-    s.pressure_hpa,
-    s.wind_speed_ms,
-    s.wind_gust_ms,
-    s.wind_bearing_deg,
-    s.cloud_cover_fraction * 100::double precision AS cloud_cover_pct,
-    s.visibility_km,
-    s.uv_index,
-    s.ozone_du,
-    s.precip_intensity_mm_h,
-    s.precip_probability_fraction * 100::double precision AS precip_probability_pct,
+    round(s.temperature_c::double precision * 100::double precision) / 100::double precision AS temperature_c,
+    round(s.apparent_temperature_c::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c,
+    round(s.dew_point_c::double precision * 100::double precision) / 100::double precision AS dew_point_c,
+    round(s.humidity_fraction::double precision * 10000::double precision) / 100::double precision AS humidity_pct,
+    round(s.pressure_hpa::double precision * 100::double precision) / 100::double precision AS pressure_hpa,
+    round(s.wind_speed_ms::double precision * 100::double precision) / 100::double precision AS wind_speed_ms,
+    round(s.wind_gust_ms::double precision * 100::double precision) / 100::double precision AS wind_gust_ms,
+    round(s.wind_bearing_deg::double precision * 100::double precision) / 100::double precision AS wind_bearing_deg,
+    round(s.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision AS cloud_cover_pct,
+    round(s.visibility_km::double precision * 100::double precision) / 100::double precision AS visibility_km,
+    round(s.uv_index::double precision * 100::double precision) / 100::double precision AS uv_index,
+    round(s.ozone_du::double precision * 100::double precision) / 100::double precision AS ozone_du,
+    round(s.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision AS precip_intensity_mm_h,
+    round(s.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
     s.precip_type,
     s.summary,
     s.icon::text AS icon
@@ -1070,22 +1205,22 @@ comment on column analytics.weather_latest.location_name is 'name of the locatio
 comment on column analytics.weather_latest.fetched_at is 'when envdata fetched it (the instant of the sync), UTC';
 comment on column analytics.weather_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour (a reading sent without a stamp is refused, never stored)';
 comment on column analytics.weather_latest.observed_at_local is 'start of the hour of the reading as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
-comment on column analytics.weather_latest.temperature_c is 'air temperature, °C';
-comment on column analytics.weather_latest.apparent_temperature_c is '"feels like" temperature, °C';
-comment on column analytics.weather_latest.dew_point_c is 'dew point, °C';
-comment on column analytics.weather_latest.humidity_pct is 'relative humidity, % (0–100)';
-comment on column analytics.weather_latest.pressure_hpa is 'air pressure, hPa';
-comment on column analytics.weather_latest.wind_speed_ms is 'wind speed, m/s';
-comment on column analytics.weather_latest.wind_gust_ms is 'wind gust, m/s';
-comment on column analytics.weather_latest.wind_bearing_deg is 'wind bearing, degrees 0–360, as sent';
-comment on column analytics.weather_latest.cloud_cover_pct is 'cloud cover, % (0–100)';
-comment on column analytics.weather_latest.visibility_km is 'visibility, km';
-comment on column analytics.weather_latest.uv_index is 'UV index';
-comment on column analytics.weather_latest.ozone_du is 'total column ozone, Dobson units (not ground-level ozone)';
-comment on column analytics.weather_latest.precip_intensity_mm_h is 'precipitation intensity, mm/h';
-comment on column analytics.weather_latest.precip_probability_pct is 'precipitation probability, % (0–100)';
+comment on column analytics.weather_latest.temperature_c is 'air temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.apparent_temperature_c is '"feels like" temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.dew_point_c is 'dew point, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.humidity_pct is 'relative humidity, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_latest.pressure_hpa is 'air pressure, hPa, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.wind_speed_ms is 'wind speed, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.wind_gust_ms is 'wind gust, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.wind_bearing_deg is 'wind bearing, degrees 0–360, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.cloud_cover_pct is 'cloud cover, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_latest.visibility_km is 'visibility, km, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.uv_index is 'UV index, ≥ 0, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.ozone_du is 'total column ozone, Dobson units (not ground-level ozone), to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.precip_intensity_mm_h is 'precipitation intensity, mm/h, to 2 decimals, as the service sends it';
+comment on column analytics.weather_latest.precip_probability_pct is 'precipitation probability, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
 comment on column analytics.weather_latest.precip_type is 'precipitation type as sent (rain, snow, …)';
-comment on column analytics.weather_latest.summary is 'summary as sent, in the service''s language (ENVDATA_LANGUAGE)';
+comment on column analytics.weather_latest.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
 comment on column analytics.weather_latest.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
 
 CREATE OR REPLACE FUNCTION analytics.hour_status(dataset text, location integer, from_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone, to_at timestamp with time zone DEFAULT 'infinity'::timestamp with time zone)
@@ -1253,15 +1388,14 @@ AS $function$
         on o.location_id = f.location_id and o.observed_at = f.valid_at
         and o.observed_at >= s.span_from and o.observed_at < s.span_to
       cross join lateral (values
-        ('temperature_c', f.temperature_c::double precision, o.temperature_c::double precision),
-        ('apparent_temperature_c', f.apparent_temperature_c, o.apparent_temperature_c),
-        ('humidity_pct', f.humidity_fraction * 100, o.humidity_fraction * 100),
-        ('pressure_hpa', f.pressure_hpa, o.pressure_hpa),
-        ('wind_speed_ms', f.wind_speed_ms, o.wind_speed_ms),
-        ('cloud_cover_pct', f.cloud_cover_fraction * 100, o.cloud_cover_fraction * 100),
-        ('precip_intensity_mm_h', f.precip_intensity_mm_h, o.precip_intensity_mm_h),
-        ('precip_probability_pct', f.precip_probability_fraction * 100,
-          o.precip_probability_fraction * 100)
+        ('temperature_c', round(f.temperature_c::double precision * 100) / 100, round(o.temperature_c::double precision * 100) / 100),
+        ('apparent_temperature_c', round(f.apparent_temperature_c::double precision * 100) / 100, round(o.apparent_temperature_c::double precision * 100) / 100),
+        ('humidity_pct', round(f.humidity_fraction::double precision * 10000) / 100, round(o.humidity_fraction::double precision * 10000) / 100),
+        ('pressure_hpa', round(f.pressure_hpa::double precision * 100) / 100, round(o.pressure_hpa::double precision * 100) / 100),
+        ('wind_speed_ms', round(f.wind_speed_ms::double precision * 100) / 100, round(o.wind_speed_ms::double precision * 100) / 100),
+        ('cloud_cover_pct', round(f.cloud_cover_fraction::double precision * 10000) / 100, round(o.cloud_cover_fraction::double precision * 10000) / 100),
+        ('precip_intensity_mm_h', round(f.precip_intensity_mm_h::double precision * 100) / 100, round(o.precip_intensity_mm_h::double precision * 100) / 100),
+        ('precip_probability_pct', round(f.precip_probability_fraction::double precision * 10000) / 100, round(o.precip_probability_fraction::double precision * 10000) / 100)
       ) as m(measure, forecast_value, observed_value)
       where s.dataset = 'weather' and f.product <> 'latest'
       group by 1, 2, 3, 4, 5, 6;
