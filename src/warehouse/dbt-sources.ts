@@ -3,7 +3,7 @@ import { ANALYTICS_VIEW_KEYS } from './analytics-view-keys.js';
 import type { AnalyticsCatalog, AnalyticsView } from './read-analytics-views.js';
 
 /** The name of the dbt source: `{{ source('envdata', 'pollen_hourly') }}`. */
-export const DBT_SOURCE_NAME = 'envdata';
+const DBT_SOURCE_NAME = 'envdata';
 
 /** How dbt tells a view's age: the ledger's complete hour of a dataset, or a column. */
 type Freshness = { readonly dataset: Dataset } | { readonly field: string };
@@ -76,7 +76,7 @@ export interface DbtSources {
 }
 
 /** The SQL dbt runs for the age of a dataset's history: one row, one timestamp. */
-export function freshnessQuery(dataset: Dataset): string {
+function freshnessQuery(dataset: Dataset): string {
   return `select complete_through from analytics.dataset_freshness where dataset = '${dataset}'`;
 }
 
