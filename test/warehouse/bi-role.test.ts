@@ -110,6 +110,7 @@ describe('the envdata_bi role', () => {
       'forecast_accuracy',
       'forecast_accuracy_daily',
       'coverage',
+      'dataset_freshness',
       'pollen_forecast',
       'pollen_species_forecast',
       'weather_forecast',
