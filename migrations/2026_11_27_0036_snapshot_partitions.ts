@@ -293,9 +293,13 @@ export async function up(db: Kysely<any>): Promise<void> {
         -- Looked up before the lock: every store of a snapshot asks, nearly always for a month
         -- that exists.
         continue when to_regclass(format('%I.%I', schema_name, part)) is not null;
-        -- One creator at a time across every process (the lock of ensure_year_partitions).
+        -- One creator at a time across every process (the lock of ensure_year_partitions). Asked
+        -- again after it with a query, whose fresh snapshot sees a partition another process
+        -- created meanwhile: to_regclass reads the catalog cache, which an advisory lock does not
+        -- bring up to date.
         perform pg_advisory_xact_lock(hashtext('envdata.partitions'));
-        if to_regclass(format('%I.%I', schema_name, part)) is null then
+        if not exists (select 1 from pg_class where relname = part
+            and relnamespace = schema_name::regnamespace) then
           execute format(
             'create table %I.%I partition of %s for values from (%L) to (%L)',
             schema_name, part, parent,
