@@ -67,7 +67,10 @@ async function expiredPartitions(db: Kysely<Database>, cutoff: Date): Promise<Sn
 }
 
 /** Marks the rollup's days up to the last hour forecast in `partitions` as settled. */
-async function settle(db: Kysely<Database>, partitions: readonly SnapshotPartition[]) {
+async function settle(
+  db: Kysely<Database>,
+  partitions: readonly SnapshotPartition[],
+): Promise<void> {
   const sources = partitions.filter((p) => ACCURACY_SOURCES.includes(p.parent));
   if (sources.length === 0) return;
   const lastHours = sql.join(
