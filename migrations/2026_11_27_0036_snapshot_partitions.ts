@@ -35,8 +35,9 @@ const TABLES = [
 ] as const;
 
 /**
- * 0019's forecast accuracy of the spans of local days in `pg_temp.rollup_spans`, verbatim: the
- * part of `refresh_daily_rollups()` after `refresh_fact_rollups()`.
+ * The forecast accuracy of the spans of local days in `pg_temp.rollup_spans` as 0034 left it
+ * (0019's, its weather pairs read at the precision `analytics` shows): the part of
+ * `refresh_daily_rollups()` after `refresh_fact_rollups()`.
  */
 const ACCURACY = `
       create temporary table if not exists pg_temp.accuracy_rows
@@ -79,15 +80,14 @@ const ACCURACY = `
         on o.location_id = f.location_id and o.observed_at = f.valid_at
         and o.observed_at >= s.span_from and o.observed_at < s.span_to
       cross join lateral (values
-        ('temperature_c', f.temperature_c::double precision, o.temperature_c::double precision),
-        ('apparent_temperature_c', f.apparent_temperature_c, o.apparent_temperature_c),
-        ('humidity_pct', f.humidity_fraction * 100, o.humidity_fraction * 100),
-        ('pressure_hpa', f.pressure_hpa, o.pressure_hpa),
-        ('wind_speed_ms', f.wind_speed_ms, o.wind_speed_ms),
-        ('cloud_cover_pct', f.cloud_cover_fraction * 100, o.cloud_cover_fraction * 100),
-        ('precip_intensity_mm_h', f.precip_intensity_mm_h, o.precip_intensity_mm_h),
-        ('precip_probability_pct', f.precip_probability_fraction * 100,
-          o.precip_probability_fraction * 100)
+        ('temperature_c', round(f.temperature_c::double precision * 100) / 100, round(o.temperature_c::double precision * 100) / 100),
+        ('apparent_temperature_c', round(f.apparent_temperature_c::double precision * 100) / 100, round(o.apparent_temperature_c::double precision * 100) / 100),
+        ('humidity_pct', round(f.humidity_fraction::double precision * 10000) / 100, round(o.humidity_fraction::double precision * 10000) / 100),
+        ('pressure_hpa', round(f.pressure_hpa::double precision * 100) / 100, round(o.pressure_hpa::double precision * 100) / 100),
+        ('wind_speed_ms', round(f.wind_speed_ms::double precision * 100) / 100, round(o.wind_speed_ms::double precision * 100) / 100),
+        ('cloud_cover_pct', round(f.cloud_cover_fraction::double precision * 10000) / 100, round(o.cloud_cover_fraction::double precision * 10000) / 100),
+        ('precip_intensity_mm_h', round(f.precip_intensity_mm_h::double precision * 100) / 100, round(o.precip_intensity_mm_h::double precision * 100) / 100),
+        ('precip_probability_pct', round(f.precip_probability_fraction::double precision * 10000) / 100, round(o.precip_probability_fraction::double precision * 10000) / 100)
       ) as m(measure, forecast_value, observed_value)
       where s.dataset = 'weather' and f.product <> 'latest'
       group by 1, 2, 3, 4, 5, 6;
@@ -266,7 +266,7 @@ async function rebuildTables(db: Kysely<any>, partitionBy: string): Promise<void
  *   created again after from their own definitions, with their comments, column comments and
  *   grants (`envdata_bi`).
  * - `envdata.snapshot_retention.settled_before`: the forecast-accuracy rollup's local days that
- *   start before it were summed from snapshots since dropped, so `refresh_daily_rollups()` (0019's
+ *   start before it were summed from snapshots since dropped, so `refresh_daily_rollups()` (0034's
  *   body, which this replaces) leaves them as they are instead of summing them again from what
  *   is left. A landing that marks such a day dirty (a backfill over old hours) then refreshes its
  *   daily fact rollups only. No row: nothing dropped yet, every day is refreshed as before.
