@@ -35,6 +35,7 @@
 --   2026_11_27_0032_worker_heartbeat
 --   2026_11_27_0033_bi_forecast_and_status_views
 --   2026_11_27_0034_analytics_column_comments
+--   2026_11_27_0036_snapshot_partitions
 --   2026_11_27_0037_bi_freshness_view
 
 create schema analytics;
@@ -288,11 +289,11 @@ create table envdata.pollen_snapshot (
   pollen_type envdata.pollen_type not null,
   count integer,
   risk_level envdata.risk_level
-);
+) partition by RANGE (fetched_at);
 alter table envdata.pollen_snapshot add constraint pollen_snapshot_count_check CHECK (count >= 0);
 alter table envdata.pollen_snapshot add constraint pollen_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_snapshot add constraint pollen_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at, pollen_type);
-CREATE INDEX pollen_snapshot_valid ON envdata.pollen_snapshot USING btree (location_id, valid_at);
+CREATE INDEX pollen_snapshot_valid ON ONLY envdata.pollen_snapshot USING btree (location_id, valid_at);
 
 create table envdata.pollen_species (
   species_id smallint not null generated always as identity,
@@ -325,7 +326,7 @@ create table envdata.pollen_species_snapshot (
   species_id smallint not null,
   count integer not null,
   risk_level envdata.risk_level
-);
+) partition by RANGE (fetched_at);
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_count_check CHECK (count >= 0);
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at, species_id);
@@ -447,6 +448,14 @@ alter table envdata.share_unit add constraint share_unit_pkey PRIMARY KEY (datas
 alter table envdata.share_unit add constraint share_unit_source_check CHECK (source = ANY (ARRAY['history'::text, 'latest'::text, 'forecast_48h'::text, 'forecast_72h'::text, 'forecast_120h'::text]));
 alter table envdata.share_unit add constraint share_unit_unit_check CHECK (unit = ANY (ARRAY['fraction'::text, 'percent'::text]));
 
+create table envdata.snapshot_retention (
+  singleton boolean not null default true,
+  settled_before timestamp with time zone not null
+);
+alter table envdata.snapshot_retention add constraint snapshot_retention_pkey PRIMARY KEY (singleton);
+alter table envdata.snapshot_retention add constraint snapshot_retention_singleton_check CHECK (singleton);
+comment on table envdata.snapshot_retention is 'Forecast-accuracy rollup days starting before settled_before were summed from snapshots since dropped (ENVDATA_SNAPSHOT_RETENTION): refresh_daily_rollups() no longer recomputes them.';
+
 create table envdata.weather_daily_rollup (
   location_id integer not null,
   local_date date not null,
@@ -556,10 +565,10 @@ create table envdata.weather_snapshot (
   summary text,
   icon envdata.weather_icon,
   icon_raw text
-);
+) partition by RANGE (fetched_at);
 alter table envdata.weather_snapshot add constraint weather_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.weather_snapshot add constraint weather_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at);
-CREATE INDEX weather_snapshot_valid ON envdata.weather_snapshot USING btree (location_id, valid_at);
+CREATE INDEX weather_snapshot_valid ON ONLY envdata.weather_snapshot USING btree (location_id, valid_at);
 
 create table envdata.worker_heartbeat (
   queue text not null,
@@ -1308,6 +1317,45 @@ AS $function$
 grant EXECUTE on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) to envdata_bi;
 comment on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) is 'One row per hour of a dataset''s history (pollen or weather; from its first hour up to the last complete hour) at one location, the hours starting in [from_at, to_at) only, with what the ledger knows of it: landed (its rows are in the facts), quarantined (its records were refused; reasons in envdata.quarantine), missing_upstream (the service never sent it, even when asked again), not_covered (the service answered 404), no_data (the latest answer was "Data not available!"), not_fetched (nothing asked yet, or nothing recorded). Generates only the hours asked for.';
 
+CREATE OR REPLACE FUNCTION envdata.ensure_month_partitions(parent regclass, first_month date, last_month date)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      m date;
+      created int := 0;
+      part text;
+      schema_name text;
+      table_name text;
+    begin
+      select n.nspname, c.relname into schema_name, table_name
+        from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = parent;
+      for m in select generate_series(date_trunc('month', first_month),
+          date_trunc('month', last_month), interval '1 month')::date loop
+        part := format('%s_m%s', table_name, to_char(m, 'YYYY_MM'));
+        -- Looked up before the lock: every store of a snapshot asks, nearly always for a month
+        -- that exists.
+        continue when to_regclass(format('%I.%I', schema_name, part)) is not null;
+        -- One creator at a time across every process (the lock of ensure_year_partitions). Asked
+        -- again after it with a query, whose fresh snapshot sees a partition another process
+        -- created meanwhile: to_regclass reads the catalog cache, which an advisory lock does not
+        -- bring up to date.
+        perform pg_advisory_xact_lock(hashtext('envdata.partitions'));
+        if not exists (select 1 from pg_class where relname = part
+            and relnamespace = schema_name::regnamespace) then
+          execute format(
+            'create table %I.%I partition of %s for values from (%L) to (%L)',
+            schema_name, part, parent,
+            make_timestamptz(extract(year from m)::int, extract(month from m)::int, 1, 0, 0, 0, 'UTC'),
+            make_timestamptz(extract(year from m + interval '1 month')::int,
+              extract(month from m + interval '1 month')::int, 1, 0, 0, 0, 'UTC'));
+          created := created + 1;
+        end if;
+      end loop;
+      return created;
+    end
+    $function$;
+
 CREATE OR REPLACE FUNCTION envdata.ensure_year_partitions(parent regclass, first_year integer, last_year integer)
  RETURNS integer
  LANGUAGE plpgsql
@@ -1372,8 +1420,26 @@ AS $function$
     declare
       refreshed integer;
       n integer;
+      settled timestamptz;
     begin
       refreshed := envdata.refresh_fact_rollups();
+
+      -- A span starts at the first local day that starts at or after settled_before.
+      select settled_before into settled from envdata.snapshot_retention;
+      if settled is not null then
+        update pg_temp.rollup_spans s set span_from = greatest(s.span_from, d.open_from)
+        from (
+          select timezone, case when start_of_day >= settled then start_of_day
+              else start_of_day + interval '1 day' end as open_from
+          from (
+            select distinct timezone,
+              ((settled at time zone timezone)::date)::timestamp at time zone timezone
+                as start_of_day
+            from pg_temp.rollup_spans
+          ) t
+        ) d
+        where d.timezone = s.timezone;
+      end if;
 
       create temporary table if not exists pg_temp.accuracy_rows
         (like envdata.forecast_accuracy_rollup) on commit drop;

@@ -319,6 +319,12 @@ async function fillForecasts(
   conn: Kysely<Database>,
   span: { from: Date; to: Date },
 ): Promise<number> {
+  // The monthly partitions of the fetches (the app creates each as it stores a snapshot).
+  await sql`
+    select envdata.ensure_month_partitions(t::regclass,
+      (${span.from}::timestamptz at time zone 'UTC')::date,
+      ((${span.to}::timestamptz - interval '1 day') at time zone 'UTC')::date)
+    from unnest(array['envdata.weather_snapshot', 'envdata.pollen_snapshot']) t`.execute(conn);
   const syncs = sql`generate_series(${span.from}::timestamptz + interval '2 hours',
     ${span.to}::timestamptz - interval '1 day' + interval '2 hours', interval '1 day') f(fetched_at)`;
   const weather = await sql`

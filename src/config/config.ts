@@ -144,6 +144,11 @@ export interface Config {
     readonly maxLagHours: number;
     /** Most a sync catches up per location and dataset; older is left to backfill (ENVDATA_SYNC_HORIZON). */
     readonly horizonHours: number;
+    /**
+     * Snapshots fetched longer ago than this are dropped by whole months; `undefined` keeps
+     * them all (ENVDATA_SNAPSHOT_RETENTION).
+     */
+    readonly snapshotRetentionMs?: number | undefined;
   };
   readonly notify: {
     /** ENVDATA_NOTIFY_URL, in order; empty: events stay in the outbox. */

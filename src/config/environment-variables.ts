@@ -251,6 +251,13 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 1, max: 24 * 366, unit: 'h' },
   },
   {
+    name: 'ENVDATA_SNAPSHOT_RETENTION',
+    default: undefined,
+    description:
+      'Latest readings and forecasts fetched longer ago than this (e.g. 400d) are dropped, a whole month of fetches at a time once all of it is this old, after the forecast-accuracy rollup has summed them (analytics.forecast_accuracy_daily keeps them). At least 31d: the days a dropped month forecast are settled, and their observations must have landed by then. Unset: every snapshot is kept.',
+    range: { min: 24 * 31, max: 24 * 36_600, unit: 'h' },
+  },
+  {
     name: 'ENVDATA_SPECIES_RISK',
     default: 'false',
     description: 'Ask pollen endpoints for the per-species risk evaluation (speciesRisk=true).',

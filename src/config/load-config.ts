@@ -168,6 +168,7 @@ const schema = z.object({
   ENVDATA_SYNC_CRON: cronSchema,
   ENVDATA_SYNC_LOOKBACK: hours('ENVDATA_SYNC_LOOKBACK'),
   ENVDATA_SYNC_HORIZON: hours('ENVDATA_SYNC_HORIZON'),
+  ENVDATA_SNAPSHOT_RETENTION: hours('ENVDATA_SNAPSHOT_RETENTION').optional(),
   ENVDATA_SPECIES_RISK: booleanSchema,
   ENVDATA_FRESHNESS_MAX_LAG: hours('ENVDATA_FRESHNESS_MAX_LAG'),
   ENVDATA_NOTIFY_URL: notifyTargetsSchema.optional(),
@@ -323,6 +324,10 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       lookbackHours: e.ENVDATA_SYNC_LOOKBACK,
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
       horizonHours: e.ENVDATA_SYNC_HORIZON,
+      snapshotRetentionMs:
+        e.ENVDATA_SNAPSHOT_RETENTION === undefined
+          ? undefined
+          : e.ENVDATA_SNAPSHOT_RETENTION * HOUR_MS,
     },
     notify: {
       targets: e.ENVDATA_NOTIFY_URL ?? [],

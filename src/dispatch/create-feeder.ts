@@ -15,6 +15,7 @@ export function createFeeder(app: Uses<'config' | 'db' | 'logger' | 'queues'>): 
       recheckMs: app.config.ingest.recheckMs,
       noDataRecheckMs: app.config.ingest.noDataRecheckMs,
       chunkRetentionMs: app.config.worker.chunkRetentionMs,
+      snapshotRetentionMs: app.config.sync.snapshotRetentionMs,
       windowScope: historyWindowScope(app.config),
     },
     app.logger.child({ component: 'feeder' }),

@@ -10,6 +10,7 @@ import {
 } from '../ledger/materialize-chunks.js';
 import { runningRunIds } from '../ledger/reopen-runs.js';
 import { RunCloser } from '../ledger/run-closer.js';
+import { dropExpiredSnapshots } from '../warehouse/drop-expired-snapshots.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
 import { chunkJob, type IngestJobData } from '../../jobs/ingest-chunk-job.js';
@@ -26,11 +27,13 @@ export interface QueueFeederOptions {
   readonly noDataRecheckMs?: number;
   /** Finished chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
   readonly chunkRetentionMs: number;
+  /** Snapshots are dropped by whole months this long after their fetch; unset: kept (ENVDATA_SNAPSHOT_RETENTION). */
+  readonly snapshotRetentionMs?: number | undefined;
   /** The key and address whose learned window sizes the chunks of auto-window runs. */
   readonly windowScope?: WindowScope;
 }
 
-/** How often a feeder folds finished chunks into their runs. */
+/** How often a feeder folds finished chunks into their runs and drops expired snapshots. */
 const FOLD_EVERY_MS = 30_000;
 
 /**
@@ -97,8 +100,21 @@ export class QueueFeeder {
       this.lastFold = Date.now();
       const folded = await foldDoneChunks(this.db, this.options.chunkRetentionMs);
       if (folded > 0) this.logger.debug({ folded }, 'finished chunks folded into their runs');
+      if (this.options.snapshotRetentionMs !== undefined) {
+        await this.dropExpiredSnapshots(this.options.snapshotRetentionMs);
+      }
     }
     return added;
+  }
+
+  /** Drops the months of snapshots past ENVDATA_SNAPSHOT_RETENTION; a failure waits for the next pass. */
+  private async dropExpiredSnapshots(retentionMs: number): Promise<void> {
+    try {
+      const dropped = await dropExpiredSnapshots(this.db, retentionMs);
+      if (dropped.length > 0) this.logger.info({ dropped }, 'expired snapshots dropped');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not drop expired snapshots; will try again');
+    }
   }
 
   private materialize(limit: number, urgentOnly: boolean): Promise<DispatchChunk[]> {

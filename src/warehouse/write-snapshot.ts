@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dataset } from '../types.js';
 import type { FactRow } from './fact-rows.js';
 import type { WriteContext } from './fact-table.js';
+import { ensureMonthPartitions } from './month-partitions.js';
 import type { Database, SnapshotProduct } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
 
@@ -51,8 +52,8 @@ export function snapshotRows<Row extends FactRow>(
 /**
  * Stores a latest reading or a forecast as fetched at `fetchedAt`, beside the observations, so
  * `analytics.forecast_accuracy` can compare them later: the rows of every table in one
- * transaction. Idempotent: the same snapshot stored twice keeps the first. Returns the rows
- * written.
+ * transaction, in the month's partitions (created first if need be). Idempotent: the same
+ * snapshot stored twice keeps the first. Returns the rows written.
  *
  * A forecast also marks the hours it is about dirty (`envdata.rollup_dirty`), in the same
  * transaction: the next refresh of the rollups (when a run finishes) counts its pairs in
@@ -69,6 +70,11 @@ export async function writeSnapshot(
   if (filled.length === 0) return 0;
   const context: WriteContext = { species };
   for (const { table, rows } of filled) await table.prepare?.(db, rows, context);
+  await ensureMonthPartitions(
+    db,
+    filled.map((t) => t.table.name),
+    target.fetchedAt,
+  );
   return db.transaction().execute(async (trx) => {
     let written = 0;
     for (const { table, rows } of filled) {

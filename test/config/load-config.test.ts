@@ -123,6 +123,17 @@ describe('loadConfig ranges', () => {
     );
   });
 
+  it('keeps every snapshot by default, drops them past ENVDATA_SNAPSHOT_RETENTION when set', () => {
+    expect(loadConfig({}).sync.snapshotRetentionMs).toBeUndefined();
+    expect(loadConfig({ ENVDATA_SNAPSHOT_RETENTION: '400d' }).sync.snapshotRetentionMs).toBe(
+      400 * 24 * 3_600_000,
+    );
+    // Shorter, a month could be settled before the observations of its last forecasts land.
+    expect(configError({ ENVDATA_SNAPSHOT_RETENTION: '30d' })).toContain(
+      'ENVDATA_SNAPSHOT_RETENTION (got "30d")',
+    );
+  });
+
   it('gives every duration a minimum and a maximum, listed in the message', () => {
     const durations = ENVIRONMENT_VARIABLES.filter(
       (v): v is typeof v & { range: ValueRange } =>
@@ -143,6 +154,7 @@ describe('loadConfig ranges', () => {
       'ENVDATA_REFETCH_DELAY_MS',
       'ENVDATA_RETRY_BASE_MS',
       'ENVDATA_SHUTDOWN_TIMEOUT_MS',
+      'ENVDATA_SNAPSHOT_RETENTION',
       'ENVDATA_SYNC_HORIZON',
       'ENVDATA_SYNC_LOOKBACK',
       'ENVDATA_WORKER_HEARTBEAT',

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FactWriter } from '../../src/landing/fact-writer.js';
+import { ensureMonthPartitions } from '../../src/warehouse/month-partitions.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -35,6 +36,11 @@ describe('analytics views', () => {
   });
 
   it('forecast_accuracy puts each forecast hour beside what was observed for it', async () => {
+    await ensureMonthPartitions(
+      wh.app.db,
+      ['weather_snapshot', 'pollen_snapshot'],
+      new Date('2024-06-01T00:00:00Z'),
+    );
     await sql`
       insert into envdata.weather_snapshot (location_id, product, fetched_at, valid_at, temperature_c)
       values (${rome}, 'forecast_72h', '2024-06-01T00:00:00Z', '2024-06-02T06:00:00Z', 9.5),
