@@ -1,4 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import {
+  ANALYTICS_COLUMNS as BEFORE,
+  type AnalyticsView,
+} from './2026_11_27_0034_analytics_column_comments.js';
 
 /** `text` as a SQL string literal. */
 function literal(text: string): string {
@@ -24,15 +28,38 @@ function literal(text: string): string {
  *
  * Frozen in time: plain SQL, no app imports.
  */
+const DATASET_FRESHNESS: AnalyticsView = {
+  view: 'analytics.dataset_freshness',
+  columns: [
+    {
+      name: 'dataset',
+      type: 'text',
+      nullable: false,
+      meaning: 'pollen or weather: one row each',
+    },
+    {
+      name: 'complete_through',
+      type: 'timestamptz',
+      nullable: true,
+      meaning:
+        'start of the last hour through which every active location has an answer for every hour (rows landed, "no data", or a recorded hole), counted from its own first known hour, no later than the last complete hour; null while some active location has no known hour',
+    },
+    {
+      name: 'locations',
+      type: 'integer',
+      nullable: false,
+      meaning: 'how many active (not retired) locations were counted',
+    },
+  ],
+};
+
+/**
+ * The meaning of every column of every `analytics` view once this migration ran (see
+ * src/warehouse/analytics-columns.ts): 0034's, and this view's.
+ */
+export const ANALYTICS_COLUMNS: readonly AnalyticsView[] = [...BEFORE, DATASET_FRESHNESS];
+
 export async function up(db: Kysely<any>): Promise<void> {
-  const columns: [string, string][] = [
-    ['dataset', 'pollen or weather: one row each'],
-    [
-      'complete_through',
-      'start of the last hour through which every active location has an answer for every hour (rows landed, "no data", or a recorded hole), counted from its own first known hour, no later than the last complete hour; null while some active location has no known hour',
-    ],
-    ['locations', 'how many active (not retired) locations were counted'],
-  ];
   await sql
     .raw(
       `
@@ -61,10 +88,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     comment on view analytics.dataset_freshness is ${literal(
       'Per dataset, the hour through which the history of every active location is complete (a hole not yet fetched holds it back, however new the rows after it): what freshness checks read, e.g. dbt loaded_at_query.',
     )};
-    ${columns
+    ${DATASET_FRESHNESS.columns
       .map(
-        ([column, text]) =>
-          `comment on column analytics.dataset_freshness.${column} is ${literal(text)};`,
+        ({ name, meaning }) =>
+          `comment on column analytics.dataset_freshness.${name} is ${literal(meaning)};`,
       )
       .join('\n')}`,
     )

@@ -8,8 +8,8 @@
  * columns from it, and this module then reads the newer migration. test/warehouse/
  * analytics-column-comments.test.ts holds a freshly migrated warehouse to it.
  */
-export {
-  ANALYTICS_COLUMNS,
-  type AnalyticsColumn,
-  type AnalyticsView,
+export { ANALYTICS_COLUMNS } from '../../migrations/2026_11_27_0037_bi_freshness_view.js';
+export type {
+  AnalyticsColumn,
+  AnalyticsView,
 } from '../../migrations/2026_11_27_0034_analytics_column_comments.js';

@@ -1,3 +1,4 @@
+import { ensureMonthPartitions } from '../../src/warehouse/month-partitions.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,11 @@ beforeAll(async () => {
       await wh.landingOf('pollen', locationId, DATA, pollenHistoryBody(hours)),
     ]);
     await storeWeatherForecast(wh.app.db, locationId, FETCHED, () => 12);
+    await ensureMonthPartitions(
+      wh.app.db,
+      ['pollen_snapshot', 'pollen_species_snapshot', 'weather_snapshot'],
+      FETCHED,
+    );
     await sql`
       insert into envdata.pollen_snapshot
         (location_id, product, fetched_at, valid_at, pollen_type, count, risk_level)

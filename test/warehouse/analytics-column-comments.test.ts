@@ -1,3 +1,4 @@
+import { ensureMonthPartitions } from '../../src/warehouse/month-partitions.js';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FactWriter } from '../../src/landing/fact-writer.js';
@@ -44,6 +45,7 @@ beforeAll(async () => {
   await new FactWriter(wh.app.db, { archiveRaw: false }).land([
     await wh.landingOf('weather', oslo, window, body),
   ]);
+  await ensureMonthPartitions(wh.app.db, ['weather_snapshot'], new Date('2024-06-01T00:00:00Z'));
   await sql`
     insert into envdata.weather_snapshot (location_id, product, fetched_at, valid_at,
       temperature_c, humidity_fraction)
