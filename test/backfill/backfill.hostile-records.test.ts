@@ -2,12 +2,10 @@ import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runStatusJson } from '../../src/cli/json/run-status-json.js';
-import { planRun } from '../../src/planner/plan-run.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillArgs, backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
-import { waitForRun } from '../harness/wait-for-run.js';
+import { workRun } from '../harness/work-run.js';
 
 // A hostile upstream answers 200 "success" with records its contract does not allow. No
 // re-fetch: each chunk's first answer is its last, so what it makes of the records is final.
@@ -18,27 +16,12 @@ const fx = useBackfillFixture(
 );
 
 /** Berlin's `dataset` over [from, to) (48 h grid), worked to its end by an in-process worker. */
-async function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
-  const { runId } = await planRun(
-    fx.app.db,
-    {
-      kind: 'backfill',
-      datasets: [dataset],
-      locations: fx.locations.filter((l) => l.name === 'Berlin'),
-      from: new Date(from),
-      to: new Date(to),
-      windowHours: 48,
-      recheckMs: fx.app.config.ingest.recheckMs,
-    },
-    [],
+function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
+  const locations = fx.locations.filter((l) => l.name === 'Berlin');
+  return fx.workBackfill(
+    { ...backfillRange(from, to, { datasets: [dataset] }), locations },
+    { concurrency: 2 },
   );
-  if (runId === undefined) throw new Error('nothing planned');
-  const worker = IngestWorker.start(fx.app, { concurrency: 2 });
-  try {
-    return { runId, progress: await waitForRun(fx.app.db, runId) };
-  } finally {
-    await worker.close();
-  }
 }
 
 /** `analytics.coverage` of Berlin's `dataset` within [from, to). */
@@ -72,18 +55,7 @@ describe('a record the parser rejects, with a readable hour', () => {
   it('quarantines its hour (not "missing upstream") and fails `backfill --wait`', async () => {
     fx.simulator.setFaults('pollen-history:badrisk=2@100%');
     const result = await runCliInProcess(
-      [
-        'backfill',
-        '--dataset',
-        'pollen',
-        '--location',
-        'Berlin',
-        '--from',
-        '2024-03-02',
-        '--to',
-        '2024-03-06',
-        '--wait',
-      ],
+      backfillArgs('pollen', 'Berlin', '2024-03-02', '2024-03-06', '--wait'),
       cliEnv(),
     );
     fx.simulator.clearFaults();
@@ -132,18 +104,7 @@ describe('a record with no readable hour', () => {
   it('is counted unplaceable, listed by `status RUN` (and --json), and fails `backfill --wait`', async () => {
     fx.simulator.setFaults('weather-history:blank@100%');
     const result = await runCliInProcess(
-      [
-        'backfill',
-        '--dataset',
-        'weather',
-        '--location',
-        'Berlin',
-        '--from',
-        '2024-05-03',
-        '--to',
-        '2024-05-05',
-        '--wait',
-      ],
+      backfillArgs('weather', 'Berlin', '2024-05-03', '2024-05-05', '--wait'),
       cliEnv(),
     );
     fx.simulator.clearFaults();
@@ -232,18 +193,13 @@ describe('a string Postgres cannot store', () => {
     // a NUL in the first hour's species name.
     fx.simulator.setFaults('pollen-history:error=503x1; pollen-history:nul@100%');
     const run = await startBackfill(app, {
-      datasets: ['pollen'],
+      ...backfillRange('2024-02-15', '2024-02-17', { datasets: ['pollen'] }),
       locations: fx.locations.filter((l) => l.name === 'Berlin'),
-      from: new Date('2024-02-15T00:00:00Z'),
-      to: new Date('2024-02-17T00:00:00Z'),
-      windowHours: 48,
     });
-    const worker = IngestWorker.start(app, { concurrency: 1 });
-    try {
-      expect(await waitForRun(app.db, run.runId!)).toMatchObject({ status: 'failed', failed: 1 });
-    } finally {
-      await worker.close();
-    }
+    expect(await workRun(app, run.runId, { concurrency: 1 })).toMatchObject({
+      status: 'failed',
+      failed: 1,
+    });
     const retried = await runCliInProcess(['retry', String(run.runId), '--wait'], cliEnv());
     fx.simulator.clearFaults();
     expect(retried.stdout).toMatch(/done: 1\/1 chunks done, 0 failed/);
