@@ -38,6 +38,16 @@ export function backfillRange(
   };
 }
 
+/** `backfillRange` of `windows` 48-hour windows from `day` (a day on the 48-hour grid). */
+export function backfillWindows(
+  day: string,
+  windows: number,
+  over: Partial<BackfillRange> = {},
+): BackfillRange {
+  const from = new Date(day);
+  return backfillRange(from, new Date(from.getTime() + windows * 48 * 3_600_000), over);
+}
+
 /** The arguments of `envdata backfill` of `dataset` at `location` over `[from, to)`, then `flags`. */
 export function backfillArgs(
   dataset: string,
