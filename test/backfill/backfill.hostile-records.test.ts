@@ -24,6 +24,21 @@ function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
   );
 }
 
+/**
+ * `backfill` of `dataset`'s one 48-hour window from `day` while every answer carries a `kind`
+ * record: its `[from, to)` as UTC instants, the run and its last progress.
+ */
+async function backfillWithFault(kind: string, dataset: 'weather' | 'pollen', day: string) {
+  const from = `${day}T00:00:00Z`;
+  const to = new Date(Date.parse(from) + 48 * 3_600_000).toISOString();
+  fx.simulator.setFaults(`${dataset}-history:${kind}@100%`);
+  try {
+    return { from, to, ...(await backfill(dataset, from, to)) };
+  } finally {
+    fx.simulator.clearFaults();
+  }
+}
+
 /** `analytics.coverage` of Berlin's `dataset` within [from, to). */
 async function coverageWithin(dataset: string, from: string, to: string) {
   const { rows } = await sql<{ covered: string; missing: string; quarantined: string }>`
@@ -78,11 +93,7 @@ describe('a record the parser rejects, with a readable hour', () => {
   ] as const)(
     '%s on %s: the hour is quarantined with the reason',
     async (kind, dataset, day, reason) => {
-      const from = `${day}T00:00:00Z`;
-      const to = new Date(Date.parse(from) + 48 * 3_600_000).toISOString();
-      fx.simulator.setFaults(`${dataset}-history:${kind}@100%`);
-      const { runId, progress } = await backfill(dataset, from, to);
-      fx.simulator.clearFaults();
+      const { from, to, runId, progress } = await backfillWithFault(kind, dataset, day);
       expect(progress).toMatchObject({
         status: 'done',
         failed: 0,
@@ -144,11 +155,7 @@ describe('a string Postgres cannot store', () => {
   ] as const)(
     '%s on %s quarantines its record with the reason, and the rest of the chunk lands',
     async (kind, dataset, day, reason) => {
-      const from = `${day}T00:00:00Z`;
-      const to = new Date(Date.parse(from) + 48 * 3_600_000).toISOString();
-      fx.simulator.setFaults(`${dataset}-history:${kind}@100%`);
-      const { runId, progress } = await backfill(dataset, from, to);
-      fx.simulator.clearFaults();
+      const { from, to, runId, progress } = await backfillWithFault(kind, dataset, day);
       expect(progress).toMatchObject({
         status: 'done',
         done: 1,
