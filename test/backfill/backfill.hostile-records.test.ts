@@ -66,14 +66,24 @@ function cliEnv(): Record<string, string> {
   return fx.cliEnv({ ENVDATA_RETRY_BASE_MS: '20' });
 }
 
+/** `envdata backfill --wait` of Berlin's `dataset` over the days [from, to) while `faults` hold. */
+async function backfillWaitWith(faults: string, dataset: string, from: string, to: string) {
+  fx.simulator.setFaults(faults);
+  try {
+    return await runCliInProcess(backfillArgs(dataset, 'Berlin', from, to, '--wait'), cliEnv());
+  } finally {
+    fx.simulator.clearFaults();
+  }
+}
+
 describe('a record the parser rejects, with a readable hour', () => {
   it('quarantines its hour (not "missing upstream") and fails `backfill --wait`', async () => {
-    fx.simulator.setFaults('pollen-history:badrisk=2@100%');
-    const result = await runCliInProcess(
-      backfillArgs('pollen', 'Berlin', '2024-03-02', '2024-03-06', '--wait'),
-      cliEnv(),
+    const result = await backfillWaitWith(
+      'pollen-history:badrisk=2@100%',
+      'pollen',
+      '2024-03-02',
+      '2024-03-06',
     );
-    fx.simulator.clearFaults();
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/quarantined: 4 record\(s\), 4 hour\(s\) without rows/);
     expect(result.stdout).not.toMatch(/missing upstream/);
@@ -113,12 +123,12 @@ describe('a record the parser rejects, with a readable hour', () => {
 
 describe('a record with no readable hour', () => {
   it('is counted unplaceable, listed by `status RUN` (and --json), and fails `backfill --wait`', async () => {
-    fx.simulator.setFaults('weather-history:blank@100%');
-    const result = await runCliInProcess(
-      backfillArgs('weather', 'Berlin', '2024-05-03', '2024-05-05', '--wait'),
-      cliEnv(),
+    const result = await backfillWaitWith(
+      'weather-history:blank@100%',
+      'weather',
+      '2024-05-03',
+      '2024-05-05',
     );
-    fx.simulator.clearFaults();
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/quarantined: 1 record\(s\), 0 hour\(s\) without rows/);
     expect(result.stdout).toMatch(/unplaceable: 1 of them sent without a readable hour/);
