@@ -103,7 +103,7 @@ describe('a record the parser rejects, with a readable hour', () => {
   ] as const)(
     '%s on %s: the hour is quarantined with the reason',
     async (kind, dataset, day, reason) => {
-      const { from, to, runId, progress } = await backfillWithFault(kind, dataset, day);
+      const { from, runId, progress } = await backfillWithFault(kind, dataset, day);
       expect(progress).toMatchObject({
         status: 'done',
         failed: 0,
