@@ -36,7 +36,6 @@
  * @example npm run bench:alerts -- --rounds 2 --days 30
  */
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { QUEUE_BACKENDS, type QueueBackend } from '../src/config/config.js';
 import { openBackendRun, type BackendRun } from './lib/backend-run.js';
 import {
@@ -46,6 +45,7 @@ import {
   type AlertsRun,
 } from './lib/alerts-run.js';
 import { benchDatabase, checkpoint, DEFAULT_SERVER_URL } from './lib/bench-database.js';
+import { readBenchFlags, wholeNumberFlag } from './lib/bench-flags.js';
 import { measureMetricsRun } from './lib/metrics-run.js';
 import { measureObserverCost } from './lib/observer-cost.js';
 import { startSimulatorProcess } from './lib/simulator-process.js';
@@ -69,63 +69,38 @@ const USAGE = `usage: npm run bench:metrics -- [options]   (npm run bench:alerts
   --faults SPEC        the simulator's ENVDATA_SIM_FAULTS (alerts default "${ALERTS_FAULTS}", metrics none)
 Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
 
-function usageError(message: string): never {
-  console.error(`bench:metrics: ${message}\n\n${USAGE}`);
-  process.exit(2);
-}
-
-function wholeNumber(name: string, raw: string, max: number): number {
-  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
-    usageError(`--${name} must be a whole number from 1 to ${max}, got "${raw}"`);
-  }
-  return n;
-}
-
 function readOptions(argv: readonly string[]) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        backend: { type: 'string', default: 'redis' },
-        locations: { type: 'string', default: '8' },
-        days: { type: 'string', default: '120' },
-        rounds: { type: 'string', default: '6' },
-        concurrency: { type: 'string', default: '32' },
-        'scrape-ms': { type: 'string', default: '1000' },
-        compare: { type: 'string', default: 'metrics' },
-        backfills: { type: 'string', default: '4' },
-        faults: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    usageError((error as Error).message);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  if (!(QUEUE_BACKENDS as readonly string[]).includes(values.backend)) {
-    usageError(`--backend must be ${QUEUE_BACKENDS.join(' or ')}, got "${values.backend}"`);
-  }
-  if (!(COMPARISONS as readonly string[]).includes(values.compare)) {
-    usageError(`--compare must be ${COMPARISONS.join(' or ')}, got "${values.compare}"`);
-  }
-  const compare = values.compare as (typeof COMPARISONS)[number];
-  return {
-    compare,
-    backfills: wholeNumber('backfills', values.backfills, 100),
-    faults: values.faults ?? (compare === 'alerts' ? ALERTS_FAULTS : ''),
-    backend: values.backend as QueueBackend,
-    locations: wholeNumber('locations', values.locations, 1_000),
-    days: wholeNumber('days', values.days, 365),
-    rounds: wholeNumber('rounds', values.rounds, 20),
-    concurrency: wholeNumber('concurrency', values.concurrency, 1_000),
-    scrapeMs: wholeNumber('scrape-ms', values['scrape-ms'], 60_000),
-  };
+  const options = {
+    backend: { type: 'string', default: 'redis' },
+    locations: { type: 'string', default: '8' },
+    days: { type: 'string', default: '120' },
+    rounds: { type: 'string', default: '6' },
+    concurrency: { type: 'string', default: '32' },
+    'scrape-ms': { type: 'string', default: '1000' },
+    compare: { type: 'string', default: 'metrics' },
+    backfills: { type: 'string', default: '4' },
+    faults: { type: 'string' },
+  } as const;
+  return readBenchFlags('bench:metrics', USAGE, argv, options, (values) => {
+    if (!(QUEUE_BACKENDS as readonly string[]).includes(values.backend)) {
+      throw new Error(`--backend must be ${QUEUE_BACKENDS.join(' or ')}, got "${values.backend}"`);
+    }
+    if (!(COMPARISONS as readonly string[]).includes(values.compare)) {
+      throw new Error(`--compare must be ${COMPARISONS.join(' or ')}, got "${values.compare}"`);
+    }
+    const compare = values.compare as (typeof COMPARISONS)[number];
+    return {
+      compare,
+      backfills: wholeNumberFlag('backfills', values.backfills, 100),
+      faults: values.faults ?? (compare === 'alerts' ? ALERTS_FAULTS : ''),
+      backend: values.backend as QueueBackend,
+      locations: wholeNumberFlag('locations', values.locations, 1_000),
+      days: wholeNumberFlag('days', values.days, 365),
+      rounds: wholeNumberFlag('rounds', values.rounds, 20),
+      concurrency: wholeNumberFlag('concurrency', values.concurrency, 1_000),
+      scrapeMs: wholeNumberFlag('scrape-ms', values['scrape-ms'], 60_000),
+    };
+  });
 }
 
 // The bench is an entry point: the one place here that reads the environment.

@@ -43,6 +43,7 @@ import { fullGc, sampleMemory } from './lib/memory.js';
 import { compareTechniques } from './lib/technique-runs.js';
 import { parseOff, TECHNIQUES, type Techniques } from './lib/techniques.js';
 import { printUpsertReport, type UpsertReport } from './lib/upsert-report.js';
+import { wholeNumberFlag } from './lib/bench-flags.js';
 
 const DAY_MS = 86_400_000;
 
@@ -81,25 +82,18 @@ function readOptions(): UpsertReport['options'] & {
 Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
     process.exit(0);
   }
-  const int = (name: string, raw: string, max: number): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) {
-      throw new Error(`--${name} must be a whole number from 1 to ${max}, got "${raw}"`);
-    }
-    return n;
-  };
   const from = new Date(`${values.from}T00:00:00Z`);
   if (Number.isNaN(from.getTime())) throw new Error(`--from must be a date such as 2023-01-01`);
   return {
-    locations: int('locations', values.locations, 500),
-    days: int('days', values.days, 3_660),
-    batch: int('batch', values.batch, 1_000),
+    locations: wholeNumberFlag('locations', values.locations, 500),
+    days: wholeNumberFlag('days', values.days, 3_660),
+    batch: wholeNumberFlag('batch', values.batch, 1_000),
     archiveRaw: !values['no-archive'],
     keep: values.keep,
     from,
     techniques: parseOff(values.off),
     compare: values.techniques,
-    repeat: int('repeat', values.repeat, 20),
+    repeat: wholeNumberFlag('repeat', values.repeat, 20),
   };
 }
 

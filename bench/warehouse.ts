@@ -34,6 +34,7 @@ import { exampleQueries, queryPlaces } from './lib/warehouse-queries.js';
 import { printWarehouseReport, type WarehouseReport } from './lib/warehouse-report.js';
 import { measureTableSizes } from './lib/warehouse-sizes.js';
 import { timeQuery, type QueryTiming } from './lib/warehouse-timing.js';
+import { wholeNumberFlag } from './lib/bench-flags.js';
 
 /** The last complete UTC year: the history ends there. */
 const LAST_YEAR = new Date().getUTCFullYear() - 1;
@@ -63,23 +64,16 @@ The defaults write about 54 million fact rows. Server: BENCH_DATABASE_URL (a sup
 default ${DEFAULT_SERVER_URL}`);
     process.exit(0);
   }
-  const int = (name: string, raw: string, max: number): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) {
-      throw new Error(`--${name} must be a whole number from 1 to ${max}, got "${raw}"`);
-    }
-    return n;
-  };
-  const years = int('years', values.years, 36);
-  const pollenYears = int('pollen-years', values['pollen-years'], LAST_YEAR - 2015);
+  const years = wholeNumberFlag('years', values.years, 36);
+  const pollenYears = wholeNumberFlag('pollen-years', values['pollen-years'], LAST_YEAR - 2015);
   if (pollenYears > years)
     throw new Error(`--pollen-years (${pollenYears}) cannot exceed --years (${years})`);
   return {
-    locations: int('locations', values.locations, 2_000),
+    locations: wholeNumberFlag('locations', values.locations, 2_000),
     years,
     pollenYears,
-    forecastDays: int('forecast-days', values['forecast-days'], 365),
-    runs: int('runs', values.runs, 100),
+    forecastDays: wholeNumberFlag('forecast-days', values['forecast-days'], 365),
+    runs: wholeNumberFlag('runs', values.runs, 100),
     keep: values.keep,
   };
 }

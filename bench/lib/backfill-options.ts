@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { QUEUE_BACKENDS, type QueueBackend } from '../../src/config/config.js';
+import { readBenchFlags, wholeNumberFlag } from './bench-flags.js';
 
 /** What `npm run bench:backfill` measures, from its flags. */
 export interface BackfillOptions {
@@ -30,20 +30,6 @@ const USAGE = `usage: npm run bench:backfill -- [options]
   --parts LIST         parts to measure, comma-separated: ${BENCH_PARTS.join(', ')} (default all; 2 alone: the rate limit)
 Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
 
-/** A usage error: what is wrong and the usage on stderr, exit status 2. */
-function usageError(message: string): never {
-  console.error(`bench:backfill: ${message}\n\n${USAGE}`);
-  process.exit(2);
-}
-
-function wholeNumber(name: string, raw: string, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    usageError(`--${name} must be a whole number from 1 to ${max}, got "${raw}"`);
-  }
-  return n;
-}
-
 function backendsOf(raw: string): QueueBackend[] {
   const names = raw
     .split(',')
@@ -51,7 +37,7 @@ function backendsOf(raw: string): QueueBackend[] {
     .filter((name) => name !== '');
   const unknown = names.filter((name) => !(QUEUE_BACKENDS as readonly string[]).includes(name));
   if (names.length === 0 || unknown.length > 0) {
-    usageError(
+    throw new Error(
       `--backends ${unknown.length > 0 ? `has no backend ${unknown.map((n) => `"${n}"`).join(', ')}` : 'is empty'}: allowed are ${QUEUE_BACKENDS.join(', ')}`,
     );
   }
@@ -65,7 +51,7 @@ function partsOf(raw: string): BenchPart[] {
     .filter((name) => name !== '');
   const unknown = names.filter((name) => !BENCH_PARTS.some((part) => String(part) === name));
   if (names.length === 0 || unknown.length > 0) {
-    usageError(
+    throw new Error(
       `--parts ${unknown.length > 0 ? `has no part ${unknown.map((n) => `"${n}"`).join(', ')}` : 'is empty'}: allowed are ${BENCH_PARTS.join(', ')}`,
     );
   }
@@ -74,36 +60,27 @@ function partsOf(raw: string): BenchPart[] {
 
 /** Reads the flags of `argv` (without node and the script); `--help` prints the usage. */
 export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        backends: { type: 'string', default: QUEUE_BACKENDS.join(',') },
-        locations: { type: 'string', default: '8' },
-        days: { type: 'string', default: '240' },
-        rate: { type: 'string', default: '20' },
-        'rate-seconds': { type: 'string', default: '20' },
-        concurrency: { type: 'string', default: '32' },
-        parts: { type: 'string', default: BENCH_PARTS.join(',') },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    usageError((error as Error).message);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  return {
-    backends: backendsOf(values.backends),
-    locations: wholeNumber('locations', values.locations, 1_000),
-    days: wholeNumber('days', values.days, 3_660),
-    rate: wholeNumber('rate', values.rate, 1_000),
-    rateSeconds: wholeNumber('rate-seconds', values['rate-seconds'], 600),
-    concurrency: wholeNumber('concurrency', values.concurrency, 1_000),
-    parts: partsOf(values.parts),
-  };
+  return readBenchFlags(
+    'bench:backfill',
+    USAGE,
+    argv,
+    {
+      backends: { type: 'string', default: QUEUE_BACKENDS.join(',') },
+      locations: { type: 'string', default: '8' },
+      days: { type: 'string', default: '240' },
+      rate: { type: 'string', default: '20' },
+      'rate-seconds': { type: 'string', default: '20' },
+      concurrency: { type: 'string', default: '32' },
+      parts: { type: 'string', default: BENCH_PARTS.join(',') },
+    },
+    (values) => ({
+      backends: backendsOf(values.backends),
+      locations: wholeNumberFlag('locations', values.locations, 1_000),
+      days: wholeNumberFlag('days', values.days, 3_660),
+      rate: wholeNumberFlag('rate', values.rate, 1_000),
+      rateSeconds: wholeNumberFlag('rate-seconds', values['rate-seconds'], 600),
+      concurrency: wholeNumberFlag('concurrency', values.concurrency, 1_000),
+      parts: partsOf(values.parts),
+    }),
+  );
 }

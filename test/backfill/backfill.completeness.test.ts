@@ -1,11 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runProgress } from '../../src/ledger/run-progress.js';
-import { planRun } from '../../src/planner/plan-run.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillArgs, backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
-import { waitForRun } from '../harness/wait-for-run.js';
 
 // A hostile upstream answers 200 "success" but incompletely or inconsistently. Re-fetches wait
 // 20 ms (doubling) so the policy runs in milliseconds here.
@@ -16,28 +13,9 @@ const fx = useBackfillFixture(
 const H = 3_600_000;
 
 /** Berlin's weather or pollen over [from, to) — on the 48 h grid, so 2 chunks for 4 days. */
-async function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
-  const berlin = fx.locations.find((l) => l.name === 'Berlin')!;
-  const { runId } = await planRun(
-    fx.app.db,
-    {
-      kind: 'backfill',
-      datasets: [dataset],
-      locations: [berlin],
-      from: new Date(from),
-      to: new Date(to),
-      windowHours: 48,
-      recheckMs: fx.app.config.ingest.recheckMs,
-    },
-    [],
-  );
-  if (runId === undefined) throw new Error('nothing planned');
-  const worker = IngestWorker.start(fx.app, { concurrency: 4 });
-  try {
-    return { runId, progress: await waitForRun(fx.app.db, runId) };
-  } finally {
-    await worker.close();
-  }
+function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
+  const locations = fx.locations.filter((l) => l.name === 'Berlin');
+  return fx.workBackfill({ ...backfillRange(from, to, { datasets: [dataset] }), locations });
 }
 
 interface CoverageRow {
@@ -109,18 +87,12 @@ describe('a 200 "success" that lacks hours', () => {
     // Within the recheck interval a backfill over the range asks for nothing again.
     fx.simulator.clearFaults();
     fx.simulator.resetStats();
-    const again = await planRun(
-      fx.app.db,
+    const again = await fx.planBackfill(
       {
-        kind: 'backfill',
-        datasets: ['weather'],
+        ...backfillRange('2024-05-03', '2024-05-07', { datasets: ['weather'] }),
         locations: fx.locations.filter((l) => l.name === 'Berlin'),
-        from: new Date('2024-05-03T00:00:00Z'),
-        to: new Date('2024-05-07T00:00:00Z'),
-        windowHours: 48,
         recheckMs: H,
       },
-      [],
       { dryRun: true },
     );
     expect(again.estimate.calls).toBe(0);
@@ -153,18 +125,7 @@ describe('an hour sent twice with different values', () => {
     fx.simulator.setFaults('weather-history:conflict@100%');
     fx.simulator.resetStats();
     const result = await runCliInProcess(
-      [
-        'backfill',
-        '--dataset',
-        'weather',
-        '--location',
-        'Berlin',
-        '--from',
-        '2024-03-02',
-        '--to',
-        '2024-03-06',
-        '--wait',
-      ],
+      backfillArgs('weather', 'Berlin', '2024-03-02', '2024-03-06', '--wait'),
       cliEnv(),
     );
     expect(result.code).toBe(1);

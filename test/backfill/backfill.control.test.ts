@@ -6,34 +6,18 @@ import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { pauseRunning } from '../../src/runs/control-run.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillArgs, backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { ENVDATA_BIN } from '../harness/run-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
+import { workRun } from '../harness/work-run.js';
+import { waitForNoneRunning } from './run-chunks.js';
 
 // Every history answer takes 100 ms: a run of 30 chunks is long enough to stop in the middle.
 const fx = useBackfillFixture({ faults: 'history:latency=100@100%' });
 
-const month = (from: string, to: string) => ({
-  datasets: ['weather'] as const,
-  from: new Date(from),
-  to: new Date(to),
-  windowHours: 48,
-});
-
-/** Resolves when no chunk of the run is in flight any more. */
-async function settled(runId: number): Promise<void> {
-  await pollUntil<true, unknown>(
-    async () => {
-      const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from envdata.chunk
-        where run_id = ${runId} and status = 'running'`.execute(fx.app.db);
-      return rows[0]!.n === 0 ? { done: true } : { last: rows[0] };
-    },
-    { everyMs: 20, timeoutMs: 30_000, describe: (last) => `chunks still running: ${String(last)}` },
-  );
-}
+const month = (from: string, to: string) => backfillRange(from, to, { datasets: ['weather'] });
 
 describe('stopping what you started', () => {
   it('pause: no chunk of the run starts while others run; resume finishes it with no call twice', async () => {
@@ -47,7 +31,7 @@ describe('stopping what you started', () => {
     try {
       await waitForRun(fx.app.db, long.runId!, { until: (p) => p.done >= 3 });
       expect(await pauseRunning(fx.app, long.runId!)).toBe(true);
-      await settled(long.runId!);
+      await waitForNoneRunning(fx.app.db, long.runId!);
       const atPause = await runProgress(fx.app.db, long.runId!);
       expect(atPause!.status).toBe('paused');
 
@@ -89,7 +73,7 @@ describe('stopping what you started', () => {
       const result = await runCliInProcess(['cancel', String(run.runId)], fx.cliEnv());
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/cancelled: \d+ chunk\(s\) not fetched were dropped/);
-      await settled(run.runId!);
+      await waitForNoneRunning(fx.app.db, run.runId!);
     } finally {
       await worker.close();
     }
@@ -121,18 +105,15 @@ describe('Ctrl-C under --wait', () => {
       process.execPath,
       [
         ENVDATA_BIN,
-        'backfill',
-        '--dataset',
-        'pollen',
-        '--location',
-        'Berlin',
-        '--from',
-        '2022-01-02',
-        '--to',
-        '2022-03-03',
-        '--wait',
-        '--concurrency',
-        '2',
+        ...backfillArgs(
+          'pollen',
+          'Berlin',
+          '2022-01-02',
+          '2022-03-03',
+          '--wait',
+          '--concurrency',
+          '2',
+        ),
       ],
       { env: { PATH: process.env.PATH ?? '', ...fx.cliEnv() }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -159,18 +140,7 @@ describe('Ctrl-C under --wait', () => {
 
     // Another backfill's local worker works on its own run only: the paused one stays as it was.
     const other = await runCliInProcess(
-      [
-        'backfill',
-        '--dataset',
-        'pollen',
-        '--location',
-        String(berlin.locationId),
-        '--from',
-        '2022-05-02',
-        '--to',
-        '2022-05-06',
-        '--wait',
-      ],
+      backfillArgs('pollen', String(berlin.locationId), '2022-05-02', '2022-05-06', '--wait'),
       fx.cliEnv(),
     );
     expect(other.code).toBe(0);
@@ -193,18 +163,13 @@ describe('retry --wait', () => {
     const app = fx.newApp({ ENVDATA_MAX_ATTEMPTS: '2', ENVDATA_RETRY_BASE_MS: '20' });
     fx.simulator.addFaultScripts('pollen-history:error=503x2');
     const run = await startBackfill(app, {
-      datasets: ['pollen'],
+      ...backfillRange('2021-01-03', '2021-01-05', { datasets: ['pollen'] }),
       locations: [brisbane],
-      from: new Date('2021-01-03T00:00:00Z'),
-      to: new Date('2021-01-05T00:00:00Z'),
-      windowHours: 48,
     });
-    const worker = IngestWorker.start(app, { concurrency: 1 });
-    try {
-      expect(await waitForRun(app.db, run.runId!)).toMatchObject({ status: 'failed', failed: 1 });
-    } finally {
-      await worker.close();
-    }
+    expect(await workRun(app, run.runId, { concurrency: 1 })).toMatchObject({
+      status: 'failed',
+      failed: 1,
+    });
     const retried = await runCliInProcess(['retry', String(run.runId), '--wait'], fx.cliEnv());
     expect(retried.code).toBe(0);
     expect(retried.stdout).toMatch(/1 failed chunk\(s\) of run \d+ re-queued\n/);

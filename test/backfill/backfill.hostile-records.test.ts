@@ -2,12 +2,10 @@ import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runStatusJson } from '../../src/cli/json/run-status-json.js';
-import { planRun } from '../../src/planner/plan-run.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillArgs, backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
-import { waitForRun } from '../harness/wait-for-run.js';
+import { workRun } from '../harness/work-run.js';
 
 // A hostile upstream answers 200 "success" with records its contract does not allow. No
 // re-fetch: each chunk's first answer is its last, so what it makes of the records is final.
@@ -18,26 +16,26 @@ const fx = useBackfillFixture(
 );
 
 /** Berlin's `dataset` over [from, to) (48 h grid), worked to its end by an in-process worker. */
-async function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
-  const { runId } = await planRun(
-    fx.app.db,
-    {
-      kind: 'backfill',
-      datasets: [dataset],
-      locations: fx.locations.filter((l) => l.name === 'Berlin'),
-      from: new Date(from),
-      to: new Date(to),
-      windowHours: 48,
-      recheckMs: fx.app.config.ingest.recheckMs,
-    },
-    [],
+function backfill(dataset: 'weather' | 'pollen', from: string, to: string) {
+  const locations = fx.locations.filter((l) => l.name === 'Berlin');
+  return fx.workBackfill(
+    { ...backfillRange(from, to, { datasets: [dataset] }), locations },
+    { concurrency: 2 },
   );
-  if (runId === undefined) throw new Error('nothing planned');
-  const worker = IngestWorker.start(fx.app, { concurrency: 2 });
+}
+
+/**
+ * `backfill` of `dataset`'s one 48-hour window from `day` while every answer carries a `kind`
+ * record: its `[from, to)` as UTC instants, the run and its last progress.
+ */
+async function backfillWithFault(kind: string, dataset: 'weather' | 'pollen', day: string) {
+  const from = `${day}T00:00:00Z`;
+  const to = new Date(Date.parse(from) + 48 * 3_600_000).toISOString();
+  fx.simulator.setFaults(`${dataset}-history:${kind}@100%`);
   try {
-    return { runId, progress: await waitForRun(fx.app.db, runId) };
+    return { from, to, ...(await backfill(dataset, from, to)) };
   } finally {
-    await worker.close();
+    fx.simulator.clearFaults();
   }
 }
 
@@ -68,25 +66,24 @@ function cliEnv(): Record<string, string> {
   return fx.cliEnv({ ENVDATA_RETRY_BASE_MS: '20' });
 }
 
+/** `envdata backfill --wait` of Berlin's `dataset` over the days [from, to) while `faults` hold. */
+async function backfillWaitWith(faults: string, dataset: string, from: string, to: string) {
+  fx.simulator.setFaults(faults);
+  try {
+    return await runCliInProcess(backfillArgs(dataset, 'Berlin', from, to, '--wait'), cliEnv());
+  } finally {
+    fx.simulator.clearFaults();
+  }
+}
+
 describe('a record the parser rejects, with a readable hour', () => {
   it('quarantines its hour (not "missing upstream") and fails `backfill --wait`', async () => {
-    fx.simulator.setFaults('pollen-history:badrisk=2@100%');
-    const result = await runCliInProcess(
-      [
-        'backfill',
-        '--dataset',
-        'pollen',
-        '--location',
-        'Berlin',
-        '--from',
-        '2024-03-02',
-        '--to',
-        '2024-03-06',
-        '--wait',
-      ],
-      cliEnv(),
+    const result = await backfillWaitWith(
+      'pollen-history:badrisk=2@100%',
+      'pollen',
+      '2024-03-02',
+      '2024-03-06',
     );
-    fx.simulator.clearFaults();
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/quarantined: 4 record\(s\), 4 hour\(s\) without rows/);
     expect(result.stdout).not.toMatch(/missing upstream/);
@@ -106,11 +103,7 @@ describe('a record the parser rejects, with a readable hour', () => {
   ] as const)(
     '%s on %s: the hour is quarantined with the reason',
     async (kind, dataset, day, reason) => {
-      const from = `${day}T00:00:00Z`;
-      const to = new Date(Date.parse(from) + 48 * 3_600_000).toISOString();
-      fx.simulator.setFaults(`${dataset}-history:${kind}@100%`);
-      const { runId, progress } = await backfill(dataset, from, to);
-      fx.simulator.clearFaults();
+      const { from, runId, progress } = await backfillWithFault(kind, dataset, day);
       expect(progress).toMatchObject({
         status: 'done',
         failed: 0,
@@ -130,23 +123,12 @@ describe('a record the parser rejects, with a readable hour', () => {
 
 describe('a record with no readable hour', () => {
   it('is counted unplaceable, listed by `status RUN` (and --json), and fails `backfill --wait`', async () => {
-    fx.simulator.setFaults('weather-history:blank@100%');
-    const result = await runCliInProcess(
-      [
-        'backfill',
-        '--dataset',
-        'weather',
-        '--location',
-        'Berlin',
-        '--from',
-        '2024-05-03',
-        '--to',
-        '2024-05-05',
-        '--wait',
-      ],
-      cliEnv(),
+    const result = await backfillWaitWith(
+      'weather-history:blank@100%',
+      'weather',
+      '2024-05-03',
+      '2024-05-05',
     );
-    fx.simulator.clearFaults();
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/quarantined: 1 record\(s\), 0 hour\(s\) without rows/);
     expect(result.stdout).toMatch(/unplaceable: 1 of them sent without a readable hour/);
@@ -183,11 +165,7 @@ describe('a string Postgres cannot store', () => {
   ] as const)(
     '%s on %s quarantines its record with the reason, and the rest of the chunk lands',
     async (kind, dataset, day, reason) => {
-      const from = `${day}T00:00:00Z`;
-      const to = new Date(Date.parse(from) + 48 * 3_600_000).toISOString();
-      fx.simulator.setFaults(`${dataset}-history:${kind}@100%`);
-      const { runId, progress } = await backfill(dataset, from, to);
-      fx.simulator.clearFaults();
+      const { from, to, runId, progress } = await backfillWithFault(kind, dataset, day);
       expect(progress).toMatchObject({
         status: 'done',
         done: 1,
@@ -232,18 +210,13 @@ describe('a string Postgres cannot store', () => {
     // a NUL in the first hour's species name.
     fx.simulator.setFaults('pollen-history:error=503x1; pollen-history:nul@100%');
     const run = await startBackfill(app, {
-      datasets: ['pollen'],
+      ...backfillRange('2024-02-15', '2024-02-17', { datasets: ['pollen'] }),
       locations: fx.locations.filter((l) => l.name === 'Berlin'),
-      from: new Date('2024-02-15T00:00:00Z'),
-      to: new Date('2024-02-17T00:00:00Z'),
-      windowHours: 48,
     });
-    const worker = IngestWorker.start(app, { concurrency: 1 });
-    try {
-      expect(await waitForRun(app.db, run.runId!)).toMatchObject({ status: 'failed', failed: 1 });
-    } finally {
-      await worker.close();
-    }
+    expect(await workRun(app, run.runId, { concurrency: 1 })).toMatchObject({
+      status: 'failed',
+      failed: 1,
+    });
     const retried = await runCliInProcess(['retry', String(run.runId), '--wait'], cliEnv());
     fx.simulator.clearFaults();
     expect(retried.stdout).toMatch(/done: 1\/1 chunks done, 0 failed/);

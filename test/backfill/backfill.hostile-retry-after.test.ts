@@ -6,13 +6,14 @@ import { queuePauseMs } from '../../src/queue/queue-pause.js';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
 import { DEMO_API_KEY, type RetryAfterFormat } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillWindows, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { captureLogger } from '../harness/capture-logger.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { expectThrottledRunRodeOut } from './expect-throttled-run.js';
 import { runChunks } from './run-chunks.js';
+import { workRun } from '../harness/work-run.js';
 
 // The simulator's rate-limit windows follow its clock (see backfill.rate-limited.test.ts).
 const fx = useBackfillFixture({ now: null, requestLog: 1_000 });
@@ -47,26 +48,14 @@ function newApp(extra: Environment = {}) {
 
 /** 2 datasets × 2 locations × `windows` 48-hour windows from `day`. */
 function request(day: string, windows: number): BackfillRequest {
-  const from = new Date(`${day}T00:00:00Z`);
-  return {
-    datasets: ['pollen', 'weather'],
-    locations: fx.locations,
-    from,
-    to: new Date(from.getTime() + windows * 48 * 3_600_000),
-    windowHours: 48,
-  };
+  return { ...backfillWindows(day, windows), locations: fx.locations };
 }
 
 /** Backfills `req` with one worker of `app`; the finished run's ledger. */
 async function backfill(app: App, req: BackfillRequest) {
   const start = await startBackfill(app, req);
-  const worker = IngestWorker.start(app, { concurrency: 4 });
-  try {
-    const progress = await waitForRun(app.db, start.runId!, { timeoutMs: 40_000 });
-    return { start, progress, chunks: await runChunks(app.db, start.runId!) };
-  } finally {
-    await worker.close();
-  }
+  const progress = await workRun(app, start.runId, { timeoutMs: 40_000 });
+  return { start, progress, chunks: await runChunks(app.db, start.runId!) };
 }
 
 /**

@@ -1,10 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { planRun } from '../../src/planner/plan-run.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
-import { waitForRun } from '../harness/wait-for-run.js';
 
 // The service answers "Data not available!" for a while (the simulator's `nodata` knob), then
 // its real data. ENVDATA_NO_DATA_RECHECK is the default, 30 days.
@@ -13,33 +10,19 @@ const fx = useBackfillFixture({}, { ENVDATA_CHUNK_RETENTION: '0h' });
 const berlin = () => fx.locations.filter((l) => l.name === 'Berlin');
 
 /** Berlin's weather over [from, to): 2 chunks of 48 h for 4 days. */
-function plan(from: string, to: string, options: { dryRun?: boolean } = {}) {
-  return planRun(
-    fx.app.db,
-    {
-      kind: 'backfill',
-      datasets: ['weather'],
-      locations: berlin(),
-      from: new Date(from),
-      to: new Date(to),
-      windowHours: 48,
-      recheckMs: fx.app.config.ingest.recheckMs,
-      noDataRecheckMs: fx.app.config.ingest.noDataRecheckMs,
-    },
-    [],
-    options,
-  );
+const weather = (from: string, to: string) => ({
+  ...backfillRange(from, to, { datasets: ['weather'] }),
+  locations: berlin(),
+});
+
+/** A dry run of `weather(from, to)` with the app's recheck settings: what it would plan. */
+function dryRun(from: string, to: string) {
+  const { recheckMs, noDataRecheckMs } = fx.app.config.ingest;
+  return fx.planBackfill({ ...weather(from, to), recheckMs, noDataRecheckMs }, { dryRun: true });
 }
 
 async function backfill(from: string, to: string) {
-  const { runId } = await plan(from, to);
-  if (runId === undefined) throw new Error('nothing planned');
-  const worker = IngestWorker.start(fx.app, { concurrency: 4 });
-  try {
-    return await waitForRun(fx.app.db, runId);
-  } finally {
-    await worker.close();
-  }
+  return (await fx.workBackfill(weather(from, to))).progress;
 }
 
 /** As if the "no data" answers over [from, to) had come `days` ago. */
@@ -83,7 +66,7 @@ describe('"Data not available!"', () => {
     );
 
     // Within the recheck period a backfill over the range asks for nothing.
-    expect((await plan(from, to, { dryRun: true })).estimate.calls).toBe(0);
+    expect((await dryRun(from, to)).estimate.calls).toBe(0);
 
     // 31 days later it asks again, once per window, and the hours land.
     await answeredDaysAgo(31, from, to);
@@ -108,7 +91,7 @@ describe('"Data not available!"', () => {
     expect(await backfill(from, to)).toMatchObject({ status: 'done', noDataHours: 96 });
     expect(fx.simulator.stats().total).toBe(2);
     // The answer's time is the recheck's: the next backfill plans no call.
-    expect((await plan(from, to, { dryRun: true })).estimate.calls).toBe(0);
+    expect((await dryRun(from, to)).estimate.calls).toBe(0);
     expect(await coverageOf(from, to)).toMatchObject({ rows: 0, no_data: range(from, to) });
   });
 

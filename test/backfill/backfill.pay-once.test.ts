@@ -6,33 +6,16 @@ import { pauseRunning } from '../../src/runs/control-run.js';
 import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillArgs, backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForRun } from '../harness/wait-for-run.js';
+import { waitForNoneRunning } from './run-chunks.js';
 
 // Every history answer takes 100 ms: a run of 30 chunks is long enough to pause in the middle.
 const fx = useBackfillFixture({ faults: 'history:latency=100@100%', requestLog: 1_000 });
 
-const weather = (from: string, to: string) => ({
-  datasets: ['weather'] as const,
-  from: new Date(from),
-  to: new Date(to),
-  windowHours: 48,
-});
-
-/** Resolves when no chunk of the run is in flight any more. */
-async function noneRunning(runId: number): Promise<void> {
-  await pollUntil<true, unknown>(
-    async () => {
-      const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from envdata.chunk
-        where run_id = ${runId} and status = 'running'`.execute(fx.app.db);
-      return rows[0]!.n === 0 ? { done: true } : { last: rows[0] };
-    },
-    { everyMs: 20, timeoutMs: 30_000, describe: (last) => `chunks still running: ${String(last)}` },
-  );
-}
+const weather = (from: string, to: string) => backfillRange(from, to, { datasets: ['weather'] });
 
 async function chunksOf(runId: number, where: 'queued' | 'settled'): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -70,7 +53,7 @@ describe('never pay twice', () => {
     try {
       await waitForRun(fx.app.db, paused, { until: (p) => p.done >= 3 });
       expect(await pauseRunning(fx.app, paused)).toBe(true);
-      await noneRunning(paused);
+      await waitForNoneRunning(fx.app.db, paused);
       const atPause = (await runProgress(fx.app.db, paused))!;
       // Chunks planned and queued before the pause: what resuming would have fetched again.
       expect(await chunksOf(paused, 'queued')).toBeGreaterThan(0);
@@ -78,18 +61,7 @@ describe('never pay twice', () => {
       // A new backfill over the same range says the paused run holds its hours, and plans none.
       const left = 1_440 - atPause.done * 48;
       const text = await runCliInProcess(
-        [
-          'backfill',
-          '--dataset',
-          'weather',
-          '--location',
-          'Berlin',
-          '--from',
-          '2024-01-02',
-          '--to',
-          '2024-03-02',
-          '--dry-run',
-        ],
+        backfillArgs('weather', 'Berlin', '2024-01-02', '2024-03-02', '--dry-run'),
         fx.cliEnv(),
       );
       expect(text.code).toBe(0);
@@ -99,19 +71,7 @@ describe('never pay twice', () => {
           `  ${left} hour(s) are already planned by run ${paused} (paused): resume it with \`envdata resume ${paused}\``,
       );
       const json = await runCliInProcess(
-        [
-          'backfill',
-          '--dataset',
-          'weather',
-          '--location',
-          'Berlin',
-          '--from',
-          '2024-01-02',
-          '--to',
-          '2024-03-02',
-          '--dry-run',
-          '--json',
-        ],
+        backfillArgs('weather', 'Berlin', '2024-01-02', '2024-03-02', '--dry-run', '--json'),
         fx.cliEnv(),
       );
       expect(JSON.parse(json.stdout)).toMatchObject({

@@ -1,14 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
 import type { RateLimitOption } from '../../src/simulator/simulator-options.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import type { App } from '../../src/app.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
-import { waitForRun } from '../harness/wait-for-run.js';
+import { backfillWindows, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { runChunks } from './run-chunks.js';
 import { factRows, warehouseDigest } from './warehouse-digest.js';
 import { expectThrottledRunRodeOut } from './expect-throttled-run.js';
+import { workRun } from '../harness/work-run.js';
 
 // The simulator's rate-limit windows follow its clock: a frozen `now` would never open a new
 // window, and every call after the first `max` would be refused for ever. History coverage does
@@ -17,14 +16,7 @@ const fx = useBackfillFixture({ now: null });
 
 /** 2 datasets × 2 locations × `windows` 48-hour windows, starting on `day` (a 48-hour grid day). */
 function request(day: string, windows: number): BackfillRequest {
-  const from = new Date(`${day}T00:00:00Z`);
-  return {
-    datasets: ['pollen', 'weather'],
-    locations: fx.locations,
-    from,
-    to: new Date(from.getTime() + windows * 48 * 3_600_000),
-    windowHours: 48,
-  };
+  return { ...backfillWindows(day, windows), locations: fx.locations };
 }
 
 /** Fact rows the runs of this file were planned to land. */
@@ -35,14 +27,9 @@ async function backfill(app: App, req: BackfillRequest) {
   fx.simulator.resetStats();
   fx.simulator.resetLimits();
   const start = await startBackfill(app, req);
-  const worker = IngestWorker.start(app, { concurrency: 4 });
-  try {
-    const progress = await waitForRun(app.db, start.runId!, { timeoutMs: 50_000 });
-    landedRows += start.estimate.expectedRows;
-    return { start, progress, chunks: await runChunks(app.db, start.runId!) };
-  } finally {
-    await worker.close();
-  }
+  const progress = await workRun(app, start.runId, { timeoutMs: 50_000 });
+  landedRows += start.estimate.expectedRows;
+  return { start, progress, chunks: await runChunks(app.db, start.runId!) };
 }
 
 function limitSimulator(rateLimit: RateLimitOption): void {

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
-import { ENVDATA_BIN } from '../harness/run-envdata.js';
+import { useEnvdataProcesses, type RunningEnvdata } from '../harness/start-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { useCleanReference } from './clean-reference.js';
 import { runChunks } from './run-chunks.js';
@@ -15,32 +14,20 @@ const KILLED_CONCURRENCY = 2;
 // 2024-06-02 is on the 48-hour grid: 2 datasets × 2 locations × 5 windows = 20 chunks.
 const range = backfillRange('2024-06-02', '2024-06-12');
 
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
+const startProcess = useEnvdataProcesses();
 
 /** `envdata worker` as its own process, on this file's database, queue and simulator. */
-function spawnWorker(): { child: ChildProcess; exited: Promise<NodeJS.Signals | null> } {
-  const child = spawn(process.execPath, [ENVDATA_BIN, 'worker'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ...fx.cliEnv({
-        // Slow enough that the run is still going when the process is killed.
-        ENVDATA_RATE_LIMIT: '5/s',
-        ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
-        ENVDATA_JOB_LOCK_MS: '2000',
-        ENVDATA_ARCHIVE_RAW: 'false',
-      }),
-    },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  children.push(child);
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
+function spawnWorker(): RunningEnvdata {
+  return startProcess(
+    ['worker'],
+    fx.cliEnv({
+      // Slow enough that the run is still going when the process is killed.
+      ENVDATA_RATE_LIMIT: '5/s',
+      ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
+      ENVDATA_JOB_LOCK_MS: '2000',
+      ENVDATA_ARCHIVE_RAW: 'false',
+    }),
   );
-  return { child, exited };
 }
 
 describe('a worker process killed with SIGKILL mid-run', () => {
@@ -52,7 +39,7 @@ describe('a worker process killed with SIGKILL mid-run', () => {
     const killed = spawnWorker();
     await waitForRun(fx.app.db, runId, { until: (p) => p.done >= 4, timeoutMs: 30_000 });
     killed.child.kill('SIGKILL');
-    expect(await killed.exited).toBe('SIGKILL');
+    expect((await killed.exited).signal).toBe('SIGKILL');
 
     // The dead process can no longer touch the ledger: what it left claimed was in flight.
     const atKill = await runChunks(fx.app.db, runId);

@@ -38,3 +38,22 @@ export function waitForChunk(
     },
   );
 }
+
+/** Resolves when no chunk of the run is in flight (`running`) any more, polling the ledger. */
+export async function waitForNoneRunning(
+  db: Kysely<Database>,
+  runId: number,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await pollUntil<true, number[]>(
+    async () => {
+      const running = (await runChunks(db, runId)).filter((c) => c.status === 'running');
+      return running.length === 0 ? { done: true } : { last: running.map((c) => c.chunk_id) };
+    },
+    {
+      timeoutMs,
+      everyMs: 20,
+      describe: (last) => `chunks of run ${runId} still running: ${JSON.stringify(last)}`,
+    },
+  );
+}

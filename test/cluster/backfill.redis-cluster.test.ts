@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { assertRedisAnswers } from '../../src/queue/create-redis.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
@@ -14,7 +13,7 @@ import { serveConsole } from '../console/serve-console.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { useRedisCluster, type ClusterKey } from '../harness/redis-cluster.js';
-import { ENVDATA_BIN } from '../harness/run-envdata.js';
+import { useEnvdataProcesses, type RunningEnvdata } from '../harness/start-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 // A Redis Cluster of this file's own (three masters on loopback), started before the fixtures
@@ -30,32 +29,20 @@ const range = backfillRange('2024-06-02', '2024-06-12');
 const RATE_LIMIT = '8/s,5000/min';
 const KILLED_CONCURRENCY = 2;
 
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
+const startProcess = useEnvdataProcesses();
 
 /** `envdata worker` as its own process, on the cluster. */
-function spawnWorker(): { child: ChildProcess; exited: Promise<NodeJS.Signals | null> } {
-  const child = spawn(process.execPath, [ENVDATA_BIN, 'worker'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ...fx.cliEnv({
-        ...redis.env,
-        ENVDATA_RATE_LIMIT: RATE_LIMIT,
-        ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
-        ENVDATA_JOB_LOCK_MS: '2000',
-        ENVDATA_ARCHIVE_RAW: 'false',
-      }),
-    },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  children.push(child);
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
+function spawnWorker(): RunningEnvdata {
+  return startProcess(
+    ['worker'],
+    fx.cliEnv({
+      ...redis.env,
+      ENVDATA_RATE_LIMIT: RATE_LIMIT,
+      ENVDATA_WORKER_CONCURRENCY: String(KILLED_CONCURRENCY),
+      ENVDATA_JOB_LOCK_MS: '2000',
+      ENVDATA_ARCHIVE_RAW: 'false',
+    }),
   );
-  return { child, exited };
 }
 
 /** The keys of the cluster by BullMQ prefix (`{<ENVDATA_QUEUE_PREFIX>}`). */
@@ -81,7 +68,7 @@ describe('a backfill through a three-node Redis Cluster', () => {
     const killed = spawnWorker();
     await waitForRun(app.db, runId, { until: (p) => p.done >= 4, timeoutMs: 40_000 });
     killed.child.kill('SIGKILL');
-    expect(await killed.exited).toBe('SIGKILL');
+    expect((await killed.exited).signal).toBe('SIGKILL');
     const atKill = await runChunks(app.db, runId);
     const inFlightAtKill = atKill.filter((c) => c.status === 'running').length;
     expect(atKill.filter((c) => c.status === 'done').length).toBeLessThan(20);

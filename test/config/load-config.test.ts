@@ -4,18 +4,8 @@ import { formatRange } from '../../src/config/format-range.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { START_WINDOW_HOURS } from '../../src/windows/learned-window.js';
 import { parseRateLimits } from '../../src/config/rate-limit.js';
-import { isEnvdataError } from '../../src/errors/envdata-error.js';
+import { configError } from '../harness/config-error.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
-
-function configError(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (isEnvdataError(error) && error.code === 'CONFIG_INVALID') return error.message;
-    throw error;
-  }
-  throw new Error('expected CONFIG_INVALID');
-}
 
 describe('loadConfig', () => {
   it('defaults point at the local services', () => {

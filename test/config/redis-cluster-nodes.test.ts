@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { parseRedisClusterNodes } from '../../src/config/redis-cluster-nodes.js';
-import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { credentialsOf } from '../../src/queue/create-redis.js';
 import { describeRedisTarget, redisTargetOf } from '../../src/queue/redis-target.js';
+import { configError } from '../harness/config-error.js';
 import { runEnvdata } from '../harness/run-envdata.js';
-
-function configError(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (isEnvdataError(error) && error.code === 'CONFIG_INVALID') return error.message;
-    throw error;
-  }
-  throw new Error('expected CONFIG_INVALID');
-}
 
 describe('REDIS_CLUSTER_NODES', () => {
   it('is off by default: one Redis at REDIS_URL', () => {

@@ -14,23 +14,18 @@ function feed(
   }
 }
 
+/** A call made on time, to its slot. */
+const onTime = () => 0;
+/** The same number of milliseconds for every call. */
+const always = (ms: number) => () => ms;
+
 describe('the pace margin', () => {
   it('is the former fixed thirtieth of the window until enough calls were measured', () => {
     const margin = new PaceMargin(1_000);
     expect([margin.marginMs, margin.allowedLateMs, margin.earned]).toEqual([34, 17, false]);
-    feed(
-      margin,
-      127,
-      () => 0,
-      () => 2,
-    );
+    feed(margin, 127, onTime, always(2));
     expect(margin.earned).toBe(false);
-    feed(
-      margin,
-      1,
-      () => 0,
-      () => 2,
-    );
+    feed(margin, 1, onTime, always(2));
     expect(margin.earned).toBe(true);
   });
 
@@ -49,92 +44,47 @@ describe('the pace margin', () => {
 
   it("widens with the service's jitter, which the pacer cannot bound", () => {
     const margin = new PaceMargin(1_000);
-    feed(
-      margin,
-      128,
-      () => 0,
-      (i) => (i % 2 === 0 ? 2 : 42),
-    );
+    feed(margin, 128, onTime, (i) => (i % 2 === 0 ? 2 : 42));
     // 2 ms allowed late, and half round trips 1 to 21 ms.
     expect(margin.marginMs).toBe(22);
   });
 
   it('lets a rare late call move rather than widen every window for it', () => {
     const margin = new PaceMargin(1_000);
-    feed(
-      margin,
-      128,
-      (i) => (i % 64 === 0 ? 200 : 1),
-      () => 2,
-    );
+    feed(margin, 128, (i) => (i % 64 === 0 ? 200 : 1), always(2));
     expect(margin.allowedLateMs).toBe(2);
     expect(margin.marginMs).toBe(3);
   });
 
   it('allows what most calls take when most are late, up to a tenth of the window', () => {
     const margin = new PaceMargin(1_000);
-    feed(
-      margin,
-      128,
-      (i) => 10 + (i % 2),
-      () => 2,
-    );
+    feed(margin, 128, (i) => 10 + (i % 2), always(2));
     expect(margin.allowedLateMs).toBe(11);
     expect(margin.marginMs).toBe(11);
-    feed(
-      margin,
-      128,
-      () => 0,
-      (i) => (i % 2 === 0 ? 2 : 2_000),
-    );
+    feed(margin, 128, onTime, (i) => (i % 2 === 0 ? 2 : 2_000));
     expect(margin.marginMs).toBe(100);
   });
 
   it('forgets a burst of jitter once later calls no longer show it', () => {
     const margin = new PaceMargin(1_000);
-    feed(
-      margin,
-      128,
-      () => 0,
-      (i) => (i % 2 === 0 ? 2 : 82),
-    );
+    feed(margin, 128, onTime, (i) => (i % 2 === 0 ? 2 : 82));
     expect(margin.marginMs).toBe(42);
-    feed(
-      margin,
-      128,
-      () => 0,
-      () => 6,
-    );
+    feed(margin, 128, onTime, always(6));
     expect(margin.marginMs).toBe(3);
   });
 
   it('doubles after a 429 for the next calls, then is what it measures again', () => {
     const margin = new PaceMargin(1_000);
-    feed(
-      margin,
-      128,
-      () => 0,
-      () => 6,
-    );
+    feed(margin, 128, onTime, always(6));
     expect(margin.marginMs).toBe(3);
     margin.throttled();
     // At least the initial margin.
     expect(margin.marginMs).toBe(34);
     margin.throttled();
     expect(margin.marginMs).toBe(68);
-    feed(
-      margin,
-      127,
-      () => 0,
-      () => 6,
-    );
+    feed(margin, 127, onTime, always(6));
     expect(margin.marginMs).toBe(68);
-    feed(
-      margin,
-      1,
-      () => 0,
-      () => 6,
-    );
+    feed(margin, 1, onTime, always(6));
     expect(margin.marginMs).toBe(3);
   });
 });

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { watchUntil } from './watch-until.js';
 
 /** First and last port of the range this suite's receivers listen on (127.0.0.1). */
 const PORTS = { first: 46_400, last: 46_499 } as const;
@@ -112,32 +113,21 @@ export async function startAlertReceiver(
       await closed;
     },
     waitFor(match, count = 1, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
+      return watchUntil(
+        watchers,
+        () => {
           const hits = received.filter(match);
-          if (hits.length >= count) {
-            done();
-            resolve(hits);
-          }
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(
-            new Error(
-              `the receiver did not get ${count} matching alert(s) in time; got ${received.length}: ${received
-                .map((r) => `${String(r.body.event)}#${String(r.body.id)}→${r.status}`)
-                .join(' ')
-                .slice(-600)}`,
-            ),
-          );
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          watchers.delete(check);
-        };
-        watchers.add(check);
-        check();
-      });
+          return hits.length >= count ? hits : undefined;
+        },
+        timeoutMs,
+        () =>
+          new Error(
+            `the receiver did not get ${count} matching alert(s) in time; got ${received.length}: ${received
+              .map((r) => `${String(r.body.event)}#${String(r.body.id)}→${r.status}`)
+              .join(' ')
+              .slice(-600)}`,
+          ),
+      );
     },
   };
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import type { QueueBackend } from '../../src/config/config.js';
 import type { Environment } from '../../src/config/load-config.js';
+import type { RunProgress } from '../../src/ledger/run-progress.js';
 import type { Location } from '../../src/locations/location.js';
 import { planRun, type RunRequest } from '../../src/planner/plan-run.js';
 import type { BackfillRequest } from '../../src/runs/start-backfill.js';
@@ -12,6 +13,7 @@ import type { SimulatorOptions } from '../../src/simulator/simulator-options.js'
 import { BERLIN, BRISBANE } from '../fixtures/places.js';
 import { addPointLocation } from './add-point-location.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
+import { workRun } from './work-run.js';
 
 /** What a backfill asks for but where: datasets, `[from, to)` and the window. */
 export type BackfillRange = Omit<BackfillRequest, 'locations'>;
@@ -36,6 +38,38 @@ export function backfillRange(
   };
 }
 
+/** `backfillRange` of `windows` 48-hour windows from `day` (a day on the 48-hour grid). */
+export function backfillWindows(
+  day: string,
+  windows: number,
+  over: Partial<BackfillRange> = {},
+): BackfillRange {
+  const from = new Date(day);
+  return backfillRange(from, new Date(from.getTime() + windows * 48 * 3_600_000), over);
+}
+
+/** The arguments of `envdata backfill` of `dataset` at `location` over `[from, to)`, then `flags`. */
+export function backfillArgs(
+  dataset: string,
+  location: string,
+  from: string,
+  to: string,
+  ...flags: string[]
+): string[] {
+  return [
+    'backfill',
+    '--dataset',
+    dataset,
+    '--location',
+    location,
+    '--from',
+    from,
+    '--to',
+    to,
+    ...flags,
+  ];
+}
+
 export interface BackfillFixture {
   readonly env: TestEnvironment;
   readonly simulator: RunningSimulator;
@@ -49,10 +83,22 @@ export interface BackfillFixture {
   cliEnv(extra?: Record<string, string>): Record<string, string>;
   /** `planRun` of a backfill of `request` (at every location of the fixture unless it says). */
   planBackfill(
-    request: BackfillRange & Partial<Pick<RunRequest, 'locations' | 'now'>>,
+    request: PlannedBackfill,
     options?: { dryRun?: boolean },
   ): ReturnType<typeof planRun>;
+  /**
+   * Plans a backfill of `request` with the app's recheck settings, as `envdata backfill` does,
+   * and works it to its end with an in-process worker (`workRun`): the run and its last progress.
+   */
+  workBackfill(
+    request: PlannedBackfill,
+    options?: { concurrency?: number },
+  ): Promise<{ runId: number; progress: RunProgress }>;
 }
+
+/** A backfill for `planBackfill`: its range, and where, when and what it rechecks if not the defaults. */
+export type PlannedBackfill = BackfillRange &
+  Partial<Pick<RunRequest, 'locations' | 'now' | 'recheckMs' | 'noDataRecheckMs'>>;
 
 /**
  * Simulator + database + queue prefix + two locations, all torn down after the file. The queue
@@ -79,6 +125,8 @@ export function useBackfillFixture(
       ...env,
       ...extra,
     });
+  const planBackfill = (request: PlannedBackfill, options: { dryRun?: boolean } = {}) =>
+    planRun(apps[0]!.db, { kind: 'backfill', locations, ...request }, [], options);
   const newApp = (extra?: Environment) => {
     const app = createApp(configEnv(extra));
     apps.push(app);
@@ -115,8 +163,11 @@ export function useBackfillFixture(
         ...extra,
       });
     },
-    planBackfill(request, options = {}) {
-      return planRun(apps[0]!.db, { kind: 'backfill', locations, ...request }, [], options);
+    planBackfill,
+    async workBackfill(request, options = {}) {
+      const { recheckMs, noDataRecheckMs } = apps[0]!.config.ingest;
+      const { runId } = await planBackfill({ recheckMs, noDataRecheckMs, ...request });
+      return { runId: runId!, progress: await workRun(apps[0]!, runId, options) };
     },
     async fingerprint() {
       const { rows } = await sql<Record<string, string | null>>`

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { afterAll } from 'vitest';
 import { ENVDATA_BIN } from './run-envdata.js';
+import { watchUntil } from './watch-until.js';
 
 export interface RunningEnvdata {
   readonly child: ChildProcess;
@@ -58,32 +60,44 @@ export function startEnvdata(
     stderr: () => stderr,
     exited,
     waitFor(pattern, { timeoutMs = 60_000 } = {}) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
+      return watchUntil(
+        watchers,
+        () => {
           const match = pattern.exec(stdout) ?? pattern.exec(stderr);
-          if (match) {
-            done();
-            resolve(match);
-          } else if (closed) {
-            done();
-            reject(
-              new Error(`envdata ${args.join(' ')} exited before writing ${pattern}:\n${stderr}`),
+          if (match) return match;
+          if (closed) {
+            throw new Error(
+              `envdata ${args.join(' ')} exited before writing ${pattern}:\n${stderr}`,
             );
           }
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(
-            new Error(`envdata ${args.join(' ')} did not write ${pattern} in time:\n${stderr}`),
-          );
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          watchers.delete(check);
-        };
-        watchers.add(check);
-        check();
-      });
+          return undefined;
+        },
+        timeoutMs,
+        () => new Error(`envdata ${args.join(' ')} did not write ${pattern} in time:\n${stderr}`),
+      );
     },
+  };
+}
+
+/**
+ * `startEnvdata` for a test file: each process it starts that is still running when the file
+ * ends is killed then (SIGKILL), whatever the test did.
+ */
+export function useEnvdataProcesses(): (
+  args: readonly string[],
+  env?: Record<string, string>,
+) => RunningEnvdata {
+  const started: RunningEnvdata[] = [];
+  afterAll(async () => {
+    for (const running of started) {
+      if (running.child.exitCode !== null || running.child.signalCode !== null) continue;
+      running.child.kill('SIGKILL');
+      await running.exited;
+    }
+  });
+  return (args, env) => {
+    const running = startEnvdata(args, env);
+    started.push(running);
+    return running;
   };
 }

@@ -7,7 +7,10 @@ import type { Dataset, Window } from '../../src/types.js';
 import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import { addPointLocation } from './add-point-location.js';
 import { useTestEnvironment, type TestEnvironment } from './test-environment.js';
+import { FactWriter } from '../../src/landing/fact-writer.js';
+import { NO_FACTS } from '../../src/warehouse/fact-table.js';
 import { landingOfBody } from '../fixtures/landing-of-body.js';
+import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 
 export interface TestWarehouse {
   readonly env: TestEnvironment;
@@ -30,6 +33,16 @@ export interface TestWarehouse {
     body: string,
     extra?: Partial<Pick<ChunkLanding, 'expected' | 'refetchAllowed'>>,
   ): Promise<ChunkLanding>;
+  /**
+   * Lands hourly weather over `window` at the location through the production write path (a
+   * planned chunk, the `FactWriter`): every hour expected, sent up to `sentTo` (default the
+   * window's end, so hours after it are missing upstream), or the service's "no data" answer.
+   */
+  landWeather(
+    locationId: number,
+    window: Window,
+    options?: { sentTo?: Date; noData?: boolean },
+  ): Promise<void>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -58,6 +71,25 @@ export function useTestWarehouse(): TestWarehouse {
     async landingOf(dataset, locationId, window, body, extra = {}) {
       const chunkId = await this.planChunk(dataset, locationId, window.from, window.to);
       return landingOfBody({ chunkId, runId: null, dataset, locationId, window }, body, extra);
+    },
+    async landWeather(locationId, window, options = {}) {
+      const sent = hoursBetween(
+        window.from.toISOString(),
+        (options.sentTo ?? window.to).toISOString(),
+      );
+      const landing = await this.landingOf(
+        'weather',
+        locationId,
+        window,
+        weatherHistoryBody(sent),
+        {
+          expected: window,
+        },
+      );
+      const answer: ChunkLanding = options.noData
+        ? { ...landing, outcome: 'no_data', facts: NO_FACTS, rawBody: undefined }
+        : landing;
+      await new FactWriter(get().db, { archiveRaw: false }).land([answer]);
     },
     planChunk(dataset, locationId, from, to) {
       // One at a time: the feeder feeds whichever run is oldest (landings built in parallel

@@ -4,10 +4,6 @@ import { claimChunk } from '../../src/ledger/claim-chunk.js';
 import { createRunWithGaps } from '../../src/ledger/create-run-with-gaps.js';
 import { recordChunkError } from '../../src/ledger/record-chunk-error.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
-import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import { FactWriter } from '../../src/landing/fact-writer.js';
-import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
-import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { planRunChunks } from '../harness/plan-run-chunks.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -17,21 +13,9 @@ const d = (day: string) => new Date(`${day}T00:00:00Z`);
 const DAY = 86_400_000;
 const RECHECKS = { recheckMs: DAY, noDataRecheckMs: 0 };
 
-/** Lands a weather window for Oslo through the production write path. */
-async function land(
-  from: string,
-  to: string,
-  options: { sentTo?: string; outcome?: 'rows' | 'no_data' } = {},
-): Promise<void> {
-  const window = { from: d(from), to: d(to) };
-  const body = weatherHistoryBody(hoursBetween(window.from.toISOString(), options.sentTo ?? to));
-  const landing = await wh.landingOf('weather', oslo, window, body, { expected: window });
-  const answer: ChunkLanding =
-    options.outcome === 'no_data'
-      ? { ...landing, outcome: 'no_data', facts: NO_FACTS, rawBody: undefined }
-      : landing;
-  await new FactWriter(wh.app.db, { archiveRaw: false }).land([answer]);
-}
+/** Lands Oslo's weather over the days `[from, to)` (`wh.landWeather`). */
+const land = (from: string, to: string, options: { sentTo?: Date; noData?: boolean } = {}) =>
+  wh.landWeather(oslo, { from: d(from), to: d(to) }, options);
 
 /**
  * A backfill run over `[from, to)` whose one chunk was planned (queued) before anything of its
@@ -84,9 +68,9 @@ beforeAll(async () => {
     .locationId;
   await land('2020-01-02', '2020-01-04');
   // "Data not available!": settled for good with ENVDATA_NO_DATA_RECHECK=0.
-  await land('2020-01-06', '2020-01-08', { outcome: 'no_data' });
+  await land('2020-01-06', '2020-01-08', { noData: true });
   // An answer that stops at noon: the afternoon is a hole missing upstream, checked now.
-  await land('2020-01-10', '2020-01-11', { sentTo: '2020-01-10T12:00:00Z' });
+  await land('2020-01-10', '2020-01-11', { sentTo: new Date('2020-01-10T12:00:00Z') });
 });
 
 describe('claimChunk: a chunk settled since it was planned', () => {

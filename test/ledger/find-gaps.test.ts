@@ -1,10 +1,6 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findGaps } from '../../src/ledger/find-gaps.js';
-import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import { FactWriter } from '../../src/landing/fact-writer.js';
-import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
-import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -13,21 +9,9 @@ let lima: number;
 const d = (day: string) => new Date(`${day}T00:00:00Z`);
 const DAY = 86_400_000;
 
-/** Lands a weather window for Oslo through the production write path. */
-async function land(
-  from: string,
-  to: string,
-  options: { sentTo?: string; outcome?: 'rows' | 'no_data' } = {},
-): Promise<void> {
-  const window = { from: d(from), to: d(to) };
-  const body = weatherHistoryBody(hoursBetween(window.from.toISOString(), options.sentTo ?? to));
-  const landing = await wh.landingOf('weather', oslo, window, body, { expected: window });
-  const answer: ChunkLanding =
-    options.outcome === 'no_data'
-      ? { ...landing, outcome: 'no_data', facts: NO_FACTS, rawBody: undefined }
-      : landing;
-  await new FactWriter(wh.app.db, { archiveRaw: false }).land([answer]);
-}
+/** Lands Oslo's weather over the days `[from, to)` (`wh.landWeather`). */
+const land = (from: string, to: string, options: { sentTo?: Date; noData?: boolean } = {}) =>
+  wh.landWeather(oslo, { from: d(from), to: d(to) }, options);
 
 beforeAll(async () => {
   oslo = (await wh.addLocation({ name: 'Oslo', lat: 59.9139, lng: 10.7522, countryCode: 'NO' }))
@@ -37,9 +21,9 @@ beforeAll(async () => {
   await land('2020-01-02', '2020-01-04');
   await land('2020-01-06', '2020-01-07');
   // The service's "Data not available!": a clean zero, settled until ENVDATA_NO_DATA_RECHECK.
-  await land('2020-01-08', '2020-01-09', { outcome: 'no_data' });
+  await land('2020-01-08', '2020-01-09', { noData: true });
   // An answer that stops at noon: the afternoon is missing upstream.
-  await land('2020-01-09', '2020-01-10', { sentTo: '2020-01-09T12:00:00Z' });
+  await land('2020-01-09', '2020-01-10', { sentTo: new Date('2020-01-09T12:00:00Z') });
 });
 
 const span = (g: { from: Date; to: Date }) => [g.from.toISOString(), g.to.toISOString()];

@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { materializeChunks } from '../../src/ledger/materialize-chunks.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
 import type { Location } from '../../src/locations/location.js';
 import {
   purgeLocations,
@@ -12,6 +11,7 @@ import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 import { weatherFactCount } from '../harness/count-rows.js';
+import { addPointLocation } from '../harness/add-point-location.js';
 
 const wh = useTestWarehouse();
 let berlin: Location;
@@ -58,11 +58,10 @@ describe('retireLocations', () => {
 
   it("keeps the retired location's name and point taken", async () => {
     await retireLocations(wh.app.db, [berlin]);
-    const error = await insertLocation(wh.app.db, {
+    const error: unknown = await addPointLocation(wh.app.db, {
       name: 'BERLIN',
       lat: 1,
       lng: 1,
-      registeredBy: 'coordinates',
     }).catch((e: unknown) => e);
     expect(isEnvdataError(error) && error.code).toBe('CONFLICT');
   });

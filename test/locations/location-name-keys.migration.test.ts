@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
 import { listLocations } from '../../src/locations/list-locations.js';
 import { resolveLocations } from '../../src/locations/resolve-locations.js';
 import * as migration from '../../migrations/2026_11_26_0023_location_name_keys_and_aliases.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
+import { addPointLocation } from '../harness/add-point-location.js';
 
 const wh = useTestWarehouse();
 
@@ -44,12 +44,9 @@ describe('migration 0023 (location name keys and aliases)', () => {
       [nfd, true],
       [nfc, false],
     ]);
-    const error: unknown = await insertLocation(db, {
-      name: 'BERLIN',
-      lat: 1,
-      lng: 1,
-      registeredBy: 'coordinates',
-    }).catch((e: unknown) => e);
+    const error: unknown = await addPointLocation(db, { name: 'BERLIN', lat: 1, lng: 1 }).catch(
+      (e: unknown) => e,
+    );
     expect(isEnvdataError(error) && error.code).toBe('CONFLICT');
   });
 });

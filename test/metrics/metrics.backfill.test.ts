@@ -10,7 +10,7 @@ import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfi
 import { ENDPOINTS } from '../../src/service/endpoints.js';
 import { SIMULATOR_ENDPOINTS } from '../../src/simulator/simulator-endpoints.js';
 import type { SimulatorStats } from '../../src/simulator/stats/simulator-stats.js';
-import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { backfillWindows, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { captureLogger } from '../harness/capture-logger.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { waitForRun } from '../harness/wait-for-run.js';
@@ -54,14 +54,7 @@ async function scrape(app: App): Promise<Sample[]> {
 
 /** 2 datasets × 2 locations × `windows` 48-hour windows from `day` (on the 48-hour grid). */
 function request(day: string, windows: number): BackfillRequest {
-  const from = new Date(`${day}T00:00:00Z`);
-  return {
-    datasets: ['pollen', 'weather'],
-    locations: fx.locations,
-    from,
-    to: new Date(from.getTime() + windows * 48 * 3_600_000),
-    windowHours: 48,
-  };
+  return { ...backfillWindows(day, windows), locations: fx.locations };
 }
 
 const NAME_BY_PATH = new Map(Object.values(ENDPOINTS).map((e) => [e.path, e.name]));

@@ -1,30 +1,14 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter } from '../../src/landing/fact-writer.js';
-import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
-import { NO_FACTS } from '../../src/warehouse/fact-table.js';
-import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
 let saoPaulo: number;
 let rome: number;
 
-/** Lands a weather window through the production write path, as rows or as "no data". */
-async function land(locationId: number, from: string, to: string, noData = false) {
-  const window = { from: new Date(from), to: new Date(to) };
-  const landing = await wh.landingOf(
-    'weather',
-    locationId,
-    window,
-    weatherHistoryBody(hoursBetween(from, to)),
-    { expected: window },
-  );
-  const answer: ChunkLanding = noData
-    ? { ...landing, outcome: 'no_data', facts: NO_FACTS, rawBody: undefined }
-    : landing;
-  await new FactWriter(wh.app.db, { archiveRaw: false }).land([answer]);
-}
+/** Lands a weather window (`wh.landWeather`), as rows or as "no data". */
+const land = (locationId: number, from: string, to: string, noData = false) =>
+  wh.landWeather(locationId, { from: new Date(from), to: new Date(to) }, { noData });
 
 beforeAll(async () => {
   saoPaulo = (

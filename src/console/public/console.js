@@ -23,6 +23,14 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** A table heading; `className` `num` right-aligns a numeric column. */
+const th = (text, className) => h('th', { class: className }, text);
+
+/** A table with one row of `headings` (`th`) above `rows`. */
+function table(id, headings, rows) {
+  return h('table', { id }, h('thead', {}, h('tr', {}, headings)), h('tbody', {}, rows));
+}
+
 async function getJson(path) {
   const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
   const text = await response.text();
@@ -115,56 +123,43 @@ const pages = {
       return [
         h('h1', {}, 'Runs'),
         barLegend(),
-        h(
-          'table',
-          { id: 'runs' },
-          h(
-            'thead',
-            {},
+        table(
+          'runs',
+          [
+            th('Run'),
+            th('Kind'),
+            th('State'),
+            th('Progress'),
+            th('Chunks', 'num'),
+            th('Rows', 'num'),
+            th('Calls/s', 'num'),
+            th('ETA', 'num'),
+            th('Started'),
+          ],
+          runs.map((run) =>
             h(
               'tr',
-              {},
-              h('th', {}, 'Run'),
-              h('th', {}, 'Kind'),
-              h('th', {}, 'State'),
-              h('th', {}, 'Progress'),
-              h('th', { class: 'num' }, 'Chunks'),
-              h('th', { class: 'num' }, 'Rows'),
-              h('th', { class: 'num' }, 'Calls/s'),
-              h('th', { class: 'num' }, 'ETA'),
-              h('th', {}, 'Started'),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            runs.map((run) =>
+              {
+                'data-run-id': run.runId,
+                'data-state': run.status,
+                'data-done': doneOf(run),
+                'data-failed': run.chunks.failed,
+                'data-total': run.total,
+              },
+              h('td', {}, h('a', { href: `#/runs/${run.runId}` }, `#${run.runId}`)),
+              h('td', {}, run.kind),
               h(
-                'tr',
-                {
-                  'data-run-id': run.runId,
-                  'data-state': run.status,
-                  'data-done': doneOf(run),
-                  'data-failed': run.chunks.failed,
-                  'data-total': run.total,
-                },
-                h('td', {}, h('a', { href: `#/runs/${run.runId}` }, `#${run.runId}`)),
-                h('td', {}, run.kind),
-                h(
-                  'td',
-                  {},
-                  h('span', { class: `state ${run.status}` }, run.status),
-                  run.waiting
-                    ? h('div', { class: 'waiting muted' }, waitingText(run.waiting))
-                    : null,
-                ),
-                h('td', {}, progressBar(run)),
-                h('td', { class: 'num' }, `${fmt(doneOf(run))} / ${fmt(run.total)}`),
-                h('td', { class: 'num' }, fmt(run.rows)),
-                h('td', { class: 'num' }, rate(run.callsPerSecond)),
-                h('td', { class: 'num' }, duration(run.etaSeconds)),
-                h('td', {}, when(run.createdAt)),
+                'td',
+                {},
+                h('span', { class: `state ${run.status}` }, run.status),
+                run.waiting ? h('div', { class: 'waiting muted' }, waitingText(run.waiting)) : null,
               ),
+              h('td', {}, progressBar(run)),
+              h('td', { class: 'num' }, `${fmt(doneOf(run))} / ${fmt(run.total)}`),
+              h('td', { class: 'num' }, fmt(run.rows)),
+              h('td', { class: 'num' }, rate(run.callsPerSecond)),
+              h('td', { class: 'num' }, duration(run.etaSeconds)),
+              h('td', {}, when(run.createdAt)),
             ),
           ),
         ),
@@ -211,40 +206,24 @@ const pages = {
         h('h2', {}, 'Failures by error'),
         failures.length === 0
           ? h('p', { class: 'muted', id: 'no-failures' }, 'No failed chunk.')
-          : h(
-              'table',
-              { id: 'failures' },
-              h(
-                'thead',
-                {},
+          : table(
+              'failures',
+              [th('Code'), th('Message'), th('Chunks', 'num'), th('First ones')],
+              failures.map((g) =>
                 h(
                   'tr',
-                  {},
-                  h('th', {}, 'Code'),
-                  h('th', {}, 'Message'),
-                  h('th', { class: 'num' }, 'Chunks'),
-                  h('th', {}, 'First ones'),
-                ),
-              ),
-              h(
-                'tbody',
-                {},
-                failures.map((g) =>
+                  { 'data-code': g.code, 'data-chunks': g.chunks },
+                  h('td', {}, g.code),
+                  h('td', {}, g.message),
+                  h('td', { class: 'num' }, fmt(g.chunks)),
                   h(
-                    'tr',
-                    { 'data-code': g.code, 'data-chunks': g.chunks },
-                    h('td', {}, g.code),
-                    h('td', {}, g.message),
-                    h('td', { class: 'num' }, fmt(g.chunks)),
-                    h(
-                      'td',
-                      {},
-                      g.examples.map((c) =>
-                        h(
-                          'div',
-                          {},
-                          `${c.location} ${c.dataset} ${when(c.from)}–${when(c.to)} (${c.attempts} attempt(s))`,
-                        ),
+                    'td',
+                    {},
+                    g.examples.map((c) =>
+                      h(
+                        'div',
+                        {},
+                        `${c.location} ${c.dataset} ${when(c.from)}–${when(c.to)} (${c.attempts} attempt(s))`,
                       ),
                     ),
                   ),
@@ -355,46 +334,29 @@ const pages = {
           {},
           `${fmt(board.stale)} of ${fmt(board.rows.length)} location/dataset pair(s) lag more than ${board.maxLagHours} h (ENVDATA_FRESHNESS_MAX_LAG); stale first.`,
         ),
-        h(
-          'table',
-          { id: 'freshness' },
-          h(
-            'thead',
-            {},
+        table(
+          'freshness',
+          [th('Location'), th('Dataset'), th('Last hour landed (UTC)'), th('Lag', 'num'), th('')],
+          shown.map((f) =>
             h(
               'tr',
-              {},
-              h('th', {}, 'Location'),
-              h('th', {}, 'Dataset'),
-              h('th', {}, 'Last hour landed (UTC)'),
-              h('th', { class: 'num' }, 'Lag'),
-              h('th', {}, ''),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            shown.map((f) =>
+              { 'data-location-id': f.locationId, 'data-dataset': f.dataset },
+              h('td', {}, f.name),
+              h('td', {}, f.dataset),
+              h('td', {}, f.knownEmpty ? 'known empty' : f.lastHour ? when(f.lastHour) : 'never'),
               h(
-                'tr',
-                { 'data-location-id': f.locationId, 'data-dataset': f.dataset },
-                h('td', {}, f.name),
-                h('td', {}, f.dataset),
-                h('td', {}, f.knownEmpty ? 'known empty' : f.lastHour ? when(f.lastHour) : 'never'),
-                h(
-                  'td',
-                  { class: 'num' },
-                  f.lagHours === null ? '—' : duration(Math.round(f.lagHours * 3600)),
-                ),
-                h(
-                  'td',
-                  {},
-                  f.stale
-                    ? h('span', { class: 'stale' }, 'stale')
-                    : f.knownEmpty
-                      ? h('span', { title: 'every hour asked was answered "no data"' }, 'no data')
-                      : 'fresh',
-                ),
+                'td',
+                { class: 'num' },
+                f.lagHours === null ? '—' : duration(Math.round(f.lagHours * 3600)),
+              ),
+              h(
+                'td',
+                {},
+                f.stale
+                  ? h('span', { class: 'stale' }, 'stale')
+                  : f.knownEmpty
+                    ? h('span', { title: 'every hour asked was answered "no data"' }, 'no data')
+                    : 'fresh',
               ),
             ),
           ),
@@ -424,46 +386,30 @@ const pages = {
               { class: 'muted', id: 'alerts-empty' },
               'No alert yet: nothing has needed a person.',
             )
-          : h(
-              'table',
-              { id: 'alerts' },
-              h(
-                'thead',
-                {},
+          : table(
+              'alerts',
+              [th('When (UTC)'), th('Event'), th('Message'), th('Delivery')],
+              board.events.map((e) =>
                 h(
                   'tr',
-                  {},
-                  h('th', {}, 'When (UTC)'),
-                  h('th', {}, 'Event'),
-                  h('th', {}, 'Message'),
-                  h('th', {}, 'Delivery'),
-                ),
-              ),
-              h(
-                'tbody',
-                {},
-                board.events.map((e) =>
+                  { 'data-id': e.id, 'data-event': e.event },
+                  h('td', {}, when(e.at)),
+                  h('td', {}, e.event),
+                  h('td', {}, e.text),
                   h(
-                    'tr',
-                    { 'data-id': e.id, 'data-event': e.event },
-                    h('td', {}, when(e.at)),
-                    h('td', {}, e.event),
-                    h('td', {}, e.text),
-                    h(
-                      'td',
-                      {},
-                      e.pending > 0
-                        ? h(
-                            'span',
-                            { class: 'stale', title: e.lastError ?? '' },
-                            `pending${e.lastError ? ` (${e.lastError})` : ''}`,
-                          )
-                        : e.dropped > 0
-                          ? h('span', { class: 'stale' }, 'dropped')
-                          : e.delivered > 0
-                            ? 'delivered'
-                            : 'no target',
-                    ),
+                    'td',
+                    {},
+                    e.pending > 0
+                      ? h(
+                          'span',
+                          { class: 'stale', title: e.lastError ?? '' },
+                          `pending${e.lastError ? ` (${e.lastError})` : ''}`,
+                        )
+                      : e.dropped > 0
+                        ? h('span', { class: 'stale' }, 'dropped')
+                        : e.delivered > 0
+                          ? 'delivered'
+                          : 'no target',
                   ),
                 ),
               ),
@@ -518,55 +464,44 @@ const pages = {
           `Each reports itself every ${duration(data.heartbeatMs / 1000)} (ENVDATA_WORKER_HEARTBEAT), busy or idle; `,
           'silent for three of these, it is presumed gone.',
         ),
-        h(
-          'table',
-          { id: 'workers' },
-          h(
-            'thead',
-            {},
+        table(
+          'workers',
+          [
+            th('Host'),
+            th('Pid', 'num'),
+            th('Busy', 'num'),
+            th('Last heartbeat'),
+            th('Queue connection'),
+            th(''),
+          ],
+          data.workers.map((w) =>
             h(
               'tr',
-              {},
-              h('th', {}, 'Host'),
-              h('th', { class: 'num' }, 'Pid'),
-              h('th', { class: 'num' }, 'Busy'),
-              h('th', {}, 'Last heartbeat'),
-              h('th', {}, 'Queue connection'),
-              h('th', {}, ''),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            data.workers.map((w) =>
+              { 'data-pid': w.pid },
+              h('td', {}, w.host),
+              h('td', { class: 'num' }, w.pid),
+              h('td', { class: 'num' }, w.busy === null ? '—' : `${w.busy} / ${w.concurrency}`),
+              h('td', {}, w.lastHeartbeatAt ? `${ago(w.lastHeartbeatAt)} ago` : 'none'),
               h(
-                'tr',
-                { 'data-pid': w.pid },
-                h('td', {}, w.host),
-                h('td', { class: 'num' }, w.pid),
-                h('td', { class: 'num' }, w.busy === null ? '—' : `${w.busy} / ${w.concurrency}`),
-                h('td', {}, w.lastHeartbeatAt ? `${ago(w.lastHeartbeatAt)} ago` : 'none'),
-                h(
-                  'td',
-                  {},
-                  w.connected
-                    ? `open ${duration(w.ageSeconds)}`
-                    : 'closed (killed, or host unreachable)',
-                ),
-                h(
-                  'td',
-                  {},
-                  w.alive
-                    ? 'alive'
-                    : h(
-                        'span',
-                        {
-                          class: 'stale',
-                          title: 'an envdata without heartbeats, or its event loop is stuck',
-                        },
-                        'no heartbeat',
-                      ),
-                ),
+                'td',
+                {},
+                w.connected
+                  ? `open ${duration(w.ageSeconds)}`
+                  : 'closed (killed, or host unreachable)',
+              ),
+              h(
+                'td',
+                {},
+                w.alive
+                  ? 'alive'
+                  : h(
+                      'span',
+                      {
+                        class: 'stale',
+                        title: 'an envdata without heartbeats, or its event loop is stuck',
+                      },
+                      'no heartbeat',
+                    ),
               ),
             ),
           ),

@@ -1,4 +1,5 @@
-import type { HostileRecordKind } from './fault-settings.js';
+import type { RecordFault } from './apply-record-fault.js';
+import { isHostileRecordKind, type HostileRecordKind } from './fault-settings.js';
 
 /** The dataset whose records are rewritten: their fields differ. */
 export type HostileRecordDataset = 'pollen' | 'weather';
@@ -24,6 +25,17 @@ export function makeRecordsHostile(
   return records.map((text, i) =>
     i < hours ? JSON.stringify(rewrite(JSON.parse(text) as JsonRecord, kind, dataset)) : text,
   );
+}
+
+/** The records of a history answer as `fault` leaves them: rewritten if it is a hostile kind. */
+export function withHostileFault(
+  records: string[],
+  fault: RecordFault | undefined,
+  dataset: HostileRecordDataset,
+): string[] {
+  return fault !== undefined && isHostileRecordKind(fault.kind)
+    ? makeRecordsHostile(records, fault.kind, fault.hours, dataset)
+    : records;
 }
 
 function rewrite(record: JsonRecord, kind: HostileRecordKind, dataset: HostileRecordDataset) {

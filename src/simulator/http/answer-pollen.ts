@@ -10,18 +10,17 @@ import {
 import { generatePollenHour } from '../data/generate-pollen-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
 import { conflictingPollenHour } from '../faults/conflicting-pollen-hour.js';
-import { isHostileRecordKind } from '../faults/fault-settings.js';
-import { makeRecordsHostile } from '../faults/make-records-hostile.js';
+import { withHostileFault } from '../faults/make-records-hostile.js';
 import { pollenSiteOf } from '../data/pollen-site.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { unit3 } from '../data/deterministic-hash.js';
 import { renderPollenBody, renderPollenRecord, type PollenStamp } from '../render/render-pollen.js';
-import { DATA_NOT_AVAILABLE_BODY, RANGE_TOO_LONG_MESSAGE } from '../render/response-text.js';
+import { DATA_NOT_AVAILABLE_BODY } from '../render/response-text.js';
 import type { Answer, RequestContext } from './answer.js';
 import {
   readCoordinates,
+  readHistoryRange,
   readPlace,
-  readRange,
   readSpeciesRisk,
   rejectParameter,
 } from './read-query.js';
@@ -31,10 +30,7 @@ export function answerPollen(ctx: RequestContext): Answer {
   const { params, endpoint, shapes } = ctx;
   rejectParameter(params, 'units', 'weather');
   const speciesRisk = readSpeciesRisk(params);
-  const range =
-    endpoint.operation === 'pollen-history'
-      ? readRange(params, ctx.maxRangeHours, RANGE_TOO_LONG_MESSAGE)
-      : undefined;
+  const range = readHistoryRange(ctx);
 
   const { lat, lng } =
     endpoint.by === 'place' ? locatePlace(readPlace(params)) : readCoordinates(params);
@@ -76,10 +72,7 @@ export function answerPollen(ctx: RequestContext): Answer {
     generated = applyRecordFault(generated, ctx.recordFault, conflictingPollenHour);
   }
   let records = generated.map((hour) => renderPollenRecord(site, hour, stamp, shapes, speciesRisk));
-  const fault = ctx.recordFault;
-  if (stamp === 'history' && fault !== undefined && isHostileRecordKind(fault.kind)) {
-    records = makeRecordsHostile(records, fault.kind, fault.hours, 'pollen');
-  }
+  if (stamp === 'history') records = withHostileFault(records, ctx.recordFault, 'pollen');
   return { status: 200, body: renderPollenBody(site.lat, site.lng, records, shapes) };
 }
 

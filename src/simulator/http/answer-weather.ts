@@ -3,11 +3,10 @@ import { generateWeatherHour, type WeatherHour } from '../data/generate-weather-
 import { applyRecordFault } from '../faults/apply-record-fault.js';
 import { ambiguousWeatherHour } from '../faults/ambiguous-weather-hour.js';
 import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
-import { isHostileRecordKind } from '../faults/fault-settings.js';
-import { makeRecordsHostile } from '../faults/make-records-hostile.js';
+import { withHostileFault } from '../faults/make-records-hostile.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { weatherClimateOf } from '../data/weather-climate.js';
-import { DATA_NOT_AVAILABLE_BODY, RANGE_TOO_LONG_MESSAGE } from '../render/response-text.js';
+import { DATA_NOT_AVAILABLE_BODY } from '../render/response-text.js';
 import {
   renderWeatherForecastBody,
   renderWeatherHistoryBody,
@@ -15,7 +14,7 @@ import {
   renderWeatherRecord,
 } from '../render/render-weather.js';
 import type { Answer, RequestContext } from './answer.js';
-import { readCoordinates, readRange, readUnits, rejectParameter } from './read-query.js';
+import { readCoordinates, readHistoryRange, readUnits, rejectParameter } from './read-query.js';
 
 /** Answers the three weather endpoints (latest, history, forecast; by coordinates). */
 export function answerWeather(ctx: RequestContext): Answer {
@@ -23,10 +22,7 @@ export function answerWeather(ctx: RequestContext): Answer {
   rejectParameter(params, 'speciesRisk', 'pollen');
   const units = readUnits(params);
   const { lat, lng } = readCoordinates(params);
-  const range =
-    endpoint.operation === 'weather-history'
-      ? readRange(params, ctx.maxRangeHours, RANGE_TOO_LONG_MESSAGE)
-      : undefined;
+  const range = readHistoryRange(ctx);
   const climate = weatherClimateOf(lat, lng);
   const nowHour = Math.floor(ctx.nowMs / HOUR_MS);
 
@@ -64,10 +60,10 @@ export function answerWeather(ctx: RequestContext): Answer {
       ambiguousWeatherHour(hour, shapes),
     );
   }
-  let records = hours.map((hour) => renderWeatherRecord(hour, units, shapes));
-  const fault = ctx.recordFault;
-  if (fault !== undefined && isHostileRecordKind(fault.kind)) {
-    records = makeRecordsHostile(records, fault.kind, fault.hours, 'weather');
-  }
+  const records = withHostileFault(
+    hours.map((hour) => renderWeatherRecord(hour, units, shapes)),
+    ctx.recordFault,
+    'weather',
+  );
   return { status: 200, body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes) };
 }

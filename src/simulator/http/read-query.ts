@@ -1,4 +1,6 @@
 import { EnvdataError } from '../../errors/envdata-error.js';
+import { RANGE_TOO_LONG_MESSAGE } from '../render/response-text.js';
+import type { RequestContext } from './answer.js';
 
 /**
  * Reading and validating query parameters the way the service does. A bad or missing
@@ -42,7 +44,7 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?
  * `from` and `to`, written `YYYY-MM-DD hh:mm:ss` (UTC), `to` after `from` and at most
  * `maxRangeHours` later. Returns epoch seconds; `to` is exclusive.
  */
-export function readRange(
+function readRange(
   params: URLSearchParams,
   maxRangeHours: number,
   rangeTooLongMessage: string,
@@ -52,6 +54,13 @@ export function readRange(
   if (toS <= fromS) throw invalidQuery('to must be after from');
   if (toS - fromS > maxRangeHours * 3600) throw invalidQuery(rangeTooLongMessage);
   return { fromS, toS };
+}
+
+/** The range of a history request (`readRange`, refused as the service refuses it); none for the others. */
+export function readHistoryRange(ctx: RequestContext): { fromS: number; toS: number } | undefined {
+  return ctx.endpoint.operation.endsWith('-history')
+    ? readRange(ctx.params, ctx.maxRangeHours, RANGE_TOO_LONG_MESSAGE)
+    : undefined;
 }
 
 function readDateTime(params: URLSearchParams, name: string): number {
