@@ -1,6 +1,7 @@
 import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { EnvdataError } from '../errors/envdata-error.js';
+import { cachedGeocoder } from '../locations/cached-geocoder.js';
 import { listLocations } from '../locations/list-locations.js';
 import type { DeclaredFile } from './declared-file.js';
 import type { DeclaredPlan } from './declared-plan.js';
@@ -10,7 +11,8 @@ import { resolveDeclaredLocations, type ResolvedLocations } from './resolve-decl
 
 /**
  * Resolves a file's locations for `envdata plan` and `envdata apply`: places not registered yet
- * are geocoded, the only calls to the service (`useService` false refuses them instead). Every
+ * are geocoded, the only calls to the service (`useService` false refuses them instead), each
+ * answer kept (`cachedGeocoder`) so that the next plan of the same file makes no call. Every
  * problem (an ambiguous place, a country the point is not in) is one `VALIDATION_FAILED`.
  */
 export async function resolveDeclared(
@@ -18,10 +20,11 @@ export async function resolveDeclared(
   file: DeclaredFile,
   useService: boolean,
 ): Promise<ResolvedLocations> {
+  const geocoder = useService ? cachedGeocoder(app.db, app.serviceClient) : undefined;
   const resolved = await resolveDeclaredLocations(
     file.locations,
     await listLocations(app.db),
-    useService ? app.serviceClient : undefined,
+    geocoder,
   );
   if (resolved.problems.length > 0) {
     throw new EnvdataError(

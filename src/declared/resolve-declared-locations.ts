@@ -16,7 +16,7 @@ export interface ResolvedLocations {
   /** `envdata.yaml:12:5: …`, each saying what to write instead. */
   readonly problems: readonly string[];
   readonly warnings: readonly string[];
-  /** Calls made to the service: one per place not registered yet. */
+  /** Calls made to the service: one per place neither registered nor answered before. */
   readonly geocodeCalls: number;
 }
 
@@ -30,7 +30,7 @@ export interface ResolvedLocations {
 export async function resolveDeclaredLocations(
   declared: readonly DeclaredLocation[],
   registered: readonly LocationWithAliases[],
-  client: Pick<ServiceClient, 'geocode'> | undefined,
+  client: (Pick<ServiceClient, 'geocode'> & { readonly calls?: number }) | undefined,
 ): Promise<ResolvedLocations> {
   const known = new Map<string, LocationWithAliases>();
   for (const l of registered) {
@@ -128,5 +128,6 @@ export async function resolveDeclaredLocations(
       },
     });
   }
-  return { wanted, problems, warnings, geocodeCalls: distinct.size * Number(client !== undefined) };
+  const geocodeCalls = client === undefined ? 0 : (client.calls ?? distinct.size);
+  return { wanted, problems, warnings, geocodeCalls };
 }

@@ -64,6 +64,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await fx.app.db.deleteFrom('run').execute();
+  await fx.app.db.deleteFrom('geocode_answer').execute();
 });
 
 describe('envdata plan and apply', () => {
@@ -79,6 +80,10 @@ describe('envdata plan and apply', () => {
     expect(before.stdout).toMatch(/weather: \d+ hour\(s\) missing for 3 location\(s\)/);
     expect(fx.geocodeCalls()).toBe(1);
     expect(await fx.locationRows()).toEqual([]);
+
+    // The answer is kept: planning again, before any apply, asks the service nothing.
+    expect((await envdata(['plan', '-f', file])).stdout).toBe(before.stdout);
+    expect(fx.geocodeCalls()).toBe(1);
 
     const apply = await envdata(['apply', '-f', file, '--yes']);
     expect(apply.stderr).toBe('');
