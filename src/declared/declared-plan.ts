@@ -6,7 +6,7 @@ import type { WantedLocation } from './wanted-location.js';
 /** The history missing of one dataset, between its `since` and the last complete hour. */
 export interface DatasetHistory {
   readonly dataset: Dataset;
-  /** The earliest `since` of the dataset (groups may start later or earlier). */
+  /** The earliest `since` of the dataset (groups may differ), not before its history starts. */
   readonly from: Date;
   readonly to: Date;
   /** Location-hours missing, not left to an unfinished run. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Uses } from '../app/app-resources.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
+import { HISTORY_STARTS } from '../datasets/dataset-coverage.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { createRunWithGaps } from '../ledger/create-run-with-gaps.js';
 import { findGaps, type Gap } from '../ledger/find-gaps.js';
@@ -152,7 +153,12 @@ async function planIn(
     const missing = gaps.filter((g) => g.dataset === d.dataset);
     return {
       dataset: d.dataset,
-      from: new Date(Math.min(to.getTime(), ...own.map((s) => s.from.getTime()))),
+      from: new Date(
+        Math.min(
+          to.getTime(),
+          ...own.map((s) => Math.max(s.from.getTime(), HISTORY_STARTS[d.dataset].getTime())),
+        ),
+      ),
       to,
       hours: missing.reduce((sum, g) => sum + countHours(g.from, g.to), 0),
       locations: new Set(missing.map((g) => g.locationId)).size,
