@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { roundCoordinate } from '../locations/insert-location.js';
 import type { LocationWithAliases } from '../locations/location.js';
 import { checkPointCountry } from '../locations/check-point-country.js';
 import { describePlaceProblem } from '../locations/choose-place-match.js';
@@ -24,8 +25,9 @@ export interface ResolvedLocations {
  * Turns declared locations into points. A place already registered (its name, or its place text
  * as a name or alias, `locationNameKey`) is that location: no call. Any other place is geocoded
  * (4 calls at once, each distinct place and country once) and must be unambiguous; without a
- * `client` (no ENVDATA_API_KEY) it is a problem. A point's country must contain it
- * (`checkPointCountry`); without one it gets the gazetteer's (`pointCountryCode`).
+ * `client` (no ENVDATA_API_KEY) it is a problem. A new point's country must contain it
+ * (`checkPointCountry`); without one it gets the gazetteer's (`pointCountryCode`). A point
+ * registered as declared is taken as it is.
  */
 export async function resolveDeclaredLocations(
   declared: readonly DeclaredLocation[],
@@ -70,6 +72,21 @@ export async function resolveDeclaredLocations(
   for (const d of declared) {
     const base = { group: d.group, ref: d.ref };
     if (d.kind === 'point') {
+      const same = known.get(locationNameKey(d.name));
+      if (same !== undefined && samePoint(same, d)) {
+        // Registered as declared: checked when it was, and the gazetteer stays unloaded.
+        wanted.push({
+          ...base,
+          input: {
+            name: d.name,
+            lat: d.lat,
+            lng: d.lng,
+            countryCode: same.countryCode,
+            registeredBy: same.registeredBy,
+          },
+        });
+        continue;
+      }
       let countryCode = d.country ?? null;
       if (countryCode !== null) {
         const verdict = checkPointCountry(d.lat, d.lng, countryCode);
@@ -131,3 +148,7 @@ export async function resolveDeclaredLocations(
   const geocodeCalls = client === undefined ? 0 : (client.calls ?? distinct.size);
   return { wanted, problems, warnings, geocodeCalls };
 }
+
+const samePoint = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) =>
+  roundCoordinate(a.lat) === roundCoordinate(b.lat) &&
+  roundCoordinate(a.lng) === roundCoordinate(b.lng);
