@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DeclaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
+import { declaredPlanJson, type DeclaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
 import type { BackfillPlanJson } from '../../src/cli/json/backfill-plan-json.js';
 import { createApp, type App } from '../../src/app.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
@@ -45,11 +45,16 @@ async function declare(
   return file;
 }
 
+/** `plan --json`: one document, valid, with no key its schema (docs/json-output.md) leaves out. */
 async function planJson(file: string, run = envdata): Promise<DeclaredPlanJson> {
   const result = await run(['plan', '-f', file, '--json']);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as DeclaredPlanJson;
+  const raw: unknown = JSON.parse(result.stdout);
+  const parsed = declaredPlanJson.safeParse(raw);
+  expect(parsed.error).toBeUndefined();
+  expect(parsed.data).toEqual(raw);
+  return parsed.data!;
 }
 
 const runs = () =>
@@ -207,6 +212,47 @@ describe('envdata plan and apply', () => {
     expect(both.filter((r) => /run \d+/.test(r.stdout))).toHaveLength(1);
     expect(await runs()).toHaveLength(1);
     expect(await fx.locationRows()).toHaveLength(4);
+  });
+
+  it('a group of locations gets the since of its own', async () => {
+    const file = await declare(
+      POINTS.slice(0, 2),
+      daysAgo(2),
+      '  - { name: Zermatt, lat: 46.0207, lng: 7.7491, group: alps }\n',
+    );
+    const text = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      text.replace(
+        'weather: { since',
+        'weather: { groups: { alps: { since: ' + daysAgo(5) + ' } }, since',
+      ),
+    );
+    const plan = await planJson(file);
+    const [weather] = plan.history;
+    const hoursSince = (days: number) =>
+      (Date.parse(weather!.to) - Date.parse(`${daysAgo(days)}T00:00:00Z`)) / 3_600_000;
+    expect(weather!.from).toBe(`${daysAgo(5)}T00:00:00.000Z`);
+    expect(weather!.hours).toBe(2 * hoursSince(2) + hoursSince(5));
+  });
+
+  it('an ambiguous place exits 2 at its position, with the countries to choose from', async () => {
+    const file = await declare(POINTS.slice(0, 1), daysAgo(1), '  - { place: Valencia }\n');
+    const result = await envdata(['plan', '-f', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /envdata\.yaml:4:5: "Valencia" is ambiguous: .*country: VE or ES/,
+    );
+    expect(await fx.locationRows()).toEqual([]);
+  });
+
+  it('apply off a terminal without --yes changes nothing and says how to confirm', async () => {
+    const file = await declare(POINTS.slice(0, 1), daysAgo(1));
+    const result = await envdata(['apply', '-f', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('add --yes to confirm (nothing was done)');
+    expect(await fx.locationRows()).toEqual([]);
+    expect(await runs()).toEqual([]);
   });
 
   it('a bad file exits 2 listing every problem with its position, and writes nothing', async () => {
