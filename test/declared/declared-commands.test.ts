@@ -5,6 +5,7 @@ import { declaredPlanJson, type DeclaredPlanJson } from '../../src/cli/json/decl
 import type { BackfillPlanJson } from '../../src/cli/json/backfill-plan-json.js';
 import { createApp, type App } from '../../src/app.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
+import { runEnvdata } from '../harness/run-envdata.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 import { useLocationsFixture } from '../locations/locations-fixture.js';
@@ -212,6 +213,19 @@ describe('envdata plan and apply', () => {
     expect(both.filter((r) => /run \d+/.test(r.stdout))).toHaveLength(1);
     expect(await runs()).toHaveLength(1);
     expect(await fx.locationRows()).toHaveLength(4);
+  });
+
+  it('apply --wait fetches the history to the end; the next plan shows no changes', async () => {
+    const file = await declare(POINTS.slice(0, 1), daysAgo(2));
+    const result = await runEnvdata(['apply', '-f', file, '--yes', '--wait'], fx.cliEnv());
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^run (\d+) \(backfill\) done: (\d+)\/\2 chunks done, 0 failed/m);
+    expect(fx.simulator.stats().byEndpoint['weather-history']).toBeGreaterThan(0);
+    fx.simulator.resetStats();
+    expect((await envdata(['plan', '-f', file])).stdout).toBe(
+      `no changes: the warehouse is as ${file} declares it\n`,
+    );
+    expect(fx.simulator.stats().total).toBe(0);
   });
 
   it('a group of locations gets the since of its own', async () => {
