@@ -6,6 +6,7 @@ import type { BackfillPlanJson } from '../../src/cli/json/backfill-plan-json.js'
 import { createApp, type App } from '../../src/app.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
+import { runOnTerminal } from '../harness/run-on-terminal.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 import { useLocationsFixture } from '../locations/locations-fixture.js';
@@ -226,6 +227,24 @@ describe('envdata plan and apply', () => {
       `no changes: the warehouse is as ${file} declares it\n`,
     );
     expect(fx.simulator.stats().total).toBe(0);
+  });
+
+  it('apply on a terminal shows the plan and asks: n does nothing, y applies it', async () => {
+    const file = await declare(POINTS.slice(0, 1), daysAgo(1));
+    const no = runOnTerminal(['apply', '-f', file], fx.cliEnv());
+    await no.waitFor('Apply this plan? [y/N] ');
+    expect(no.screen()).toContain('locations: 1 to add, 0 to retire, 0 to restore, 0 unchanged');
+    no.type('n\r');
+    expect(await no.exited).toBe(2);
+    expect(no.screen()).toContain('nothing was done (answer y to apply)');
+    expect(await fx.locationRows()).toEqual([]);
+
+    const yes = runOnTerminal(['apply', '-f', file], fx.cliEnv());
+    await yes.waitFor('Apply this plan? [y/N] ');
+    yes.type('y\r');
+    expect(await yes.exited).toBe(0);
+    expect(yes.screen()).toMatch(/applied .*: 1 added, 0 retired, 0 restored, run \d+/);
+    expect(await runs()).toHaveLength(1);
   });
 
   it('a group of locations gets the since of its own', async () => {
