@@ -38,7 +38,7 @@ export const LAYERS = [
   // for them (`ProcessResources`), and its HTTP server.
   ['app'],
   ['dispatch', 'status', 'notify'],
-  ['ingest', 'runs', 'sync'],
+  ['ingest', 'runs', 'sync', 'declared'],
   ['worker', 'console'],
   // The composition root: use cases take `Uses<…>` from src/app/, never the whole `App`.
   ['app.ts'],

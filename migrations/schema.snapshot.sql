@@ -37,6 +37,7 @@
 --   2026_11_27_0034_analytics_column_comments
 --   2026_11_27_0036_snapshot_partitions
 --   2026_11_27_0037_bi_freshness_view
+--   2026_11_27_0038_declared_state
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -175,6 +176,14 @@ alter table envdata.forecast_accuracy_rollup add constraint forecast_accuracy_ro
 alter table envdata.forecast_accuracy_rollup add constraint forecast_accuracy_rollup_pkey PRIMARY KEY (location_id, local_date, product, measure, lead_day);
 CREATE INDEX forecast_accuracy_rollup_date ON envdata.forecast_accuracy_rollup USING btree (local_date);
 CREATE INDEX forecast_accuracy_rollup_measure ON envdata.forecast_accuracy_rollup USING btree (measure, local_date) INCLUDE (location_id, dataset, product, lead_day, pairs, compared, error_sum, abs_error_sum, squared_error_sum, risk_compared, risk_hits);
+
+create table envdata.geocode_answer (
+  place_key text not null,
+  matches jsonb not null,
+  answered_at timestamp with time zone not null default now()
+);
+alter table envdata.geocode_answer add constraint geocode_answer_matches_check CHECK (jsonb_typeof(matches) = 'array'::text);
+alter table envdata.geocode_answer add constraint geocode_answer_pkey PRIMARY KEY (place_key);
 
 create table envdata.history_window (
   dataset envdata.dataset not null,

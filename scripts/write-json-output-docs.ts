@@ -2,6 +2,10 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { JSON_OUTPUTS } from '../src/cli/json/json-outputs.js';
 import {
+  DECLARED_SCHEMA_FILE,
+  renderDeclaredSchema,
+} from '../src/declared/render-declared-schema.js';
+import {
   JSON_OUTPUT_DOC_FILE,
   JSON_SCHEMA_DIR,
   jsonSchemaFileName,
@@ -12,7 +16,9 @@ import {
 /**
  * `npm run docs:json`: writes docs/json-output.md and docs/json-schemas/KIND.schema.json from the
  * zod schemas of the `--json` documents (src/cli/json/), and removes schema files no document
- * has any more. test/cli/json-output-docs.test.ts fails while they differ from the code.
+ * has any more; and docs/envdata.schema.json, the JSON Schema of `envdata.yaml`.
+ * test/cli/json-output-docs.test.ts and test/declared/declared-schema-docs.test.ts fail while
+ * they differ from the code.
  */
 mkdirSync(JSON_SCHEMA_DIR, { recursive: true });
 const wanted = new Set(JSON_OUTPUTS.map(jsonSchemaFileName));
@@ -26,6 +32,7 @@ for (const output of JSON_OUTPUTS) {
   );
 }
 writeFileSync(JSON_OUTPUT_DOC_FILE, renderJsonOutputDoc(JSON_OUTPUTS));
+writeFileSync(DECLARED_SCHEMA_FILE, renderDeclaredSchema());
 console.log(
-  `wrote ${path.relative(process.cwd(), JSON_OUTPUT_DOC_FILE)} and ${JSON_OUTPUTS.length} schema(s) in ${path.relative(process.cwd(), JSON_SCHEMA_DIR)}`,
+  `wrote ${path.relative(process.cwd(), JSON_OUTPUT_DOC_FILE)}, ${JSON_OUTPUTS.length} schema(s) in ${path.relative(process.cwd(), JSON_SCHEMA_DIR)} and ${DECLARED_SCHEMA_FILE}`,
 );

@@ -5,6 +5,7 @@ import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
+import { registerDeclaredCommands } from './commands/declared-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDbtSourcesCommand } from './commands/dbt-sources-command.js';
@@ -51,6 +52,7 @@ export function buildProgram(context: CommandContext): Command {
   registerMigrateCommand(program, context);
   registerLocationsCommand(program, context);
   registerBackfillCommand(program, context);
+  registerDeclaredCommands(program, context);
   registerWorkerCommand(program, context);
   registerServeCommand(program, context);
   registerResumeCommands(program, context);

@@ -312,6 +312,14 @@ export interface CallPaceTable {
   expires_at: Timestamp;
 }
 
+/** The service's matches for a place text, kept for `envdata plan` (migration 0038). */
+export interface GeocodeAnswerTable {
+  place_key: string;
+  /** `GeocodeMatch[]`, best first. */
+  matches: ColumnType<unknown, string, string>;
+  answered_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 /** One worker's last heartbeat on one queue (Postgres queue backend; migration 0032). */
 export interface WorkerHeartbeatTable {
   queue: string;
@@ -359,6 +367,7 @@ export interface Database {
   call_pace: CallPaceTable;
   quota_usage: QuotaUsageTable;
   worker_heartbeat: WorkerHeartbeatTable;
+  geocode_answer: GeocodeAnswerTable;
   history_window: HistoryWindowTable;
   share_unit: ShareUnitTable;
   notification: NotificationTable;

@@ -1,3 +1,4 @@
+import type { DeclaredPlanJson } from './declared-plan-json.js';
 import type { NotificationJson } from '../../notify/notification-document.js';
 import type { BackfillPlanJson } from './backfill-plan-json.js';
 import type { LocationsJson } from './locations-json.js';
@@ -337,4 +338,57 @@ export const NOTIFICATION_EXAMPLE: NotificationJson = {
       'the service refused the API key (401): check ENVDATA_API_KEY (no retry can fix a refused key); the run stops until the key is fixed',
     action: 'fix the cause, then envdata resume 13',
   },
+};
+
+/** `envdata plan --json`. */
+export const DECLARED_PLAN_EXAMPLE: DeclaredPlanJson = {
+  kind: 'declared-plan',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  file: 'envdata.yaml',
+  digest: '9f2c1e0b7d4a3f5e6c8b9a0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f',
+  changes: true,
+  locations: {
+    add: [
+      {
+        name: 'Valencia',
+        lat: 39.4699,
+        lng: -0.3763,
+        countryCode: 'ES',
+        declaredAt: 'envdata.yaml:9:5',
+      },
+    ],
+    retire: [{ locationId: 3, name: 'Oslo' }],
+    restore: [],
+    unchanged: 2,
+  },
+  history: [
+    {
+      dataset: 'pollen',
+      from: '2024-06-01T00:00:00.000Z',
+      to: '2024-06-30T12:00:00.000Z',
+      hours: 1020,
+      locations: 2,
+    },
+  ],
+  plan: {
+    gaps: 2,
+    chunks: 23,
+    calls: 23,
+    callsAt48h: 23,
+    windowAuto: false,
+    expectedRows: 8160,
+    byDataset: { pollen: { chunks: 23, expectedRows: 8160, windowHours: 48 }, weather: null },
+  },
+  durationMs: 2300,
+  rateLimits: ['10/s'],
+  money: {
+    currency: 'EUR',
+    pricePerCall: '0.0004',
+    cost: '0.0092',
+    budget: null,
+  },
+  quotaDays: { days: 0.0005, boundBy: 'quota (day)', callsPerDay: 45000 },
+  geocodeCalls: 1,
+  notes: [],
 };

@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import { backfillPlanJson } from './backfill-plan-json.js';
 import {
   BACKFILL_PLAN_EXAMPLE,
+  DECLARED_PLAN_EXAMPLE,
   LOCATIONS_EXAMPLE,
   NOTIFICATION_EXAMPLE,
   RUN_STATUS_EXAMPLE,
   STATUS_EXAMPLE,
   SYNC_PLAN_EXAMPLE,
 } from './json-output-examples.js';
+import { declaredPlanJson } from './declared-plan-json.js';
 import { locationsJson } from './locations-json.js';
 import { notificationJson } from '../../notify/notification-document.js';
 import { runStatusJson } from './run-status-json.js';
@@ -65,6 +67,14 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
       'What `envdata backfill` with the same flags would plan now — the range minus what the ledger holds — without writing anything: the chunks a run would create, the calls, the rows and the time at the rate limits. `--json` without `--dry-run` exits 2: a backfill that runs prints progress for people; follow it with `envdata status RUN --json`.',
     schema: backfillPlanJson,
     example: BACKFILL_PLAN_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata plan --json',
+    kind: 'declared-plan',
+    about:
+      'What `envdata apply` would do to make the warehouse match `envdata.yaml` (docs/envdata.md): the locations it adds, retires and restores, then per dataset the history missing between `since` and the last complete hour, as the one backfill run it starts, with its calls, duration, cost and days under the quota. Nothing is written; the service is called only to geocode places not registered yet. A bad file exits 2 with every problem on standard error and nothing on standard output.',
+    schema: declaredPlanJson,
+    example: DECLARED_PLAN_EXAMPLE,
   }),
   jsonOutput({
     command: 'envdata sync --dry-run --json',
