@@ -509,7 +509,7 @@ export const ANALYTICS_COLUMNS: readonly AnalyticsView[] = [
  * How a view shows a stored `real`: `precise` as the service sent it, a `double precision` that
  * prints as the decimal sent (`73`, not `73.00000190734863`); `stored` as before this migration.
  */
-type Precision = 'precise' | 'stored';
+export type Precision = 'precise' | 'stored';
 
 /** `real` → `double precision` rounded to `decimals`: the nearest double to that decimal. */
 function rounded(expr: string, decimals: number, times = 1): string {
@@ -657,6 +657,18 @@ function refreshDailyRollups(precision: Precision): string {
       n integer;
     begin
       refreshed := envdata.refresh_fact_rollups();
+${accuracyRefresh(precision)}      return refreshed;
+    end
+    $fn$;`;
+}
+
+/**
+ * The part of `refresh_daily_rollups()` after `refresh_fact_rollups()`: the forecast accuracy of
+ * the spans of local days in `pg_temp.rollup_spans`, its weather pairs read at `precision`
+ * (0036 runs it after cutting the spans).
+ */
+export function accuracyRefresh(precision: Precision): string {
+  return `
 
       create temporary table if not exists pg_temp.accuracy_rows
         (like envdata.forecast_accuracy_rollup) on commit drop;
@@ -723,9 +735,7 @@ function refreshDailyRollups(precision: Precision): string {
           select 1 from pg_temp.accuracy_rows a
           where a.location_id = r.location_id and a.local_date = r.local_date
             and a.product = r.product and a.measure = r.measure and a.lead_day = r.lead_day);
-      return refreshed;
-    end
-    $fn$;`;
+`;
 }
 
 /** The views whose `real` values change type, and so are dropped and created again. */

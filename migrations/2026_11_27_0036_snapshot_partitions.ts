@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { accuracyRefresh } from './2026_11_27_0034_analytics_column_comments.js';
 
 /** The snapshot tables, with what each has beside its columns and checks (0004): keys and indexes, named as there. */
 const TABLES = [
@@ -35,84 +36,10 @@ const TABLES = [
 ] as const;
 
 /**
- * The forecast accuracy of the spans of local days in `pg_temp.rollup_spans` as 0034 left it
- * (0019's, its weather pairs read at the precision `analytics` shows): the part of
- * `refresh_daily_rollups()` after `refresh_fact_rollups()`.
+ * The forecast accuracy of the spans of local days in `pg_temp.rollup_spans` as 0034 left it:
+ * the part of `refresh_daily_rollups()` after `refresh_fact_rollups()`.
  */
-const ACCURACY = `
-      create temporary table if not exists pg_temp.accuracy_rows
-        (like envdata.forecast_accuracy_rollup) on commit drop;
-      truncate pg_temp.accuracy_rows;
-
-      insert into pg_temp.accuracy_rows
-      select f.location_id, (f.valid_at at time zone s.timezone)::date, 'pollen'::envdata.dataset, f.product,
-        f.pollen_type::text, ceil(extract(epoch from f.valid_at - f.fetched_at) / 86400)::int,
-        count(*), count(f.count - o.count),
-        sum((f.count - o.count)::double precision order by f.count - o.count),
-        sum(abs(f.count - o.count)::double precision order by abs(f.count - o.count)),
-        sum(((f.count - o.count)::double precision) ^ 2 order by abs(f.count - o.count)),
-        count(f.risk_level::text = o.risk_level::text),
-        count(*) filter (where f.risk_level::text = o.risk_level::text)
-      from pg_temp.rollup_spans s
-      join envdata.pollen_snapshot f
-        on f.location_id = s.location_id and f.valid_at >= s.span_from and f.valid_at < s.span_to
-      join envdata.pollen_hourly o
-        on o.location_id = f.location_id and o.observed_at = f.valid_at
-        and o.pollen_type = f.pollen_type
-        and o.observed_at >= s.span_from and o.observed_at < s.span_to
-      where s.dataset = 'pollen' and f.product <> 'latest'
-      group by 1, 2, 3, 4, 5, 6;
-
-      insert into pg_temp.accuracy_rows
-      select f.location_id, (f.valid_at at time zone s.timezone)::date, 'weather'::envdata.dataset, f.product,
-        m.measure, ceil(extract(epoch from f.valid_at - f.fetched_at) / 86400)::int,
-        count(*), count(m.forecast_value - m.observed_value),
-        sum(m.forecast_value - m.observed_value order by m.forecast_value - m.observed_value),
-        sum(abs(m.forecast_value - m.observed_value)
-          order by abs(m.forecast_value - m.observed_value)),
-        sum((m.forecast_value - m.observed_value) ^ 2
-          order by abs(m.forecast_value - m.observed_value)),
-        0, 0
-      from pg_temp.rollup_spans s
-      join envdata.weather_snapshot f
-        on f.location_id = s.location_id and f.valid_at >= s.span_from and f.valid_at < s.span_to
-      join envdata.weather_hourly o
-        on o.location_id = f.location_id and o.observed_at = f.valid_at
-        and o.observed_at >= s.span_from and o.observed_at < s.span_to
-      cross join lateral (values
-        ('temperature_c', round(f.temperature_c::double precision * 100) / 100, round(o.temperature_c::double precision * 100) / 100),
-        ('apparent_temperature_c', round(f.apparent_temperature_c::double precision * 100) / 100, round(o.apparent_temperature_c::double precision * 100) / 100),
-        ('humidity_pct', round(f.humidity_fraction::double precision * 10000) / 100, round(o.humidity_fraction::double precision * 10000) / 100),
-        ('pressure_hpa', round(f.pressure_hpa::double precision * 100) / 100, round(o.pressure_hpa::double precision * 100) / 100),
-        ('wind_speed_ms', round(f.wind_speed_ms::double precision * 100) / 100, round(o.wind_speed_ms::double precision * 100) / 100),
-        ('cloud_cover_pct', round(f.cloud_cover_fraction::double precision * 10000) / 100, round(o.cloud_cover_fraction::double precision * 10000) / 100),
-        ('precip_intensity_mm_h', round(f.precip_intensity_mm_h::double precision * 100) / 100, round(o.precip_intensity_mm_h::double precision * 100) / 100),
-        ('precip_probability_pct', round(f.precip_probability_fraction::double precision * 10000) / 100, round(o.precip_probability_fraction::double precision * 10000) / 100)
-      ) as m(measure, forecast_value, observed_value)
-      where s.dataset = 'weather' and f.product <> 'latest'
-      group by 1, 2, 3, 4, 5, 6;
-
-      insert into envdata.forecast_accuracy_rollup as r
-      select * from pg_temp.accuracy_rows
-      on conflict (location_id, local_date, product, measure, lead_day) do update set
-        dataset = excluded.dataset, pairs = excluded.pairs, compared = excluded.compared,
-        error_sum = excluded.error_sum, abs_error_sum = excluded.abs_error_sum,
-        squared_error_sum = excluded.squared_error_sum,
-        risk_compared = excluded.risk_compared, risk_hits = excluded.risk_hits;
-      get diagnostics n = row_count;
-      refreshed := refreshed + n;
-
-      -- Days of the spans that no longer have a pair of some kind lose its row.
-      delete from envdata.forecast_accuracy_rollup r
-      using pg_temp.rollup_spans s
-      where r.location_id = s.location_id and r.dataset = s.dataset
-        and r.local_date >= (s.span_from at time zone s.timezone)::date
-        and r.local_date < (s.span_to at time zone s.timezone)::date
-        and not exists (
-          select 1 from pg_temp.accuracy_rows a
-          where a.location_id = r.location_id and a.local_date = r.local_date
-            and a.product = r.product and a.measure = r.measure and a.lead_day = r.lead_day);
-`;
+const ACCURACY = accuracyRefresh('precise');
 
 /** `refresh_daily_rollups()` with `cut` (SQL) run between the fact rollups and the accuracy. */
 function refreshFunction(cut: string): string {

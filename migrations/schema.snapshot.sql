@@ -1450,6 +1450,7 @@ AS $function$
         where d.timezone = s.timezone;
       end if;
 
+
       create temporary table if not exists pg_temp.accuracy_rows
         (like envdata.forecast_accuracy_rollup) on commit drop;
       truncate pg_temp.accuracy_rows;
