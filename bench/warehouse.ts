@@ -28,7 +28,13 @@ import {
   DEFAULT_SERVER_URL,
   runInBenchDatabase,
 } from './lib/bench-database.js';
-import { FACT_TABLES, fillWarehouse, markAllDirty } from './lib/warehouse-fill.js';
+import {
+  FACT_TABLES,
+  FORECAST_PRODUCTS,
+  fillWarehouse,
+  markAllDirty,
+  type ForecastProduct,
+} from './lib/warehouse-fill.js';
 import { addWarehouseLocations, pickWarehouseCities } from './lib/warehouse-locations.js';
 import { exampleQueries, queryPlaces } from './lib/warehouse-queries.js';
 import { printWarehouseReport, type WarehouseReport } from './lib/warehouse-report.js';
@@ -38,13 +44,18 @@ import { timeQuery, type QueryTiming } from './lib/warehouse-timing.js';
 /** The last complete UTC year: the history ends there. */
 const LAST_YEAR = new Date().getUTCFullYear() - 1;
 
+const isForecastProduct = (p: string): p is ForecastProduct =>
+  (FORECAST_PRODUCTS as readonly string[]).includes(p);
+
 function readOptions(): WarehouseReport['options'] & { readonly keep: boolean } {
   const { values } = parseArgs({
     options: {
       locations: { type: 'string', default: '200' },
       years: { type: 'string', default: '6' },
       'pollen-years': { type: 'string', default: '2' },
-      'forecast-days': { type: 'string', default: '31' },
+      'forecast-nights': { type: 'string', default: '31' },
+      'forecast-products': { type: 'string', default: FORECAST_PRODUCTS.join(',') },
+      'skip-facts': { type: 'boolean', default: false },
       runs: { type: 'string', default: '11' },
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -53,12 +64,15 @@ function readOptions(): WarehouseReport['options'] & { readonly keep: boolean } 
   });
   if (values.help) {
     console.log(`usage: npm run bench:warehouse -- [options]
-  --locations N      cities to register (default 200)
-  --years N          years of hourly weather, ending ${LAST_YEAR} (default 6)
-  --pollen-years N   years of hourly pollen and species, ending ${LAST_YEAR}, not before 2016 (default 2)
-  --forecast-days N  days of nightly forecasts at the end of the history (default 31)
-  --runs N           timed runs per query, after one warm-up (default 11)
-  --keep             keep the database afterwards and print its URL (to try queries on it)
+  --locations N              cities to register (default 200)
+  --years N                  years of hourly weather, ending ${LAST_YEAR} (default 6)
+  --pollen-years N           years of hourly pollen and species, ending ${LAST_YEAR}, not before 2016 (default 2)
+  --forecast-nights N        nightly syncs' forecasts at the end of the history (default 31)
+  --forecast-products A,B    the products each sync stores (default ${FORECAST_PRODUCTS.join(',')})
+  --skip-facts               no hourly facts, rollups or queries of them: the ledger, the pollen
+                             forecasts and the queries of those only (forecast_72h needs the facts)
+  --runs N                   timed runs per query, after one warm-up (default 11)
+  --keep                     keep the database afterwards and print its URL (to try queries on it)
 The defaults write about 54 million fact rows. Server: BENCH_DATABASE_URL (a superuser URL),
 default ${DEFAULT_SERVER_URL}`);
     process.exit(0);
@@ -72,13 +86,27 @@ default ${DEFAULT_SERVER_URL}`);
   };
   const years = int('years', values.years, 36);
   const pollenYears = int('pollen-years', values['pollen-years'], LAST_YEAR - 2015);
+  const named = values['forecast-products'].split(',').map((p) => p.trim());
+  const forecastProducts = named.filter(isForecastProduct);
+  if (forecastProducts.length !== named.length || forecastProducts.length === 0) {
+    throw new Error(
+      `--forecast-products takes some of ${FORECAST_PRODUCTS.join(',')}, got "${values['forecast-products']}"`,
+    );
+  }
+  if (values['skip-facts'] && forecastProducts.includes('forecast_72h')) {
+    throw new Error(
+      '--skip-facts leaves no weather to read forecast_72h from: add --forecast-products forecast_48h,forecast_120h',
+    );
+  }
   if (pollenYears > years)
     throw new Error(`--pollen-years (${pollenYears}) cannot exceed --years (${years})`);
   return {
     locations: int('locations', values.locations, 2_000),
     years,
     pollenYears,
-    forecastDays: int('forecast-days', values['forecast-days'], 365),
+    forecastNights: int('forecast-nights', values['forecast-nights'], 365),
+    forecastProducts,
+    facts: !values['skip-facts'],
     runs: int('runs', values.runs, 100),
     keep: values.keep,
   };
@@ -102,7 +130,9 @@ async function main(): Promise<void> {
         lastYear: LAST_YEAR,
         weatherYears: options.years,
         pollenYears: options.pollenYears,
-        forecastDays: options.forecastDays,
+        forecastNights: options.forecastNights,
+        forecastProducts: options.forecastProducts,
+        facts: options.facts,
       },
       (what) => {
         stopIfInterrupted();
@@ -111,12 +141,15 @@ async function main(): Promise<void> {
     );
 
     stopIfInterrupted();
-    console.log('refreshing the daily rollups (everything dirty)');
-    await markAllDirty(db);
-    await checkpoint(db);
-    const t0 = performance.now();
-    const rollupRows = await refreshDailyRollups(db);
-    const rollup = { rows: rollupRows, seconds: (performance.now() - t0) / 1_000 };
+    let rollup: WarehouseReport['rollup'] = null;
+    if (options.facts) {
+      console.log('refreshing the daily rollups (everything dirty)');
+      await markAllDirty(db);
+      await checkpoint(db);
+      const t0 = performance.now();
+      const rollupRows = await refreshDailyRollups(db);
+      rollup = { rows: rollupRows, seconds: (performance.now() - t0) / 1_000 };
+    }
 
     stopIfInterrupted();
     console.log('ANALYZE');
@@ -144,7 +177,10 @@ async function main(): Promise<void> {
 
     await ensureBiRole(db);
     const timings: QueryTiming[] = [];
-    for (const query of exampleQueries(fill.spans, queryPlaces(locations))) {
+    const queries = exampleQueries(fill.spans, queryPlaces(locations)).filter(
+      (q) => options.facts || q.reads !== 'facts',
+    );
+    for (const query of queries) {
       stopIfInterrupted();
       console.log(`timing query ${query.id}`);
       timings.push(await timeQuery(db, query, options.runs));
