@@ -8,6 +8,7 @@ import {
 } from '../../src/simulator/data/pollen-species-table.js';
 import { POLLEN_RISK_THRESHOLDS } from '../../src/simulator/data/pollen-risk.js';
 import type { PollenRegion, PollenType } from '../../src/types.js';
+import { ensureMonthPartitions } from '../../src/warehouse/month-partitions.js';
 import type { Database } from '../../src/warehouse/schema.js';
 
 /** First year the service has pollen history for (as the simulator: 2016-01-01 UTC). */
@@ -17,6 +18,15 @@ export const POLLEN_FIRST_YEAR = 2016;
 export const FACT_TABLES = ['weather_hourly', 'pollen_hourly', 'pollen_species_hourly'] as const;
 export type FactTable = (typeof FACT_TABLES)[number];
 
+/** The forecast products a nightly sync stores: weather 72 h hourly, pollen 48 h hourly and 120 h 3-hourly. */
+export const FORECAST_PRODUCTS = ['forecast_72h', 'forecast_48h', 'forecast_120h'] as const;
+export type ForecastProduct = (typeof FORECAST_PRODUCTS)[number];
+
+/** Hours ahead and step of each pollen product, as the service sends them. */
+const POLLEN_PRODUCTS: Readonly<
+  Record<Exclude<ForecastProduct, 'forecast_72h'>, [number, number]>
+> = { forecast_48h: [48, 1], forecast_120h: [120, 3] };
+
 /** What to generate: whole UTC years up to the end of `lastYear`, for every location. */
 export interface WarehouseScale {
   /** Last UTC year of history (the bench uses the last complete year). */
@@ -25,8 +35,16 @@ export interface WarehouseScale {
   readonly weatherYears: number;
   /** Years of hourly pollen and species, ending with `lastYear`, never before 2016. */
   readonly pollenYears: number;
-  /** Days of forecasts (snapshots of a nightly sync) at the end of the history. */
-  readonly forecastDays: number;
+  /** Nights of forecasts (one nightly sync each) at the end of the history. */
+  readonly forecastNights: number;
+  /** The products each sync stores. */
+  readonly forecastProducts: readonly ForecastProduct[];
+  /**
+   * Whether to fill the hourly facts. Without them the ledger still says every hour landed and
+   * the pollen forecasts are still written (generated, not read from the facts); the weather
+   * forecast is read from the facts, so it needs them.
+   */
+  readonly facts: boolean;
 }
 
 /** The hours of each dataset, `[from, to)`. */
@@ -67,7 +85,7 @@ export function spansOf(scale: WarehouseScale): WarehouseSpans {
     weather: { from: yearStart(scale.lastYear + 1 - scale.weatherYears), to },
     weatherGap: { from: gapFrom, to: new Date(gapFrom.getTime() + 2 * DAY_MS) },
     pollen: { from: yearStart(pollenFirst), to },
-    forecast: { from: new Date(to.getTime() - scale.forecastDays * DAY_MS), to },
+    forecast: { from: new Date(to.getTime() - scale.forecastNights * DAY_MS), to },
   };
 }
 
@@ -104,12 +122,19 @@ export async function fillWarehouse(
   checkpoint: Checkpoint = () => undefined,
 ): Promise<FillResult> {
   const spans = spansOf(scale);
+  if (!scale.facts && scale.forecastProducts.includes('forecast_72h')) {
+    throw new Error('the weather forecast is read from the weather facts: fill the facts too');
+  }
   await insertSpeciesNames(db);
   return db.connection().execute(async (conn) => {
     await sql`set session_replication_role = replica`.execute(conn);
     try {
       const facts = {} as Record<FactTable, FilledTable>;
       for (const table of FACT_TABLES) {
+        if (!scale.facts) {
+          facts[table] = { rows: 0, seconds: 0 };
+          continue;
+        }
         const span = table === 'weather_hourly' ? spans.weather : spans.pollen;
         let rows = 0;
         let seconds = 0;
@@ -132,9 +157,13 @@ export async function fillWarehouse(
         ...facts.weather_hourly,
         rows: facts.weather_hourly.rows - Number(cut.numAffectedRows ?? 0n),
       };
-      checkpoint('forecast snapshots');
       const t0 = performance.now();
-      const snapshots = await fillForecasts(conn, spans.forecast);
+      const snapshots = await fillForecasts(
+        conn,
+        spans.forecast,
+        scale.forecastProducts,
+        checkpoint,
+      );
       const snapshotSeconds = (performance.now() - t0) / 1_000;
       checkpoint('coverage');
       const t1 = performance.now();
@@ -178,19 +207,23 @@ function riskOf(count: RawBuilder<unknown>, type: RawBuilder<unknown>): RawBuild
 }
 
 /**
- * Per location and hour: `doy` (day of year), `dn` (day number), `solar` (solar hour 0–24),
- * `south` (southern hemisphere). Shared by every table's generator.
+ * Per location and hour `t` (SQL): `doy` (day of year), `dn` (day number), `solar` (solar hour
+ * 0–24), `south` (southern hemisphere), as `k`. Shared by every generator.
  */
+const CLOCK = (t: RawBuilder<unknown>) => sql`
+  cross join lateral (select
+    extract(doy from ${t})::float8 as doy,
+    floor(extract(epoch from ${t}) / 86400)::float8 as dn,
+    extract(hour from ${t})::float8 + l.lng / 15 + 48
+      - 24 * floor((extract(hour from ${t})::float8 + l.lng / 15 + 48) / 24) as solar,
+    l.lat < 0 as south) k`;
+
+/** Every location's hours `h.t` in `[from, to)`, with their `CLOCK`. */
 const HOURS = (from: Date, to: Date) => sql`
   envdata.location l
   cross join lateral generate_series(${from}::timestamptz, ${to}::timestamptz - interval '1 hour',
     interval '1 hour') h(t)
-  cross join lateral (select
-    extract(doy from h.t)::float8 as doy,
-    floor(extract(epoch from h.t) / 86400)::float8 as dn,
-    extract(hour from h.t)::float8 + l.lng / 15 + 48
-      - 24 * floor((extract(hour from h.t)::float8 + l.lng / 15 + 48) / 24) as solar,
-    l.lat < 0 as south) k`;
+  ${CLOCK(sql`h.t`)}`;
 
 /**
  * A pollen season's strength at `k.doy`: a Gaussian around `peak` days (half a year later in
@@ -311,23 +344,44 @@ const FILL: Readonly<Record<FactTable, (from: Date, to: Date) => RawBuilder<unkn
 };
 
 /**
- * Forecasts as a nightly sync at 02:00 UTC keeps them: weather `forecast_72h` (hourly) and
- * pollen `forecast_48h` (hourly) and `forecast_120h` (3-hourly), each hour's value the observed
- * one off by an error that grows with the lead. Returns the snapshot rows written.
+ * Forecasts as a nightly sync at 02:00 UTC keeps them, of `products`: weather `forecast_72h`
+ * (hourly, each hour the observed one off by an error that grows with the lead: read from the
+ * weather facts) and pollen `forecast_48h` (hourly) and `forecast_120h` (3-hourly, generated with
+ * the facts' seasons, off by an error that grows with the lead: no facts needed, so a year of
+ * nights is cheap). One statement per table and month of fetches, its partition created first
+ * as the app does. Returns the snapshot rows written.
  */
 async function fillForecasts(
   conn: Kysely<Database>,
   span: { from: Date; to: Date },
+  products: readonly ForecastProduct[],
+  checkpoint: Checkpoint,
 ): Promise<number> {
-  // The monthly partitions of the fetches (the app creates each as it stores a snapshot).
-  await sql`
-    select envdata.ensure_month_partitions(t::regclass,
-      (${span.from}::timestamptz at time zone 'UTC')::date,
-      ((${span.to}::timestamptz - interval '1 day') at time zone 'UTC')::date)
-    from unnest(array['envdata.weather_snapshot', 'envdata.pollen_snapshot']) t`.execute(conn);
-  const syncs = sql`generate_series(${span.from}::timestamptz + interval '2 hours',
-    ${span.to}::timestamptz - interval '1 day' + interval '2 hours', interval '1 day') f(fetched_at)`;
-  const weather = await sql`
+  const pollen = products.flatMap((p) => (p === 'forecast_72h' ? [] : [p]));
+  const tables = [
+    ...(products.includes('forecast_72h') ? (['weather_snapshot'] as const) : []),
+    ...(pollen.length > 0 ? (['pollen_snapshot'] as const) : []),
+  ];
+  let rows = 0;
+  for (let from = span.from; from < span.to;) {
+    const month = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+    const to = month < span.to ? month : span.to;
+    checkpoint(`forecast snapshots ${from.toISOString().slice(0, 7)}`);
+    await ensureMonthPartitions(conn, tables, from);
+    const syncs = sql`generate_series(${from}::timestamptz + interval '2 hours',
+      ${to}::timestamptz - interval '1 day' + interval '2 hours', interval '1 day') f(fetched_at)`;
+    if (tables.includes('weather_snapshot')) rows += await fillWeatherForecasts(conn, syncs);
+    if (pollen.length > 0) rows += await fillPollenForecasts(conn, syncs, pollen);
+    from = to;
+  }
+  return rows;
+}
+
+async function fillWeatherForecasts(
+  conn: Kysely<Database>,
+  syncs: RawBuilder<unknown>,
+): Promise<number> {
+  const result = await sql`
     insert into envdata.weather_snapshot (location_id, product, fetched_at, valid_at,
       temperature_c, apparent_temperature_c, dew_point_c, humidity_fraction, pressure_hpa,
       wind_speed_ms, wind_gust_ms, wind_bearing_deg, cloud_cover_fraction, visibility_km,
@@ -347,23 +401,41 @@ async function fillForecasts(
       and o.observed_at >= f.fetched_at and o.observed_at < f.fetched_at + interval '72 hours'
     cross join lateral (select (random() * 2 - 1)
       * extract(epoch from o.observed_at - f.fetched_at) / 86400 as err) e`.execute(conn);
-  const pollen = await sql`
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Pollen forecasts of `products`, in primary-key order (location, product, fetch, hour, type). */
+async function fillPollenForecasts(
+  conn: Kysely<Database>,
+  syncs: RawBuilder<unknown>,
+  products: readonly (keyof typeof POLLEN_PRODUCTS)[],
+): Promise<number> {
+  const values = sql.raw(
+    `(values ${products
+      .map((p) => `('${p}'::envdata.snapshot_product, ${POLLEN_PRODUCTS[p].join(', ')})`)
+      .join(', ')}) p(product, hours, step)`,
+  );
+  const result = await sql`
     insert into envdata.pollen_snapshot (location_id, product, fetched_at, valid_at, pollen_type,
       count, risk_level)
-    select v.location_id, v.product::envdata.snapshot_product, v.fetched_at, v.observed_at,
-      v.pollen_type, v.count, ${riskOf(sql`v.count`, sql`v.pollen_type::text`)}
+    select v.location_id, v.product, v.fetched_at, v.t, v.pollen_type, v.count,
+      ${riskOf(sql`v.count`, sql`v.pollen_type::text`)}
     from (
-      select o.location_id, p.product, f.fetched_at, o.observed_at, o.pollen_type,
-        greatest(0, round(o.count * (1 + (random() * 2 - 1)
-          * extract(epoch from o.observed_at - f.fetched_at) / 86400 * 0.25)))::int as count
+      select l.location_id, p.product, f.fetched_at, h.t, ty.pollen_type,
+        greatest(0, round(ty.amplitude
+          * ${SEASON(sql`ty.peak_day`, sql`ty.width`, sql`(l.location_id * 0.37 + ty.ix)`)}
+          * (1 + (random() * 2 - 1) * extract(epoch from h.t - f.fetched_at) / 86400 * 0.25)))::int
+          as count
       from envdata.location l
+      cross join ${values}
       cross join ${syncs}
-      cross join (values ('forecast_48h', 48, 1), ('forecast_120h', 120, 3)) p(product, hours, step)
-      join envdata.pollen_hourly o on o.location_id = l.location_id
-        and o.observed_at >= f.fetched_at and o.observed_at < f.fetched_at + p.hours * interval '1 hour'
-        and mod(extract(epoch from o.observed_at - f.fetched_at)::bigint / 3600, p.step) = 0
+      cross join lateral generate_series(f.fetched_at,
+        f.fetched_at + (p.hours - p.step) * interval '1 hour', p.step * interval '1 hour') h(t)
+      ${CLOCK(sql`h.t`)}
+      cross join ${TYPES}
+      where l.pollen_region <> all(${NO_POLLEN_REGIONS}::envdata.pollen_region[])
     ) v`.execute(conn);
-  return Number(weather.numAffectedRows ?? 0n) + Number(pollen.numAffectedRows ?? 0n);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FillResult } from './warehouse-fill.js';
+import type { FillResult, ForecastProduct } from './warehouse-fill.js';
 import { CLASS_LABEL, TARGET_MS } from './warehouse-queries.js';
 import type { QueryTiming } from './warehouse-timing.js';
 import type { TableSize } from './warehouse-sizes.js';
@@ -9,13 +9,16 @@ export interface WarehouseReport {
     readonly locations: number;
     readonly years: number;
     readonly pollenYears: number;
-    readonly forecastDays: number;
+    readonly forecastNights: number;
+    readonly forecastProducts: readonly ForecastProduct[];
+    readonly facts: boolean;
     readonly runs: number;
   };
   /** Locations per pollen region. */
   readonly regions: Readonly<Record<string, number>>;
   readonly fill: FillResult;
-  readonly rollup: { readonly rows: number; readonly seconds: number };
+  /** Null when the facts were skipped: nothing to roll up. */
+  readonly rollup: { readonly rows: number; readonly seconds: number } | null;
   readonly analyzeSeconds: number;
   readonly vacuumSeconds: number;
   readonly sizes: readonly TableSize[];
@@ -43,9 +46,13 @@ export function printWarehouseReport(r: WarehouseReport): void {
   const span = (s: { from: Date; to: Date }) =>
     `${s.from.toISOString().slice(0, 10)} → ${s.to.toISOString().slice(0, 10)}`;
   console.log('');
+  const facts = o.facts
+    ? `weather ${o.years} years (${span(f.spans.weather)}), ` +
+      `pollen + species ${o.pollenYears} years (${span(f.spans.pollen)})`
+    : 'no hourly facts (the ledger alone says they landed)';
   console.log(
-    `envdata bench:warehouse — ${o.locations} locations, weather ${o.years} years (${span(f.spans.weather)}), ` +
-      `pollen + species ${o.pollenYears} years (${span(f.spans.pollen)}), forecasts ${o.forecastDays} days`,
+    `envdata bench:warehouse — ${o.locations} locations, ${facts}, ` +
+      `forecasts of ${o.forecastNights} nights (${o.forecastProducts.join(', ')}, ${span(f.spans.forecast)})`,
   );
   console.log(
     `locations per pollen region: ${Object.entries(r.regions)
@@ -78,10 +85,12 @@ export function printWarehouseReport(r: WarehouseReport): void {
       ],
     ),
   );
+  const rollup = r.rollup
+    ? `every location and dataset marked dirty, envdata.refresh_daily_rollups() wrote ` +
+      `${fmtInt(r.rollup.rows)} rows in ${fmtSec(r.rollup.seconds)} s (${fmtInt(rate(factRows, r.rollup.seconds))} fact rows/s)`
+    : 'not refreshed (no facts)';
   console.log(
-    `daily rollups: every location and dataset marked dirty, envdata.refresh_daily_rollups() wrote ` +
-      `${fmtInt(r.rollup.rows)} rows in ${fmtSec(r.rollup.seconds)} s (${fmtInt(rate(factRows, r.rollup.seconds))} fact rows/s); ` +
-      `ANALYZE ${fmtSec(r.analyzeSeconds)} s, VACUUM ${fmtSec(r.vacuumSeconds)} s`,
+    `daily rollups: ${rollup}; ANALYZE ${fmtSec(r.analyzeSeconds)} s, VACUUM ${fmtSec(r.vacuumSeconds)} s`,
   );
   console.log('');
   console.log(

@@ -4,6 +4,7 @@ import type { Location } from '../../src/locations/location.js';
 import { ensureBiRole } from '../../src/warehouse/ensure-bi-role.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import {
+  FORECAST_PRODUCTS,
   fillWarehouse,
   hoursIn,
   markAllDirty,
@@ -18,7 +19,14 @@ import { useTestWarehouse } from '../harness/test-warehouse.js';
 const wh = useTestWarehouse();
 
 /** bench:warehouse's fill at a tiny scale: 2 locations × 1 year, a week of forecasts. */
-const SCALE = { lastYear: 2025, weatherYears: 1, pollenYears: 1, forecastDays: 7 } as const;
+const SCALE = {
+  lastYear: 2025,
+  weatherYears: 1,
+  pollenYears: 1,
+  forecastNights: 7,
+  forecastProducts: FORECAST_PRODUCTS,
+  facts: true,
+} as const;
 
 let locations: Location[];
 let fill: FillResult;
@@ -153,6 +161,9 @@ describe("bench:warehouse's fill", () => {
       'H-weather',
       'H-accuracy',
       'H-pollen',
+      'F-forecast',
+      'H-status',
+      'H-status-view',
     ]);
     for (const query of queries) {
       const timing = await timeQuery(wh.app.db, query, 1);
