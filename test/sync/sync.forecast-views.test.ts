@@ -4,32 +4,16 @@ import type { PollenSpeciesRow, PollenTypeRow } from '../../src/datasets/pollen/
 import { snapshotSourceOf } from '../../src/datasets/snapshot-source-of.js';
 import type { WeatherRow } from '../../src/datasets/weather/weather-rows.js';
 import type { Location } from '../../src/locations/location.js';
-import { startSync } from '../../src/sync/start-sync.js';
 import type { Dataset, SnapshotProduct } from '../../src/types.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
-import { waitForQueueEmpty } from '../harness/poll-until.js';
-import { waitForRun } from '../harness/wait-for-run.js';
+import { syncAt } from '../harness/sync-at.js';
 
 // A short lookback and horizon: the history a sync reads is beside the point here.
 const fx = useBackfillFixture({}, { ENVDATA_SYNC_LOOKBACK: '2h', ENVDATA_SYNC_HORIZON: '4h' });
 const H = 3_600_000;
 const t1 = new Date('2024-06-10T02:20:00Z');
 const t2 = new Date(t1.getTime() + 24 * H);
-
-/** A sync at `now`, the simulator's clock set to it, run to its end (snapshot jobs included). */
-async function syncAt(now: Date): Promise<void> {
-  fx.simulator.setOptions({ now: now.toISOString() });
-  const { runId } = await startSync(fx.app, now);
-  const worker = IngestWorker.start(fx.app, { concurrency: 4 });
-  try {
-    expect((await waitForRun(fx.app.db, runId)).status).toBe('done');
-    await waitForQueueEmpty(fx.app);
-  } finally {
-    await worker.close();
-  }
-}
 
 /** The rows of one table of `product` as the simulator serves it now, asked again by the test. */
 async function served<Row extends FactRow>(
@@ -109,7 +93,7 @@ function expectedPollen(
 
 describe('the forecast and latest views after a sync', () => {
   it("show each location's forecasts exactly as the simulator served them", async () => {
-    await syncAt(t1);
+    await syncAt(fx, t1);
     for (const location of fx.locations) {
       for (const product of ['forecast_48h', 'forecast_120h'] as const) {
         const rows = await served<PollenTypeRow>('pollen', product, location, 'pollen_snapshot');
@@ -231,7 +215,7 @@ describe('the forecast and latest views after a sync', () => {
   });
 
   it('move to the next sync’s forecasts and readings, while the older ones stay stored', async () => {
-    await syncAt(t2);
+    await syncAt(fx, t2);
     const berlin = fx.locations.find((l) => l.name === 'Berlin')!;
     const rows = await served<PollenTypeRow>('pollen', 'forecast_120h', berlin, 'pollen_snapshot');
     expect(await pollenForecast(berlin, 'forecast_120h')).toEqual(

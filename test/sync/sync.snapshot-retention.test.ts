@@ -1,13 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createFeeder } from '../../src/dispatch/create-feeder.js';
-import { startSync } from '../../src/sync/start-sync.js';
-import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
-import { waitForQueueEmpty } from '../harness/poll-until.js';
-import { waitForRun } from '../harness/wait-for-run.js';
+import { syncAt } from '../harness/sync-at.js';
 
 // A lookback past a day: each sync lands the hours the previous day's forecasts were about.
 const fx = useBackfillFixture({}, { ENVDATA_SYNC_LOOKBACK: '30h', ENVDATA_SYNC_HORIZON: '30h' });
@@ -20,19 +17,6 @@ const SYNCS = [
   '2025-03-01T02:20:00Z',
 ].map((at) => new Date(at));
 const TABLES = ['pollen_snapshot', 'pollen_species_snapshot', 'weather_snapshot'] as const;
-
-/** A sync at `now`, the simulator's clock set to it, run to its end (snapshot jobs included). */
-async function syncAt(now: Date): Promise<void> {
-  fx.simulator.setOptions({ now: now.toISOString() });
-  const { runId } = await startSync(fx.app, now);
-  const worker = IngestWorker.start(fx.app, { concurrency: 4 });
-  try {
-    expect((await waitForRun(fx.app.db, runId)).status).toBe('done');
-    await waitForQueueEmpty(fx.app);
-  } finally {
-    await worker.close();
-  }
-}
 
 /** The monthly partitions of the snapshot tables. */
 async function partitions(db: Kysely<Database>): Promise<string[]> {
@@ -81,7 +65,7 @@ async function accuracyAfterRefresh(db: Kysely<Database>): Promise<string[]> {
 
 describe('snapshot retention (ENVDATA_SNAPSHOT_RETENTION)', () => {
   it('unset, keeps every month of snapshots stored by the syncs', async () => {
-    for (const at of SYNCS) await syncAt(at);
+    for (const at of SYNCS) await syncAt(fx, at);
     expect(fx.app.config.sync.snapshotRetentionMs).toBeUndefined();
     await createFeeder(fx.app).topUp();
     expect(await partitions(fx.app.db)).toEqual(
