@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FactWriter } from '../../src/landing/fact-writer.js';
-import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -21,12 +19,8 @@ async function freshness(): Promise<
   return Object.fromEntries(rows.map(({ dataset, ...rest }) => [dataset, rest]));
 }
 
-async function landWeather(locationId: number, fromHour: number, toHour: number): Promise<void> {
-  const window = { from: at(fromHour), to: at(toHour) };
-  const hours = hoursBetween(window.from.toISOString(), window.to.toISOString());
-  await new FactWriter(wh.app.db, { archiveRaw: false }).land([
-    await wh.landingOf('weather', locationId, window, weatherHistoryBody(hours)),
-  ]);
+function landWeather(locationId: number, fromHour: number, toHour: number): Promise<void> {
+  return wh.landWeather(locationId, { from: at(fromHour), to: at(toHour) });
 }
 
 let vienna: number;

@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { FactWriter } from '../../src/landing/fact-writer.js';
-import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -19,15 +17,7 @@ describe('analytics.hour_status', () => {
       lng: -21.9426,
       countryCode: 'IS',
     });
-    const window = { from: at(0), to: at(24) };
-    await new FactWriter(wh.app.db, { archiveRaw: false }).land([
-      await wh.landingOf(
-        'weather',
-        locationId,
-        window,
-        weatherHistoryBody(hoursBetween(window.from.toISOString(), window.to.toISOString())),
-      ),
-    ]);
+    await wh.landWeather(locationId, { from: at(0), to: at(24) });
     await sql`
       insert into envdata.coverage_hole (location_id, dataset, hours, cause)
       values (${locationId}, 'weather', tstzrange(${at(24)}, ${at(36)}), 'not_covered')`.execute(
