@@ -38,6 +38,7 @@
 --   2026_11_27_0036_snapshot_partitions
 --   2026_11_27_0037_bi_freshness_view
 --   2026_11_27_0038_declared_state
+--   2026_11_27_0039_latest_stamped_at_fetch
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -297,7 +298,8 @@ create table envdata.pollen_snapshot (
   valid_at timestamp with time zone not null,
   pollen_type envdata.pollen_type not null,
   count integer,
-  risk_level envdata.risk_level
+  risk_level envdata.risk_level,
+  stamped_at_fetch boolean not null default false
 ) partition by RANGE (fetched_at);
 alter table envdata.pollen_snapshot add constraint pollen_snapshot_count_check CHECK (count >= 0);
 alter table envdata.pollen_snapshot add constraint pollen_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
@@ -334,7 +336,8 @@ create table envdata.pollen_species_snapshot (
   valid_at timestamp with time zone not null,
   species_id smallint not null,
   count integer not null,
-  risk_level envdata.risk_level
+  risk_level envdata.risk_level,
+  stamped_at_fetch boolean not null default false
 ) partition by RANGE (fetched_at);
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_count_check CHECK (count >= 0);
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
@@ -573,7 +576,8 @@ create table envdata.weather_snapshot (
   precip_type text,
   summary text,
   icon envdata.weather_icon,
-  icon_raw text
+  icon_raw text,
+  stamped_at_fetch boolean not null default false
 ) partition by RANGE (fetched_at);
 alter table envdata.weather_snapshot add constraint weather_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.weather_snapshot add constraint weather_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at);
@@ -873,7 +877,8 @@ create view analytics.pollen_latest as
     (s.valid_at AT TIME ZONE l.timezone) AS observed_at_local,
     s.pollen_type::text AS pollen_type,
     s.count,
-    s.risk_level::text AS risk_level
+    s.risk_level::text AS risk_level,
+    s.stamped_at_fetch
    FROM envdata.location l
      CROSS JOIN LATERAL ( SELECT n.location_id,
             n.product,
@@ -881,7 +886,8 @@ create view analytics.pollen_latest as
             n.valid_at,
             n.pollen_type,
             n.count,
-            n.risk_level
+            n.risk_level,
+            n.stamped_at_fetch
            FROM envdata.pollen_snapshot n
           WHERE n.location_id = l.location_id AND n.product = 'latest'::envdata.snapshot_product
           ORDER BY n.fetched_at DESC, n.valid_at DESC
@@ -891,11 +897,12 @@ comment on view analytics.pollen_latest is 'The newest latest reading of each lo
 comment on column analytics.pollen_latest.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.pollen_latest.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.pollen_latest.fetched_at is 'when envdata fetched it (the instant of the sync), UTC';
-comment on column analytics.pollen_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour (a reading sent without a stamp is refused, never stored)';
+comment on column analytics.pollen_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour; a reading the service sent without a stamp is stamped with the start of the hour it was fetched in (see stamped_at_fetch)';
 comment on column analytics.pollen_latest.observed_at_local is 'start of the hour of the reading as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
 comment on column analytics.pollen_latest.pollen_type is 'tree, grass or weed';
 comment on column analytics.pollen_latest.count is 'grains (particles) per m³, ≥ 0, exactly as sent (not the sum of the species)';
 comment on column analytics.pollen_latest.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High (text: order by severity with array_position)';
+comment on column analytics.pollen_latest.stamped_at_fetch is 'true when the service sent the reading without a timestamp and envdata stamped it with the hour of the fetch (observed_at is then the start of the hour of fetched_at, UTC); false when observed_at is the service''s own stamp';
 
 create view analytics.pollen_species_forecast as
  SELECT l.location_id,
@@ -1215,7 +1222,8 @@ create view analytics.weather_latest as
     round(s.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
     s.precip_type,
     s.summary,
-    s.icon::text AS icon
+    s.icon::text AS icon,
+    s.stamped_at_fetch
    FROM envdata.location l
      CROSS JOIN LATERAL ( SELECT n.location_id,
             n.product,
@@ -1238,7 +1246,8 @@ create view analytics.weather_latest as
             n.precip_type,
             n.summary,
             n.icon,
-            n.icon_raw
+            n.icon_raw,
+            n.stamped_at_fetch
            FROM envdata.weather_snapshot n
           WHERE n.location_id = l.location_id AND n.product = 'latest'::envdata.snapshot_product
           ORDER BY n.fetched_at DESC, n.valid_at DESC
@@ -1248,7 +1257,7 @@ comment on view analytics.weather_latest is 'The newest latest reading of each l
 comment on column analytics.weather_latest.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.weather_latest.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.weather_latest.fetched_at is 'when envdata fetched it (the instant of the sync), UTC';
-comment on column analytics.weather_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour (a reading sent without a stamp is refused, never stored)';
+comment on column analytics.weather_latest.observed_at is 'start of the hour of the reading, UTC: the service''s own stamp rounded down to the hour; a reading the service sent without a stamp is stamped with the start of the hour it was fetched in (see stamped_at_fetch)';
 comment on column analytics.weather_latest.observed_at_local is 'start of the hour of the reading as a wall-clock time in the location''s time zone (analytics.locations.timezone)';
 comment on column analytics.weather_latest.temperature_c is 'air temperature, °C, to 2 decimals, as the service sends it';
 comment on column analytics.weather_latest.apparent_temperature_c is '"feels like" temperature, °C, to 2 decimals, as the service sends it';
@@ -1267,6 +1276,7 @@ comment on column analytics.weather_latest.precip_probability_pct is 'precipitat
 comment on column analytics.weather_latest.precip_type is 'precipitation type as sent (rain, snow, …)';
 comment on column analytics.weather_latest.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
 comment on column analytics.weather_latest.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
+comment on column analytics.weather_latest.stamped_at_fetch is 'true when the service sent the reading without a timestamp and envdata stamped it with the hour of the fetch (observed_at is then the start of the hour of fetched_at, UTC); false when observed_at is the service''s own stamp';
 
 CREATE OR REPLACE FUNCTION analytics.hour_status(dataset text, location integer, from_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone, to_at timestamp with time zone DEFAULT 'infinity'::timestamp with time zone)
  RETURNS TABLE(location_id integer, location_name text, observed_at timestamp with time zone, observed_at_local timestamp without time zone, status text)

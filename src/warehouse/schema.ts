@@ -113,6 +113,8 @@ export interface PollenSnapshotTable {
   pollen_type: PollenType;
   count: number | null;
   risk_level: RiskLevel | null;
+  /** True when the service sent the latest reading without a stamp and `valid_at` is the fetch's hour. */
+  stamped_at_fetch: Generated<boolean>;
 }
 
 export interface PollenSpeciesSnapshotTable {
@@ -123,6 +125,8 @@ export interface PollenSpeciesSnapshotTable {
   species_id: number;
   count: number;
   risk_level: RiskLevel | null;
+  /** True when the service sent the latest reading without a stamp and `valid_at` is the fetch's hour. */
+  stamped_at_fetch: Generated<boolean>;
 }
 
 export interface WeatherSnapshotTable extends WeatherColumns {
@@ -130,6 +134,8 @@ export interface WeatherSnapshotTable extends WeatherColumns {
   product: SnapshotProduct;
   fetched_at: Timestamp;
   valid_at: Timestamp;
+  /** True when the service sent the latest reading without a stamp and `valid_at` is the fetch's hour. */
+  stamped_at_fetch: Generated<boolean>;
 }
 
 export interface RunTable {
