@@ -25,6 +25,11 @@ export interface HistoryRequest {
 export interface SnapshotRequest {
   readonly location: Pick<Location, 'lat' | 'lng'>;
   readonly options: DatasetOptions;
+  /**
+   * The sync's instant, stored as the snapshot's `fetched_at`: a latest reading the service sent
+   * without a stamp is stamped with its hour (`stampAtFetch`).
+   */
+  readonly fetchedAt: Date;
 }
 
 /** A latest reading or forecast a sync stores for each location. */

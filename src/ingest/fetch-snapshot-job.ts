@@ -67,6 +67,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
       .executeTakeFirst();
     if (!location) return 0;
     const source = snapshotSourceOf(dataset, product);
+    const fetchedAt = new Date(job.data.fetchedAt);
     let payload: ParsedPayload<unknown>;
     if (deps.quota?.enabled) {
       const hold = await deps.quota.take('sync');
@@ -80,7 +81,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     }
     try {
       payload = await source
-        .fetch(deps.client, { location, options: { speciesRisk: deps.speciesRisk } })
+        .fetch(deps.client, { location, options: { speciesRisk: deps.speciesRisk }, fetchedAt })
         .finally(() => paced?.answered());
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);
@@ -136,7 +137,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     return writeSnapshot(
       deps.db,
       deps.species,
-      { locationId, dataset, product, fetchedAt: new Date(job.data.fetchedAt) },
+      { locationId, dataset, product, fetchedAt },
       source.toRows(payload, shareUnit),
     );
   };

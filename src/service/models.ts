@@ -31,6 +31,11 @@ export interface PollenSpeciesCount {
 export interface PollenRecord {
   /** The record's instant, UTC: from `time` (epoch s), `timestamp`, `updatedAt` or `createdAt`. */
   readonly at: Date;
+  /**
+   * Set on a latest reading the service sent without any stamp: `at` is then the start of the
+   * hour the sync fetched it in (`stampAtFetch`), not the service's word. Absent otherwise.
+   */
+  readonly stampedAtFetch?: true;
   readonly timezone: string | undefined;
   /** `Count.tree_pollen` etc.; a missing type is absent, not zero. */
   readonly counts: Readonly<Partial<Record<PollenType, number>>>;
@@ -45,6 +50,11 @@ export interface PollenRecord {
 
 export interface WeatherRecord {
   readonly at: Date;
+  /**
+   * Set on a latest reading the service sent without any stamp: `at` is then the start of the
+   * hour the sync fetched it in (`stampAtFetch`), not the service's word. Absent otherwise.
+   */
+  readonly stampedAtFetch?: true;
   readonly temperature: number | undefined;
   readonly apparentTemperature: number | undefined;
   readonly dewPoint: number | undefined;
@@ -66,6 +76,17 @@ export interface WeatherRecord {
   /** As sent, suffix included: `partly-cloudy-day`. */
   readonly icon: string | undefined;
 }
+
+/**
+ * A latest reading as the client parses it (`/latest/pollen/by-*`, `/weather/latest/by-lat-lng`):
+ * `at` is `undefined` when the service sent it without any stamp. Such a reading is kept, where a
+ * history or forecast record without one is refused (the hour it is for cannot be guessed): a
+ * latest reading is the reading of the hour it was asked in, and the sync stamps it with that
+ * hour (`stampAtFetch`). A stamp that is present but unreadable still refuses the record.
+ */
+export type LatestRecord<TRecord extends { readonly at: Date }> = Omit<TRecord, 'at'> & {
+  readonly at: Date | undefined;
+};
 
 export interface GeocodeMatch {
   readonly lat: number;
@@ -91,6 +112,10 @@ export interface ParsedPayload<TRecord> {
 export type PollenPayload = ParsedPayload<PollenRecord>;
 export type WeatherPayload = ParsedPayload<WeatherRecord>;
 export type GeocodePayload = ParsedPayload<GeocodeMatch>;
+/** A latest pollen answer as parsed: a reading may have no stamp yet (`LatestRecord`). */
+export type LatestPollenPayload = ParsedPayload<LatestRecord<PollenRecord>>;
+/** A latest weather answer as parsed: its reading may have no stamp yet (`LatestRecord`). */
+export type LatestWeatherPayload = ParsedPayload<LatestRecord<WeatherRecord>>;
 
 /**
  * What a history method returns: the payload, and whether it is all the service meant to send.

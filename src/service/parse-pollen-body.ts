@@ -1,8 +1,14 @@
 import { POLLEN_TYPES, type PollenType, type RiskLevel } from '../types.js';
-import type { PollenPayload, PollenRecord, PollenSpeciesCount } from './models.js';
+import type {
+  LatestPollenPayload,
+  LatestRecord,
+  PollenPayload,
+  PollenRecord,
+  PollenSpeciesCount,
+} from './models.js';
 import { parseJsonBody, type ParseContext, type PayloadSource } from './parse-envelope.js';
 import { parsePayload } from './parse-payload.js';
-import { parseRecordInstant } from './parse-record-instant.js';
+import { parseRecordInstant, readRecordInstant } from './parse-record-instant.js';
 import {
   RecordRejection,
   checkStorableKey,
@@ -11,6 +17,7 @@ import {
   readObject,
   readRiskLevel,
   readString,
+  type JsonObject,
 } from './record-fields.js';
 
 /**
@@ -30,6 +37,17 @@ export function parsePollenBody(body: string, source: PayloadSource = {}): Polle
 /** Like `parsePollenBody`, for a body already parsed with `JSON.parse` (the client parses once). */
 export function parsePollenDocument(json: unknown, context: ParseContext): PollenPayload {
   return parsePayload(json, context, false, parsePollenRecord);
+}
+
+/**
+ * `parsePollenDocument` for a latest answer (`/latest/pollen/by-*`): a record without any stamp
+ * is kept with `at` undefined (`LatestRecord`) instead of refused.
+ */
+export function parseLatestPollenDocument(
+  json: unknown,
+  context: ParseContext,
+): LatestPollenPayload {
+  return parsePayload(json, context, false, parseLatestPollenRecord);
 }
 
 /** `Count`/`Risk` keys → pollen type. */
@@ -55,7 +73,20 @@ const SPECIES_CATEGORIES: ReadonlyMap<string, PollenType> = new Map([
  */
 export function parsePollenRecord(raw: unknown): PollenRecord {
   if (!isJsonObject(raw)) throw new RecordRejection('the record is not an object');
-  const at = parseRecordInstant(raw);
+  return readPollenRecord(raw, parseRecordInstant(raw));
+}
+
+/** `parsePollenRecord` for a latest reading: one without any stamp is kept, `at` undefined. */
+export function parseLatestPollenRecord(raw: unknown): LatestRecord<PollenRecord> {
+  if (!isJsonObject(raw)) throw new RecordRejection('the record is not an object');
+  return readPollenRecord(raw, readRecordInstant(raw));
+}
+
+/** The fields of a pollen record but its stamp, read already (`at`). */
+function readPollenRecord<At extends Date | undefined>(
+  raw: JsonObject,
+  at: At,
+): Omit<PollenRecord, 'at'> & { readonly at: At } {
   const timezone = readString(raw.timezone, 'timezone');
   const counts = readTypeMap(readObject(raw.Count, 'Count'), COUNT_FIELDS, readCount);
   const risks = readTypeMap(readObject(raw.Risk, 'Risk'), RISK_FIELDS, readRiskLevel);

@@ -14,6 +14,9 @@ export const INSTANT_KEYS = ['time', 'timestamp', 'updatedAt', 'createdAt'] as c
 const MIN_MS = Date.UTC(1900, 0, 1);
 const MAX_MS = Date.UTC(2200, 0, 1);
 
+/** Why a record without any stamp is refused where one is required. */
+const NO_TIMESTAMP = `no timestamp (expected one of ${INSTANT_KEYS.join(', ')})`;
+
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -24,6 +27,17 @@ const ISO =
  * or the deciding one is unreadable.
  */
 export function parseRecordInstant(record: JsonObject): Date {
+  const at = readRecordInstant(record);
+  if (at === undefined) throw new RecordRejection(NO_TIMESTAMP);
+  return at;
+}
+
+/**
+ * Like `parseRecordInstant`, but `undefined` when the record has no stamp at all (every stamp key
+ * absent or `null`): a latest reading may come so, and is stamped with the hour it was fetched in
+ * (`stampAtFetch`). A stamp that is present but unreadable still throws `RecordRejection`.
+ */
+export function readRecordInstant(record: JsonObject): Date | undefined {
   for (const key of INSTANT_KEYS) {
     const value = record[key];
     if (value === undefined || value === null) continue;
@@ -40,7 +54,7 @@ export function parseRecordInstant(record: JsonObject): Date {
     }
     return new Date(ms);
   }
-  throw new RecordRejection(`no timestamp (expected one of ${INSTANT_KEYS.join(', ')})`);
+  return undefined;
 }
 
 /**

@@ -1,8 +1,19 @@
-import type { WeatherPayload, WeatherRecord } from './models.js';
+import type {
+  LatestRecord,
+  LatestWeatherPayload,
+  WeatherPayload,
+  WeatherRecord,
+} from './models.js';
 import { parseJsonBody, type ParseContext, type PayloadSource } from './parse-envelope.js';
 import { parsePayload } from './parse-payload.js';
-import { parseRecordInstant } from './parse-record-instant.js';
-import { RecordRejection, isJsonObject, readNumber, readString } from './record-fields.js';
+import { parseRecordInstant, readRecordInstant } from './parse-record-instant.js';
+import {
+  RecordRejection,
+  isJsonObject,
+  readNumber,
+  readString,
+  type JsonObject,
+} from './record-fields.js';
 
 /**
  * Parses the body of any weather endpoint without calling the service: latest (`data` is one
@@ -24,14 +35,39 @@ export function parseWeatherDocument(json: unknown, context: ParseContext): Weat
 }
 
 /**
+ * `parseWeatherDocument` for the latest answer (`/weather/latest/by-lat-lng`): a record without
+ * any stamp is kept with `at` undefined (`LatestRecord`) instead of refused.
+ */
+export function parseLatestWeatherDocument(
+  json: unknown,
+  context: ParseContext,
+): LatestWeatherPayload {
+  return parsePayload(json, context, true, parseLatestWeatherRecord);
+}
+
+/**
  * One weather record. Throws `RecordRejection` when it does not fit: not an object, no readable
  * stamp, a non-numeric measurement or a non-string text field. Missing measurements are
  * `undefined`.
  */
 export function parseWeatherRecord(raw: unknown): WeatherRecord {
   if (!isJsonObject(raw)) throw new RecordRejection('the record is not an object');
+  return readWeatherRecord(raw, parseRecordInstant(raw));
+}
+
+/** `parseWeatherRecord` for a latest reading: one without any stamp is kept, `at` undefined. */
+export function parseLatestWeatherRecord(raw: unknown): LatestRecord<WeatherRecord> {
+  if (!isJsonObject(raw)) throw new RecordRejection('the record is not an object');
+  return readWeatherRecord(raw, readRecordInstant(raw));
+}
+
+/** The fields of a weather record but its stamp, read already (`at`). */
+function readWeatherRecord<At extends Date | undefined>(
+  raw: JsonObject,
+  at: At,
+): Omit<WeatherRecord, 'at'> & { readonly at: At } {
   return {
-    at: parseRecordInstant(raw),
+    at,
     temperature: readNumber(raw.temperature, 'temperature'),
     apparentTemperature: readNumber(raw.apparentTemperature, 'apparentTemperature'),
     dewPoint: readNumber(raw.dewPoint, 'dewPoint'),

@@ -5,13 +5,15 @@ import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import type {
   GeocodePayload,
   HistoryPayload,
+  LatestPollenPayload,
+  LatestWeatherPayload,
   ParsedPayload,
   PollenPayload,
   WeatherPayload,
 } from './models.js';
 import { parseGeocodeDocument } from './parse-geocode-body.js';
-import { parsePollenDocument } from './parse-pollen-body.js';
-import { parseWeatherDocument } from './parse-weather-body.js';
+import { parseLatestPollenDocument, parsePollenDocument } from './parse-pollen-body.js';
+import { parseLatestWeatherDocument, parseWeatherDocument } from './parse-weather-body.js';
 import { readServiceResponse } from './read-service-response.js';
 import { redactServiceError } from './redact-service-error.js';
 import type { ServiceClientOptions } from './service-client-options.js';
@@ -37,10 +39,10 @@ import { ServiceTransport } from './service-transport.js';
  * `ServiceError` with a stable `code`.
  */
 export interface ServiceClient {
-  /** `GET /latest/pollen/by-lat-lng` */
-  pollenLatestByLatLng(query: PollenLatLngQuery): Promise<PollenPayload>;
-  /** `GET /latest/pollen/by-place` */
-  pollenLatestByPlace(query: PollenPlaceQuery): Promise<PollenPayload>;
+  /** `GET /latest/pollen/by-lat-lng`: a reading sent without a stamp is kept, `at` undefined. */
+  pollenLatestByLatLng(query: PollenLatLngQuery): Promise<LatestPollenPayload>;
+  /** `GET /latest/pollen/by-place`: a reading sent without a stamp is kept, `at` undefined. */
+  pollenLatestByPlace(query: PollenPlaceQuery): Promise<LatestPollenPayload>;
   /** `GET /history/pollen/by-lat-lng`: hourly records in `[from, to)`. */
   pollenHistoryByLatLng(query: PollenHistoryLatLngQuery): Promise<HistoryPayload<PollenPayload>>;
   /** `GET /history/pollen/by-place`: hourly records in `[from, to)`. */
@@ -53,8 +55,11 @@ export interface ServiceClient {
   pollenForecast120hByLatLng(query: PollenLatLngQuery): Promise<PollenPayload>;
   /** `GET /forecast/v2/pollen/120hr/by-place`: 40 three-hourly records. */
   pollenForecast120hByPlace(query: PollenPlaceQuery): Promise<PollenPayload>;
-  /** `GET /weather/latest/by-lat-lng`: a payload with one record. `units` default `si`. */
-  weatherLatest(query: WeatherQuery): Promise<WeatherPayload>;
+  /**
+   * `GET /weather/latest/by-lat-lng`: a payload with one record, kept with `at` undefined when
+   * sent without a stamp. `units` default `si`.
+   */
+  weatherLatest(query: WeatherQuery): Promise<LatestWeatherPayload>;
   /** `GET /weather/history/by-lat-lng`: hourly records. `units` default `si`. */
   weatherHistory(query: WeatherHistoryQuery): Promise<HistoryPayload<WeatherPayload>>;
   /** `GET /weather/forecast/by-lat-lng`: hourly records over 72 h. `units` default `si`. */
@@ -165,15 +170,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
   const E = ENDPOINTS;
   return {
-    pollenLatestByLatLng: (q) => call(E.pollenLatestByLatLng, q, parsePollenDocument),
-    pollenLatestByPlace: (q) => call(E.pollenLatestByPlace, q, parsePollenDocument),
+    pollenLatestByLatLng: (q) => call(E.pollenLatestByLatLng, q, parseLatestPollenDocument),
+    pollenLatestByPlace: (q) => call(E.pollenLatestByPlace, q, parseLatestPollenDocument),
     pollenHistoryByLatLng: (q) => callHistory(E.pollenHistoryByLatLng, q, parsePollenDocument),
     pollenHistoryByPlace: (q) => callHistory(E.pollenHistoryByPlace, q, parsePollenDocument),
     pollenForecastByLatLng: (q) => call(E.pollenForecastByLatLng, q, parsePollenDocument),
     pollenForecastByPlace: (q) => call(E.pollenForecastByPlace, q, parsePollenDocument),
     pollenForecast120hByLatLng: (q) => call(E.pollenForecast120hByLatLng, q, parsePollenDocument),
     pollenForecast120hByPlace: (q) => call(E.pollenForecast120hByPlace, q, parsePollenDocument),
-    weatherLatest: (q) => call(E.weatherLatest, q, parseWeatherDocument),
+    weatherLatest: (q) => call(E.weatherLatest, q, parseLatestWeatherDocument),
     weatherHistory: (q) => callHistory(E.weatherHistory, q, parseWeatherDocument),
     weatherForecast: (q) => call(E.weatherForecast, q, parseWeatherDocument),
     geocode: (q) => call(E.geocode, q, parseGeocodeDocument),

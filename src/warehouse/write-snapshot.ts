@@ -85,9 +85,29 @@ export async function writeSnapshot(
   });
 }
 
-/** The columns every snapshot row starts with: which snapshot it belongs to, the hour it is about. */
-export function snapshotStamp({ locationId, product, fetchedAt }: SnapshotTarget, row: FactRow) {
-  return { location_id: locationId, product, fetched_at: fetchedAt, valid_at: row.observedAt };
+/**
+ * A row bound for a snapshot table: the hour it is about, and whether envdata gave that hour (a
+ * latest reading the service sent without a stamp, stamped with the hour of the fetch).
+ */
+export interface SnapshotRow extends FactRow {
+  readonly stampedAtFetch?: true;
+}
+
+/**
+ * The columns every snapshot row starts with: which snapshot it belongs to, the hour it is about,
+ * and whether that hour is the fetch's rather than the service's (`stamped_at_fetch`).
+ */
+export function snapshotStamp(
+  { locationId, product, fetchedAt }: SnapshotTarget,
+  row: SnapshotRow,
+) {
+  return {
+    location_id: locationId,
+    product,
+    fetched_at: fetchedAt,
+    valid_at: row.observedAt,
+    stamped_at_fetch: row.stampedAtFetch === true,
+  };
 }
 
 /** Marks the hours a forecast is about for the next refresh of the rollups. */

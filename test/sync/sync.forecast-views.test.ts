@@ -26,6 +26,8 @@ async function served<Row extends FactRow>(
   const payload = await source.fetch(fx.app.serviceClient, {
     location,
     options: { speciesRisk: fx.app.config.ingest.speciesRisk },
+    // The simulator stamps every reading here: the instant a stampless one would get is unread.
+    fetchedAt: t1,
   });
   const rows = source.toRows(payload).find((t) => t.table.name === table)?.rows ?? [];
   return rows as unknown as Row[];

@@ -3,6 +3,8 @@ import type { PollenPayload, PollenRecord } from '../../service/models.js';
 import { POLLEN_TYPES, type Window } from '../../types.js';
 import type { NormalizedPollen, PollenSpeciesRow, PollenTypeRow } from './pollen-rows.js';
 
+const STAMPED_AT_FETCH = { stampedAtFetch: true } as const;
+
 /** The name the bare `Species.Others` count is stored under (category `other`). */
 export const OTHERS_SPECIES = 'Others';
 
@@ -19,11 +21,19 @@ export function normalizePollen(payload: PollenPayload, window?: Window): Normal
   const speciesRows: PollenSpeciesRow[] = [];
   for (const [hour, record] of byHour) {
     const observedAt = new Date(hour);
+    // A latest reading stamped at fetch says so on each of its rows (nothing on history rows).
+    const stamped = record.stampedAtFetch && STAMPED_AT_FETCH;
     for (const pollenType of POLLEN_TYPES) {
       const count = record.counts[pollenType];
       const riskLevel = record.risks[pollenType];
       if (count === undefined && riskLevel === undefined) continue;
-      typeRows.push({ observedAt, pollenType, count: count ?? null, riskLevel: riskLevel ?? null });
+      typeRows.push({
+        observedAt,
+        pollenType,
+        count: count ?? null,
+        riskLevel: riskLevel ?? null,
+        ...stamped,
+      });
     }
     for (const s of record.species ?? []) {
       speciesRows.push({
@@ -32,6 +42,7 @@ export function normalizePollen(payload: PollenPayload, window?: Window): Normal
         species: s.name,
         count: s.count,
         riskLevel: record.speciesRisk?.[s.name] ?? null,
+        ...stamped,
       });
     }
     if (record.othersCount !== undefined) {
@@ -41,6 +52,7 @@ export function normalizePollen(payload: PollenPayload, window?: Window): Normal
         species: OTHERS_SPECIES,
         count: record.othersCount,
         riskLevel: record.speciesRisk?.[OTHERS_SPECIES] ?? null,
+        ...stamped,
       });
     }
   }

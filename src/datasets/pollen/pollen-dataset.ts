@@ -1,4 +1,5 @@
 import { normalizePollen } from './normalize-pollen.js';
+import { stampAtFetch } from '../../normalize/stamp-at-fetch.js';
 import type { PollenPayload } from '../../service/models.js';
 import { parsePollenBody } from '../../service/parse-pollen-body.js';
 import type { PollenRegion } from '../../types.js';
@@ -56,8 +57,15 @@ export const pollenDataset: DatasetDefinition<'pollen', PollenPayload> = {
     sources: [
       {
         product: 'latest',
-        fetch: (client, { location, options }) =>
-          client.pollenLatestByLatLng({ lat: location.lat, lng: location.lng, ...risk(options) }),
+        fetch: async (client, { location, options, fetchedAt }) =>
+          stampAtFetch(
+            await client.pollenLatestByLatLng({
+              lat: location.lat,
+              lng: location.lng,
+              ...risk(options),
+            }),
+            fetchedAt,
+          ),
       },
       {
         product: 'forecast_48h',

@@ -7,6 +7,11 @@ export interface PollenTypeRow {
   readonly pollenType: PollenType;
   readonly count: number | null;
   readonly riskLevel: RiskLevel | null;
+  /**
+   * Only on the rows of a latest reading the service sent without a stamp: `observedAt` is the
+   * hour it was fetched in (`stampAtFetch`), stored as `stamped_at_fetch`.
+   */
+  readonly stampedAtFetch?: true;
 }
 
 /** One species (or the `Others` count, category `other`) at one hour. */
@@ -16,6 +21,11 @@ export interface PollenSpeciesRow {
   readonly species: string;
   readonly count: number;
   readonly riskLevel: RiskLevel | null;
+  /**
+   * Only on the rows of a latest reading the service sent without a stamp: `observedAt` is the
+   * hour it was fetched in (`stampAtFetch`), stored as `stamped_at_fetch`.
+   */
+  readonly stampedAtFetch?: true;
 }
 
 /** A pollen payload as fact rows (`normalizePollen`): per type, per species, and quarantined. */

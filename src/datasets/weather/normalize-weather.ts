@@ -107,7 +107,7 @@ function shareOf(record: WeatherRecord, field: (typeof SHARES)[number]): number 
 
 /** The values a weather record lands as: two copies of an hour must agree on all of them. */
 function valuesOf(record: WeatherRecord, unit: ShareUnit | undefined): RecordValues {
-  const { observedAt: _, ...values } = toRow(record, record.at, unit);
+  const { observedAt: _, stampedAtFetch: __, ...values } = toRow(record, record.at, unit);
   return values;
 }
 
@@ -153,5 +153,6 @@ function toRow(r: WeatherRecord, observedAt: Date, unit: ShareUnit | undefined):
     summary: r.summary ?? null,
     icon: mapWeatherIcon(r.icon),
     iconRaw: r.icon ?? null,
+    ...(r.stampedAtFetch && { stampedAtFetch: true }),
   };
 }

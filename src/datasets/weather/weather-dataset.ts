@@ -1,4 +1,5 @@
 import { normalizeWeather, weatherShareUnit } from './normalize-weather.js';
+import { stampAtFetch } from '../../normalize/stamp-at-fetch.js';
 import type { WeatherPayload } from '../../service/models.js';
 import { parseWeatherBody } from '../../service/parse-weather-body.js';
 import { tableRows } from '../../warehouse/fact-table.js';
@@ -29,7 +30,11 @@ export const weatherDataset: DatasetDefinition<'weather', WeatherPayload> = {
 
   snapshots: {
     sources: [
-      { product: 'latest', fetch: (client, { location }) => client.weatherLatest(at(location)) },
+      {
+        product: 'latest',
+        fetch: async (client, { location, fetchedAt }) =>
+          stampAtFetch(await client.weatherLatest(at(location)), fetchedAt),
+      },
       {
         product: 'forecast_72h',
         fetch: (client, { location }) => client.weatherForecast(at(location)),

@@ -22,6 +22,11 @@ export interface WeatherRow {
   readonly summary: string | null;
   readonly icon: WeatherIcon | null;
   readonly iconRaw: string | null;
+  /**
+   * Only on the rows of a latest reading the service sent without a stamp: `observedAt` is the
+   * hour it was fetched in (`stampAtFetch`), stored as `stamped_at_fetch`.
+   */
+  readonly stampedAtFetch?: true;
 }
 
 /** A weather payload as fact rows (`normalizeWeather`), and what was quarantined. */
