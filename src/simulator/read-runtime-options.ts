@@ -28,6 +28,7 @@ const shapeVariants = z
     stringCoordinates: z.boolean(),
     noSpecies: z.boolean(),
     noTimezone: z.boolean(),
+    noLatestStamp: z.boolean(),
     percentages: z.boolean(),
     speciesRiskKey: z.enum(['SpeciesRisk', 'Risks']),
   } satisfies Record<keyof ShapeVariants, z.ZodType>)

@@ -12,7 +12,8 @@ import { successMessage } from './success-message.js';
  * - `history`: `time` (epoch s) and `createdAt` (ISO, some minutes after the hour).
  * - `forecast`: `time`.
  * - `forecast-120hr`: `time` and `updatedAt` (the same instant).
- * With `isoTimestamp`, `time`/`createdAt` give way to one ISO `timestamp`.
+ * With `isoTimestamp`, `time`/`createdAt` give way to one ISO `timestamp`; with `noLatestStamp`,
+ * a `latest` record has no stamp at all.
  */
 export type PollenStamp = 'latest' | 'history' | 'forecast' | 'forecast-120hr';
 
@@ -58,7 +59,7 @@ export function renderPollenRecord(
     json += `,"Species":{"Grass":{${groups[1]}},"Others":${hour.others},"Tree":{${groups[0]}},"Weed":{${groups[2]}}}`;
     if (speciesRisk) json += `,"${shapes.speciesRiskKey}":{${risks}}`;
   }
-  if (stamp === 'latest' || stamp === 'forecast-120hr') {
+  if ((stamp === 'latest' && !shapes.noLatestStamp) || stamp === 'forecast-120hr') {
     json += `,"updatedAt":"${iso ?? isoOfEpochSeconds(time)}"`;
   } else if (stamp === 'history' && iso === undefined) {
     const created = time + 300 + (hash3(site.seed, time, SALT_CREATED) % 2400);

@@ -7,8 +7,9 @@ import { successMessage } from './success-message.js';
 export type WeatherUnits = 'si' | 'imperial';
 
 /**
- * One weather record as JSON text, in the units and variants asked for. `lat`/`lng`, when
- * given, follow `time` (the latest answer's one object carries them).
+ * One weather record as JSON text, in the units and variants asked for. `latest`, the
+ * coordinates of the latest answer's one object: they follow `time`, and with `noLatestStamp`
+ * the record has no `time`.
  *
  * Written as text rather than through `JSON.stringify` for speed (history answers are the hot
  * path); every value is a finite number or a plain ASCII word, so the text is valid JSON.
@@ -17,7 +18,7 @@ export function renderWeatherRecord(
   hour: WeatherHour,
   units: WeatherUnits,
   shapes: ShapeVariants,
-  coordinates?: { lat: number; lng: number },
+  latest?: { lat: number; lng: number },
 ): string {
   const imperial = units === 'imperial';
   const temperature = imperial ? fahrenheit(hour.temperature) : hour.temperature;
@@ -32,12 +33,13 @@ export function renderWeatherRecord(
   const precipProbability = shapes.percentages
     ? Math.round(hour.precipProbability * 100)
     : hour.precipProbability;
+  const time = latest !== undefined && shapes.noLatestStamp ? '' : `"time":${hour.time},`;
   const where =
-    coordinates === undefined
+    latest === undefined
       ? ''
-      : `"lat":${coordinate(coordinates.lat, shapes)},"lng":${coordinate(coordinates.lng, shapes)},`;
+      : `"lat":${coordinate(latest.lat, shapes)},"lng":${coordinate(latest.lng, shapes)},`;
   return (
-    `{"time":${hour.time},${where}"temperature":${f2(temperature)},"apparentTemperature":${f2(apparent)},` +
+    `{${time}${where}"temperature":${f2(temperature)},"apparentTemperature":${f2(apparent)},` +
     `"dewPoint":${f2(dewPoint)},"humidity":${f2(humidity)},"pressure":${f2(hour.pressure)},` +
     `"windSpeed":${f2(windSpeed)},"windGust":${f2(windGust)},"windBearing":${hour.windBearing},` +
     `"cloudCover":${f2(cloudCover)},"visibility":${f2(visibility)},"uvIndex":${hour.uvIndex},` +
@@ -46,7 +48,10 @@ export function renderWeatherRecord(
   );
 }
 
-/** Weather latest: `{"message", "data": {time, lat, lng, …values}}`, `data` one object. */
+/**
+ * Weather latest: `{"message", "data": {time, lat, lng, …values}}`, `data` one object (without
+ * `time` with `noLatestStamp`).
+ */
 export function renderWeatherLatestBody(record: string, shapes: ShapeVariants): string {
   return `{"message":"${successMessage(shapes)}","data":${record}}`;
 }

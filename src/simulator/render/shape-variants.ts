@@ -19,6 +19,13 @@ export interface ShapeVariants {
   /** Pollen records without `timezone` (older records). */
   readonly noTimezone: boolean;
   /**
+   * Latest readings (pollen `/latest/pollen/by-*`, weather `/weather/latest/by-lat-lng`) sent
+   * without any stamp key: no `updatedAt` on pollen, no `time` on weather. Not a recorded shape
+   * but one envdata must survive (it stamps such a reading with the hour it fetched it in), so
+   * `all` leaves it off: name it (`no-latest-stamp`) to turn it on.
+   */
+  readonly noLatestStamp: boolean;
+  /**
    * Weather `humidity`, `cloudCover` and `precipProbability` as whole percentages (0–100)
    * instead of fractions, in every record of every weather answer.
    */
@@ -36,11 +43,12 @@ export const CURRENT_SHAPES: ShapeVariants = Object.freeze({
   stringCoordinates: false,
   noSpecies: false,
   noTimezone: false,
+  noLatestStamp: false,
   percentages: false,
   speciesRiskKey: 'SpeciesRisk',
 });
 
-/** Every older or alternative variant at once. */
+/** Every older or alternative variant at once (`noLatestStamp` aside: see there). */
 export const LEGACY_SHAPES: ShapeVariants = Object.freeze({
   capitalSuccess: true,
   isoTimestamp: true,
@@ -49,6 +57,7 @@ export const LEGACY_SHAPES: ShapeVariants = Object.freeze({
   stringCoordinates: true,
   noSpecies: true,
   noTimezone: true,
+  noLatestStamp: false,
   percentages: true,
   speciesRiskKey: 'Risks',
 });
@@ -62,6 +71,7 @@ export const SHAPE_VARIANT_NAMES = {
   'string-coordinates': 'stringCoordinates',
   'no-species': 'noSpecies',
   'no-timezone': 'noTimezone',
+  'no-latest-stamp': 'noLatestStamp',
   percentages: 'percentages',
   'risks-key': 'speciesRiskKey',
 } as const satisfies Record<string, keyof ShapeVariants>;
