@@ -7,14 +7,16 @@ import { waitForQueueEmpty } from './poll-until.js';
 import { waitForRun } from './wait-for-run.js';
 
 /**
- * A nightly sync at `now`, the simulator's clock set to it, run to its end by a worker of its
- * own (snapshot jobs included).
+ * A nightly sync at `now`, the simulator's clock set to it (or to `serviceNow`, for a service
+ * whose stamps fall in another hour than the sync's), run to its end by a worker of its own
+ * (snapshot jobs included).
  */
 export async function syncAt(
   fx: { readonly app: App; readonly simulator: RunningSimulator },
   now: Date,
+  serviceNow: Date = now,
 ): Promise<void> {
-  fx.simulator.setOptions({ now: now.toISOString() });
+  fx.simulator.setOptions({ now: serviceNow.toISOString() });
   const { runId } = await startSync(fx.app, now);
   const worker = IngestWorker.start(fx.app, { concurrency: 4 });
   try {

@@ -420,6 +420,40 @@ describe('legacy shapes', () => {
     }
   });
 
+  it('noLatestStamp: latest pollen and weather readings without any stamp key; forecasts and history keep theirs', async () => {
+    const stampKeys = (record: object) =>
+      ['time', 'timestamp', 'updatedAt', 'createdAt'].filter((key) => key in record);
+    sim().setOptions({ legacyShapes: true });
+    const legacy = (await client.get(`/latest/pollen/by-lat-lng?${berlin}`)).json<PollenBody>();
+    // `all` leaves it off: it is no recorded shape.
+    expect(stampKeys(legacy.data[0]!)).toEqual(['updatedAt']);
+    sim().setOptions({ legacyShapes: { noLatestStamp: true } });
+    const pollen = (await client.get(`/latest/pollen/by-lat-lng?${berlin}`)).json<PollenBody>();
+    expect(pollen.data).toHaveLength(1);
+    expect(stampKeys(pollen.data[0]!)).toEqual([]);
+    expect(pollen.data[0]!.Count.tree_pollen).toBeTypeOf('number');
+    const weather = (await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`)).json<{
+      data: Json;
+    }>().data;
+    expect(stampKeys(weather)).toEqual([]);
+    expect(Object.keys(weather)).toEqual(['lat', 'lng', ...WEATHER_KEYS.slice(1)]);
+    const forecast = (await client.get(`/forecast/pollen/by-lat-lng?${berlin}`)).json<PollenBody>();
+    expect(forecast.data.every((r) => stampKeys(r).includes('time'))).toBe(true);
+    const weatherForecast = (
+      await client.get(`/weather/forecast/by-lat-lng?${berlin}&units=si`)
+    ).json<{ data: { forecast: Json[] } }>().data.forecast;
+    expect(weatherForecast.every((r) => stampKeys(r).includes('time'))).toBe(true);
+    const history = (
+      await client.get(
+        `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-20T02:00:00Z')}`,
+      )
+    ).json<PollenBody>();
+    expect(history.data.map((r) => stampKeys(r))).toEqual([
+      ['time', 'createdAt'],
+      ['time', 'createdAt'],
+    ]);
+  });
+
   it('single variants switch alone: Risks instead of SpeciesRisk, records without Species', async () => {
     sim().setOptions({ legacyShapes: { speciesRiskKey: 'Risks' } });
     const risks = (
