@@ -113,7 +113,7 @@ export interface PollenSnapshotTable {
   pollen_type: PollenType;
   count: number | null;
   risk_level: RiskLevel | null;
-  /** True when the service sent the latest reading without a stamp and `valid_at` is the fetch's hour. */
+  /** True when the service sent the latest reading unstamped: `valid_at` is the fetch's hour. */
   stamped_at_fetch: Generated<boolean>;
 }
 
@@ -125,7 +125,7 @@ export interface PollenSpeciesSnapshotTable {
   species_id: number;
   count: number;
   risk_level: RiskLevel | null;
-  /** True when the service sent the latest reading without a stamp and `valid_at` is the fetch's hour. */
+  /** True when the service sent the latest reading unstamped: `valid_at` is the fetch's hour. */
   stamped_at_fetch: Generated<boolean>;
 }
 
@@ -134,7 +134,7 @@ export interface WeatherSnapshotTable extends WeatherColumns {
   product: SnapshotProduct;
   fetched_at: Timestamp;
   valid_at: Timestamp;
-  /** True when the service sent the latest reading without a stamp and `valid_at` is the fetch's hour. */
+  /** True when the service sent the latest reading unstamped: `valid_at` is the fetch's hour. */
   stamped_at_fetch: Generated<boolean>;
 }
 

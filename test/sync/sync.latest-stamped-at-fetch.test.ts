@@ -19,7 +19,7 @@ const t1 = new Date('2024-06-10T02:20:00Z');
 const t2 = new Date(t1.getTime() + 24 * H);
 const later = (at: Date) => new Date(at.getTime() + AHEAD);
 
-/** The latest rows of `table` as the simulator serves them now, read as a sync at `fetchedAt` does. */
+/** The latest rows of `table` the simulator serves now, read as a sync at `fetchedAt` does. */
 async function served<Row extends FactRow>(
   dataset: Dataset,
   location: Location,
