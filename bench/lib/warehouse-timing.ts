@@ -9,8 +9,14 @@ export interface QueryTiming {
   readonly query: ExampleQuery;
   /** Rows the query returned. */
   readonly rows: number;
+  /** Round trips with every row, parsed by node-postgres. */
   readonly medianMs: number;
   readonly p95Ms: number;
+  /**
+   * The server's own time (`EXPLAIN (ANALYZE, TIMING OFF)`: planning and execution, every row
+   * produced, none sent), median over as many runs.
+   */
+  readonly serverMs: number;
 }
 
 /** The `q`-quantile of `values` by nearest rank (p95 of 7 runs is the slowest). */
@@ -19,10 +25,16 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
+interface ExplainAnalyze {
+  readonly 'Planning Time': number;
+  readonly 'Execution Time': number;
+}
+
 /**
  * Runs `query` as `envdata_bi` (`SET ROLE` on one connection, as the BI tools' sessions would
- * be: the role's grants, not the superuser's), once to warm up, then `runs` times, timing each
- * round trip with all its rows.
+ * be: the role's grants, not the superuser's; a baseline as the owner), once to warm up, then
+ * `runs` times, timing each round trip with all its rows; then `runs` times under `EXPLAIN
+ * ANALYZE`, for the server's time without sending the rows.
  */
 export async function timeQuery(
   db: Kysely<Database>,
@@ -30,7 +42,7 @@ export async function timeQuery(
   runs: number,
 ): Promise<QueryTiming> {
   return db.connection().execute(async (conn) => {
-    await sql`set role ${sql.id(BI_ROLE)}`.execute(conn);
+    if (query.baselineOf === undefined) await sql`set role ${sql.id(BI_ROLE)}`.execute(conn);
     try {
       const warm = await sql.raw(query.text).execute(conn);
       const ms: number[] = [];
@@ -39,11 +51,22 @@ export async function timeQuery(
         await sql.raw(query.text).execute(conn);
         ms.push(performance.now() - t0);
       }
+      const server: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const { rows } = await sql
+          .raw<{
+            'QUERY PLAN': readonly ExplainAnalyze[];
+          }>(`explain (analyze, timing off, format json) ${query.text}`)
+          .execute(conn);
+        const plan = rows[0]!['QUERY PLAN'][0]!;
+        server.push(plan['Planning Time'] + plan['Execution Time']);
+      }
       return {
         query,
         rows: warm.rows.length,
         medianMs: quantile(ms, 0.5),
         p95Ms: quantile(ms, 0.95),
+        serverMs: quantile(server, 0.5),
       };
     } finally {
       await sql`reset role`.execute(conn);

@@ -138,6 +138,14 @@ export interface WeatherSnapshotTable extends WeatherColumns {
   stamped_at_fetch: Generated<boolean>;
 }
 
+/** Per location, dataset and product, the newest snapshot stored (migration 0040). */
+export interface CurrentFetchTable {
+  location_id: number;
+  dataset: Dataset;
+  product: SnapshotProduct;
+  fetched_at: Timestamp;
+}
+
 export interface RunTable {
   run_id: Generated<number>;
   kind: RunKind;
@@ -360,6 +368,11 @@ export interface Database {
   pollen_snapshot: PollenSnapshotTable;
   pollen_species_snapshot: PollenSpeciesSnapshotTable;
   weather_snapshot: WeatherSnapshotTable;
+  current_fetch: CurrentFetchTable;
+  /** The rows of each location's current snapshot (`current_fetch`): copies of their tables'. */
+  pollen_snapshot_current: PollenSnapshotTable;
+  pollen_species_snapshot_current: PollenSpeciesSnapshotTable;
+  weather_snapshot_current: WeatherSnapshotTable;
   run: RunTable;
   run_gap: RunGapTable;
   chunk: ChunkTable;

@@ -59,6 +59,10 @@ export function snapshotRows<Row extends FactRow>(
  * transaction: the next refresh of the rollups (when a run finishes) counts its pairs in
  * `analytics.forecast_accuracy_daily` for the hours already observed; hours observed later are
  * marked by their own landing. A latest reading is no forecast and marks nothing.
+ *
+ * Then, still in the transaction, the snapshot becomes its location's current one of the product
+ * unless a newer one is stored (`envdata.advance_current_snapshot`, migration 0040): the forecast
+ * and latest views read that copy, not the history of snapshots.
  */
 export async function writeSnapshot(
   db: Kysely<Database>,
@@ -81,6 +85,7 @@ export async function writeSnapshot(
       written += await table.insert(trx, target, rows, context);
     }
     if (target.product !== 'latest') await markForecastHours(trx, target, filled);
+    await advanceCurrentSnapshot(trx, target);
     return written;
   });
 }
@@ -108,6 +113,16 @@ export function snapshotStamp(
     valid_at: row.observedAt,
     stamped_at_fetch: row.stampedAtFetch === true,
   };
+}
+
+/** Makes the snapshot its location's current one of the product, unless a newer one is. */
+async function advanceCurrentSnapshot(
+  trx: Transaction<Database>,
+  { locationId, dataset, product, fetchedAt }: SnapshotTarget,
+): Promise<void> {
+  await sql`
+    select envdata.advance_current_snapshot(${locationId}, ${dataset}::envdata.dataset,
+      ${product}::envdata.snapshot_product, ${fetchedAt})`.execute(trx);
 }
 
 /** Marks the hours a forecast is about for the next refresh of the rollups. */

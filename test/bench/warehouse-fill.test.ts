@@ -162,12 +162,15 @@ describe("bench:warehouse's fill", () => {
       'H-accuracy',
       'H-pollen',
       'F-forecast',
+      'F-before',
+      'F-risk',
       'H-status',
       'H-status-view',
     ]);
     for (const query of queries) {
       const timing = await timeQuery(wh.app.db, query, 1);
       expect(timing.rows, `query ${query.id}`).toBeGreaterThan(0);
+      expect(timing.serverMs, `query ${query.id}`).toBeGreaterThan(0);
     }
   });
 });

@@ -76,11 +76,23 @@ describe("bench:warehouse's forecast fill without the facts", () => {
     const queries = exampleQueries(fill.spans, queryPlaces(locations)).filter(
       (q) => q.reads !== 'facts',
     );
-    expect(queries.map((q) => q.id)).toEqual(['5', 'F-forecast', 'H-status', 'H-status-view']);
+    expect(queries.map((q) => q.id)).toEqual([
+      '5',
+      'F-forecast',
+      'F-before',
+      'F-risk',
+      'H-status',
+      'H-status-view',
+    ]);
+    const timings = new Map<string, Awaited<ReturnType<typeof timeQuery>>>();
     for (const query of queries) {
       const timing = await timeQuery(wh.app.db, query, 1);
       expect(timing.rows, `query ${query.id}`).toBeGreaterThan(0);
+      expect(timing.serverMs, `query ${query.id}`).toBeGreaterThan(0);
+      timings.set(query.id, timing);
     }
+    // The baseline reads the history as the view did: the same rows.
+    expect(timings.get('F-before')?.rows).toBe(timings.get('F-forecast')?.rows);
     const { rows } = await sql<{ rows: number; fetched: Date[] }>`
       select count(*)::int as rows, array_agg(distinct fetched_at) as fetched
       from analytics.pollen_forecast where product = 'forecast_120h'`.execute(wh.app.db);

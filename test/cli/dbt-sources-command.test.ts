@@ -61,6 +61,8 @@ beforeAll(async () => {
       insert into envdata.weather_snapshot (location_id, product, fetched_at, valid_at, temperature_c)
       values (${locationId}, 'latest', ${FETCHED}, ${FETCHED}, 11)`.execute(wh.app.db);
   }
+  // Stored by hand, not by a sync: made current as a sync's stores would.
+  await sql`select envdata.rebuild_current_snapshots()`.execute(wh.app.db);
   await refreshDailyRollups(wh.app.db);
   // As `envdata bi-role` does (no login: the session below switches to the role).
   await ensureBiRole(wh.app.db);

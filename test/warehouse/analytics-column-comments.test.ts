@@ -53,6 +53,8 @@ beforeAll(async () => {
       (${oslo}, 'latest', '2024-06-01T00:00:00Z', '2024-05-31T23:00:00Z', 21.3, 0.73)`.execute(
     wh.app.db,
   );
+  // Stored by hand, not by a sync: made current as a sync's stores would.
+  await sql`select envdata.rebuild_current_snapshots()`.execute(wh.app.db);
   await refreshDailyRollups(wh.app.db);
 });
 

@@ -80,6 +80,8 @@ describe('migration 0036 (snapshot partitions)', () => {
       { partition: 'pollen_species_snapshot_m2025_02', rows: 1 },
       { partition: 'weather_snapshot_m2025_01', rows: 1 },
     ]);
+    // Stored by hand, not by a sync: made current as a sync's stores would (migration 0040).
+    await sql`select envdata.rebuild_current_snapshots()`.execute(db);
     const { rows: forecast } = await sql<{ count: number }>`
       select count from analytics.pollen_forecast where location_id = ${id}`.execute(db);
     expect(forecast).toEqual([{ count: 4 }]);
