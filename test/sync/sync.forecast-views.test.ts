@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { PollenSpeciesRow, PollenTypeRow } from '../../src/datasets/pollen/pollen-rows.js';
-import { snapshotSourceOf } from '../../src/datasets/snapshot-source-of.js';
 import type { WeatherRow } from '../../src/datasets/weather/weather-rows.js';
 import type { Location } from '../../src/locations/location.js';
 import type { Dataset, SnapshotProduct } from '../../src/types.js';
 import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { servedSnapshot } from '../harness/served-snapshot.js';
 import { syncAt } from '../harness/sync-at.js';
 
 // A short lookback and horizon: the history a sync reads is beside the point here.
@@ -16,21 +16,14 @@ const t1 = new Date('2024-06-10T02:20:00Z');
 const t2 = new Date(t1.getTime() + 24 * H);
 
 /** The rows of one table of `product` as the simulator serves it now, asked again by the test. */
-async function served<Row extends FactRow>(
+function served<Row extends FactRow>(
   dataset: Dataset,
   product: SnapshotProduct,
   location: Location,
   table: string,
 ): Promise<Row[]> {
-  const source = snapshotSourceOf(dataset, product);
-  const payload = await source.fetch(fx.app.serviceClient, {
-    location,
-    options: { speciesRisk: fx.app.config.ingest.speciesRisk },
-    // The simulator stamps every reading here: the instant a stampless one would get is unread.
-    fetchedAt: t1,
-  });
-  const rows = source.toRows(payload).find((t) => t.table.name === table)?.rows ?? [];
-  return rows as unknown as Row[];
+  // The simulator stamps every reading here: the instant a stampless one would get is unread.
+  return servedSnapshot<Row>(fx.app, { dataset, product, location, table, fetchedAt: t1 });
 }
 
 /** The wall-clock time of `at` in `timeZone`, as Postgres prints a `timestamp`. */

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { PollenTypeRow } from '../../src/datasets/pollen/pollen-rows.js';
-import { snapshotSourceOf } from '../../src/datasets/snapshot-source-of.js';
 import type { WeatherRow } from '../../src/datasets/weather/weather-rows.js';
 import type { Location } from '../../src/locations/location.js';
 import { INSTANT_KEYS } from '../../src/service/parse-record-instant.js';
 import type { Dataset } from '../../src/types.js';
 import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { servedSnapshot } from '../harness/served-snapshot.js';
 import { syncAt } from '../harness/sync-at.js';
 
 // A short lookback and horizon: the history a sync reads is beside the point here.
@@ -20,21 +20,13 @@ const t2 = new Date(t1.getTime() + 24 * H);
 const later = (at: Date) => new Date(at.getTime() + AHEAD);
 
 /** The latest rows of `table` the simulator serves now, read as a sync at `fetchedAt` does. */
-async function served<Row extends FactRow>(
+function served<Row extends FactRow>(
   dataset: Dataset,
   location: Location,
   table: string,
   fetchedAt: Date,
 ): Promise<Row[]> {
-  const source = snapshotSourceOf(dataset, 'latest');
-  const payload = await source.fetch(fx.app.serviceClient, {
-    location,
-    options: { speciesRisk: fx.app.config.ingest.speciesRisk },
-    fetchedAt,
-  });
-  expect(payload.rejected).toEqual([]);
-  const rows = source.toRows(payload).find((t) => t.table.name === table)?.rows ?? [];
-  return rows as unknown as Row[];
+  return servedSnapshot<Row>(fx.app, { dataset, product: 'latest', location, table, fetchedAt });
 }
 
 /** The stamp keys of the latest records the simulator sends now at `location`. */
