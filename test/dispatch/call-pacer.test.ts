@@ -15,7 +15,9 @@ describe('call slots', () => {
     const mine = fx.app.queues.callSlots();
     const other = fx.newApp().queues.callSlots();
     const rule = freshRule();
-    const [max, windowMs] = [4, 300];
+    // A window far longer than the 16 reservations take, however loaded the machine: none of them
+    // may see the first ones' window end (at 300 ms, a slow run gave a fifth caller a free slot).
+    const [max, windowMs] = [4, 10_000];
     const reservations = await Promise.all(
       Array.from({ length: 16 }, async (_, i) => {
         const { waitMs, askedAt, answeredAt } = await (i % 2 === 0 ? mine : other).reserve(
