@@ -49,11 +49,14 @@ describe('never pay twice', () => {
     const berlin = fx.locations.find((l) => l.name === 'Berlin')!;
     const range = weather('2024-01-02T00:00:00Z', '2024-03-02T00:00:00Z');
     const paused = (await startBackfill(fx.app, { ...range, locations: [berlin] })).runId!;
-    const worker = IngestWorker.start(fx.app, { concurrency: 2 });
+    let worker = IngestWorker.start(fx.app, { concurrency: 2 });
     try {
       await waitForRun(fx.app.db, paused, { until: (p) => p.done >= 3 });
       expect(await pauseRunning(fx.app, paused)).toBe(true);
       await waitForNoneRunning(fx.app.db, paused);
+      // A claim the worker sent before the pause committed may still land a chunk after the
+      // ledger showed none running: closing the worker waits for every job it holds.
+      await worker.close();
       const atPause = (await runProgress(fx.app.db, paused))!;
       // Chunks planned and queued before the pause: what resuming would have fetched again.
       expect(await chunksOf(paused, 'queued')).toBeGreaterThan(0);
@@ -96,6 +99,7 @@ describe('never pay twice', () => {
 
       // Another run lands the same hours meanwhile (planned beside the paused one, as a run
       // planned before it paused, or by hand, would be).
+      worker = IngestWorker.start(fx.app, { concurrency: 2 });
       const other = (await fx.planBackfill({ ...range, locations: [berlin] })).runId!;
       await createFeeder(fx.app).topUp();
       const landed = await waitForRun(fx.app.db, other);
