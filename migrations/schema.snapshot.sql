@@ -40,6 +40,7 @@
 --   2026_11_27_0038_declared_state
 --   2026_11_27_0039_latest_stamped_at_fetch
 --   2026_11_27_0040_current_snapshots
+--   2026_11_28_0041_share_unit_per_field
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -275,6 +276,13 @@ alter table envdata.notification_delivery add constraint notification_delivery_p
 alter table envdata.notification_delivery add constraint notification_delivery_status_check CHECK (status = ANY (ARRAY['pending'::text, 'delivered'::text, 'dropped'::text]));
 CREATE INDEX notification_delivery_due ON envdata.notification_delivery USING btree (next_attempt_at) WHERE (status = 'pending'::text);
 
+create table envdata.pending_repair (
+  repair text not null,
+  reason text not null,
+  created_at timestamp with time zone not null default now()
+);
+alter table envdata.pending_repair add constraint pending_repair_pkey PRIMARY KEY (repair);
+
 create table envdata.pollen_daily_rollup (
   location_id integer not null,
   local_date date not null,
@@ -500,9 +508,11 @@ create table envdata.share_unit (
   dataset envdata.dataset not null,
   source text not null,
   unit text not null,
-  updated_at timestamp with time zone not null default now()
+  updated_at timestamp with time zone not null default now(),
+  field text not null
 );
-alter table envdata.share_unit add constraint share_unit_pkey PRIMARY KEY (dataset, source);
+alter table envdata.share_unit add constraint share_unit_field_check CHECK (field = ANY (ARRAY['humidity'::text, 'cloudCover'::text, 'precipProbability'::text]));
+alter table envdata.share_unit add constraint share_unit_pkey PRIMARY KEY (dataset, source, field);
 alter table envdata.share_unit add constraint share_unit_source_check CHECK (source = ANY (ARRAY['history'::text, 'latest'::text, 'forecast_48h'::text, 'forecast_72h'::text, 'forecast_120h'::text]));
 alter table envdata.share_unit add constraint share_unit_unit_check CHECK (unit = ANY (ARRAY['fraction'::text, 'percent'::text]));
 

@@ -49,12 +49,20 @@ export const WEATHER_ICONS = ['cloudy', 'partly-cloudy', 'clear', 'snow', 'rain'
 export type WeatherIcon = (typeof WEATHER_ICONS)[number];
 
 /**
- * How an answer writes its shares (weather humidity, cloud cover, precipitation probability):
- * `fraction` (0–1) or `percent` (0–100). Decided per answer, never per value
- * (`decideShareUnit`); the warehouse stores fractions.
+ * How an answer writes one share field (weather humidity, cloud cover, precipitation
+ * probability): `fraction` (0–1) or `percent` (0–100). The unit belongs to each field: one
+ * answer may send humidity 81 beside cloud cover 0.83. Decided per field and per answer, from
+ * every value of that field, never per value (`decideShareUnit`); the warehouse stores fractions.
  */
 export const SHARE_UNITS = ['fraction', 'percent'] as const;
 export type ShareUnit = (typeof SHARE_UNITS)[number];
+
+/** The weather fields written as shares, in the service's spelling. */
+export const SHARE_FIELDS = ['humidity', 'cloudCover', 'precipProbability'] as const;
+export type ShareField = (typeof SHARE_FIELDS)[number];
+
+/** A share unit per field; a field absent is one whose unit is not known. */
+export type ShareUnits = Readonly<Partial<Record<ShareField, ShareUnit>>>;
 
 /** Pollen regions of the interface's region table. */
 export const POLLEN_REGIONS = [

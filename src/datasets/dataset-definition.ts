@@ -1,8 +1,8 @@
 import type { Location } from '../locations/location.js';
-import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
+import type { ShareUnitVerdicts } from '../normalize/decide-share-unit.js';
 import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { ShareUnit, Window } from '../types.js';
+import type { ShareUnits, Window } from '../types.js';
 import type { FactRow } from '../warehouse/fact-rows.js';
 import type { FactTable, LandingFacts } from '../warehouse/fact-table.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
@@ -66,18 +66,18 @@ export interface DatasetDefinition<
   /** A history body as archived, parsed again without calling the service (rebuild). */
   parseBody(rawBody: string): Payload;
   /**
-   * What the answer's shares say of their unit, all together (`decideShareUnit`). A unit it
-   * tells is remembered for the answers of the same source that cannot tell
+   * What the answer's shares say of their unit, field by field (`decideShareUnit`). A unit a
+   * field tells is remembered for that field in the answers of the same source that cannot tell
    * (`envdata.share_unit`). Absent for a dataset without shares (pollen): nothing is remembered
    * or looked up for it.
    */
-  shareUnitOf?(payload: Payload): ShareUnitVerdict;
+  shareUnitOf?(payload: Payload): ShareUnitVerdicts;
   /**
    * Payload → fact rows by table (pure): records outside `window` dropped, repeated hours
-   * collapsed, invalid records set aside for quarantine. `remembered`: the share unit of earlier
+   * collapsed, invalid records set aside for quarantine. `remembered`: the share units of earlier
    * answers of the same source, for an answer that cannot tell its own (`shareUnitOf`).
    */
-  toFacts(payload: Payload, window: Window, remembered?: ShareUnit): LandingFacts;
+  toFacts(payload: Payload, window: Window, remembered?: ShareUnits): LandingFacts;
   /** The tables its facts land in: `toFacts` returns rows for these. */
   readonly factTables: readonly FactTable<FactRow>[];
 
@@ -86,7 +86,7 @@ export interface DatasetDefinition<
     readonly sources: readonly SnapshotSource<Payload>[];
     readonly tables: readonly SnapshotTable<FactRow>[];
     /** Payload → snapshot rows by table (pure); `remembered` as for `toFacts`. */
-    toRows(payload: Payload, remembered?: ShareUnit): readonly SnapshotRows[];
+    toRows(payload: Payload, remembered?: ShareUnits): readonly SnapshotRows[];
   };
 
   /**

@@ -1,7 +1,7 @@
-import type { ShareUnitVerdict } from '../normalize/decide-share-unit.js';
+import type { ShareUnitVerdicts } from '../normalize/decide-share-unit.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { Dataset, ShareUnit } from '../types.js';
+import type { Dataset, ShareUnits } from '../types.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows } from '../warehouse/write-snapshot.js';
 import type { SnapshotRequest } from './dataset-definition.js';
@@ -11,11 +11,11 @@ import { datasetDefinition } from './registry.js';
 export interface SnapshotFetch {
   fetch(client: ServiceClient, request: SnapshotRequest): Promise<ParsedPayload<unknown>>;
   /**
-   * What the answer's shares say of their unit (`DatasetDefinition.shareUnitOf`); `undefined`
+   * What the answer's shares say of their units (`DatasetDefinition.shareUnitOf`); `undefined`
    * for a dataset without shares.
    */
-  shareUnitOf(payload: ParsedPayload<unknown>): ShareUnitVerdict | undefined;
-  toRows(payload: ParsedPayload<unknown>, remembered?: ShareUnit): readonly SnapshotRows[];
+  shareUnitOf(payload: ParsedPayload<unknown>): ShareUnitVerdicts | undefined;
+  toRows(payload: ParsedPayload<unknown>, remembered?: ShareUnits): readonly SnapshotRows[];
 }
 
 /** The product `product` of `dataset`, as its definition declares it. */

@@ -5,7 +5,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { NO_FACTS } from '../warehouse/fact-table.js';
 import type { ChunkLanding } from '../ledger/landing-decision.js';
-import { shareUnitFor, type ShareUnitMemory } from './share-unit-memory.js';
+import { shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
 
@@ -24,9 +24,10 @@ export interface ChunkToFetch extends Pick<
  * Makes the one history request of a chunk, as its dataset's definition says (pollen by place
  * for a location that asked for it), and turns the answer into a landing: normalized here, so
  * the warehouse receives fact rows only. "No data" and "not covered" become done chunks with
- * zero rows; a trimmed (206) answer becomes an incomplete landing that keeps its rows. Shares
- * are read in the unit the whole answer tells, learned in `shareUnits`; an answer that cannot
- * tell takes the unit `shareUnits` remembers, else its shares are quarantined. Every
+ * zero rows; a trimmed (206) answer becomes an incomplete landing that keeps its rows. Each
+ * share field is read in the unit its values in the answer tell, learned in `shareUnits`; a
+ * field that cannot tell takes the unit `shareUnits` remembers for it, else its values other
+ * than 0 are quarantined (the rest of the record lands). Every
  * other error is thrown for the caller's retry policy to decide on (by `code` and `retryable`).
  */
 export async function fetchChunk(
@@ -35,8 +36,8 @@ export async function fetchChunk(
   options: {
     readonly speciesRisk?: boolean;
     /**
-     * Where the share unit of answers is learned and recalled (`envdata.share_unit`); without
-     * it, an answer that cannot tell its unit sets its shares aside.
+     * Where the share unit of each field is learned and recalled (`envdata.share_unit`);
+     * without it, a field that cannot tell its unit is set aside.
      */
     readonly shareUnits?: ShareUnitMemory;
   } = {},
@@ -76,21 +77,21 @@ export async function fetchChunk(
     }
     throw error;
   }
-  // Decided from the whole answer, else from the last answers that told (never per value).
-  const shareUnit = definition.shareUnitOf
-    ? await shareUnitFor(
+  // Decided per field from the whole answer, else from the last answers that told that field.
+  const shareUnits = definition.shareUnitOf
+    ? await shareUnitsFor(
         options.shareUnits,
         chunk.dataset,
         'history',
         definition.shareUnitOf(payload),
       )
-    : undefined;
+    : {};
   return {
     ...base,
     outcome: 'rows',
     complete: payload.complete,
     httpStatus: payload.complete ? 200 : 206,
-    facts: definition.toFacts(payload, chunk.window, shareUnit),
+    facts: definition.toFacts(payload, chunk.window, shareUnits),
     rawBody: payload.rawBody,
   };
 }

@@ -10,11 +10,12 @@ import type { Logger } from '../logging/create-logger.js';
 import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
+import type { ShareField } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import type { SpeciesIds } from '../warehouse/species-ids.js';
 import { writeSnapshot } from '../warehouse/write-snapshot.js';
 import { outcomeOf } from './outcome-policy.js';
-import { ledgerShareUnitMemory, shareUnitFor } from './share-unit-memory.js';
+import { ledgerShareUnitMemory, shareUnitsFor } from './share-unit-memory.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
 export interface FetchSnapshotDeps {
@@ -122,23 +123,28 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     }
     // A call got through: the next throttled answer starts a new burst.
     throttle.reset();
-    // Latest and forecast answers are read as history is: the unit decided per answer.
-    const verdict = source.shareUnitOf(payload);
-    const shareUnit =
-      verdict === undefined ? undefined : await shareUnitFor(shareUnits, dataset, product, verdict);
-    if (verdict !== undefined && shareUnit === undefined) {
+    // Latest and forecast answers are read as history is: the unit decided per field.
+    const verdicts = source.shareUnitOf(payload);
+    const units = verdicts ? await shareUnitsFor(shareUnits, dataset, product, verdicts) : {};
+    const unknown = verdicts
+      ? Object.entries(verdicts).filter(
+          ([field, verdict]) =>
+            (verdict === 'cannot-tell' || verdict === 'contradictory') &&
+            units[field as ShareField] === undefined,
+        )
+      : [];
+    if (unknown.length > 0) {
       log.warn(
-        { locationId, product, dataset, shareUnit: verdict },
-        verdict === 'contradictory'
-          ? 'snapshot shares stored empty: the answer has shares as fractions and as percentages'
-          : 'snapshot shares stored empty: the answer cannot tell fractions from percentages (every share 0 or 1) and no earlier answer of this product told',
+        { locationId, product, dataset, shareUnits: Object.fromEntries(unknown) },
+        `snapshot ${unknown.map(([field]) => field).join(', ')} stored empty (0s as 0): ` +
+          'contradictory, or only 0s and 1s with no earlier answer of this product telling the unit',
       );
     }
     return writeSnapshot(
       deps.db,
       deps.species,
       { locationId, dataset, product, fetchedAt },
-      source.toRows(payload, shareUnit),
+      source.toRows(payload, units),
     );
   };
 }

@@ -3,9 +3,9 @@ import { gunzip as gunzipCallback } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import { readBody } from '../datasets/facts-of-body.js';
 import { coerceError } from '../errors/coerce-error.js';
-import { readShareUnit } from '../ledger/share-unit.js';
+import { readShareUnits } from '../ledger/share-unit.js';
 import type { Logger } from '../logging/create-logger.js';
-import type { Dataset, ShareUnit } from '../types.js';
+import type { Dataset, ShareUnits } from '../types.js';
 import { FactWriter } from '../landing/fact-writer.js';
 import type { ChunkLanding } from '../ledger/landing-decision.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
@@ -47,12 +47,12 @@ export async function rebuildFromArchive(
   let rows = 0;
   let rowsWritten = 0;
   let after = 0;
-  // Share units as ingestion reads them: an answer that tells its own unit is read in it and
-  // teaches it to the answers after it (in archive order); one that cannot tell takes the last
-  // unit told, starting from the ledger's (`envdata.share_unit`).
-  const shareUnits = new Map<Dataset, ShareUnit | undefined>();
+  // Share units as ingestion reads them, field by field: a field an answer tells the unit of is
+  // read in it and teaches it to the answers after it (in archive order); one that cannot tell
+  // takes the last unit told for it, starting from the ledger's (`envdata.share_unit`).
+  const shareUnits = new Map<Dataset, ShareUnits>();
   for (const dataset of filter.datasets) {
-    shareUnits.set(dataset, await readShareUnit(db, dataset, 'history'));
+    shareUnits.set(dataset, await readShareUnits(db, dataset, 'history'));
   }
   for (;;) {
     // Archived answers carry their own location, dataset and window (their chunks may be
@@ -86,7 +86,7 @@ export async function rebuildFromArchive(
         const body = (await gunzip(row.body)).toString('utf8');
         const window = { from: row.window_from, to: row.window_to };
         const read = readBody(row.dataset, body, window, shareUnits.get(row.dataset));
-        if (read.shareUnit !== undefined) shareUnits.set(row.dataset, read.shareUnit);
+        shareUnits.set(row.dataset, { ...shareUnits.get(row.dataset), ...read.shareUnits });
         landings.push({
           chunkId: row.chunk_id,
           runId: null,

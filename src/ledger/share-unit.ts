@@ -1,42 +1,44 @@
 import type { Kysely } from 'kysely';
-import type { Dataset, ShareUnit } from '../types.js';
+import type { Dataset, ShareField, ShareUnit, ShareUnits } from '../types.js';
 import type { AnswerSource, Database } from '../warehouse/schema.js';
 
 /**
- * The share unit `source` of `dataset` last answered in (`envdata.share_unit`), for an answer
- * that cannot tell its own; `undefined` when no answer has told it yet.
+ * The share unit each field of `source` of `dataset` last answered in (`envdata.share_unit`),
+ * for answers whose values of a field cannot tell its unit; a field absent when no answer has
+ * told it yet.
  */
-export async function readShareUnit(
+export async function readShareUnits(
   db: Kysely<Database>,
   dataset: Dataset,
   source: AnswerSource,
-): Promise<ShareUnit | undefined> {
-  const row = await db
+): Promise<ShareUnits> {
+  const rows = await db
     .selectFrom('share_unit')
-    .select('unit')
+    .select(['field', 'unit'])
     .where('dataset', '=', dataset)
     .where('source', '=', source)
-    .executeTakeFirst();
-  return row?.unit;
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.field, r.unit]));
 }
 
 /**
- * Remembers that an answer of `source` of `dataset` told its shares were in `unit`: the last
- * answer that tells wins. The row is written only when the unit changes, so answers that agree
- * with it cost one statement and no write.
+ * Remembers that an answer of `source` of `dataset` told `field` was written in `unit`: the
+ * last answer that tells wins. The row is written only when the unit changes, so answers that
+ * agree with it cost one statement and no write.
  */
 export async function recordShareUnit(
   db: Kysely<Database>,
   dataset: Dataset,
   source: AnswerSource,
+  field: ShareField,
   unit: ShareUnit,
 ): Promise<void> {
   await db
     .insertInto('share_unit')
-    .values({ dataset, source, unit })
+    .values({ dataset, source, field, unit })
     .onConflict((oc) =>
       oc
-        .columns(['dataset', 'source'])
+        .columns(['dataset', 'source', 'field'])
         .doUpdateSet({ unit, updated_at: new Date() })
         .where('share_unit.unit', '<>', unit),
     )

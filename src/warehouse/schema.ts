@@ -4,6 +4,7 @@ import type {
   PollenRegion,
   PollenType,
   RiskLevel,
+  ShareField,
   ShareUnit,
   SnapshotProduct,
   SpeciesCategory,
@@ -208,8 +209,16 @@ export type AnswerSource = 'history' | SnapshotProduct;
 export interface ShareUnitTable {
   dataset: Dataset;
   source: AnswerSource;
+  field: ShareField;
   unit: ShareUnit;
   updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** A repair the code makes after a migration (`envdata migrate`), deleted once made. */
+export interface PendingRepairTable {
+  repair: string;
+  reason: string;
+  created_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export interface ChunkTable {
@@ -389,6 +398,7 @@ export interface Database {
   geocode_answer: GeocodeAnswerTable;
   history_window: HistoryWindowTable;
   share_unit: ShareUnitTable;
+  pending_repair: PendingRepairTable;
   notification: NotificationTable;
   notification_delivery: NotificationDeliveryTable;
   alert_state: AlertStateTable;

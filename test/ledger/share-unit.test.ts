@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ledgerShareUnitMemory, shareUnitFor } from '../../src/ingest/share-unit-memory.js';
-import { readShareUnit, recordShareUnit } from '../../src/ledger/share-unit.js';
+import { ledgerShareUnitMemory, shareUnitsFor } from '../../src/ingest/share-unit-memory.js';
+import { readShareUnits, recordShareUnit } from '../../src/ledger/share-unit.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -11,35 +11,59 @@ async function updatedAt(source: 'history' | 'latest'): Promise<Date | undefined
     .select('updated_at')
     .where('dataset', '=', 'weather')
     .where('source', '=', source)
+    .where('field', '=', 'humidity')
     .executeTakeFirst();
   return row?.updated_at;
 }
 
 describe('envdata.share_unit', () => {
-  it('remembers the unit the last answer that told was in, per dataset and source', async () => {
+  it('remembers the unit the last answer that told was in, per dataset, source and field', async () => {
     const { db } = wh.app;
-    expect(await readShareUnit(db, 'weather', 'history')).toBeUndefined();
-    await recordShareUnit(db, 'weather', 'history', 'percent');
-    expect(await readShareUnit(db, 'weather', 'history')).toBe('percent');
-    expect(await readShareUnit(db, 'weather', 'latest')).toBeUndefined();
+    expect(await readShareUnits(db, 'weather', 'history')).toEqual({});
+    await recordShareUnit(db, 'weather', 'history', 'humidity', 'percent');
+    await recordShareUnit(db, 'weather', 'history', 'cloudCover', 'fraction');
+    expect(await readShareUnits(db, 'weather', 'history')).toEqual({
+      humidity: 'percent',
+      cloudCover: 'fraction',
+    });
+    expect(await readShareUnits(db, 'weather', 'latest')).toEqual({});
     const first = await updatedAt('history');
-    // The same unit again writes nothing; another one replaces it.
-    await recordShareUnit(db, 'weather', 'history', 'percent');
+    // The same unit again writes nothing; another one replaces it, for that field alone.
+    await recordShareUnit(db, 'weather', 'history', 'humidity', 'percent');
     expect(await updatedAt('history')).toEqual(first);
-    await recordShareUnit(db, 'weather', 'history', 'fraction');
-    expect(await readShareUnit(db, 'weather', 'history')).toBe('fraction');
+    await recordShareUnit(db, 'weather', 'history', 'humidity', 'fraction');
+    expect(await readShareUnits(db, 'weather', 'history')).toEqual({
+      humidity: 'fraction',
+      cloudCover: 'fraction',
+    });
   });
 
-  it('shareUnitFor: a told unit is learned, cannot-tell recalls it, a contradictory answer gets none', async () => {
+  it('shareUnitsFor: a told field is learned, a field that cannot tell recalls its own, a contradictory one gets none', async () => {
     const memory = ledgerShareUnitMemory(wh.app.db);
-    expect(await shareUnitFor(memory, 'weather', 'latest', 'cannot-tell')).toBeUndefined();
-    expect(await shareUnitFor(memory, 'weather', 'latest', 'percent')).toBe('percent');
-    expect(await shareUnitFor(memory, 'weather', 'latest', 'cannot-tell')).toBe('percent');
-    expect(await shareUnitFor(memory, 'weather', 'latest', 'contradictory')).toBeUndefined();
+    const verdicts = (
+      humidity: 'percent' | 'fraction' | 'cannot-tell' | 'contradictory',
+      cloudCover: 'percent' | 'fraction' | 'cannot-tell' | 'contradictory',
+    ) => ({ humidity, cloudCover, precipProbability: 'only-zeros' as const });
+    expect(
+      await shareUnitsFor(memory, 'weather', 'latest', verdicts('cannot-tell', 'cannot-tell')),
+    ).toEqual({});
+    // humidity 92 beside cloud cover 0.4: each field its own unit.
+    expect(
+      await shareUnitsFor(memory, 'weather', 'latest', verdicts('percent', 'fraction')),
+    ).toEqual({ humidity: 'percent', cloudCover: 'fraction' });
+    expect(
+      await shareUnitsFor(memory, 'weather', 'latest', verdicts('cannot-tell', 'cannot-tell')),
+    ).toEqual({ humidity: 'percent', cloudCover: 'fraction' });
+    expect(
+      await shareUnitsFor(memory, 'weather', 'latest', verdicts('contradictory', 'cannot-tell')),
+    ).toEqual({ cloudCover: 'fraction' });
     // Another worker's memory sees what this one learned.
     const other = ledgerShareUnitMemory(wh.app.db);
-    expect(await shareUnitFor(other, 'weather', 'latest', 'cannot-tell')).toBe('percent');
-    expect(await shareUnitFor(other, 'weather', 'latest', 'fraction')).toBe('fraction');
-    expect(await shareUnitFor(memory, 'weather', 'latest', 'cannot-tell')).toBe('fraction');
+    expect(
+      await shareUnitsFor(other, 'weather', 'latest', verdicts('cannot-tell', 'percent')),
+    ).toEqual({ humidity: 'percent', cloudCover: 'percent' });
+    expect(
+      await shareUnitsFor(memory, 'weather', 'latest', verdicts('fraction', 'cannot-tell')),
+    ).toEqual({ humidity: 'fraction', cloudCover: 'percent' });
   });
 });

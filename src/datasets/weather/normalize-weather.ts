@@ -1,8 +1,19 @@
-import { decideShareUnit, type ShareUnitVerdict } from '../../normalize/decide-share-unit.js';
+import {
+  decideShareUnit,
+  resolveShareUnits,
+  type ShareUnitVerdict,
+  type ShareUnitVerdicts,
+} from '../../normalize/decide-share-unit.js';
 import { fractionOf } from '../../normalize/fraction-of.js';
 import { keepHourlyRecords, type RecordValues } from '../../normalize/keep-hourly-records.js';
 import type { WeatherPayload, WeatherRecord } from '../../service/models.js';
-import type { ShareUnit, Window } from '../../types.js';
+import {
+  SHARE_FIELDS,
+  type ShareField,
+  type ShareUnit,
+  type ShareUnits,
+  type Window,
+} from '../../types.js';
 import type { QuarantinedRecord } from '../../warehouse/fact-rows.js';
 import { mapWeatherIcon } from './map-weather-icon.js';
 import type { NormalizedWeather, WeatherRow } from './weather-rows.js';
@@ -22,92 +33,108 @@ const RANGES: readonly [keyof WeatherRecord, number, number][] = [
   ['precipIntensity', 0, 500],
 ];
 
-const SHARES = ['humidity', 'cloudCover', 'precipProbability'] as const;
-
 /**
- * What the shares of a weather answer say of their unit: all of its records' humidity, cloud
- * cover and precipitation probability taken together (`decideShareUnit`).
+ * What the shares of a weather answer say of their unit, field by field: all of its records'
+ * humidity, then all of their cloud cover, then all of their precipitation probability
+ * (`decideShareUnit`); one field never decides another's.
  */
-export function weatherShareUnit(payload: WeatherPayload): ShareUnitVerdict {
-  return decideShareUnit(payload.records.flatMap((r) => SHARES.map((field) => shareOf(r, field))));
+export function weatherShareUnits(payload: WeatherPayload): ShareUnitVerdicts {
+  const verdicts = {} as Record<ShareField, ShareUnitVerdict>;
+  for (const field of SHARE_FIELDS) {
+    verdicts[field] = decideShareUnit(payload.records.map((r) => shareOf(r, field)));
+  }
+  return verdicts;
 }
 
 /**
  * Weather payload (requested with `units=si`) → fact rows: humidity, cloud cover and
- * precipitation probability as fractions, read in the unit the whole answer is written in
- * (`weatherShareUnit`; when it cannot tell, `remembered`: the unit earlier answers of the same
- * source were in); the icon mapped to the six interface values with the raw value kept; records
- * outside `window` dropped; repeated hours collapse when identical and are quarantined when they
- * disagree; implausible records quarantined with the reason.
+ * precipitation probability as fractions, each field read in the unit its own values in the
+ * answer tell (`weatherShareUnits`; when they cannot tell, the unit `remembered` holds for that
+ * field: the unit earlier answers of the same source wrote it in); the icon mapped to the six
+ * interface values with the raw value kept; records outside `window` dropped; repeated hours
+ * collapse when identical and are quarantined when they disagree; implausible records
+ * quarantined with the reason.
  *
- * An answer that cannot tell its unit with nothing remembered, or that contradicts itself,
- * lands its records with the shares empty (`null`) and quarantines each record that sent a
- * share, with the reason: the other values of the hour still land, and no share is guessed.
+ * A field whose unit stays unknown (its values cannot tell with nothing remembered, or
+ * contradict each other) lands its 0s as 0 (0 in both units) and its other values empty
+ * (`null`), and each record that sent such a value is quarantined with the reason, naming only
+ * those values: the record's other fields, and the other values of its hour, still land.
  */
 export function normalizeWeather(
   payload: WeatherPayload,
   window?: Window,
-  remembered?: ShareUnit,
+  remembered?: ShareUnits,
 ): NormalizedWeather {
-  const verdict = weatherShareUnit(payload);
-  const unit =
-    verdict === 'cannot-tell' ? remembered : verdict === 'contradictory' ? undefined : verdict;
+  const verdicts = weatherShareUnits(payload);
+  const units = resolveShareUnits(verdicts, remembered);
   const { byHour, quarantined, ...stats } = keepHourlyRecords(payload, window, validate, (record) =>
-    valuesOf(record, unit),
+    valuesOf(record, units),
   );
-  const rows = [...byHour].map(([hour, record]) => toRow(record, new Date(hour), unit));
+  const rows = [...byHour].map(([hour, record]) => toRow(record, new Date(hour), units));
+  const unknown = SHARE_FIELDS.filter((field) => units[field] === undefined);
   return {
     rows,
     ...stats,
     quarantined:
-      unit === undefined
-        ? [...quarantined, ...sharesSetAside(payload, byHour, verdict)]
+      unknown.length > 0
+        ? [...quarantined, ...sharesSetAside(payload, byHour, unknown, verdicts)]
         : quarantined,
   };
 }
 
-const SET_ASIDE_BECAUSE: Readonly<Record<ShareUnitVerdict, string>> = {
-  fraction: '',
-  percent: '',
+/** The start of every reason a share set aside for its unknown unit is quarantined with. */
+export const SHARE_UNIT_UNKNOWN = 'share unit unknown:';
+
+/** Why a field's unit is unknown, by its verdict. */
+const SET_ASIDE_BECAUSE: Readonly<Record<'cannot-tell' | 'contradictory', string>> = {
   'cannot-tell':
-    'every share of the answer is 0 or 1, which reads as fractions and as percentages alike, ' +
-    'and no earlier answer of this source taught the unit',
+    'every value of the field in the answer is 0 or 1, which reads as a fraction and as a ' +
+    'percentage alike, and no earlier answer of this source taught its unit',
   contradictory:
-    'the answer has shares above 1 (percentages) and strictly between 0 and 1 (fractions), ' +
-    'so no one unit reads it',
+    'the field has values above 1 (percentages) and strictly between 0 and 1 (fractions) ' +
+    'in the same answer, so no one unit reads it',
 };
 
-/** One entry per kept record that sent a share, when the answer's unit is unknown. */
+/**
+ * One entry per kept record that sent a value (other than 0) of a field whose unit is unknown,
+ * naming those values only.
+ */
 function sharesSetAside(
   payload: WeatherPayload,
   byHour: ReadonlyMap<number, WeatherRecord>,
-  verdict: ShareUnitVerdict,
+  unknown: readonly ShareField[],
+  verdicts: ShareUnitVerdicts,
 ): QuarantinedRecord[] {
   const indexOf = new Map(payload.records.map((record, index) => [record, index]));
   const out: QuarantinedRecord[] = [];
   for (const [hour, record] of byHour) {
-    const sent = SHARES.filter((field) => shareOf(record, field) !== undefined);
+    const sent = unknown.filter((field) => {
+      const value = shareOf(record, field);
+      return value !== undefined && value !== 0;
+    });
     if (sent.length === 0) continue;
+    // A field sent with a value other than 0 is never `only-zeros`.
+    const because = [...new Set(sent.map((f) => verdicts[f] as 'cannot-tell' | 'contradictory'))];
     out.push({
       recordIndex: indexOf.get(record) ?? -1,
       raw: record,
       hour: new Date(hour),
       reason:
-        `share unit unknown: ${sent.map((f) => `${f} ${record[f]}`).join(', ')} not landed ` +
-        `(${SET_ASIDE_BECAUSE[verdict]}); the record's other values landed`,
+        `${SHARE_UNIT_UNKNOWN} ${sent.map((f) => `${f} ${record[f]}`).join(', ')} not landed ` +
+        `(${because.map((v) => SET_ASIDE_BECAUSE[v]).join('; ')}); the record's other values landed`,
     });
   }
   return out;
 }
 
-function shareOf(record: WeatherRecord, field: (typeof SHARES)[number]): number | undefined {
+function shareOf(record: WeatherRecord, field: ShareField): number | undefined {
   const value = record[field];
   return typeof value === 'number' ? value : undefined;
 }
 
 /** The values a weather record lands as: two copies of an hour must agree on all of them. */
-function valuesOf(record: WeatherRecord, unit: ShareUnit | undefined): RecordValues {
-  const { observedAt: _, stampedAtFetch: __, ...values } = toRow(record, record.at, unit);
+function valuesOf(record: WeatherRecord, units: ShareUnits): RecordValues {
+  const { observedAt: _, stampedAtFetch: __, ...values } = toRow(record, record.at, units);
   return values;
 }
 
@@ -118,9 +145,9 @@ function validate(record: WeatherRecord): string | undefined {
       return `${field} ${value} is outside the plausible SI range [${min}, ${max}]`;
     }
   }
-  for (const field of SHARES) {
+  for (const field of SHARE_FIELDS) {
     const value = shareOf(record, field);
-    // A share above 1 makes its whole answer `percent` (weatherShareUnit), so 0–100 is the range.
+    // A value above 1 makes its field `percent` (weatherShareUnits), so 0–100 is the range.
     if (value !== undefined && fractionOf(value, 'percent') === undefined) {
       return `${field} ${value} is neither a fraction (0-1) nor a percentage (0-100)`;
     }
@@ -128,27 +155,30 @@ function validate(record: WeatherRecord): string | undefined {
   return undefined;
 }
 
+/** A share as a fraction: 0 is 0 in both units, so it lands even while the unit is unknown. */
 function share(value: number | undefined, unit: ShareUnit | undefined): number | null {
-  return value === undefined || unit === undefined ? null : (fractionOf(value, unit) ?? null);
+  if (value === undefined) return null;
+  if (value === 0) return 0;
+  return unit === undefined ? null : (fractionOf(value, unit) ?? null);
 }
 
-function toRow(r: WeatherRecord, observedAt: Date, unit: ShareUnit | undefined): WeatherRow {
+function toRow(r: WeatherRecord, observedAt: Date, units: ShareUnits): WeatherRow {
   return {
     observedAt,
     temperatureC: r.temperature ?? null,
     apparentTemperatureC: r.apparentTemperature ?? null,
     dewPointC: r.dewPoint ?? null,
-    humidityFraction: share(r.humidity, unit),
+    humidityFraction: share(r.humidity, units.humidity),
     pressureHpa: r.pressure ?? null,
     windSpeedMs: r.windSpeed ?? null,
     windGustMs: r.windGust ?? null,
     windBearingDeg: r.windBearing ?? null,
-    cloudCoverFraction: share(r.cloudCover, unit),
+    cloudCoverFraction: share(r.cloudCover, units.cloudCover),
     visibilityKm: r.visibility ?? null,
     uvIndex: r.uvIndex ?? null,
     ozoneDu: r.ozone ?? null,
     precipIntensityMmH: r.precipIntensity ?? null,
-    precipProbabilityFraction: share(r.precipProbability, unit),
+    precipProbabilityFraction: share(r.precipProbability, units.precipProbability),
     precipType: r.precipType ?? null,
     summary: r.summary ?? null,
     icon: mapWeatherIcon(r.icon),

@@ -1,4 +1,4 @@
-import { normalizeWeather, weatherShareUnit } from './normalize-weather.js';
+import { normalizeWeather, weatherShareUnits } from './normalize-weather.js';
 import { stampAtFetch } from '../../normalize/stamp-at-fetch.js';
 import type { WeatherPayload } from '../../service/models.js';
 import { parseWeatherBody } from '../../service/parse-weather-body.js';
@@ -21,7 +21,7 @@ export const weatherDataset: DatasetDefinition<'weather', WeatherPayload> = {
   fetchHistory: (client, { location, window }) =>
     client.weatherHistory({ ...at(location), from: window.from, to: window.to }),
   parseBody: (rawBody) => parseWeatherBody(rawBody),
-  shareUnitOf: weatherShareUnit,
+  shareUnitOf: weatherShareUnits,
   toFacts(payload, window, remembered) {
     const { rows, ...rest } = normalizeWeather(payload, window, remembered);
     return { ...rest, tables: [tableRows(WEATHER_HOURLY, rows)] };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mapWeatherIcon } from '../../../src/datasets/weather/map-weather-icon.js';
 import {
   normalizeWeather,
-  weatherShareUnit,
+  weatherShareUnits,
 } from '../../../src/datasets/weather/normalize-weather.js';
 import type { WeatherRow } from '../../../src/datasets/weather/weather-rows.js';
 import type { WeatherPayload } from '../../../src/service/models.js';
@@ -69,76 +69,122 @@ describe('normalizeWeather', () => {
     expect(row?.precipProbabilityFraction).toBeCloseTo(0.3);
   });
 
-  it('reads 1 as 1 % in an answer of integer percentages, never per value as 100 %', () => {
-    const payload = sharesAnswer([1, 1, 1], [64, 0, 0]);
-    expect(weatherShareUnit(payload)).toBe('percent');
+  it('reads 1 as 1 % in a field of integer percentages, never per value as 100 %', () => {
+    const payload = sharesAnswer([1, 1, 1], [64, 40, 30]);
+    expect(weatherShareUnits(payload)).toEqual({
+      humidity: 'percent',
+      cloudCover: 'percent',
+      precipProbability: 'percent',
+    });
     const out = normalizeWeather(payload, window);
     expect(out.quarantined).toEqual([]);
     expect(landedShares(out.rows)).toEqual([
       [0.01, 0.01, 0.01],
-      [0.64, 0, 0],
+      [0.64, 0.4, 0.3],
     ]);
   });
 
-  it('reads 1 as 100 % in an answer of fractions', () => {
-    const out = normalizeWeather(sharesAnswer([1, 1, 1], [0.64, 0, 0]), window);
+  it('reads 1 as 100 % in a field of fractions', () => {
+    const out = normalizeWeather(sharesAnswer([1, 1, 1], [0.64, 0.5, 0.2]), window);
     expect(landedShares(out.rows)).toEqual([
       [1, 1, 1],
-      [0.64, 0, 0],
+      [0.64, 0.5, 0.2],
     ]);
   });
 
-  it('reads an answer that cannot tell in the remembered unit, and only then', () => {
+  it('decides each field by its own values: humidity 81 beside cloud cover 0.83 and precipitation 0.02', () => {
+    // The documented record (real-bodies/weather-latest__docs-example-react-comment__1.json).
+    const payload = sharesAnswer([81, 0.83, 0.02]);
+    expect(weatherShareUnits(payload)).toEqual({
+      humidity: 'percent',
+      cloudCover: 'fraction',
+      precipProbability: 'fraction',
+    });
+    const out = normalizeWeather(payload, window);
+    expect(out.quarantined).toEqual([]);
+    expect(landedShares(out.rows)).toEqual([[0.81, 0.83, 0.02]]);
+  });
+
+  it('never reads cloud cover 1 in the unit of the humidity beside it', () => {
+    // The live capture (real-bodies/weather-latest__breathe-easy__1.json): humidity 92 %,
+    // overcast. cloudCover 1 cannot tell by itself: read in its own remembered unit, else set aside.
+    const payload = sharesAnswer([92, 1, 0]);
+    expect(weatherShareUnits(payload)).toEqual({
+      humidity: 'percent',
+      cloudCover: 'cannot-tell',
+      precipProbability: 'only-zeros',
+    });
+    expect(
+      landedShares(normalizeWeather(payload, window, { cloudCover: 'fraction' }).rows),
+    ).toEqual([[0.92, 1, 0]]);
+    const alone = normalizeWeather(payload, window);
+    expect(landedShares(alone.rows)).toEqual([[0.92, null, 0]]);
+    expect(alone.quarantined.map((q) => q.reason)).toEqual([
+      expect.stringMatching(
+        /^share unit unknown: cloudCover 1 not landed \(every value of the field/,
+      ),
+    ]);
+  });
+
+  it('reads a field that cannot tell in its remembered unit, and only then', () => {
     const payload = sharesAnswer([1, 1, 0]);
-    expect(weatherShareUnit(payload)).toBe('cannot-tell');
-    expect(landedShares(normalizeWeather(payload, window, 'percent').rows)).toEqual([
+    expect(weatherShareUnits(payload)).toEqual({
+      humidity: 'cannot-tell',
+      cloudCover: 'cannot-tell',
+      precipProbability: 'only-zeros',
+    });
+    const percent = { humidity: 'percent', cloudCover: 'percent' } as const;
+    const fraction = { humidity: 'fraction', cloudCover: 'fraction' } as const;
+    expect(landedShares(normalizeWeather(payload, window, percent).rows)).toEqual([
       [0.01, 0.01, 0],
     ]);
-    expect(landedShares(normalizeWeather(payload, window, 'fraction').rows)).toEqual([[1, 1, 0]]);
-    // An answer that tells its own unit is read in it, whatever was remembered.
+    expect(landedShares(normalizeWeather(payload, window, fraction).rows)).toEqual([[1, 1, 0]]);
+    // A field that tells its own unit is read in it, whatever was remembered for it.
     const told = sharesAnswer([1, 55, 0]);
-    expect(landedShares(normalizeWeather(told, window, 'fraction').rows)).toEqual([
-      [0.01, 0.55, 0],
-    ]);
+    expect(landedShares(normalizeWeather(told, window, fraction).rows)).toEqual([[1, 0.55, 0]]);
   });
 
-  it('lands the other values and quarantines the shares of an answer that cannot tell, with nothing remembered', () => {
+  it('lands the other values and quarantines only the undecided values, with nothing remembered', () => {
     const out = normalizeWeather(sharesAnswer([1, 0, 0], []), window);
     expect(out.rows.map((r) => r.temperatureC)).toEqual([21.1, 21.1]);
+    // A 0 is 0 in both units: it lands.
     expect(landedShares(out.rows)).toEqual([
-      [null, null, null],
+      [null, 0, 0],
       [null, null, null],
     ]);
-    // The record without shares sets nothing aside; the hour with shares is named.
+    // The record without shares sets nothing aside; the hour with a share set aside is named.
     expect(out.quarantined).toEqual([
       {
         recordIndex: 0,
         raw: expect.objectContaining({ humidity: 1 }),
         hour: new Date('2020-07-13T01:00:00Z'),
         reason: expect.stringMatching(
-          /^share unit unknown: humidity 1, cloudCover 0, precipProbability 0 not landed \(every share of the answer is 0 or 1/,
+          /^share unit unknown: humidity 1 not landed \(every value of the field in the answer is 0 or 1/,
         ),
       },
     ]);
     expect(out.quarantinedHours.size).toBe(0);
   });
 
-  it('never reads an answer that contradicts itself, not even in a remembered unit', () => {
-    const payload = sharesAnswer([0.81, 40, 0], [0.8, 0.2, 0]);
-    expect(weatherShareUnit(payload)).toBe('contradictory');
-    const out = normalizeWeather(payload, window, 'fraction');
+  it('never reads a field that contradicts itself, not even in a remembered unit, and reads the others', () => {
+    const payload = sharesAnswer([0.81, 40, 0], [0.8, 20, 0]);
+    expect(weatherShareUnits(payload)).toMatchObject({
+      humidity: 'fraction',
+      cloudCover: 'percent',
+    });
+    const mixed = sharesAnswer([0.81, 40, 0], [80, 20, 0]);
+    expect(weatherShareUnits(mixed).humidity).toBe('contradictory');
+    const out = normalizeWeather(mixed, window, { humidity: 'fraction' });
     expect(out.rows.map((r) => r.temperatureC)).toEqual([21.1, 21.1]);
     expect(landedShares(out.rows)).toEqual([
-      [null, null, null],
-      [null, null, null],
+      [null, 0.4, 0],
+      [null, 0.2, 0],
     ]);
     expect(out.quarantined.map((q) => q.reason)).toEqual([
       expect.stringMatching(
-        /^share unit unknown: humidity 0.81, cloudCover 40, precipProbability 0 not landed \(the answer has shares above 1/,
+        /^share unit unknown: humidity 0.81 not landed \(the field has values above 1/,
       ),
-      expect.stringMatching(
-        /^share unit unknown: humidity 0.8, cloudCover 0.2, precipProbability 0/,
-      ),
+      expect.stringMatching(/^share unit unknown: humidity 80 not landed/),
     ]);
   });
 
