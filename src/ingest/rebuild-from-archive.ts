@@ -21,6 +21,16 @@ export interface RebuildFilter {
   readonly to?: Date;
 }
 
+export interface RebuildOptions {
+  /** Archived answers read per batch (one landing transaction each). */
+  readonly batchSize?: number;
+  /**
+   * Called with each batch's landings before they land, while the warehouse still holds what
+   * they replace (`repairShareUnits` counts the values a batch changes).
+   */
+  readonly beforeLand?: (landings: readonly ChunkLanding[]) => Promise<void>;
+}
+
 export interface RebuildOutcome {
   readonly chunks: number;
   readonly rows: number;
@@ -38,7 +48,7 @@ export async function rebuildFromArchive(
   db: Kysely<Database>,
   filter: RebuildFilter,
   logger: Logger,
-  batchSize = 50,
+  { batchSize = 50, beforeLand }: RebuildOptions = {},
 ): Promise<RebuildOutcome> {
   const log = logger.child({ component: 'rebuild' });
   const writer = new FactWriter(db, { archiveRaw: false });
@@ -112,6 +122,7 @@ export async function rebuildFromArchive(
         log.warn({ chunkId: row.chunk_id, reason }, 'archived payload could not be parsed');
       }
     }
+    await beforeLand?.(landings);
     const summary = await writer.land(landings);
     chunks += landings.length;
     rows += summary.results.reduce((n, r) => n + r.rows, 0);
