@@ -22,25 +22,31 @@ export async function readShareUnits(
 }
 
 /**
- * Remembers that an answer of `source` of `dataset` told `field` was written in `unit`: the
- * last answer that tells wins. The row is written only when the unit changes, so answers that
- * agree with it cost one statement and no write.
+ * Remembers that an answer of `source` of `dataset` told each field of `units` was written in
+ * that unit: the last answer that tells wins, on every host. One statement for all the fields;
+ * a row is written only when its unit changes, so answers that agree with it write nothing.
  */
-export async function recordShareUnit(
+export async function recordShareUnits(
   db: Kysely<Database>,
   dataset: Dataset,
   source: AnswerSource,
-  field: ShareField,
-  unit: ShareUnit,
+  units: ShareUnits,
 ): Promise<void> {
+  const rows = (Object.entries(units) as [ShareField, ShareUnit][]).map(([field, unit]) => ({
+    dataset,
+    source,
+    field,
+    unit,
+  }));
+  if (rows.length === 0) return;
   await db
     .insertInto('share_unit')
-    .values({ dataset, source, field, unit })
+    .values(rows)
     .onConflict((oc) =>
       oc
         .columns(['dataset', 'source', 'field'])
-        .doUpdateSet({ unit, updated_at: new Date() })
-        .where('share_unit.unit', '<>', unit),
+        .doUpdateSet((eb) => ({ unit: eb.ref('excluded.unit'), updated_at: new Date() }))
+        .whereRef('share_unit.unit', '<>', 'excluded.unit'),
     )
     .execute();
 }

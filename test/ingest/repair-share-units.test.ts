@@ -66,7 +66,7 @@ beforeAll(async () => {
   const berlin = await wh.addLocation({ name: 'Berlin', lat: 52.52, lng: 13.405 });
   const writer = new FactWriter(db, { archiveRaw: true });
   // Archived in this order (chunk ids ascending), as three backfill chunks would be.
-  for (const [[from, to], shares] of [
+  for (const [[from, to], [humidity, cloudCover, precip]] of [
     [DAYS.overcast, [85, 1, 0]],
     [DAYS.mixed, [81, 0.83, 0.02]],
     [DAYS.captured, [92, 1, 0]],
@@ -76,7 +76,7 @@ beforeAll(async () => {
       'weather',
       berlin.locationId,
       window,
-      answer(from, to, ...shares),
+      answer(from, to, humidity, cloudCover, precip),
     );
     await writer.land([landing]);
   }

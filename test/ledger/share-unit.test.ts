@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerShareUnitMemory, shareUnitsFor } from '../../src/ingest/share-unit-memory.js';
-import { readShareUnits, recordShareUnit } from '../../src/ledger/share-unit.js';
+import { readShareUnits, recordShareUnits } from '../../src/ledger/share-unit.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
@@ -20,8 +20,10 @@ describe('envdata.share_unit', () => {
   it('remembers the unit the last answer that told was in, per dataset, source and field', async () => {
     const { db } = wh.app;
     expect(await readShareUnits(db, 'weather', 'history')).toEqual({});
-    await recordShareUnit(db, 'weather', 'history', 'humidity', 'percent');
-    await recordShareUnit(db, 'weather', 'history', 'cloudCover', 'fraction');
+    await recordShareUnits(db, 'weather', 'history', {
+      humidity: 'percent',
+      cloudCover: 'fraction',
+    });
     expect(await readShareUnits(db, 'weather', 'history')).toEqual({
       humidity: 'percent',
       cloudCover: 'fraction',
@@ -29,9 +31,9 @@ describe('envdata.share_unit', () => {
     expect(await readShareUnits(db, 'weather', 'latest')).toEqual({});
     const first = await updatedAt('history');
     // The same unit again writes nothing; another one replaces it, for that field alone.
-    await recordShareUnit(db, 'weather', 'history', 'humidity', 'percent');
+    await recordShareUnits(db, 'weather', 'history', { humidity: 'percent' });
     expect(await updatedAt('history')).toEqual(first);
-    await recordShareUnit(db, 'weather', 'history', 'humidity', 'fraction');
+    await recordShareUnits(db, 'weather', 'history', { humidity: 'fraction' });
     expect(await readShareUnits(db, 'weather', 'history')).toEqual({
       humidity: 'fraction',
       cloudCover: 'fraction',
@@ -65,5 +67,16 @@ describe('envdata.share_unit', () => {
     expect(
       await shareUnitsFor(memory, 'weather', 'latest', verdicts('fraction', 'cannot-tell')),
     ).toEqual({ humidity: 'fraction', cloudCover: 'percent' });
+    // The last answer that tells wins on every worker: back to percent through the other one,
+    // though this one learned percent before and fraction since.
+    await shareUnitsFor(other, 'weather', 'latest', verdicts('percent', 'cannot-tell'));
+    expect(
+      await shareUnitsFor(memory, 'weather', 'latest', verdicts('cannot-tell', 'cannot-tell')),
+    ).toEqual({ humidity: 'percent', cloudCover: 'percent' });
+    // And a unit this worker learned before, told again after another changed it, is written.
+    await shareUnitsFor(memory, 'weather', 'latest', verdicts('fraction', 'cannot-tell'));
+    await shareUnitsFor(other, 'weather', 'latest', verdicts('percent', 'cannot-tell'));
+    await shareUnitsFor(memory, 'weather', 'latest', verdicts('fraction', 'cannot-tell'));
+    expect((await readShareUnits(wh.app.db, 'weather', 'latest')).humidity).toBe('fraction');
   });
 });

@@ -13,7 +13,7 @@ import { weatherDataset } from '../../src/datasets/weather/weather-dataset.js';
 import { createFetchSnapshotProcessor } from '../../src/ingest/fetch-snapshot-job.js';
 import { ThrottleBackoff } from '../../src/ingest/throttle-backoff.js';
 import { FactWriter } from '../../src/landing/fact-writer.js';
-import { readShareUnits, recordShareUnit } from '../../src/ledger/share-unit.js';
+import { readShareUnits, recordShareUnits } from '../../src/ledger/share-unit.js';
 import type { Location } from '../../src/locations/location.js';
 import type {
   LatestRecord,
@@ -1131,7 +1131,7 @@ const CASES: Readonly<Record<string, () => Promise<void>>> = {
     expect(await readShareUnits(wh.app.db, 'weather', 'latest')).toEqual({ humidity: 'percent' });
 
     // cloudCover remembered as a fraction for this source: 1 is 1.0 (never 0.01).
-    await recordShareUnit(wh.app.db, 'weather', 'latest', 'cloudCover', 'fraction');
+    await recordShareUnits(wh.app.db, 'weather', 'latest', { cloudCover: 'fraction' });
     const remembered = normalizeWeather(first.payload as never, undefined, {
       cloudCover: 'fraction',
     });
