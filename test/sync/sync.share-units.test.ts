@@ -22,6 +22,8 @@ const t2 = new Date('2024-06-11T02:20:00Z');
 interface Stored {
   readonly location: string;
   readonly product: string;
+  /** Which fetch of the product stored it (1 the first sync's, 2 the second's); 0 for history. */
+  readonly fetch: number;
   readonly at: string;
   readonly temperature: number | null;
   readonly humidity: number | null;
@@ -32,19 +34,18 @@ interface Stored {
 /** Every weather value a sync stored: history hours, then latest readings and forecasts. */
 async function storedWeather(db: Kysely<Database>): Promise<Stored[]> {
   const { rows } = await sql<Stored>`
-    select l.name as location, 'history' as product,
+    select l.name as location, 'history' as product, 0 as fetch,
       to_char(w.observed_at at time zone 'UTC', 'YYYY-MM-DD HH24') as at,
       w.temperature_c as temperature, w.humidity_fraction as humidity,
       w.cloud_cover_fraction as "cloudCover", w.precip_probability_fraction as "precipProbability"
     from envdata.weather_hourly w join envdata.location l using (location_id)
     union all
-    select * from (
-      select l.name, s.product::text,
-        to_char(s.valid_at at time zone 'UTC', 'YYYY-MM-DD HH24'), s.temperature_c,
-        s.humidity_fraction, s.cloud_cover_fraction, s.precip_probability_fraction
-      from envdata.weather_snapshot s join envdata.location l using (location_id)
-      order by l.name, s.product, s.fetched_at, s.valid_at) snapshots
-    order by 1, 2, 3`.execute(db);
+    select l.name, s.product::text,
+      dense_rank() over (partition by s.location_id, s.product order by s.fetched_at)::int,
+      to_char(s.valid_at at time zone 'UTC', 'YYYY-MM-DD HH24'), s.temperature_c,
+      s.humidity_fraction, s.cloud_cover_fraction, s.precip_probability_fraction
+    from envdata.weather_snapshot s join envdata.location l using (location_id)
+    order by 1, 2, 3, 4`.execute(db);
   return rows;
 }
 
