@@ -30,6 +30,11 @@ const shapeVariants = z
     noTimezone: z.boolean(),
     noLatestStamp: z.boolean(),
     percentages: z.boolean(),
+    unitsPerField: z.boolean(),
+    precipPercent: z.boolean(),
+    offHourStamps: z.boolean(),
+    recordedKeyOrder: z.boolean(),
+    escapedSlashes: z.boolean(),
     speciesRiskKey: z.enum(['SpeciesRisk', 'Risks']),
   } satisfies Record<keyof ShapeVariants, z.ZodType>)
   .partial()

@@ -20,6 +20,14 @@ const fx = useBackfillFixture(
   { ENVDATA_ARCHIVE_RAW: 'true' },
 );
 const reference = useBackfillFixture();
+// Every weather answer writes humidity as whole percentages beside cloud cover and
+// precipitation probability as fractions (the `unitsPerField` shape: humidity 81 beside cloud
+// cover 0.83 in a documented record, 92 beside cloud cover 1 in a live capture). Paced so that
+// a worker can be stopped mid-run.
+const mixed = useBackfillFixture(
+  { legacyShapes: { unitsPerField: true } },
+  { ENVDATA_RATE_LIMIT: '4/s' },
+);
 
 interface Shares {
   readonly location: string;
@@ -59,11 +67,37 @@ async function backfillWeather(f: BackfillFixture, from: string, to: string, nam
   return start.runId!;
 }
 
+/** The units remembered, per dataset, source and field. */
 async function rememberedUnits(db: Kysely<Database>) {
-  return db.selectFrom('share_unit').select(['dataset', 'source', 'unit']).execute();
+  return db
+    .selectFrom('share_unit')
+    .select(['dataset', 'source', 'field', 'unit'])
+    .orderBy('dataset')
+    .orderBy('source')
+    .orderBy('field')
+    .execute();
 }
 
-describe('share units are decided per answer, never per value', () => {
+/** The same unit remembered for each share field of weather history. */
+function historyUnits(unit: 'fraction' | 'percent') {
+  return ['cloudCover', 'humidity', 'precipProbability'].map((field) => ({
+    dataset: 'weather',
+    source: 'history',
+    field,
+    unit,
+  }));
+}
+
+/** The share-unit entries of the quarantine, by reason. */
+async function shareQuarantine(db: Kysely<Database>) {
+  return db
+    .selectFrom('quarantine')
+    .select(['reason', 'observed_at'])
+    .where('reason', 'like', 'share unit unknown:%')
+    .execute();
+}
+
+describe('share units are decided per answer and field, never per value', () => {
   it('an answer that cannot tell, with nothing remembered, lands all but its shares, which it quarantines with the reason', async () => {
     // Every share of the answer is 1 or 0: 1 % and 0 % here, 100 % and 0 % as fractions.
     fx.simulator.setFaults('weather-history:ambiguous x1');
@@ -73,7 +107,8 @@ describe('share units are decided per answer, never per value', () => {
     const landed = await sharesIn(fx.app.db, '2024-06-02', '2024-06-04');
     expect(landed).toHaveLength(48);
     for (const row of landed) {
-      expect(row).toMatchObject({ humidity: null, cloudCover: null, precipProbability: null });
+      // A 0 is 0 in both units: it lands.
+      expect(row).toMatchObject({ humidity: null, cloudCover: null, precipProbability: 0 });
       expect(row.temperature).not.toBeNull();
     }
     const quarantine = await fx.app.db
@@ -82,15 +117,12 @@ describe('share units are decided per answer, never per value', () => {
       .where('run_id', '=', runId)
       .execute();
     expect(quarantine).toHaveLength(48);
-    expect(
-      new Set(quarantine.map((q) => q.reason.replace(/^share unit unknown: [^(]*/, ''))),
-    ).toEqual(
+    expect(new Set(quarantine.map((q) => q.reason))).toEqual(
       new Set([
-        "(every share of the answer is 0 or 1, which reads as fractions and as percentages alike, and no earlier answer of this source taught the unit); the record's other values landed",
+        'share unit unknown: humidity 1, cloudCover 1 not landed (every value of the field in the ' +
+          'answer is 0 or 1, which reads as a fraction and as a percentage alike, and no earlier ' +
+          "answer of this source taught its unit); the record's other values landed",
       ]),
-    );
-    expect(quarantine[0]!.reason).toMatch(
-      /^share unit unknown: humidity 1, cloudCover 1, precipProbability 0 not landed/,
     );
     expect(await rememberedUnits(fx.app.db)).toEqual([]);
   });
@@ -109,12 +141,8 @@ describe('share units are decided per answer, never per value', () => {
       ),
     );
     expect(onePercent.length).toBeGreaterThan(0);
-    expect(await rememberedUnits(fx.app.db)).toEqual([
-      { dataset: 'weather', source: 'history', unit: 'percent' },
-    ]);
-    expect(await rememberedUnits(reference.app.db)).toEqual([
-      { dataset: 'weather', source: 'history', unit: 'fraction' },
-    ]);
+    expect(await rememberedUnits(fx.app.db)).toEqual(historyUnits('percent'));
+    expect(await rememberedUnits(reference.app.db)).toEqual(historyUnits('fraction'));
   });
 
   it('an answer that cannot tell takes the unit the last answers told', async () => {
@@ -159,11 +187,78 @@ describe('share units are decided per answer, never per value', () => {
       expect(row.cloudCover).toBeCloseTo(0.01, 6);
       expect(row.precipProbability).toBe(0);
     }
-    const left = await fx.app.db
-      .selectFrom('quarantine')
-      .select('reason')
-      .where('reason', 'like', 'share unit unknown:%')
-      .execute();
-    expect(left).toEqual([]);
+    expect(await shareQuarantine(fx.app.db)).toEqual([]);
+  });
+});
+
+describe('answers that mix units per field', () => {
+  it('a clean backfill stores every value exactly as the service writing fractions: no share NULL, cloud cover 1 as 1', async () => {
+    await backfillWeather(mixed, '2024-06-12', '2024-06-18', ['Berlin', 'Brisbane']);
+    await backfillWeather(reference, '2024-06-12', '2024-06-18', ['Berlin', 'Brisbane']);
+    const shares = await sharesIn(mixed.app.db, '2024-06-12', '2024-06-18');
+    expect(shares).toHaveLength(2 * 144);
+    expect(shares).toEqual(await sharesIn(reference.app.db, '2024-06-12', '2024-06-18'));
+    for (const field of ['humidity', 'cloudCover', 'precipProbability'] as const) {
+      expect([field, shares.filter((s) => s[field] === null).length]).toEqual([field, 0]);
+    }
+    // Overcast hours: cloud cover 1 beside humidity in percent, landed as 1 (never 0.01).
+    expect(shares.filter((s) => s.cloudCover === 1).length).toBeGreaterThan(10);
+    expect(shares.filter((s) => s.cloudCover === 0.01)).toEqual([]);
+    expect(await shareQuarantine(mixed.app.db)).toEqual([]);
+    expect(await rememberedUnits(mixed.app.db)).toEqual([
+      { dataset: 'weather', source: 'history', field: 'cloudCover', unit: 'fraction' },
+      { dataset: 'weather', source: 'history', field: 'humidity', unit: 'percent' },
+      { dataset: 'weather', source: 'history', field: 'precipProbability', unit: 'fraction' },
+    ]);
+  });
+
+  // Interrupted by stopping the worker mid-run (not by SIGKILL, which
+  // backfill.resume-after-sigkill covers with a process of its own): the units are decided per
+  // answer, so what matters is that the answers after the stop are read as those before.
+  it('a backfill interrupted and resumed stores every value exactly, an answer of cloud cover only 1 in the unit remembered', async () => {
+    const from = '2024-06-18';
+    const to = '2024-06-30';
+    const start = await startBackfill(mixed.app, {
+      ...backfillRange(from, to, { datasets: ['weather'] }),
+      locations: mixed.locations,
+    });
+    const runId = start.runId!;
+    expect(start.estimate.chunks).toBe(12);
+    mixed.simulator.resetStats();
+    const first = IngestWorker.start(mixed.app, { concurrency: 1 });
+    try {
+      await waitForRun(mixed.app.db, runId, { until: (p) => p.done >= 3 });
+    } finally {
+      await first.close();
+    }
+    const stopped = await waitForRun(mixed.app.db, runId, { until: () => true });
+    expect(stopped.done).toBeLessThan(12);
+    const second = IngestWorker.start(mixed.app, { concurrency: 2 });
+    try {
+      expect(await waitForRun(mixed.app.db, runId)).toMatchObject({
+        status: 'done',
+        done: 12,
+        failed: 0,
+      });
+    } finally {
+      await second.close();
+    }
+    expect(mixed.simulator.stats().total).toBe(12);
+
+    await backfillWeather(reference, from, to, ['Berlin', 'Brisbane']);
+    const shares = await sharesIn(mixed.app.db, from, to);
+    expect(shares).toHaveLength(2 * 12 * 24);
+    expect(shares).toEqual(await sharesIn(reference.app.db, from, to));
+    for (const field of ['humidity', 'cloudCover', 'precipProbability'] as const) {
+      expect([field, shares.filter((s) => s[field] === null).length]).toEqual([field, 0]);
+    }
+    // Brisbane, 2024-06-22 to 06-24: a stratus deck, cloud cover 1 in every hour of the answer,
+    // which cannot tell its unit by itself; read in the unit cloud cover last had (fraction).
+    const deck = shares.filter(
+      (s) => s.location === 'Brisbane' && s.at >= '2024-06-22 00' && s.at < '2024-06-24 00',
+    );
+    expect(deck).toHaveLength(48);
+    expect(new Set(deck.map((s) => s.cloudCover))).toEqual(new Set([1]));
+    expect(await shareQuarantine(mixed.app.db)).toEqual([]);
   });
 });

@@ -59,6 +59,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/sync/sync-priority.test.ts',
   'test/sync/sync-scheduler.test.ts',
   'test/sync/sync.ledger.test.ts',
+  'test/sync/sync.share-units.test.ts',
   'test/sync/sync.test.ts',
   'test/worker/ingest-worker.payload.test.ts',
   'test/worker/ingest-worker.shutdown.test.ts',

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { POLLEN_SPECIES_BY_REGION } from '../../src/simulator/data/pollen-species-table.js';
 import { pollenRiskOf } from '../../src/simulator/data/pollen-risk.js';
+import { SHAPE_VARIANT_NAMES } from '../../src/simulator/render/shape-variants.js';
 import { startSimulator } from '../../src/simulator/start-simulator.js';
 import { POLLEN_TYPES, RISK_LEVELS, WEATHER_ICONS, type PollenType } from '../../src/types.js';
 import {
@@ -360,7 +361,8 @@ describe('legacy shapes', () => {
       '2024-04-20T01:00:00.000Z',
     ]);
     for (const record of history.data) {
-      expect(Object.keys(record)).toEqual(['timestamp', 'Count', 'Risk']);
+      // The recorded key order (`recordedKeyOrder`): Risk before Count.
+      expect(Object.keys(record)).toEqual(['timestamp', 'Risk', 'Count']);
       expectPollenRecord(record);
     }
     const forecast = (
@@ -486,5 +488,204 @@ describe('legacy shapes', () => {
     const bad = await client.post('/__admin/options', { legacyShapes: { sparkles: true } });
     expect(bad.status).toBe(400);
     expect(bad.json<{ message: string }>().message).toContain('legacyShapes');
+  });
+});
+
+describe('recorded quirks', () => {
+  type WeatherHistoryBody = { data: { history: Json[] } };
+  const SHARES = ['humidity', 'cloudCover', 'precipProbability'] as const;
+  const weatherHistory = async (from: string, to: string) =>
+    (
+      await client.get(
+        `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, from, to)}&units=si`,
+      )
+    ).json<WeatherHistoryBody>().data.history;
+  /** History, forecast and latest weather records at Berlin, in the shapes set now. */
+  const weatherRecords = async () => [
+    ...(await weatherHistory('2024-04-20T00:00:00Z', '2024-04-22T00:00:00Z')),
+    ...(await client.get(`/weather/forecast/by-lat-lng?${berlin}&units=si`)).json<{
+      data: { forecast: Json[] };
+    }>().data.forecast,
+    (await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`)).json<{ data: Json }>().data,
+  ];
+
+  it.each([
+    [{ unitsPerField: true }, ['humidity']],
+    [{ precipPercent: true }, ['precipProbability']],
+    [{ unitsPerField: true, precipPercent: true }, ['humidity', 'precipProbability']],
+    // `percentages` wins: every field in percent.
+    [{ percentages: true, unitsPerField: true }, ['humidity', 'cloudCover', 'precipProbability']],
+  ])(
+    'units per field %o: %o as whole percentages of the fractions sent without it, the other fields as those fractions',
+    async (variants, percent) => {
+      const fractions = await weatherRecords();
+      sim().setOptions({ legacyShapes: variants });
+      const mixed = await weatherRecords();
+      expect(mixed).toHaveLength(fractions.length);
+      mixed.forEach((record, i) => {
+        const clean = fractions[i]!;
+        for (const field of SHARES) {
+          const expected = percent.includes(field)
+            ? Math.round(Number(clean[field]) * 100)
+            : clean[field];
+          expect([field, record[field]]).toEqual([field, expected]);
+        }
+        const rest = (r: Json) =>
+          Object.fromEntries(Object.entries(r).filter(([k]) => !SHARES.includes(k as never)));
+        expect(rest(record)).toEqual(rest(clean));
+      });
+      for (const field of SHARES) {
+        const values = mixed.map((r) => Number(r[field]));
+        // Each field tells its unit in these answers: above 1 in percent, between 0 and 1 else.
+        const telling = percent.includes(field)
+          ? values.some((v) => v > 1)
+          : values.some((v) => v > 0 && v < 1);
+        expect([field, telling]).toEqual([field, true]);
+      }
+    },
+  );
+
+  it('overcast hours send cloud cover exactly 1 and dry hours precipitation probability 0, so whole answers of a field can be only 0s and 1s', async () => {
+    sim().setOptions({ legacyShapes: { unitsPerField: true } });
+    // A stratus deck over Berlin for two days: humidity in percent beside cloud cover 1, as in
+    // the live capture (humidity 92, cloud cover 1, "overcast clouds").
+    const overcast = await weatherHistory('2024-01-10T00:00:00Z', '2024-01-12T00:00:00Z');
+    expect(overcast).toHaveLength(48);
+    expect(new Set(overcast.map((r) => r.cloudCover))).toEqual(new Set([1]));
+    // Icons agree: no clear or partly cloudy sky.
+    const icons = new Set(overcast.map((r) => String(r.icon)));
+    expect([...icons].filter((icon) => !['cloudy', 'fog', 'rain', 'snow'].includes(icon))).toEqual(
+      [],
+    );
+    expect(overcast.some((r) => Number(r.humidity) > 1)).toBe(true);
+    // Over a summer month, cloud cover 1 and precipitation probability 0 beside fractions.
+    const days = Array.from({ length: 15 }, (_, i) => Date.UTC(2024, 5, 1 + 2 * i));
+    const windows = await Promise.all(
+      days.map((day) =>
+        weatherHistory(new Date(day).toISOString(), new Date(day + 48 * 3_600_000).toISOString()),
+      ),
+    );
+    const month = windows.flat();
+    expect(month).toHaveLength(720);
+    const count = (field: string, value: number) => month.filter((r) => r[field] === value).length;
+    expect(count('cloudCover', 1)).toBeGreaterThan(10);
+    expect(count('precipProbability', 0)).toBeGreaterThan(100);
+    expect(month.some((r) => Number(r.cloudCover) > 0 && Number(r.cloudCover) < 1)).toBe(true);
+  });
+
+  it('offHourStamps: latest readings stamped with the second of the request, off the hour', async () => {
+    sim().setOptions({ legacyShapes: { offHourStamps: true }, now: '2024-07-01T12:34:56Z' });
+    try {
+      const pollen = (await client.get(`/latest/pollen/by-lat-lng?${berlin}`)).json<PollenBody>();
+      expect(pollen.data[0]!.updatedAt).toBe('2024-07-01T12:34:56.000Z');
+      const weather = (await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`)).json<{
+        data: Json;
+      }>().data;
+      expect(weather.time).toBe(Date.parse('2024-07-01T12:34:56Z') / 1000);
+      // Without it: pollen on the hour, weather to the minute.
+      sim().setOptions({ legacyShapes: false });
+      const onHour = (await client.get(`/latest/pollen/by-lat-lng?${berlin}`)).json<PollenBody>();
+      expect(onHour.data[0]!.updatedAt).toBe('2024-07-01T12:00:00.000Z');
+      const minute = (await client.get(`/weather/latest/by-lat-lng?${berlin}&units=si`)).json<{
+        data: Json;
+      }>().data;
+      expect(minute.time).toBe(Date.parse('2024-07-01T12:34:00Z') / 1000);
+      // Counts are those of the hour either way.
+      expect(onHour.data[0]!.Count).toEqual(pollen.data[0]!.Count);
+    } finally {
+      sim().setOptions({ now: TEST_NOW });
+    }
+  });
+
+  it('recordedKeyOrder: pollen keys in the 2024 order, weather in the documented Dark-Sky order, the same values', async () => {
+    const paths = [
+      `/latest/pollen/by-lat-lng?${berlin}&speciesRisk=true`,
+      `/history/pollen/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-20T02:00:00Z')}`,
+      `/forecast/v2/pollen/120hr/by-lat-lng?${berlin}`,
+      `/weather/latest/by-lat-lng?${berlin}&units=si`,
+      `/weather/history/by-lat-lng?${historyQuery(52.52, 13.405, '2024-04-20T00:00:00Z', '2024-04-20T02:00:00Z')}&units=si`,
+    ];
+    const before = await Promise.all(paths.map(async (p) => (await client.get(p)).json()));
+    sim().setOptions({ legacyShapes: { recordedKeyOrder: true } });
+    const after = await Promise.all(paths.map(async (p) => (await client.get(p)).json()));
+    expect(after).toEqual(before);
+    const [latest, history, forecast, weatherLatest, weatherHistory] = after as [
+      PollenBody,
+      PollenBody,
+      PollenBody,
+      { data: Json },
+      WeatherHistoryBody,
+    ];
+    expect(Object.keys(latest.data[0]!)).toEqual([
+      'timezone',
+      'Species',
+      'SpeciesRisk',
+      'Risk',
+      'Count',
+      'updatedAt',
+    ]);
+    expect(Object.keys(history.data[0]!)).toEqual([
+      'time',
+      'timezone',
+      'Species',
+      'Risk',
+      'Count',
+      'createdAt',
+    ]);
+    expect(Object.keys(forecast.data[0]!)).toEqual([
+      'time',
+      'timezone',
+      'Species',
+      'Risk',
+      'Count',
+      'updatedAt',
+    ]);
+    const darkSky = [
+      'time',
+      'precipIntensity',
+      'precipProbability',
+      'precipType',
+      'temperature',
+      'apparentTemperature',
+      'summary',
+      'icon',
+      'dewPoint',
+      'humidity',
+      'pressure',
+      'windSpeed',
+      'windGust',
+      'windBearing',
+      'cloudCover',
+      'uvIndex',
+      'visibility',
+      'ozone',
+    ];
+    expect(Object.keys(weatherHistory.data.history[0]!)).toEqual(darkSky);
+    expect(Object.keys(weatherLatest.data)).toEqual([...darkSky, 'lat', 'lng']);
+  });
+
+  it('escapedSlashes: species names with \\/ in the text, the same names once parsed', async () => {
+    const path = `/latest/pollen/by-lat-lng?lat=${PLACES.newYork.lat}&lng=${PLACES.newYork.lng}&speciesRisk=true`;
+    const plain = await client.get(path);
+    sim().setOptions({ legacyShapes: { escapedSlashes: true } });
+    const escaped = await client.get(path);
+    expect(plain.text).toContain('"Cypress / Juniper / Cedar":');
+    expect(escaped.text).not.toContain('"Cypress / Juniper / Cedar":');
+    expect(escaped.text).toContain('"Cypress \\/ Juniper \\/ Cedar":');
+    expect(escaped.json()).toEqual(plain.json());
+    const europe = await client.get(`/latest/pollen/by-lat-lng?${berlin}`);
+    expect(europe.text).toContain('"Grass \\/ Poaceae":');
+  });
+
+  it('are named in ENVDATA_SIM_LEGACY_SHAPES', () => {
+    expect(Object.keys(SHAPE_VARIANT_NAMES)).toEqual(
+      expect.arrayContaining([
+        'units-per-field',
+        'precip-percent',
+        'off-hour-stamps',
+        'recorded-key-order',
+        'escaped-slashes',
+      ]),
+    );
   });
 });

@@ -41,7 +41,11 @@ const SALT = {
   gust: 0x5a9,
   humidity: 0x5aa,
   forecast: 0x5ab,
+  overcast: 0x5ac,
 } as const;
+
+/** Above it (plus or minus 0.08 with the season) the sky is overcast: see `overcast`. */
+const OVERCAST_THRESHOLD = 0.84;
 
 const [CLOUDY, PARTLY, CLEAR, SNOW, RAIN, FOG] = WEATHER_ICONS;
 
@@ -80,18 +84,24 @@ export function generateWeatherHour(
   const precipIntensity = excess > 0 ? round2(climate.wetHourMeanMm * wetHourIntensity(excess)) : 0;
   const raining = precipIntensity > 0;
 
-  const cloud = clamp01(
-    Math.max(
-      raining ? 0.75 + 0.25 * Math.min(1, 2 * excess) : 0,
-      0.75 *
-        (0.6 * smoothNoise(seed, SALT.cloudFast, epochHour, 10) +
-          0.4 * smoothNoise(seed, SALT.cloudSlow, epochHour, 48)) +
-        0.35 * signal -
-        0.05 +
-        (climate.wetness - 0.5) * 0.6 -
-        synoptic * 0.3,
-    ),
-  );
+  // A stratus deck: the sky stays fully overcast (cloud cover exactly 1) while a slow signal
+  // sits above its threshold, for hours to days, most often in the cold season.
+  const overcast =
+    smoothNoise(seed, SALT.overcast, epochHour, 40) > OVERCAST_THRESHOLD + 0.08 * seasonal;
+  const cloud = overcast
+    ? 1
+    : clamp01(
+        Math.max(
+          raining ? 0.75 + 0.25 * Math.min(1, 2 * excess) : 0,
+          0.75 *
+            (0.6 * smoothNoise(seed, SALT.cloudFast, epochHour, 10) +
+              0.4 * smoothNoise(seed, SALT.cloudSlow, epochHour, 48)) +
+            0.35 * signal -
+            0.05 +
+            (climate.wetness - 0.5) * 0.6 -
+            synoptic * 0.3,
+        ),
+      );
   const daily = Math.cos((2 * Math.PI * (hour - 15)) / 24);
   let temperature =
     climate.meanTemperature +

@@ -24,6 +24,8 @@ export interface SiteSpecies {
   readonly salt: number;
   /** `"Name":`, the species' JSON key, ready for the renderer. */
   readonly jsonKey: string;
+  /** `jsonKey` with each `/` escaped as `\\/`, as bodies re-encoded by PHP write it. */
+  readonly jsonKeyEscaped: string;
 }
 
 /** Everything the pollen generator needs about one location, computed once per location. */
@@ -72,6 +74,7 @@ function buildPollenSite(key: SiteKey): PollenSite {
         amplitude: profile.peak * (1 - 0.5 * tropical) * (0.5 + unit3(key.seed, i, 0xa3b1)),
         salt,
         jsonKey: `${JSON.stringify(profile.name)}:`,
+        jsonKeyEscaped: `${JSON.stringify(profile.name).replaceAll('/', '\\/')}:`,
       };
     })
     .sort((a, b) => a.typeIndex - b.typeIndex || (a.name < b.name ? -1 : 1));

@@ -73,8 +73,8 @@ export type RecordFaultKind = (typeof RECORD_FAULT_KINDS)[number];
  *   field are those of the original hour, so each copy is a valid record.
  * - `duplicate`: each of the first `hours` records is repeated, identical, at the end.
  * - `ambiguous`: every record's `humidity` and `cloudCover` sent as `1` and `precipProbability`
- *   as `0`, in the answer's own unit (1 % with the `percentages` shape, else 100 %): an answer
- *   whose shares read as fractions and as percentages alike. Weather history only (a selector
+ *   as `0`, each in its field's unit (1 % where the shapes write the field as a percentage,
+ *   else 100 %): an answer whose shares read as fractions and as percentages alike. Weather history only (a selector
  *   that names no `weather-history` is refused); takes no `hours`.
  *
  * Hostile record faults rewrite each of the first `hours` records of the answer (its other

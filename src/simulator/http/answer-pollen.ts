@@ -71,7 +71,10 @@ export function answerPollen(ctx: RequestContext): Answer {
   if (stamp === 'history' && ctx.recordFault !== undefined) {
     generated = applyRecordFault(generated, ctx.recordFault, conflictingPollenHour);
   }
-  let records = generated.map((hour) => renderPollenRecord(site, hour, stamp, shapes, speciesRisk));
+  const requestS = Math.floor(ctx.nowMs / 1000);
+  let records = generated.map((hour) =>
+    renderPollenRecord(site, hour, stamp, shapes, speciesRisk, requestS),
+  );
   if (stamp === 'history') records = withHostileFault(records, ctx.recordFault, 'pollen');
   return { status: 200, body: renderPollenBody(site.lat, site.lng, records, shapes) };
 }

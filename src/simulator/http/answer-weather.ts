@@ -27,10 +27,12 @@ export function answerWeather(ctx: RequestContext): Answer {
   const nowHour = Math.floor(ctx.nowMs / HOUR_MS);
 
   if (endpoint.operation === 'weather-latest') {
-    // The latest reading is stamped with the minute it was read, its values those of the hour.
+    // The latest reading is stamped with the minute it was read (with `offHourStamps`, the
+    // second), its values those of the hour.
+    const stampMs = shapes.offHourStamps ? 1_000 : 60_000;
     const hour = {
       ...generateWeatherHour(climate, nowHour),
-      time: Math.floor(ctx.nowMs / 60_000) * 60,
+      time: (Math.floor(ctx.nowMs / stampMs) * stampMs) / 1_000,
     };
     const record = renderWeatherRecord(hour, units, shapes, climate);
     return { status: 200, body: renderWeatherLatestBody(record, shapes) };

@@ -1,15 +1,16 @@
 import type { WeatherHour } from '../data/generate-weather-hour.js';
 import { formatTwoDecimals as f2 } from './format-two-decimals.js';
-import type { ShapeVariants } from './shape-variants.js';
+import { percentSharesOf, type ShapeVariants } from './shape-variants.js';
 import { successMessage } from './success-message.js';
 
 /** `si`: °C, m/s, km, mm/h. `imperial` (the service's default): °F, mph, miles, in/h. */
 export type WeatherUnits = 'si' | 'imperial';
 
 /**
- * One weather record as JSON text, in the units and variants asked for. `latest`, the
- * coordinates of the latest answer's one object: they follow `time`, and with `noLatestStamp`
- * the record has no `time`.
+ * One weather record as JSON text, in the units and variants asked for: each share field as a
+ * fraction or, where the shapes say (`percentSharesOf`), a whole percentage. `latest`, the
+ * coordinates of the latest answer's one object: they follow `time` (with `recordedKeyOrder`
+ * they come last), and with `noLatestStamp` the record has no `time`.
  *
  * Written as text rather than through `JSON.stringify` for speed (history answers are the hot
  * path); every value is a finite number or a plain ASCII word, so the text is valid JSON.
@@ -28,18 +29,31 @@ export function renderWeatherRecord(
   const windGust = imperial ? round2(hour.windGust * 2.236936) : hour.windGust;
   const visibility = imperial ? round2(hour.visibility * 0.621371) : hour.visibility;
   const precip = imperial ? round2(hour.precipIntensity / 25.4) : hour.precipIntensity;
-  const humidity = shapes.percentages ? Math.round(hour.humidity * 100) : hour.humidity;
-  const cloudCover = shapes.percentages ? Math.round(hour.cloudCover * 100) : hour.cloudCover;
-  const precipProbability = shapes.percentages
+  const percent = percentSharesOf(shapes);
+  const humidity = percent.humidity ? Math.round(hour.humidity * 100) : hour.humidity;
+  const cloudCover = percent.cloudCover ? Math.round(hour.cloudCover * 100) : hour.cloudCover;
+  const precipProbability = percent.precipProbability
     ? Math.round(hour.precipProbability * 100)
     : hour.precipProbability;
   const time = latest !== undefined && shapes.noLatestStamp ? '' : `"time":${hour.time},`;
   const where =
     latest === undefined
       ? ''
-      : `"lat":${coordinate(latest.lat, shapes)},"lng":${coordinate(latest.lng, shapes)},`;
+      : `"lat":${coordinate(latest.lat, shapes)},"lng":${coordinate(latest.lng, shapes)}`;
+  if (shapes.recordedKeyOrder) {
+    // The Dark-Sky order of the documented examples, coordinates last.
+    return (
+      `{${time}"precipIntensity":${f2(precip)},"precipProbability":${f2(precipProbability)},` +
+      `"precipType":"${hour.precipType}","temperature":${f2(temperature)},` +
+      `"apparentTemperature":${f2(apparent)},"summary":"${hour.summary}","icon":"${hour.icon}",` +
+      `"dewPoint":${f2(dewPoint)},"humidity":${f2(humidity)},"pressure":${f2(hour.pressure)},` +
+      `"windSpeed":${f2(windSpeed)},"windGust":${f2(windGust)},"windBearing":${hour.windBearing},` +
+      `"cloudCover":${f2(cloudCover)},"uvIndex":${hour.uvIndex},"visibility":${f2(visibility)},` +
+      `"ozone":${f2(hour.ozone)}${where && ','}${where}}`
+    );
+  }
   return (
-    `{${time}${where}"temperature":${f2(temperature)},"apparentTemperature":${f2(apparent)},` +
+    `{${time}${where}${where && ','}"temperature":${f2(temperature)},"apparentTemperature":${f2(apparent)},` +
     `"dewPoint":${f2(dewPoint)},"humidity":${f2(humidity)},"pressure":${f2(hour.pressure)},` +
     `"windSpeed":${f2(windSpeed)},"windGust":${f2(windGust)},"windBearing":${hour.windBearing},` +
     `"cloudCover":${f2(cloudCover)},"visibility":${f2(visibility)},"uvIndex":${hour.uvIndex},` +

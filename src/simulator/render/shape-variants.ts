@@ -30,6 +30,42 @@ export interface ShapeVariants {
    * instead of fractions, in every record of every weather answer.
    */
   readonly percentages: boolean;
+  /**
+   * Weather `humidity` as a whole percentage while `cloudCover` and `precipProbability` stay
+   * fractions, in every weather answer: the units the recorded bodies mix (a documented record
+   * sends humidity 81 beside cloud cover 0.83 and precipitation probability 0.02; a live capture
+   * humidity 92 beside cloud cover 1, overcast). Overcast hours send cloud cover exactly 1 and
+   * dry hours precipitation probability 0, so some answers cannot tell a field's unit.
+   *
+   * Units are per field: a field is a percentage when any variant naming it is on
+   * (`percentages` names all three), so `percentages` wins over this one.
+   */
+  readonly unitsPerField: boolean;
+  /**
+   * Weather `precipProbability` as a whole percentage while `humidity` and `cloudCover` stay
+   * fractions: another split (a synthetic fixture sends precipitation probability 58), so that
+   * no reader passes by knowing which field is the percentage. With `unitsPerField`, humidity
+   * and precipitation probability are percentages and cloud cover a fraction.
+   */
+  readonly precipPercent: boolean;
+  /**
+   * Latest readings stamped to the second of the request, off the hour, as 2021 bodies are
+   * (pollen `updatedAt` `2021-05-08T11:14:38.000Z`; weather latest `time` 1681008995) instead of
+   * on the hour (pollen, 2024 bodies) or to the minute (weather).
+   */
+  readonly offHourStamps: boolean;
+  /**
+   * Record keys in the orders the recorded bodies show rather than the simulator's own: pollen
+   * `time, timezone, Species, Risk, Count` then `updatedAt`/`createdAt` (2024 bodies), weather in
+   * the Dark-Sky order of the documented examples (`time, precipIntensity, precipProbability,
+   * precipType, temperature, …, ozone`) with the latest reading's `lat`/`lng` last.
+   */
+  readonly recordedKeyOrder: boolean;
+  /**
+   * `/` in species names written `\/` (`"Grass \/ Poaceae"`), as bodies re-encoded by PHP are:
+   * valid JSON for the same name, so only a reader that matches text would see a difference.
+   */
+  readonly escapedSlashes: boolean;
   /** Key of the per-species risk object sent for `speciesRisk=true`. */
   readonly speciesRiskKey: 'SpeciesRisk' | 'Risks';
 }
@@ -45,10 +81,19 @@ export const CURRENT_SHAPES: ShapeVariants = Object.freeze({
   noTimezone: false,
   noLatestStamp: false,
   percentages: false,
+  unitsPerField: false,
+  precipPercent: false,
+  offHourStamps: false,
+  recordedKeyOrder: false,
+  escapedSlashes: false,
   speciesRiskKey: 'SpeciesRisk',
 });
 
-/** Every older or alternative variant at once (`noLatestStamp` aside: see there). */
+/**
+ * Every older or alternative variant at once (`noLatestStamp` aside: see there). Its weather
+ * shares are all percentages: `percentages` wins over `unitsPerField` and `precipPercent`, which
+ * `all` turns on but cannot show; name them without `percentages` to get units per field.
+ */
 export const LEGACY_SHAPES: ShapeVariants = Object.freeze({
   capitalSuccess: true,
   isoTimestamp: true,
@@ -59,6 +104,11 @@ export const LEGACY_SHAPES: ShapeVariants = Object.freeze({
   noTimezone: true,
   noLatestStamp: false,
   percentages: true,
+  unitsPerField: true,
+  precipPercent: true,
+  offHourStamps: true,
+  recordedKeyOrder: true,
+  escapedSlashes: true,
   speciesRiskKey: 'Risks',
 });
 
@@ -73,6 +123,11 @@ export const SHAPE_VARIANT_NAMES = {
   'no-timezone': 'noTimezone',
   'no-latest-stamp': 'noLatestStamp',
   percentages: 'percentages',
+  'units-per-field': 'unitsPerField',
+  'precip-percent': 'precipPercent',
+  'off-hour-stamps': 'offHourStamps',
+  'recorded-key-order': 'recordedKeyOrder',
+  'escaped-slashes': 'escapedSlashes',
   'risks-key': 'speciesRiskKey',
 } as const satisfies Record<string, keyof ShapeVariants>;
 
@@ -84,4 +139,20 @@ export function resolveShapes(legacy: boolean | Partial<ShapeVariants>): ShapeVa
   if (legacy === true) return LEGACY_SHAPES;
   if (legacy === false) return CURRENT_SHAPES;
   return Object.freeze({ ...CURRENT_SHAPES, ...legacy });
+}
+
+/** Which weather share fields an answer writes as whole percentages (the rest as fractions). */
+export interface PercentShares {
+  readonly humidity: boolean;
+  readonly cloudCover: boolean;
+  readonly precipProbability: boolean;
+}
+
+/** The share fields `shapes` writes as percentages: any variant naming a field makes it one. */
+export function percentSharesOf(shapes: ShapeVariants): PercentShares {
+  return {
+    humidity: shapes.percentages || shapes.unitsPerField,
+    cloudCover: shapes.percentages,
+    precipProbability: shapes.percentages || shapes.precipPercent,
+  };
 }
