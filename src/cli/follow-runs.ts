@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { App } from '../app.js';
 import { pauseRun } from '../ledger/pause-run.js';
 import { runProgress } from '../ledger/run-progress.js';
@@ -11,7 +12,15 @@ export interface FollowOptions {
   /** Work in this process too (a worker like any other: it takes jobs of every running run). */
   readonly localWorker: boolean;
   readonly concurrency: number;
+  /**
+   * Jobs that belong to the runs beside their chunks (a sync's snapshots): their end is
+   * awaited too before a summary is printed, so what they set aside is counted.
+   */
+  readonly jobIds?: readonly string[];
 }
+
+/** How often the jobs of `FollowOptions.jobIds` are looked for while they go on. */
+const JOBS_POLL_MS = 500;
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells expect. */
 const INTERRUPTED = 130;
@@ -53,8 +62,18 @@ export async function followRuns(
       await interrupt(app, context, runIds.slice(i), options.localWorker);
       return;
     }
-    context.print(formatRunSummary(progress));
-    if (!runSucceeded(progress)) context.exitCode = 1;
+    // A finished job is removed from the queue (`removeOnComplete`, `removeOnFail`).
+    let jobs = options.jobIds ?? [];
+    while (jobs.length > 0 && !interrupted) {
+      const left = await Promise.all(jobs.map((id) => ingest.getJob(id)));
+      jobs = jobs.filter((_, j) => left[j] !== undefined);
+      if (jobs.length > 0) await Promise.race([stop, setTimeout(JOBS_POLL_MS)]);
+    }
+    const final = options.jobIds?.length
+      ? ((await runProgress(app.db, runId)) ?? progress)
+      : progress;
+    context.print(formatRunSummary(final));
+    if (!runSucceeded(final)) context.exitCode = 1;
   }
 }
 
