@@ -1,9 +1,9 @@
-import { setTimeout } from 'node:timers/promises';
 import type { App } from '../app.js';
 import { pauseRun } from '../ledger/pause-run.js';
 import { runProgress } from '../ledger/run-progress.js';
 import type { CommandContext } from './command-context.js';
 import { shutdownSignal } from './shutdown-signal.js';
+import { waitForJobsGone } from './wait-for-jobs-gone.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { readQueueHolds } from '../status/run-waiting.js';
 import { formatRunSummary, runSucceeded, watchRun } from './watch-run.js';
@@ -18,9 +18,6 @@ export interface FollowOptions {
    */
   readonly jobIds?: readonly string[];
 }
-
-/** How often the jobs of `FollowOptions.jobIds` are looked for while they go on. */
-const JOBS_POLL_MS = 500;
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells expect. */
 const INTERRUPTED = 130;
@@ -43,8 +40,10 @@ export async function followRuns(
 ): Promise<void> {
   // Listening before the worker starts: a signal during start-up is an interruption too.
   let interrupted = false;
+  const stopping = new AbortController();
   const stop = shutdownSignal().then(() => {
     interrupted = true;
+    stopping.abort();
   });
   if (options.localWorker) await app.start({ worker: { concurrency: options.concurrency } });
   // The queue's holds for the --wait line: throttled, or no worker (without a local one).
@@ -62,12 +61,19 @@ export async function followRuns(
       await interrupt(app, context, runIds.slice(i), options.localWorker);
       return;
     }
-    // A finished job is removed from the queue (`removeOnComplete`, `removeOnFail`).
-    let jobs = options.jobIds ?? [];
-    while (jobs.length > 0 && !interrupted) {
-      const left = await Promise.all(jobs.map((id) => ingest.getJob(id)));
-      jobs = jobs.filter((_, j) => left[j] !== undefined);
-      if (jobs.length > 0) await Promise.race([stop, setTimeout(JOBS_POLL_MS)]);
+    // The run's other jobs (a sync's snapshots) may set values aside after its last chunk.
+    if (options.jobIds?.length) {
+      await waitForJobsGone(ingest, options.jobIds, {
+        signal: stopping.signal,
+        outages: app.outages,
+      });
+      if (interrupted) {
+        context.print(
+          `stopped waiting for the snapshots of run ${runId}; other workers go on with them`,
+        );
+        context.exitCode = INTERRUPTED;
+        return;
+      }
     }
     const final = options.jobIds?.length
       ? ((await runProgress(app.db, runId)) ?? progress)

@@ -151,8 +151,10 @@ async function recordRunEnded(trx: Transaction<Database>, runId: number): Promis
       failedByCode: run.failed ?? {},
       quarantinedHours: run.quarantined_hours,
       // Values set aside, said once here with the run, never per value.
-      setAsideValues: setAside.reduce((n, g) => n + valuesOf(g), 0),
-      setAside: setAside.length > 0 ? formatValuesSetAside(setAside) : null,
+      ...(setAside.length > 0 && {
+        setAsideValues: setAside.reduce((n, g) => n + valuesOf(g), 0),
+        setAside: formatValuesSetAside(setAside),
+      }),
       blockedDatasets: run.blocked_datasets,
       errorCode: run.error_code,
       // A run that lost hours of its plan is fetched again by the same backfill; failed chunks
