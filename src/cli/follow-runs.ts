@@ -3,6 +3,7 @@ import { pauseRun } from '../ledger/pause-run.js';
 import { runProgress } from '../ledger/run-progress.js';
 import type { CommandContext } from './command-context.js';
 import { shutdownSignal } from './shutdown-signal.js';
+import { waitForJobsGone } from './wait-for-jobs-gone.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { readQueueHolds } from '../status/run-waiting.js';
 import { formatRunSummary, runSucceeded, watchRun } from './watch-run.js';
@@ -11,6 +12,11 @@ export interface FollowOptions {
   /** Work in this process too (a worker like any other: it takes jobs of every running run). */
   readonly localWorker: boolean;
   readonly concurrency: number;
+  /**
+   * Jobs that belong to the runs beside their chunks (a sync's snapshots): their end is
+   * awaited too before a summary is printed, so what they set aside is counted.
+   */
+  readonly jobIds?: readonly string[];
 }
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells expect. */
@@ -34,8 +40,10 @@ export async function followRuns(
 ): Promise<void> {
   // Listening before the worker starts: a signal during start-up is an interruption too.
   let interrupted = false;
+  const stopping = new AbortController();
   const stop = shutdownSignal().then(() => {
     interrupted = true;
+    stopping.abort();
   });
   if (options.localWorker) await app.start({ worker: { concurrency: options.concurrency } });
   // The queue's holds for the --wait line: throttled, or no worker (without a local one).
@@ -53,8 +61,25 @@ export async function followRuns(
       await interrupt(app, context, runIds.slice(i), options.localWorker);
       return;
     }
-    context.print(formatRunSummary(progress));
-    if (!runSucceeded(progress)) context.exitCode = 1;
+    // The run's other jobs (a sync's snapshots) may set values aside after its last chunk.
+    if (options.jobIds?.length) {
+      await waitForJobsGone(ingest, options.jobIds, {
+        signal: stopping.signal,
+        outages: app.outages,
+      });
+      if (interrupted) {
+        context.print(
+          `stopped waiting for the snapshots of run ${runId}; other workers go on with them`,
+        );
+        context.exitCode = INTERRUPTED;
+        return;
+      }
+    }
+    const final = options.jobIds?.length
+      ? ((await runProgress(app.db, runId)) ?? progress)
+      : progress;
+    context.print(formatRunSummary(final));
+    if (!runSucceeded(final)) context.exitCode = 1;
   }
 }
 

@@ -1,5 +1,6 @@
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { RunProgress } from '../ledger/run-progress.js';
+import { formatValuesSetAside, valuesOf } from '../ledger/values-set-aside.js';
 import type { EnvdataStatus } from '../status/collect-status.js';
 import { collectStatusReport } from '../status/collect-status-report.js';
 import { formatDuration } from '../planner/estimate-plan.js';
@@ -63,6 +64,10 @@ export async function printStatus(
       context.print('recent runs:');
       for (const p of runs) context.print(`  ${formatRunLine(p)}`);
     }
+    if (runId === undefined && report.setAside.length > 0) {
+      context.print('');
+      context.print(`set aside: ${formatValuesSetAside(report.setAside)}`);
+    }
     if (runId === undefined && byLocation.length > 0) {
       const stale = byLocation.filter((l) => l.stale).length;
       context.print('');
@@ -121,6 +126,9 @@ function formatRunLine(p: RunProgress): string {
     (p.quarantinedHours ? `, ${p.quarantinedHours} h quarantined` : '') +
     (p.missingHours ? `, ${p.missingHours} h missing upstream` : '') +
     (p.unplaceableRecords ? `, ${p.unplaceableRecords} record(s) unplaceable` : '') +
+    (p.setAside.length
+      ? `, ${p.setAside.reduce((n, g) => n + valuesOf(g), 0)} value(s) set aside`
+      : '') +
     (p.waiting ? `, ${formatWaiting(p.waiting)}` : '') +
     `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
   );

@@ -9,6 +9,7 @@ import type { Database } from '../warehouse/schema.js';
 import { formatProgressBar } from './format-progress-bar.js';
 import type { StatusLine } from './status-line.js';
 import { withQueueWaiting, type QueueHolds } from '../status/run-waiting.js';
+import { formatValuesSetAside } from '../ledger/values-set-aside.js';
 
 export interface WatchOptions {
   /**
@@ -172,10 +173,16 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * Whether a finished run may exit 0: it is done, and every planned hour landed, was answered
  * "no data" or "not covered", or is recorded missing upstream because the service never sent it.
  * Hours whose records were quarantined (conflicting duplicates and records the parser rejected
- * included) are not a success, nor are records the service sent without a readable hour.
+ * included) are not a success, nor are records the service sent without a readable hour, nor
+ * values set aside (a share whose unit is unknown, a held shape) though their hours landed.
  */
 export function runSucceeded(p: RunProgress): boolean {
-  return p.status === 'done' && p.quarantinedHours === 0 && p.unplaceableRecords === 0;
+  return (
+    p.status === 'done' &&
+    p.quarantinedHours === 0 &&
+    p.unplaceableRecords === 0 &&
+    p.setAside.length === 0
+  );
 }
 
 /** The end-of-run summary: counts, hours that did not land by cause, failures by error code. */
@@ -183,9 +190,12 @@ export function formatRunSummary(p: RunProgress): string {
   const lines = [
     `run ${p.runId} (${p.kind}) ${p.status}: ${p.done}/${p.total} chunks done, ${p.failed} failed, ${p.rows} rows, ${p.calls} calls`,
   ];
-  if (p.quarantinedHours > 0 || p.recordsQuarantined > 0) {
+  // Records whose values were set aside have their own line below; their hours landed.
+  const setAsideRecords = p.setAside.reduce((n, g) => n + g.records, 0);
+  const quarantined = Math.max(0, p.recordsQuarantined - setAsideRecords);
+  if (p.quarantinedHours > 0 || quarantined > 0) {
     lines.push(
-      `  quarantined: ${p.recordsQuarantined} record(s), ${p.quarantinedHours} hour(s) without rows ` +
+      `  quarantined: ${quarantined} record(s), ${p.quarantinedHours} hour(s) without rows ` +
         '(invalid or conflicting records; reasons in envdata.quarantine, hours in analytics.coverage)',
     );
   }
@@ -221,11 +231,19 @@ export function formatRunSummary(p: RunProgress): string {
   if (p.blockedDatasets.length) lines.push(`  stopped fetching: ${p.blockedDatasets.join(', ')}`);
   if (p.errorMessage) lines.push(`  ${p.errorCode ?? 'error'}: ${p.errorMessage}`);
   if (p.failed > 0) lines.push(`  re-queue the failed chunks with \`envdata retry ${p.runId}\``);
+  // Values set aside are one line: the exit line itself when nothing else fails the run.
+  const setAside = formatValuesSetAside(p.setAside);
+  const failsOtherwise = p.quarantinedHours > 0 || p.unplaceableRecords > 0;
+  if (setAside !== '' && (p.status !== 'done' || failsOtherwise)) {
+    lines.push(`  set aside: ${setAside}`);
+  }
   if (p.status === 'done' && !runSucceeded(p)) {
     lines.push(
       p.quarantinedHours > 0
         ? '  exit 1: hours of the plan are quarantined, not in the warehouse'
-        : '  exit 1: the service sent records that could not be placed in any hour',
+        : p.unplaceableRecords > 0
+          ? '  exit 1: the service sent records that could not be placed in any hour'
+          : `  exit 1: ${setAside}`,
     );
   }
   if (p.status === 'stopped') lines.push(`  after fixing the cause: \`envdata resume ${p.runId}\``);

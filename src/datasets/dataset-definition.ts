@@ -3,7 +3,7 @@ import type { ShareUnitVerdicts } from '../normalize/decide-share-unit.js';
 import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { ShareUnits, Window } from '../types.js';
-import type { FactRow } from '../warehouse/fact-rows.js';
+import type { FactRow, QuarantinedRecord } from '../warehouse/fact-rows.js';
 import type { FactTable, LandingFacts } from '../warehouse/fact-table.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows, SnapshotTable } from '../warehouse/write-snapshot.js';
@@ -87,6 +87,11 @@ export interface DatasetDefinition<
     readonly tables: readonly SnapshotTable<FactRow>[];
     /** Payload → snapshot rows by table (pure); `remembered` as for `toFacts`. */
     toRows(payload: Payload, remembered?: ShareUnits): readonly SnapshotRows[];
+    /**
+     * The records of the answer whose values `toRows` sets aside (`SET_ASIDE_REASONS`: a share
+     * whose unit is unknown), each with the reason; absent when a dataset sets none aside.
+     */
+    setAside?(payload: Payload, remembered?: ShareUnits): readonly QuarantinedRecord[];
   };
 
   /**

@@ -2,6 +2,7 @@ import type { ShareUnitVerdicts } from '../normalize/decide-share-unit.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Dataset, ShareUnits } from '../types.js';
+import type { QuarantinedRecord } from '../warehouse/fact-rows.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
 import type { SnapshotRows } from '../warehouse/write-snapshot.js';
 import type { SnapshotRequest } from './dataset-definition.js';
@@ -16,6 +17,8 @@ export interface SnapshotFetch {
    */
   shareUnitOf(payload: ParsedPayload<unknown>): ShareUnitVerdicts | undefined;
   toRows(payload: ParsedPayload<unknown>, remembered?: ShareUnits): readonly SnapshotRows[];
+  /** The records whose values `toRows` sets aside, with the reason (`[]` when none). */
+  setAside(payload: ParsedPayload<unknown>, remembered?: ShareUnits): readonly QuarantinedRecord[];
 }
 
 /** The product `product` of `dataset`, as its definition declares it. */
@@ -28,5 +31,6 @@ export function snapshotSourceOf(dataset: Dataset, product: SnapshotProduct): Sn
     fetch: (client, request) => source.fetch(client, request),
     shareUnitOf: (payload) => definition.shareUnitOf?.(payload),
     toRows: (payload, remembered) => snapshots.toRows(payload, remembered),
+    setAside: (payload, remembered) => snapshots.setAside?.(payload, remembered) ?? [],
   };
 }

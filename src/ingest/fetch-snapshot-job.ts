@@ -14,6 +14,7 @@ import type { ShareField } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import type { SpeciesIds } from '../warehouse/species-ids.js';
 import { writeSnapshot } from '../warehouse/write-snapshot.js';
+import { recordSnapshotSetAside } from '../ledger/record-snapshot-set-aside.js';
 import { outcomeOf } from './outcome-policy.js';
 import { ledgerShareUnitMemory, shareUnitsFor } from './share-unit-memory.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
@@ -140,11 +141,20 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
           'contradictory, or only 0s and 1s with no earlier answer of this product telling the unit',
       );
     }
-    return writeSnapshot(
+    const rows = await writeSnapshot(
       deps.db,
       deps.species,
       { locationId, dataset, product, fetchedAt },
       source.toRows(payload, units),
     );
+    // The sync's run counts them (`sync --wait`, `status RUN`).
+    if (unknown.length > 0) {
+      await recordSnapshotSetAside(
+        deps.db,
+        { runId: job.data.runId, locationId, source: `${dataset}_${product}` },
+        source.setAside(payload, units),
+      );
+    }
+    return rows;
   };
 }

@@ -3,6 +3,7 @@ import type { Database } from '../warehouse/schema.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import { formatHourRanges } from '../windows/hour-ranges.js';
 import { recordNotification } from './record-notification.js';
+import { formatValuesSetAside, valuesOf, valuesSetAside } from './values-set-aside.js';
 
 export type ClosedStatus = 'done' | 'failed';
 
@@ -106,8 +107,8 @@ async function isOpen(
 
 /**
  * Records `run-ended` for run `runId`, just closed in `trx`, when a person has something to do:
- * it failed, or hours were quarantined or chunks failed. Its details count the failures by
- * cause and name the command that fetches them again.
+ * it failed, hours were quarantined, chunks failed or values were set aside (`valuesSetAside`).
+ * Its details count the failures by cause and name the command that fetches them again.
  */
 async function recordRunEnded(trx: Transaction<Database>, runId: number): Promise<void> {
   const { rows } = await sql<{
@@ -130,7 +131,15 @@ async function recordRunEnded(trx: Transaction<Database>, runId: number): Promis
   const run = rows[0];
   if (!run) return;
   const failedChunks = Object.values(run.failed ?? {}).reduce((a, b) => a + b, 0);
-  if (run.status !== 'failed' && run.quarantined_hours === 0 && failedChunks === 0) return;
+  const setAside = await valuesSetAside(trx, [runId]);
+  if (
+    run.status !== 'failed' &&
+    run.quarantined_hours === 0 &&
+    failedChunks === 0 &&
+    setAside.length === 0
+  ) {
+    return;
+  }
   await recordNotification(trx, {
     key: `run:${runId}:ended`,
     event: 'run-ended',
@@ -141,6 +150,11 @@ async function recordRunEnded(trx: Transaction<Database>, runId: number): Promis
       failedChunks,
       failedByCode: run.failed ?? {},
       quarantinedHours: run.quarantined_hours,
+      // Values set aside, said once here with the run, never per value.
+      ...(setAside.length > 0 && {
+        setAsideValues: setAside.reduce((n, g) => n + valuesOf(g), 0),
+        setAside: formatValuesSetAside(setAside),
+      }),
       blockedDatasets: run.blocked_datasets,
       errorCode: run.error_code,
       // A run that lost hours of its plan is fetched again by the same backfill; failed chunks
@@ -150,7 +164,9 @@ async function recordRunEnded(trx: Transaction<Database>, runId: number): Promis
           ? `run the same ${run.kind} again (see \`envdata status ${runId}\`)`
           : failedChunks > 0
             ? `envdata retry ${runId}`
-            : `envdata status ${runId}`,
+            : run.status !== 'failed' && run.quarantined_hours === 0 && setAside[0]
+              ? setAside[0].command
+              : `envdata status ${runId}`,
     },
   });
 }

@@ -3,7 +3,8 @@ import type { Database } from '../warehouse/schema.js';
 
 /**
  * The events envdata tells a person of (issue 24), one per state transition:
- * - `run-ended`: a run ended failed, or with quarantined hours or failed chunks;
+ * - `run-ended`: a run ended failed, or with quarantined hours, failed chunks or values set
+ *   aside;
  * - `key-refused`: the service refused the key (401) and the run stopped;
  * - `product-refused`: the service refused a dataset to the key (403);
  * - `wrong-address`: a run stopped as `WRONG_ADDRESS`;

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
 import { countWindows } from '../windows/tile-windows.js';
+import { valuesSetAside, type SetAsideGroup } from './values-set-aside.js';
 
 export interface RunProgress {
   readonly runId: number;
@@ -34,6 +35,12 @@ export interface RunProgress {
   readonly noDataHours: number;
   /** Chunks waiting to be fetched again because hours were missing from their answer. */
   readonly refetching: number;
+  /**
+   * Values the run's answers sent that are set aside, not in the warehouse (`valuesSetAside`:
+   * a share whose unit is unknown, a held shape), as the ledger holds them now. Read once the
+   * run no longer runs (`[]` while it plans or runs). A run with any is not clean.
+   */
+  readonly setAside: readonly SetAsideGroup[];
   /** Failed chunks by error code. */
   readonly failures: Readonly<Record<string, number>>;
   /**
@@ -183,6 +190,10 @@ export async function runProgress(
     notCoveredHours: Number(run.not_covered),
     noDataHours: Number(run.no_data),
     refetching: run.refetching,
+    setAside:
+      run.status === 'planning' || run.status === 'running'
+        ? []
+        : await valuesSetAside(db, [runId]),
     failures: run.failures ?? {},
     waiting: ledgerWaiting({
       runId,

@@ -29,6 +29,7 @@ export function notificationText(
           ? `${str(d.failedChunks)} chunk(s) failed (${countsByCode(d.failedByCode)})`
           : '',
         Number(d.quarantinedHours) > 0 ? `${str(d.quarantinedHours)} hour(s) quarantined` : '',
+        typeof d.setAside === 'string' ? d.setAside : '',
         Array.isArray(d.blockedDatasets) && d.blockedDatasets.length > 0
           ? `datasets refused: ${d.blockedDatasets.join(', ')}`
           : '',

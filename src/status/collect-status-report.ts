@@ -4,6 +4,7 @@ import { countUndelivered } from '../ledger/notification-deliveries.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
+import { valuesSetAside, type SetAsideGroup } from '../ledger/values-set-aside.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { readQuotaUsage, type QuotaUsage } from '../queue/quota-usage.js';
 import { collectStatus, type EnvdataStatus } from './collect-status.js';
@@ -28,6 +29,12 @@ export interface StatusReport {
   readonly failedChunks: readonly FailedChunkGroup[];
   /** The first records of the run asked for that the service sent without a readable hour. */
   readonly unplaceableRecords: readonly UnplaceableRecord[];
+  /**
+   * Values set aside in the whole warehouse, whatever run (or rebuild) set them aside
+   * (`valuesSetAside`); `[]` for one run (its own are `runs[0].setAside`) or when the ledger
+   * could not be read.
+   */
+  readonly setAside: readonly SetAsideGroup[];
   /**
    * Each configured quota's (and the budget's) use of its window; `[]` without one, `null` when
    * the counters beside the queue could not be read.
@@ -76,6 +83,7 @@ export async function collectStatusReport(
       freshness: [],
       failedChunks: [],
       unplaceableRecords: [],
+      setAside: [],
       quota,
       undeliveredAlerts: null,
     };
@@ -98,6 +106,7 @@ export async function collectStatusReport(
       freshness: [],
       failedChunks: [],
       unplaceableRecords: [],
+      setAside: [],
       quota,
       undeliveredAlerts: null,
     };
@@ -112,6 +121,7 @@ export async function collectStatusReport(
       runId === undefined || runs[0]!.unplaceableRecords === 0
         ? []
         : await unplaceableRecords(app.db, runId),
+    setAside: runId === undefined ? await valuesSetAside(app.db) : [],
     quota,
     undeliveredAlerts: await countUndelivered(app.db, app.config.notify.maxAgeMs),
   };

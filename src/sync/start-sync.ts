@@ -1,6 +1,6 @@
 import type { Uses } from '../app/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
-import { snapshotJob, type SnapshotJobData } from '../../jobs/snapshot-job.js';
+import { snapshotJob, snapshotJobId, type SnapshotJobData } from '../../jobs/snapshot-job.js';
 import { SNAPSHOT_PRODUCTS } from '../datasets/snapshot-products.js';
 import { RunCloser } from '../ledger/run-closer.js';
 import { resolveLocations } from '../locations/resolve-locations.js';
@@ -14,6 +14,8 @@ export interface SyncStart {
   readonly locations: number;
   readonly gaps: number;
   readonly snapshots: number;
+  /** The ids of the snapshot jobs queued (`snapshotJobId`): `sync --wait` awaits their end. */
+  readonly snapshotJobIds: readonly string[];
   /** History older than the horizon that nothing covers: run `envdata backfill` for it. */
   readonly leftToBackfill: readonly LeftToBackfill[];
 }
@@ -111,6 +113,7 @@ export async function startSync(
     locations: locations.length,
     gaps: gaps.length,
     snapshots: jobs.length,
+    snapshotJobIds: jobs.map((j) => snapshotJobId(j.data)),
     leftToBackfill,
   };
 }

@@ -10,6 +10,7 @@ import {
   type BackfillFixture,
 } from '../harness/backfill-fixture.js';
 import { captureLogger } from '../harness/capture-logger.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 // Every weather answer writes humidity, cloud cover and precipitation probability as whole
@@ -97,12 +98,31 @@ async function shareQuarantine(db: Kysely<Database>) {
     .execute();
 }
 
+/** `envdata status [RUN] --json` of the fixture's warehouse, parsed. */
+async function statusJson(f: BackfillFixture, runId?: number) {
+  const args = runId === undefined ? ['status', '--json'] : ['status', String(runId), '--json'];
+  const result = await runCliInProcess(args, f.cliEnv());
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as {
+    setAside?: unknown[];
+    run?: { setAside: unknown[] };
+  };
+}
+
 describe('share units are decided per answer and field, never per value', () => {
-  it('an answer that cannot tell, with nothing remembered, lands all but its shares, which it quarantines with the reason', async () => {
+  /** The run of the first case, whose shares were set aside. */
+  let firstRunId = 0;
+
+  it('an answer that cannot tell, with nothing remembered, lands all but its shares, which it quarantines with the reason; `backfill --wait` exits 1 with one line that counts them', async () => {
     // Every share of the answer is 1 or 0: 1 % and 0 % here, 100 % and 0 % as fractions.
     fx.simulator.setFaults('weather-history:ambiguous x1');
-    const runId = await backfillWeather(fx, '2024-06-02', '2024-06-04', ['Berlin']);
+    const args = ['--dataset', 'weather', '--from', '2024-06-02', '--to', '2024-06-04'];
+    const result = await runCliInProcess(
+      ['backfill', ...args, '--location', 'Berlin', '--wait'],
+      fx.cliEnv(),
+    );
     expect(fx.simulator.stats().faults).toEqual({ ambiguous: 1 });
+    const runId = Number(/^run (\d+):/m.exec(result.stdout)?.[1]);
 
     const landed = await sharesIn(fx.app.db, '2024-06-02', '2024-06-04');
     expect(landed).toHaveLength(48);
@@ -111,6 +131,48 @@ describe('share units are decided per answer and field, never per value', () => 
       expect(row).toMatchObject({ humidity: null, cloudCover: null, precipProbability: 0 });
       expect(row.temperature).not.toBeNull();
     }
+    // What the answers sent, read off the records kept in the quarantine: each 1 is set aside.
+    const { rows: sent } = await sql<{ field: string; n: number; records: number }>`
+      select f.field, count(*) filter (where (q.raw ->> f.field)::numeric = 1)::int as n,
+        count(distinct q.quarantine_id)::int as records
+      from envdata.quarantine q
+      cross join unnest(array['humidity', 'cloudCover', 'precipProbability']) as f(field)
+      where q.run_id = ${runId}
+      group by f.field
+      order by n desc, f.field`.execute(fx.app.db);
+    const fields = sent.filter((f) => f.n > 0);
+    expect(fields.length).toBeGreaterThan(0);
+    expect(sent[0]!.records).toBe(48);
+    const values = fields.reduce((n, f) => n + f.n, 0);
+
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toContain(`run ${runId} (backfill) done: 1/1 chunks done, 0 failed`);
+    expect(result.stdout).toContain(
+      `\n  exit 1: ${values} value(s) in 48 hour(s) set aside, not in the warehouse — ` +
+        `weather_history ${fields.map((f) => `${f.field} ${f.n}`).join(', ')} (share unit unknown): ` +
+        'once a later weather answer has told the unit, run `envdata rebuild --dataset weather`\n',
+    );
+    // Their hours landed: no other line calls them quarantined.
+    expect(result.stdout).not.toMatch(/quarantined: /);
+
+    const setAside = {
+      reason: 'share unit unknown',
+      source: 'weather_history',
+      values,
+      hours: 48,
+      records: 48,
+      fields: Object.fromEntries(fields.map((f) => [f.field, f.n])),
+      command: 'envdata rebuild --dataset weather',
+      when: 'once a later weather answer has told the unit',
+    };
+    expect((await statusJson(fx, runId)).run?.setAside).toEqual([setAside]);
+    expect((await statusJson(fx)).setAside).toEqual([setAside]);
+    // Said once, with the run's end: one notification, never one per value.
+    const { rows: alerts } = await sql<{ dedupe_key: string; set_aside: number }>`
+      select dedupe_key, (details ->> 'setAsideValues')::int as set_aside
+      from envdata.notification where event = 'run-ended'`.execute(fx.app.db);
+    expect(alerts).toEqual([{ dedupe_key: `run:${runId}:ended`, set_aside: values }]);
+
     const quarantine = await fx.app.db
       .selectFrom('quarantine')
       .select(['reason', 'observed_at'])
@@ -125,11 +187,18 @@ describe('share units are decided per answer and field, never per value', () => 
       ]),
     );
     expect(await rememberedUnits(fx.app.db)).toEqual([]);
+    firstRunId = runId;
   });
 
   it('answers of whole percentages land as the fractions the service meant (1 % as 0.01), and teach the unit', async () => {
     fx.simulator.setFaults({});
-    await backfillWeather(fx, '2024-06-04', '2024-06-10', ['Berlin', 'Brisbane']);
+    // A run whose every value landed exits 0 and says nothing is set aside.
+    const clean = await runCliInProcess(
+      ['backfill', '--dataset', 'weather', '--from', '2024-06-04', '--to', '2024-06-10', '--wait'],
+      fx.cliEnv(),
+    );
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).not.toMatch(/set aside/);
     await backfillWeather(reference, '2024-06-04', '2024-06-10', ['Berlin', 'Brisbane']);
     const shares = await sharesIn(fx.app.db, '2024-06-04', '2024-06-10');
     expect(shares).toHaveLength(2 * 144);
@@ -188,6 +257,13 @@ describe('share units are decided per answer and field, never per value', () => 
       expect(row.precipProbability).toBe(0);
     }
     expect(await shareQuarantine(fx.app.db)).toEqual([]);
+
+    // Nothing is set aside any more: neither the first run nor the warehouse lists any.
+    expect((await statusJson(fx, firstRunId)).run?.setAside).toEqual([]);
+    expect((await statusJson(fx)).setAside).toEqual([]);
+    const status = await runCliInProcess(['status', String(firstRunId)], fx.cliEnv());
+    expect(status.stdout).toContain(`run ${firstRunId} (backfill) done: 1/1 chunks done`);
+    expect(status.stdout).not.toMatch(/set aside|exit 1/);
   });
 });
 

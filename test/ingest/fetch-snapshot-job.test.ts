@@ -1,4 +1,5 @@
 import { Worker, type Job } from 'bullmq';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueLimiter } from '../../src/dispatch/call-budget.js';
 import { snapshotJob } from '../../jobs/snapshot-job.js';
@@ -10,6 +11,9 @@ import { createServiceClient, type ServiceClient } from '../../src/service/servi
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { startStubService } from '../harness/start-stub-service.js';
+import { runProgress } from '../../src/ledger/run-progress.js';
+import { formatRunSummary, runSucceeded } from '../../src/cli/watch-run.js';
 
 const fx = useBackfillFixture();
 let client: ServiceClient | undefined;
@@ -21,10 +25,10 @@ afterEach(async () => {
   fx.simulator.setOptions({ dailyQuota: null });
 });
 
-function addSnapshotJob(fetchedAt: Date) {
+function addSnapshotJob(fetchedAt: Date, runId = 1) {
   const job = snapshotJob(
     {
-      runId: 1,
+      runId,
       locationId: fx.locations[0]!.locationId,
       product: 'latest',
       dataset: 'weather',
@@ -43,8 +47,9 @@ function startSnapshotWorker(
   throttle: ThrottleBackoff,
   onPause: (ms: number) => void,
   apiKey = DEMO_API_KEY,
+  baseUrl = fx.app.config.service.baseUrl,
 ) {
-  client = createServiceClient({ ...fx.app.config.service, apiKey });
+  client = createServiceClient({ ...fx.app.config.service, apiKey, baseUrl });
   const processor = createFetchSnapshotProcessor({
     db: fx.app.db,
     client,
@@ -154,5 +159,72 @@ describe('the snapshot job, shares', () => {
       { dataset: 'weather', source: 'latest', field: 'cloudCover', unit: 'percent' },
       { dataset: 'weather', source: 'latest', field: 'humidity', unit: 'percent' },
     ]);
+  });
+});
+
+describe('the snapshot job, values set aside', () => {
+  it('records the shares it sets aside with its sync run, which then does not succeed and names the command', async () => {
+    // The live capture's shape: humidity 92 (a percentage) beside cloud cover 1, which reads as
+    // 1 % and as 100 % alike; nothing remembered for the latest reading's cloud cover.
+    const body = JSON.stringify({
+      message: 'success',
+      data: {
+        time: 1719921600,
+        summary: 'Overcast',
+        icon: 'cloudy',
+        temperature: 18.5,
+        humidity: 92,
+        pressure: 1011,
+        windSpeed: 2.1,
+        cloudCover: 1,
+        precipIntensity: 0,
+        precipProbability: 0,
+      },
+    });
+    const stub = await startStubService(() => ({ status: 200, body }));
+    await sql`delete from envdata.share_unit`.execute(fx.app.db);
+    const { run_id: runId } = await fx.app.db
+      .insertInto('run')
+      .values({ kind: 'sync', status: 'done' })
+      .returning('run_id')
+      .executeTakeFirstOrThrow();
+    try {
+      const done = startSnapshotWorker(
+        new ThrottleBackoff(),
+        () => undefined,
+        DEMO_API_KEY,
+        stub.url,
+      );
+      await addSnapshotJob(new Date('2024-07-03T12:00:00Z'), runId);
+      await done;
+    } finally {
+      await stub.close();
+    }
+    const stored = await fx.app.db
+      .selectFrom('weather_snapshot')
+      .select(['humidity_fraction', 'cloud_cover_fraction', 'precip_probability_fraction'])
+      .where('fetched_at', '=', new Date('2024-07-03T12:00:00Z'))
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({
+      humidity_fraction: 0.92,
+      cloud_cover_fraction: null,
+      precip_probability_fraction: 0,
+    });
+    const progress = (await runProgress(fx.app.db, runId))!;
+    expect(progress.setAside).toEqual([
+      {
+        kind: 'shareUnitUnknown',
+        source: 'weather_latest',
+        records: 1,
+        hours: 1,
+        fields: { cloudCover: 1 },
+        command: 'envdata sync --now',
+        when: 'for a new reading (a stored snapshot keeps them empty)',
+      },
+    ]);
+    expect(runSucceeded(progress)).toBe(false);
+    expect(formatRunSummary(progress)).toContain(
+      '\n  exit 1: 1 value(s) in 1 hour(s) set aside, not in the warehouse — weather_latest cloudCover 1 (share unit unknown): for a new reading (a stored snapshot keeps them empty), run `envdata sync --now`',
+    );
   });
 });

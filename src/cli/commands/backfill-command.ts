@@ -68,7 +68,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
     )
     .option(
       '--wait',
-      'block until the run is finished, with progress; exit 1 if chunks failed or hours were quarantined; Ctrl-C pauses it (exit 130)',
+      'block until the run is finished, with progress; exit 1 if chunks failed, hours were quarantined or values were set aside; Ctrl-C pauses it (exit 130)',
     )
     .option('--no-local-worker', 'with --wait: only watch, let other worker processes do the work')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')

@@ -21,7 +21,10 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       '--allow-over-budget',
       'start a sync that costs more than is left of ENVDATA_BUDGET this month: it stops at the budget',
     )
-    .option('--wait', 'block until the sync run is finished, with a local worker')
+    .option(
+      '--wait',
+      'block until the sync run and its snapshots are finished, with a local worker; exit 1 if chunks failed, hours were quarantined or values were set aside',
+    )
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
     .action(
       async (options: {
@@ -108,7 +111,11 @@ export function registerSyncCommands(program: Command, context: CommandContext):
               context.print(`  ${formatLeftToBackfill(left)}`);
             if (!options.wait) return;
             const { followRuns } = await import('../follow-runs.js');
-            await followRuns(app, context, [start.runId], { localWorker: true, concurrency });
+            await followRuns(app, context, [start.runId], {
+              localWorker: true,
+              concurrency,
+              jobIds: start.snapshotJobIds,
+            });
           },
           config,
           { queue: true },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DATASETS } from '../../types.js';
 import type { RunProgress } from '../../ledger/run-progress.js';
 import { count, isoOrNull, isoTimestamp } from './json-document.js';
+import { setAsideJson, toSetAsideJson } from './set-aside-json.js';
 
 /** The kinds of run; a new kind may be added within a version. */
 const RUN_KINDS = ['backfill', 'sync', 'rebuild'] as const;
@@ -58,6 +59,9 @@ export const runJson = z.object({
   recordsQuarantined: count.describe('records set aside (invalid, conflicting duplicates)'),
   recordsUnplaceable: count.describe(
     'of `recordsQuarantined`, those sent without a readable hour (an empty record, an unreadable stamp); a run with any does not succeed',
+  ),
+  setAside: setAsideJson.describe(
+    'values of the run’s answers set aside, not in the warehouse, as the ledger holds them now (read once the run no longer runs: `[]` while it plans or runs); a run with any does not succeed (`--wait` exits 1)',
   ),
   hours: z
     .object({
@@ -121,6 +125,7 @@ export function toRunJson(p: RunProgress): RunJson {
     calls: p.calls,
     recordsQuarantined: p.recordsQuarantined,
     recordsUnplaceable: p.unplaceableRecords,
+    setAside: toSetAsideJson(p.setAside),
     hours: {
       quarantined: p.quarantinedHours,
       missingUpstream: p.missingHours,

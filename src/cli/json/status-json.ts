@@ -5,6 +5,7 @@ import type { LocationFreshness } from '../format-freshness-table.js';
 import { byDataset } from './by-dataset.js';
 import { count, isoOrNull, isoTimestamp, jsonDocument } from './json-document.js';
 import { runJson, toRunJson } from './run-json.js';
+import { setAsideJson, toSetAsideJson } from './set-aside-json.js';
 import type { Config } from '../../config/config.js';
 import { quotaUsageJson, toQuotaUsageJson } from './quota-usage-json.js';
 import { postgresHealthJson, queueHealthJson, serviceHealthJson } from './service-health-json.js';
@@ -44,6 +45,9 @@ export const statusJson = jsonDocument('status', {
     .nonnegative()
     .describe('ENVDATA_FRESHNESS_MAX_LAG in hours: the lag beyond which a location is stale'),
   runs: z.array(runJson).describe('the 10 most recent runs, newest first'),
+  setAside: setAsideJson.describe(
+    'values set aside in the whole warehouse, whatever run (or rebuild) set them aside, not in the warehouse until `command` runs; `[]` when none or when the ledger could not be read',
+  ),
   quota: quotaUsageJson,
   undeliveredAlerts: count
     .nullable()
@@ -84,6 +88,7 @@ export function toStatusJson(
     ledgerRead: report.ledgerRead,
     maxLagHours,
     runs: report.runs.map(toRunJson),
+    setAside: toSetAsideJson(report.setAside),
     quota: toQuotaUsageJson(report.quota, config),
     undeliveredAlerts: report.undeliveredAlerts,
     freshness: freshness.map((row) => ({

@@ -6,6 +6,7 @@ import {
 } from '../../normalize/decide-share-unit.js';
 import { fractionOf } from '../../normalize/fraction-of.js';
 import { keepHourlyRecords, type RecordValues } from '../../normalize/keep-hourly-records.js';
+import { SET_ASIDE_REASONS, shareUnitUnknownReason } from '../../normalize/set-aside-reason.js';
 import type { WeatherPayload, WeatherRecord } from '../../service/models.js';
 import {
   SHARE_FIELDS,
@@ -83,7 +84,7 @@ export function normalizeWeather(
 }
 
 /** The start of every reason a share set aside for its unknown unit is quarantined with. */
-export const SHARE_UNIT_UNKNOWN = 'share unit unknown:';
+export const SHARE_UNIT_UNKNOWN = SET_ASIDE_REASONS.shareUnitUnknown;
 
 /** Why a field's unit is unknown, by its verdict. */
 const SET_ASIDE_BECAUSE: Readonly<Record<'cannot-tell' | 'contradictory', string>> = {
@@ -119,9 +120,10 @@ function sharesSetAside(
       recordIndex: indexOf.get(record) ?? -1,
       raw: record,
       hour: new Date(hour),
-      reason:
-        `${SHARE_UNIT_UNKNOWN} ${sent.map((f) => `${f} ${record[f]}`).join(', ')} not landed ` +
-        `(${because.map((v) => SET_ASIDE_BECAUSE[v]).join('; ')}); the record's other values landed`,
+      reason: shareUnitUnknownReason(
+        sent.map((f) => [f, record[f]]),
+        because.map((v) => SET_ASIDE_BECAUSE[v]).join('; '),
+      ),
     });
   }
   return out;

@@ -1,4 +1,5 @@
 import { normalizeWeather, weatherShareUnits } from './normalize-weather.js';
+import { SET_ASIDE_REASONS } from '../../normalize/set-aside-reason.js';
 import { stampAtFetch } from '../../normalize/stamp-at-fetch.js';
 import type { WeatherPayload } from '../../service/models.js';
 import { parseWeatherBody } from '../../service/parse-weather-body.js';
@@ -44,6 +45,10 @@ export const weatherDataset: DatasetDefinition<'weather', WeatherPayload> = {
     toRows: (payload, remembered) => [
       snapshotRows(WEATHER_SNAPSHOT, normalizeWeather(payload, undefined, remembered).rows),
     ],
+    setAside: (payload, remembered) =>
+      normalizeWeather(payload, undefined, remembered).quarantined.filter((q) =>
+        Object.values(SET_ASIDE_REASONS).some((prefix) => q.reason.startsWith(prefix)),
+      ),
   },
 
   rollup: { table: 'weather_daily_rollup', view: 'analytics.weather_daily' },
