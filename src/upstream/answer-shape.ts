@@ -40,19 +40,18 @@ export interface ShapeOptions {
 }
 
 /**
- * The shape of `document`, a body as `JSON.parse` read it. One walk over the body; the types of
- * a path are kept as a bit mask until the end.
+ * The shape of `document`, a body as `JSON.parse` read it. One walk over the body through a
+ * tree of the paths met so far: a path's text is made once, when first met, and its types are
+ * kept as a bit mask, so an answer of many alike records costs a map lookup per value.
  */
 export function answerShapeOf(document: unknown, options: ShapeOptions = {}): AnswerShape {
   const maps = (options.maps ?? []).map((m) => m.split('.'));
+  const root = newNode('', false);
+  const isMap = (path: string) => maps.length > 0 && maps.some((m) => endsWith(path, m));
+  walk(document, root, isMap);
   const types = new Map<string, number>();
-  const mapPaths = new Map<string, boolean>();
-  const isMap = (path: string): boolean => {
-    let known = mapPaths.get(path);
-    if (known === undefined) mapPaths.set(path, (known = maps.some((m) => endsWith(path, m))));
-    return known;
-  };
-  walk(document, '', types, maps.length > 0 ? isMap : () => false);
+  flatten(root, types);
+  types.delete('');
   const paths: Record<string, JsonType[]> = {};
   for (const path of [...types.keys()].sort()) paths[path] = typesOf(types.get(path)!);
   const units: Record<string, string> = {};
@@ -68,26 +67,61 @@ export function answerShapeOf(document: unknown, options: ShapeOptions = {}): An
   };
 }
 
-function walk(
-  value: unknown,
-  path: string,
-  types: Map<string, number>,
-  isMap: (path: string) => boolean,
-): void {
-  const type = typeOfValue(value);
-  if (path !== '') types.set(path, (types.get(path) ?? 0) | (1 << JSON_TYPES.indexOf(type)));
-  if (type === 'array') {
-    const inner = `${path}[]`;
-    for (const element of value as unknown[]) walk(element, inner, types, isMap);
-  } else if (type === 'object') {
-    const collapse = path !== '' && isMap(path);
-    const prefix = path === '' ? '' : `${path}.`;
-    for (const key in value as Record<string, unknown>) {
-      const child = (value as Record<string, unknown>)[key];
-      walk(child, collapse ? `${prefix}*` : `${prefix}${key}`, types, isMap);
+/** A key path met in the walk: its types so far, and the paths below it. */
+interface PathNode {
+  readonly path: string;
+  /** Its keys collapse to `*` (`ShapeOptions.maps`). */
+  readonly map: boolean;
+  types: number;
+  children: Map<string, PathNode> | undefined;
+  element: PathNode | undefined;
+}
+
+function newNode(path: string, map: boolean): PathNode {
+  return { path, map, types: 0, children: undefined, element: undefined };
+}
+
+function walk(value: unknown, node: PathNode, isMap: (path: string) => boolean): void {
+  if (value === null || typeof value !== 'object') {
+    node.types |= TYPE_BIT[typeof value] ?? NULL_BIT;
+    return;
+  }
+  if (Array.isArray(value)) {
+    node.types |= ARRAY_BIT;
+    const element = (node.element ??= newNode(`${node.path}[]`, false));
+    for (const item of value) walk(item, element, isMap);
+    return;
+  }
+  node.types |= OBJECT_BIT;
+  const children = (node.children ??= new Map());
+  const prefix = node.path === '' ? '' : `${node.path}.`;
+  for (const key in value) {
+    const name = node.map ? '*' : key;
+    let child = children.get(name);
+    if (child === undefined) {
+      const path = `${prefix}${name}`;
+      child = newNode(path, isMap(path));
+      children.set(name, child);
     }
+    walk((value as Record<string, unknown>)[key], child, isMap);
   }
 }
+
+function flatten(node: PathNode, types: Map<string, number>): void {
+  types.set(node.path, node.types);
+  if (node.element) flatten(node.element, types);
+  if (node.children) for (const child of node.children.values()) flatten(child, types);
+}
+
+const bit = (type: JsonType): number => 1 << JSON_TYPES.indexOf(type);
+const ARRAY_BIT = bit('array');
+const OBJECT_BIT = bit('object');
+const NULL_BIT = bit('null');
+const TYPE_BIT: Readonly<Record<string, number>> = {
+  number: bit('number'),
+  string: bit('string'),
+  boolean: bit('boolean'),
+};
 
 /** Whether `path`'s last segments are `pattern` (`*` matching any one). */
 function endsWith(path: string, pattern: readonly string[]): boolean {
@@ -95,15 +129,6 @@ function endsWith(path: string, pattern: readonly string[]): boolean {
   if (segments.length < pattern.length) return false;
   const offset = segments.length - pattern.length;
   return pattern.every((p, i) => p === '*' || p === segments[offset + i]);
-}
-
-function typeOfValue(value: unknown): JsonType {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  const type = typeof value;
-  return type === 'number' || type === 'string' || type === 'boolean' || type === 'object'
-    ? type
-    : 'null';
 }
 
 function typesOf(mask: number): JsonType[] {

@@ -108,6 +108,19 @@ describe('drift seen: the simulator switches shape between runs, two workers tak
     expect(text.stdout).toContain('key gone: data.history[].humidity');
     expect(text.stdout).toContain(`envdata upstream accept ${gone!.shape}`);
 
+    const accepted = await runEnvdata(['upstream', 'accept', added!.shape], fx.cliEnv());
+    expect(accepted.stdout).toContain(`accepted shape ${added!.shape}`);
+    const after = upstreamJson.parse(
+      JSON.parse((await runEnvdata(['upstream', '--json'], fx.cliEnv())).stdout),
+    );
+    expect(after.shapes.map((s) => s.status)).toEqual([
+      'baseline',
+      'accepted',
+      'not accepted',
+      'not accepted',
+    ]);
+    expect((await runEnvdata(['upstream', 'accept', '000000000000'], fx.cliEnv())).code).toBe(2);
+
     // One event per new shape in the outbox, one POST each at the receiver.
     const events = await fx.app.db
       .selectFrom('notification')
