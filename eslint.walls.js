@@ -24,8 +24,9 @@ export const LAYERS = [
   // The seams to the outside, side by side so that none reaches another: HTTP to the service,
   // Postgres, and the simulator that stands in for the service (sharing only the gazetteer).
   ['service', 'warehouse', 'simulator'],
-  // The steps every dataset's normalizer shares (pure); Redis and BullMQ; a local PostgreSQL.
-  ['normalize', 'queue', 'local'],
+  // The steps every dataset's normalizer shares (pure); Redis and BullMQ; a local PostgreSQL;
+  // the shape of an answer and how two shapes differ (pure).
+  ['normalize', 'queue', 'local', 'upstream'],
   ['locations'],
   // A dataset's definition: its endpoints, its normalization, its fact tables.
   ['datasets'],

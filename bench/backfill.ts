@@ -55,6 +55,7 @@ import { measureEndToEnd, type EndToEnd } from './lib/end-to-end-run.js';
 import { measureFullQueuePlan } from './lib/full-queue-plan.js';
 import { measureQuotaCheck } from './lib/quota-check-cost.js';
 import { measureRateLimited } from './lib/rate-limited-run.js';
+import { measureShapeCost, type ShapeCost } from './lib/shape-cost.js';
 
 // The bench is an entry point: the one place here that reads the environment.
 const options = readBackfillOptions(process.argv.slice(2));
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
       runs.push(await openBackendRun(backend, database, { ...options, redisUrl: REDIS }));
     }
     let endToEnd: EndToEnd[] | undefined;
+    let shapeCost: ShapeCost[] | undefined;
     let ceilings: Ceilings | undefined;
     if (parts.has(1)) {
       endToEnd = await onEach(runs, '1. end to end', async (run) => {
@@ -114,6 +116,9 @@ async function main(): Promise<void> {
         await checkpoint(run.app.db);
         return measureEndToEnd(run.target, run.locations, options);
       });
+      shapeCost = await onEach(runs, "1. the answers' shapes", (run) =>
+        measureShapeCost(run.app.db, run.locations),
+      );
       // The ceilings do not depend on the queue: once, on the first backend's landed rows.
       stopIfInterrupted();
       console.error('bench:backfill: the ceilings');
@@ -153,6 +158,7 @@ async function main(): Promise<void> {
     const backends: BackendFigures[] = runs.map((run, i) => ({
       backend: run.backend,
       ...(endToEnd && { endToEnd: endToEnd[i]! }),
+      ...(shapeCost && { shapeCost: shapeCost[i]! }),
       ...(rateLimited && { rateLimited: rateLimited[i]! }),
       ...(rateLimitedQuota && { rateLimitedQuota: rateLimitedQuota[i]! }),
       ...(quotaCheck && { quotaCheck: quotaCheck[i]! }),

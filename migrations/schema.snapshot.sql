@@ -41,6 +41,7 @@
 --   2026_11_27_0039_latest_stamped_at_fetch
 --   2026_11_27_0040_current_snapshots
 --   2026_11_28_0041_share_unit_per_field
+--   2026_11_28_0042_upstream_shape
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -523,6 +524,26 @@ create table envdata.snapshot_retention (
 alter table envdata.snapshot_retention add constraint snapshot_retention_pkey PRIMARY KEY (singleton);
 alter table envdata.snapshot_retention add constraint snapshot_retention_singleton_check CHECK (singleton);
 comment on table envdata.snapshot_retention is 'Forecast-accuracy rollup days starting before settled_before were summed from snapshots since dropped (ENVDATA_SNAPSHOT_RETENTION): refresh_daily_rollups() no longer recomputes them.';
+
+create table envdata.upstream_shape (
+  digest text not null,
+  dataset envdata.dataset not null,
+  source text not null,
+  shape jsonb not null,
+  first_seen_at timestamp with time zone not null default now(),
+  last_seen_at timestamp with time zone not null default now(),
+  answers bigint not null default 1,
+  sample_chunk_id bigint,
+  sample_body text,
+  baseline boolean not null default false,
+  accepted_at timestamp with time zone
+);
+alter table envdata.upstream_shape add constraint upstream_shape_answers_check CHECK (answers >= 0);
+alter table envdata.upstream_shape add constraint upstream_shape_digest_check CHECK (digest ~ '^[0-9a-f]{12}$'::text);
+alter table envdata.upstream_shape add constraint upstream_shape_pkey PRIMARY KEY (digest);
+alter table envdata.upstream_shape add constraint upstream_shape_sample_body_check CHECK (length(sample_body) <= 65536);
+alter table envdata.upstream_shape add constraint upstream_shape_source_check CHECK (source = ANY (ARRAY['history'::text, 'latest'::text, 'forecast_48h'::text, 'forecast_72h'::text, 'forecast_120h'::text]));
+CREATE INDEX upstream_shape_endpoint ON envdata.upstream_shape USING btree (dataset, source, first_seen_at);
 
 create table envdata.weather_daily_rollup (
   location_id integer not null,

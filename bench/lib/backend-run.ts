@@ -1,3 +1,4 @@
+import type { ShapeCost } from './shape-cost.js';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../src/queue/create-redis.js';
 import type { App } from '../../src/app.js';
@@ -18,6 +19,8 @@ import type { RateLimited } from './rate-limited-run.js';
 export interface BackendFigures {
   readonly backend: QueueBackend;
   readonly endToEnd?: EndToEnd;
+  /** Part 1: what the shape of one answer costs (`ShapeRecorder.observe`). */
+  readonly shapeCost?: ShapeCost;
   /** Part 2: without a quota, then with ENVDATA_QUOTA and ENVDATA_SYNC_RESERVE set. */
   readonly rateLimited?: RateLimited;
   readonly rateLimitedQuota?: RateLimited;

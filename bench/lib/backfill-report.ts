@@ -9,6 +9,8 @@ import { fmtInt, fmtPct, fmtSec, printMisses, rate, table, verdict } from './rep
 
 /** End to end at this share of the INSERT … SELECT ceiling at least. */
 export const TARGET_SHARE_OF_CEILING = 0.5;
+/** The most the shape of an answer may cost, as a share of the worker's CPU per call (issue 36). */
+export const TARGET_SHAPE_SHARE = 0.02;
 /** Rate limited: this share of R at least, in steady state, with 0 × 429 (issue 23). */
 export const TARGET_SHARE_OF_RATE = 0.97;
 
@@ -120,10 +122,17 @@ export function printBackfillReport(r: BackfillReport): void {
           cpuMsPerChunk,
         ),
         row('calls/s one core sustains', (b) => fmtInt(1_000 / cpuMsPerChunk(b))),
+        row(`answer shape µs per call, of worker CPU (≤ ${fmtPct(TARGET_SHAPE_SHARE)})`, (b) => {
+          if (!b.shapeCost) return '-';
+          const share = b.shapeCost.cpuMicros / 1_000 / cpuMsPerChunk(b);
+          return `${b.shapeCost.cpuMicros.toFixed(0)} µs = ${fmtPct(share)} ${judge(share <= TARGET_SHAPE_SHARE, `${b.backend}: the answers' shapes cost ${fmtPct(share)} of worker CPU per call`)}`;
+        }),
       ]),
       '   worker CPU: this process (worker, feeder, planning) over the run; the simulator and',
       '   Postgres are not in it. One core sustains 1,000 ms / that many calls per second: size',
       "   worker hosts for the plan's rate with headroom (see part 2 for the cost at the limit).",
+      '   answer shape: ShapeRecorder.observe per history answer (shape, digest, counting and its',
+      '   flushes), CPU of this process, against the worker CPU per call of the same run.',
     );
   }
 

@@ -19,6 +19,7 @@ import { registerResumeCommands } from './commands/resume-command.js';
 import { registerRunControlCommands } from './commands/run-control-command.js';
 import { registerServeCommand } from './commands/serve-command.js';
 import { registerSimulateCommand } from './commands/simulate-command.js';
+import { registerUpstreamCommand } from './commands/upstream-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
@@ -65,6 +66,7 @@ export function buildProgram(context: CommandContext): Command {
   registerBiRoleCommand(program, context);
   registerDbtSourcesCommand(program, context);
   registerRebuildCommand(program, context);
+  registerUpstreamCommand(program, context);
   registerSimulateCommand(program, context);
   registerCompletionCommand(program, context);
   const withHelpHints = (parent: Command, path: string): void => {

@@ -9,6 +9,7 @@ import { queuePauseMs } from '../queue/queue-pause.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
 import { DATASETS, type Dataset } from '../types.js';
 import { alertsBoard } from './alerts-board.js';
+import { upstreamBoard } from './upstream-board.js';
 import { AllowedHosts } from './allowed-hosts.js';
 import { ConsoleAccess, TOKEN_COOKIE } from './console-access.js';
 import { sendAsset, sendPage } from './console-assets.js';
@@ -272,6 +273,14 @@ export function consoleRoutes(
       handler: read(
         async (_q, response) =>
           sendJson(response, 200, await alertsBoard(app.db, app.config.notify.targets)),
+        'api',
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/api/upstream',
+      handler: read(
+        async (_q, response) => sendJson(response, 200, await upstreamBoard(app.db)),
         'api',
       ),
     },

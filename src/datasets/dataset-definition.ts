@@ -78,6 +78,12 @@ export interface DatasetDefinition<
    * answers of the same source, for an answer that cannot tell its own (`shareUnitOf`).
    */
   toFacts(payload: Payload, window: Window, remembered?: ShareUnits): LandingFacts;
+  /**
+   * Objects of its answers whose keys are data, not format (pollen: the species of each
+   * category, whose names vary by region), as path suffixes with `*` for any key: their keys
+   * collapse in the answer's shape (`answerShapeOf`), so they make no new shape.
+   */
+  readonly answerMaps?: readonly string[];
   /** The tables its facts land in: `toFacts` returns rows for these. */
   readonly factTables: readonly FactTable<FactRow>[];
 

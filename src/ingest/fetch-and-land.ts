@@ -40,6 +40,7 @@ export function createChunkFetcher(
     | 'refetchDelayMs'
     | 'speciesRisk'
     | 'throttle'
+    | 'shapes'
   >,
   parts: { readonly learner: WindowLearner; readonly checkAddress: WrongAddressCheck },
 ): ChunkFetcher {
@@ -80,7 +81,7 @@ export function createChunkFetcher(
       const landing = await fetchChunk(
         deps.client,
         { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
-        { speciesRisk: deps.speciesRisk, shareUnits },
+        { speciesRisk: deps.speciesRisk, shareUnits, shapes: deps.shapes },
       ).finally(() => paced?.answered());
       // Before the landing marks the chunk done: a probe counts as in flight until what it
       // taught is recorded, so the feeder never plans the same probe twice.

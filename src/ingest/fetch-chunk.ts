@@ -5,6 +5,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { NO_FACTS } from '../warehouse/fact-table.js';
 import type { ChunkLanding } from '../ledger/landing-decision.js';
+import type { ShapeRecorder } from './shape-recorder.js';
 import { shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
@@ -40,6 +41,8 @@ export async function fetchChunk(
      * without it, a field that cannot tell its unit is set aside.
      */
     readonly shareUnits?: ShareUnitMemory;
+    /** Where the shape of each complete answer is taken and recorded (`envdata upstream`). */
+    readonly shapes?: ShapeRecorder;
   } = {},
 ): Promise<ChunkLanding> {
   const definition = datasetDefinition(chunk.dataset);
@@ -78,14 +81,20 @@ export async function fetchChunk(
     throw error;
   }
   // Decided per field from the whole answer, else from the last answers that told that field.
-  const shareUnits = definition.shareUnitOf
-    ? await shareUnitsFor(
-        options.shareUnits,
-        chunk.dataset,
-        'history',
-        definition.shareUnitOf(payload),
-      )
+  const verdicts = definition.shareUnitOf?.(payload);
+  const shareUnits = verdicts
+    ? await shareUnitsFor(options.shareUnits, chunk.dataset, 'history', verdicts)
     : {};
+  // A trimmed (206) answer may lack what a whole one has: its shape says nothing sure.
+  if (payload.complete) {
+    await options.shapes?.observe({
+      dataset: chunk.dataset,
+      source: 'history',
+      payload,
+      verdicts,
+      chunkId: chunk.chunkId,
+    });
+  }
   return {
     ...base,
     outcome: 'rows',

@@ -17,6 +17,7 @@ import { writeSnapshot } from '../warehouse/write-snapshot.js';
 import { recordSnapshotSetAside } from '../ledger/record-snapshot-set-aside.js';
 import { outcomeOf } from './outcome-policy.js';
 import { ledgerShareUnitMemory, shareUnitsFor } from './share-unit-memory.js';
+import type { ShapeRecorder } from './shape-recorder.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
 export interface FetchSnapshotDeps {
@@ -38,6 +39,8 @@ export interface FetchSnapshotDeps {
    * the service's "quota exceeded") pauses every worker until the reset: nothing else may call.
    */
   readonly quota?: Pick<QuotaGate, 'enabled' | 'take' | 'spent'>;
+  /** Takes the shape of each answer (`envdata upstream`); without it, shapes are not kept. */
+  readonly shapes?: ShapeRecorder;
 }
 
 /**
@@ -127,6 +130,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     // Latest and forecast answers are read as history is: the unit decided per field.
     const verdicts = source.shareUnitOf(payload);
     const units = verdicts ? await shareUnitsFor(shareUnits, dataset, product, verdicts) : {};
+    await deps.shapes?.observe({ dataset, source: product, payload, verdicts });
     const unknown = verdicts
       ? Object.entries(verdicts).filter(
           ([field, verdict]) =>

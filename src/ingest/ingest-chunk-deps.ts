@@ -9,6 +9,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
 import type { LandingBatcher } from '../landing/landing-batcher.js';
+import type { ShapeRecorder } from './shape-recorder.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
 /** What the ingest job is given (`createIngestChunkProcessor`); its parts take what they use. */
@@ -65,6 +66,8 @@ export interface IngestChunkDeps {
    * refused as too long (`envdata.history_window`). Without it nothing is learned.
    */
   readonly windowScope?: WindowScope;
+  /** Takes the shape of each answer (`envdata upstream`); without it, shapes are not kept. */
+  readonly shapes?: ShapeRecorder;
   /** Told when an answer taught a longer window or a refusal (the feeder may plan the next). */
   readonly windowLearned?: () => void;
 }

@@ -14,6 +14,8 @@ import type { Database } from '../warehouse/schema.js';
  *   ENVDATA_FRESHNESS_MAX_LAG, and later none does;
  * - `no-worker`: runs wait and no worker has been connected for ENVDATA_NO_WORKER_ALERT;
  * - `sync-missed`: the nightly sync did not start within an hour of its schedule;
+ * - `upstream-changed`: an answer of the service had a shape never seen before for its endpoint
+ *   (`recordUpstreamShape`: one per shape, whatever the number of answers and workers);
  * - `test`: `envdata notify test` (never in the outbox).
  */
 export const NOTIFICATION_EVENTS = [
@@ -28,6 +30,7 @@ export const NOTIFICATION_EVENTS = [
   'freshness-recovered',
   'no-worker',
   'sync-missed',
+  'upstream-changed',
   'test',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

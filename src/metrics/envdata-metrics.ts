@@ -82,6 +82,7 @@ export class EnvdataMetrics implements MetricsObserver {
   private readonly chunkSeconds: Histogram<'dataset' | 'outcome'>;
   private readonly rateLimitWaits: Counter<'reason'>;
   private readonly notifications: Counter<'event' | 'outcome'>;
+  private readonly answerShapes: Counter<'dataset' | 'source' | 'shape'>;
 
   constructor(options: EnvdataMetricsOptions) {
     const registers = [this.registry];
@@ -125,6 +126,13 @@ export class EnvdataMetrics implements MetricsObserver {
       name: 'envdata_notifications_total',
       help: 'Alerts posted to ENVDATA_NOTIFY_URL by this process, per target: "delivered" (a 2xx answer), "failed" (an attempt that will be retried), "dropped" (older than ENVDATA_NOTIFY_MAX_AGE, given up).',
       labelNames: ['event', 'outcome'],
+      registers,
+    });
+
+    this.answerShapes = new Counter({
+      name: 'envdata_upstream_answers_total',
+      help: 'Answers of the service by dataset, source (history or a snapshot product) and shape (its digest: `envdata upstream` lists them). A shape never seen before is drift; the number of shapes stays small, so the label is bounded.',
+      labelNames: ['dataset', 'source', 'shape'],
       registers,
     });
 
@@ -231,6 +239,10 @@ export class EnvdataMetrics implements MetricsObserver {
 
   rateLimitWait(reason: RateLimitWaitReason): void {
     this.rateLimitWaits.inc({ reason });
+  }
+
+  answerShape(dataset: Dataset, source: string, shape: string): void {
+    this.answerShapes.inc({ dataset, source, shape });
   }
 
   /** An attempt to deliver an alert of `event` to one target ended with `outcome`. */

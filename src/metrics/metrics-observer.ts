@@ -45,6 +45,11 @@ export interface MetricsObserver {
   chunkFinished(dataset: Dataset, outcome: ChunkJobOutcome, seconds: number): void;
   /** A job was put back to wait for the rate limit. */
   rateLimitWait(reason: RateLimitWaitReason): void;
+  /**
+   * An answer of the service (history or a snapshot product: `source`) had the shape `shape`
+   * (its digest, `src/upstream`). Optional: observers that do not count shapes leave it out.
+   */
+  answerShape?(dataset: Dataset, source: string, shape: string): void;
 }
 
 /** An observer that does nothing: metrics off. */

@@ -36,4 +36,8 @@ export class MetricsObservers implements MetricsObserver {
   rateLimitWait(reason: RateLimitWaitReason): void {
     for (const o of this.list) o.rateLimitWait(reason);
   }
+
+  answerShape(dataset: Dataset, source: string, shape: string): void {
+    for (const o of this.list) o.answerShape?.(dataset, source, shape);
+  }
 }

@@ -57,6 +57,10 @@ export function notificationText(
       return `envdata: ${str(d.runs)} run(s) have work waiting and no worker has been connected for ${str(d.minutes)} min${todo}`;
     case 'sync-missed':
       return `envdata: the nightly sync due at ${str(d.scheduledAt)} did not start within an hour${todo}`;
+    case 'upstream-changed': {
+      const changes = Array.isArray(d.changes) ? d.changes.map(str).join('; ') : '';
+      return `envdata: the service's ${str(d.dataset)} ${str(d.source)} answers changed shape (${str(d.shape)}): ${changes || 'see envdata upstream'}; ${str(d.held)}${todo}`;
+    }
     case 'test':
       return `envdata: test notification from ${str(d.host)} — alerts reach this channel; nothing to do`;
   }

@@ -21,5 +21,12 @@ export function parsePayload<TRecord>(
   const collected = collectRecords(envelope.records, parseRecord);
   const { records } = collected;
   const rejected = collected.rejected.map((r) => ({ ...r, at: rejectedRecordInstant(r.raw) }));
-  return { lat: envelope.lat, lng: envelope.lng, records, rejected, rawBody: context.rawBody };
+  return {
+    lat: envelope.lat,
+    lng: envelope.lng,
+    records,
+    rejected,
+    rawBody: context.rawBody,
+    document: json,
+  };
 }

@@ -89,6 +89,20 @@ const schema = z
       .strict()
       .nullable(),
     legacyShapes: z.union([z.boolean(), shapeVariants]),
+    drift: z
+      .object({
+        addField: z
+          .string()
+          .regex(
+            /^[A-Za-z][A-Za-z0-9_]{0,39}$/,
+            'must be a plain key: a letter, then letters, digits or _',
+          )
+          .optional(),
+        dropHumidity: z.boolean().optional(),
+        humidityAsText: z.boolean().optional(),
+      })
+      .strict()
+      .nullable(),
     now: z
       .union([
         z.number().finite(),

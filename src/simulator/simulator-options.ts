@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/create-logger.js';
 import type { FaultSettings } from './faults/fault-settings.js';
+import type { WeatherDrift } from './render/drift-variant.js';
 import type { ShapeVariants } from './render/shape-variants.js';
 import { API_PRODUCTS, type ApiProduct } from './simulator-endpoints.js';
 
@@ -86,6 +87,8 @@ export interface SimulatorRuntimeOptions {
   readonly daySeconds: number;
   /** Older/other response shapes: `true` for all, or single variants. Default `false`. */
   readonly legacyShapes: boolean | Partial<ShapeVariants>;
+  /** A change of the weather records' format (`WeatherDrift`); default `null`: none. */
+  readonly drift: WeatherDrift | null;
   /**
    * A frozen "now" (epoch ms or ISO-8601) that decides history coverage, latest and forecasts;
    * `null` (default) follows the system clock.
@@ -127,6 +130,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = Object.freeze({
   dailyQuota: null,
   daySeconds: 86_400,
   legacyShapes: false,
+  drift: null,
   now: null,
   port: 0,
   host: '127.0.0.1',

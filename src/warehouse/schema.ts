@@ -402,6 +402,23 @@ export interface Database {
   notification: NotificationTable;
   notification_delivery: NotificationDeliveryTable;
   alert_state: AlertStateTable;
+  upstream_shape: UpstreamShapeTable;
+}
+
+/** A shape the service's answers of one endpoint have had (`src/ledger/record-upstream-shape.ts`). */
+export interface UpstreamShapeTable {
+  digest: string;
+  dataset: Dataset;
+  source: AnswerSource;
+  shape: ColumnType<unknown, string, string>;
+  first_seen_at: ColumnType<Date, Date | undefined, Date>;
+  last_seen_at: ColumnType<Date, Date | undefined, Date>;
+  /** `bigint`: read as a string. */
+  answers: ColumnType<string, number | undefined, number>;
+  sample_chunk_id: number | null;
+  sample_body: string | null;
+  baseline: ColumnType<boolean, boolean | undefined, boolean>;
+  accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** The outbox: one event per state transition a person should hear of (`recordNotification`). */

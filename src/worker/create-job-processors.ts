@@ -8,6 +8,7 @@ import { FactWriter } from '../landing/fact-writer.js';
 import { LandingBatcher } from '../landing/landing-batcher.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor } from '../ingest/ingest-chunk-job.js';
+import { ShapeRecorder } from '../ingest/shape-recorder.js';
 import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
 import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
@@ -30,6 +31,8 @@ export interface ProcessorHooks {
 export interface WorkerProcessors extends JobProcessors {
   /** Lands the chunks' rows in batches; drained when the worker closes. */
   readonly batcher: LandingBatcher;
+  /** Takes the shape of every answer; its counts are flushed when the worker closes. */
+  readonly shapes: ShapeRecorder;
   /** Spaces this process's calls of the tightest rule, when it is paced: its margin is measured. */
   readonly pacer: CallPacer | undefined;
   /** BullMQ's limiter: the tightest rule when it is not paced, else one that binds nothing. */
@@ -72,6 +75,7 @@ export function createJobProcessors(
     await hooks.pauseWorkers(Math.min(ms, maxPauseMs));
     throw Worker.RateLimitError();
   };
+  const shapes = new ShapeRecorder(app.db, { observer: observers, logger });
   const chunks = createIngestChunkProcessor({
     db: app.db,
     client,
@@ -96,6 +100,7 @@ export function createJobProcessors(
     dispatch: hooks.dispatch,
     outages: app.outages,
     observer: observers,
+    shapes,
     ...(windowScope && { windowScope, windowLearned: hooks.feed }),
   });
   const snapshots = createFetchSnapshotProcessor({
@@ -109,6 +114,14 @@ export function createJobProcessors(
     pacer,
     stopping: hooks.stopping,
     quota,
+    shapes,
   });
-  return { chunks, snapshots, batcher, pacer, limiter: queueLimiter(pacer ? undefined : limiter) };
+  return {
+    chunks,
+    snapshots,
+    batcher,
+    shapes,
+    pacer,
+    limiter: queueLimiter(pacer ? undefined : limiter),
+  };
 }

@@ -211,6 +211,7 @@ export class IngestWorker implements AppComponent {
       const rest = (async () => {
         await this.processors.batcher.drain();
         await this.processors.chunks.close();
+        await this.processors.shapes.flush();
       })();
       rest.catch((error: unknown) => {
         if (!this.outages.report(error)) {

@@ -13,6 +13,7 @@ export const CONTRACT_METRICS = {
   envdata_workers_alive: 'gauge',
   envdata_rate_limit_waits_total: 'counter',
   envdata_notifications_total: 'counter',
+  envdata_upstream_answers_total: 'counter',
   envdata_freshness_lag_seconds: 'gauge',
   envdata_locations_stale: 'gauge',
   envdata_quota_used_calls: 'gauge',

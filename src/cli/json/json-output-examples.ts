@@ -1,4 +1,5 @@
 import type { DeclaredPlanJson } from './declared-plan-json.js';
+import type { UpstreamJson } from './upstream-json.js';
 import type { NotificationJson } from '../../notify/notification-document.js';
 import type { BackfillPlanJson } from './backfill-plan-json.js';
 import type { LocationsJson } from './locations-json.js';
@@ -334,6 +335,67 @@ export const SYNC_PLAN_EXAMPLE: SyncPlanJson = {
       dataset: 'weather',
       from: '1990-01-01T00:00:00.000Z',
       to: '2024-05-31T12:00:00.000Z',
+    },
+  ],
+};
+
+export const UPSTREAM_EXAMPLE: UpstreamJson = {
+  kind: 'upstream',
+  version: 1,
+  generatedAt: '2024-06-30T12:00:00.000Z',
+  shapes: [
+    {
+      shape: '3f2a9c1b7d4e',
+      dataset: 'weather',
+      source: 'history',
+      status: 'baseline',
+      firstSeenAt: '2024-06-01T02:00:03.000Z',
+      lastSeenAt: '2024-06-29T02:00:41.000Z',
+      answers: 1440,
+      acceptedAt: '2024-06-01T02:00:03.000Z',
+      sampleChunkId: 17,
+      envelope: 'status, data.history[]',
+      statusText: 'success',
+      units: { humidity: 'fraction', cloudCover: 'fraction', precipProbability: 'fraction' },
+      paths: {
+        status: ['string'],
+        data: ['object'],
+        'data.history': ['array'],
+        'data.history[]': ['object'],
+        'data.history[].humidity': ['number'],
+        'data.history[].time': ['number'],
+      },
+      previous: null,
+      changes: null,
+    },
+    {
+      shape: 'a81c02e95b10',
+      dataset: 'weather',
+      source: 'history',
+      status: 'not accepted',
+      firstSeenAt: '2024-06-30T02:00:05.000Z',
+      lastSeenAt: '2024-06-30T02:00:40.000Z',
+      answers: 48,
+      acceptedAt: null,
+      sampleChunkId: 1502,
+      envelope: 'status, data.history[]',
+      statusText: 'success',
+      units: { cloudCover: 'fraction', precipProbability: 'fraction' },
+      paths: {
+        status: ['string'],
+        data: ['object'],
+        'data.history': ['array'],
+        'data.history[]': ['object'],
+        'data.history[].humidity': ['string'],
+        'data.history[].time': ['number'],
+      },
+      previous: '3f2a9c1b7d4e',
+      changes: {
+        added: [],
+        gone: [],
+        typeChanged: [{ path: 'data.history[].humidity', from: ['number'], to: ['string'] }],
+        unitChanged: [],
+      },
     },
   ],
 };

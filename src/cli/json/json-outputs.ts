@@ -8,6 +8,7 @@ import {
   RUN_STATUS_EXAMPLE,
   STATUS_EXAMPLE,
   SYNC_PLAN_EXAMPLE,
+  UPSTREAM_EXAMPLE,
 } from './json-output-examples.js';
 import { declaredPlanJson } from './declared-plan-json.js';
 import { locationsJson } from './locations-json.js';
@@ -15,6 +16,7 @@ import { notificationJson } from '../../notify/notification-document.js';
 import { runStatusJson } from './run-status-json.js';
 import { statusJson } from './status-json.js';
 import { syncPlanJson } from './sync-plan-json.js';
+import { upstreamJson } from './upstream-json.js';
 
 /** One command's `--json` document: its schema, where it is documented, and an example. */
 export interface JsonOutput {
@@ -83,6 +85,14 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
       'What `envdata sync --now` would fetch now, without writing anything: the history of every active location (lookback included, at most the horizon back), the latest readings and forecasts, and the older history left to backfill. `--json` without `--dry-run` exits 2, as for backfill.',
     schema: syncPlanJson,
     example: SYNC_PLAN_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata upstream --json',
+    kind: 'upstream',
+    about:
+      'Every shape the service’s answers have had, per endpoint (dataset and source), oldest first, each with what changed from the one before it: keys added, keys gone, types or share units changed, the envelope or its status text (docs/drift.md). `--dataset` keeps one dataset.',
+    schema: upstreamJson,
+    example: UPSTREAM_EXAMPLE,
   }),
   jsonOutput({
     command: 'ENVDATA_NOTIFY_FORMAT=json (the body of each alert POSTed to ENVDATA_NOTIFY_URL)',

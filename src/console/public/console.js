@@ -368,6 +368,51 @@ const pages = {
     },
   },
 
+  upstream: {
+    api: () => '/api/upstream',
+    render(board) {
+      return [
+        h('h1', {}, 'Upstream'),
+        h(
+          'p',
+          {},
+          "The shapes the service's answers have had, per endpoint, oldest first, with what changed from the one before (docs/drift.md). Accept one with: envdata upstream accept SHAPE",
+        ),
+        board.shapes.length === 0
+          ? h('p', { class: 'muted', id: 'upstream-empty' }, 'No answer recorded yet.')
+          : table(
+              'upstream',
+              [
+                th('Endpoint'),
+                th('Shape'),
+                th('Status'),
+                th('Answers'),
+                th('Last seen (UTC)'),
+                th('Changes'),
+              ],
+              board.shapes.map((s) =>
+                h(
+                  'tr',
+                  { 'data-shape': s.shape, 'data-status': s.status },
+                  h('td', {}, s.endpoint),
+                  h('td', {}, s.shape),
+                  h(
+                    'td',
+                    {},
+                    s.status === 'not accepted'
+                      ? h('span', { class: 'stale' }, s.status)
+                      : s.status,
+                  ),
+                  h('td', {}, fmt(s.answers)),
+                  h('td', {}, when(s.lastSeenAt)),
+                  h('td', {}, s.changes.length > 0 ? s.changes.join('; ') : s.envelope),
+                ),
+              ),
+            ),
+      ];
+    },
+  },
+
   alerts: {
     api: () => '/api/alerts',
     render(board) {

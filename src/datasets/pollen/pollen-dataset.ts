@@ -51,6 +51,8 @@ export const pollenDataset: DatasetDefinition<'pollen', PollenPayload> = {
       tables: [tableRows(POLLEN_HOURLY, typeRows), tableRows(POLLEN_SPECIES_HOURLY, speciesRows)],
     };
   },
+  // Species names vary by region; `SpeciesRisk` / `Risks` map species names to levels.
+  answerMaps: ['Species.*', 'SpeciesRisk', 'Risks'],
   factTables: [POLLEN_HOURLY, POLLEN_SPECIES_HOURLY],
 
   snapshots: {

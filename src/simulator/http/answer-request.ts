@@ -33,6 +33,7 @@ export function answerRequest(
     endpoint,
     params: new URLSearchParams(query),
     shapes: state.shapes,
+    drift: state.options.drift,
     nowMs,
     maxRangeHours: state.options.maxRangeHours,
     recordFault,

@@ -6,6 +6,7 @@ import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
 import { withHostileFault } from '../faults/make-records-hostile.js';
 import { HOUR_MS } from '../data/time-math.js';
 import { weatherClimateOf } from '../data/weather-climate.js';
+import { applyWeatherDrift } from '../render/drift-variant.js';
 import { DATA_NOT_AVAILABLE_BODY } from '../render/response-text.js';
 import {
   renderWeatherForecastBody,
@@ -19,6 +20,7 @@ import { readCoordinates, readHistoryRange, readUnits, rejectParameter } from '.
 /** Answers the three weather endpoints (latest, history, forecast; by coordinates). */
 export function answerWeather(ctx: RequestContext): Answer {
   const { params, endpoint, shapes } = ctx;
+  const drift = ctx.drift ?? null;
   rejectParameter(params, 'speciesRisk', 'pollen');
   const units = readUnits(params);
   const { lat, lng } = readCoordinates(params);
@@ -34,16 +36,15 @@ export function answerWeather(ctx: RequestContext): Answer {
       ...generateWeatherHour(climate, nowHour),
       time: (Math.floor(ctx.nowMs / stampMs) * stampMs) / 1_000,
     };
-    const record = renderWeatherRecord(hour, units, shapes, climate);
+    const record = applyWeatherDrift(renderWeatherRecord(hour, units, shapes, climate), drift);
     return { status: 200, body: renderWeatherLatestBody(record, shapes) };
   }
   if (endpoint.operation === 'weather-forecast') {
     const records: string[] = new Array<string>(WEATHER_FORECAST_HOURS);
     for (let i = 0; i < WEATHER_FORECAST_HOURS; i++) {
-      records[i] = renderWeatherRecord(
-        generateWeatherHour(climate, nowHour + i, nowHour),
-        units,
-        shapes,
+      records[i] = applyWeatherDrift(
+        renderWeatherRecord(generateWeatherHour(climate, nowHour + i, nowHour), units, shapes),
+        drift,
       );
     }
     return {
@@ -63,7 +64,7 @@ export function answerWeather(ctx: RequestContext): Answer {
     );
   }
   const records = withHostileFault(
-    hours.map((hour) => renderWeatherRecord(hour, units, shapes)),
+    hours.map((hour) => applyWeatherDrift(renderWeatherRecord(hour, units, shapes), drift)),
     ctx.recordFault,
     'weather',
   );

@@ -1,4 +1,5 @@
 import type { RecordFault } from '../faults/apply-record-fault.js';
+import type { WeatherDrift } from '../render/drift-variant.js';
 import type { ShapeVariants } from '../render/shape-variants.js';
 import type { SimulatorEndpoint } from '../simulator-endpoints.js';
 
@@ -16,6 +17,8 @@ export interface RequestContext {
   readonly endpoint: SimulatorEndpoint;
   readonly params: URLSearchParams;
   readonly shapes: ShapeVariants;
+  /** A change of the weather records' format, `null` for none (`WeatherDrift`). */
+  readonly drift?: WeatherDrift | null;
   readonly nowMs: number;
   readonly maxRangeHours: number;
   /** A record fault to apply to the hourly records of a history answer, if one was drawn. */
