@@ -1,13 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as migration from '../../migrations/2026_11_28_0041_share_unit_per_field.js';
 import { FactWriter } from '../../src/landing/fact-writer.js';
+import { FolderMigrationProvider } from '../../src/warehouse/migrate-to-latest.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { hoursBetween } from '../fixtures/payload-bodies.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
 const wh = useTestWarehouse();
+const SHARE_UNIT_MIGRATION = '2026_11_28_0041_share_unit_per_field';
 
 /**
  * A weather history answer over `[from, to)` whose every hour sends these three shares, as the
@@ -98,11 +99,18 @@ beforeAll(async () => {
     from envdata.raw_payload p,
       generate_series(p.window_from, p.window_to - interval '1 hour', interval '1 hour') as h(at)
     where p.window_from = '2024-05-02'`.execute(db);
-  await db.transaction().execute((trx) => migration.down(trx));
+  // Back to the release before 0041: every later migration undone, newest first.
+  const migrations = await new FolderMigrationProvider().getMigrations();
+  const later = Object.keys(migrations)
+    .filter((name) => name >= SHARE_UNIT_MIGRATION)
+    .sort()
+    .reverse();
+  for (const name of later) {
+    await db.transaction().execute((trx) => migrations[name]!.down!(trx));
+    await sql`delete from public.envdata_migration where name = ${name}`.execute(db);
+  }
   await sql`insert into envdata.share_unit (dataset, source, unit)
     values ('weather', 'history', 'percent')`.execute(db);
-  await sql`delete from public.envdata_migration
-    where name = '2026_11_28_0041_share_unit_per_field'`.execute(db);
 });
 
 describe('upgrading a warehouse filled under the rule of one unit per answer (migration 0041)', () => {
