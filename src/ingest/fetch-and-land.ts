@@ -11,7 +11,9 @@ import { fetchChunk } from './fetch-chunk.js';
 import type { IngestChunkDeps } from './ingest-chunk-deps.js';
 import { OUTCOME_POLICY, outcomeOf } from './outcome-policy.js';
 import { pacingError } from './pacing-error.js';
-import { ledgerShareUnitMemory } from './share-unit-memory.js';
+import type { Dataset, ShareField } from '../types.js';
+import { fillSetAsideShares } from './fill-set-aside-shares.js';
+import { ledgerShareUnitMemory, type ShareUnitMemory } from './share-unit-memory.js';
 import { jitteredBackoffMs } from './throttle-backoff.js';
 import type { WindowLearner } from './window-learner.js';
 import type { WrongAddressCheck } from './wrong-address-check.js';
@@ -41,13 +43,29 @@ export function createChunkFetcher(
     | 'speciesRisk'
     | 'throttle'
     | 'shapes'
+    | 'logger'
   >,
   parts: { readonly learner: WindowLearner; readonly checkAddress: WrongAddressCheck },
 ): ChunkFetcher {
   const { throttle } = deps;
   const { learner, checkAddress } = parts;
   const policy = { throttle, maxAttempts: deps.maxAttempts };
-  const shareUnits = ledgerShareUnitMemory(deps.db);
+  // Share fields whose unit an answer of history just taught: shares set aside before, for
+  // want of it, are filled from the archive after the next landing (`fillSetAsideShares`).
+  const ledgerUnits = ledgerShareUnitMemory(deps.db);
+  const taught = new Map<Dataset, Set<ShareField>>();
+  const shareUnits: ShareUnitMemory = {
+    recall: ledgerUnits.recall,
+    async learn(dataset, source, told) {
+      const written = await ledgerUnits.learn(dataset, source, told);
+      if (source === 'history' && written.length > 0) {
+        const fields = taught.get(dataset) ?? new Set();
+        for (const field of written) fields.add(field);
+        taught.set(dataset, fields);
+      }
+      return written;
+    },
+  };
   // Who may take the sync's reserve: a run's kind never changes, so it is read once per run.
   const runUses = new Map<number, QuotaUse>();
   const useOf = async (runId: number): Promise<QuotaUse> => {
@@ -58,6 +76,26 @@ export function createChunkFetcher(
       runUses.set(runId, use);
     }
     return use;
+  };
+
+  /**
+   * After a landing, when an answer (this one or another of this worker's) has just taught a
+   * field's unit: the shares set aside for want of it, filled from the archive. Never a call; a
+   * failure is logged and left to the run's close, or `envdata rebuild` (the values stay listed
+   * as set aside).
+   */
+  const fillWhatWasSetAside = async (): Promise<void> => {
+    if (taught.size === 0) return;
+    const fields = [...new Set([...taught.values()].flatMap((set) => [...set]))];
+    taught.clear();
+    try {
+      await fillSetAsideShares(deps.db, deps.logger, { fields });
+    } catch (thrown) {
+      deps.logger.warn(
+        { fields, err: coerceError(thrown) },
+        'shares set aside could not be filled from the archive now; `envdata rebuild` fills them',
+      );
+    }
   };
 
   return async (chunk, attempts) => {
@@ -91,6 +129,7 @@ export function createChunkFetcher(
       if ((await checkAddress(chunk.runId, notCovered)) && notCovered) return { kind: 'release' };
       result = await deps.landings.land(landing);
       throttle.reset();
+      await fillWhatWasSetAside();
     } catch (thrown) {
       // The shutdown deadline cancelled the landing on the server: its transaction rolled back,
       // nothing of it is kept; the chunk goes back like one whose call was abandoned.

@@ -7,6 +7,7 @@ import type { ChunkJobOutcome } from '../metrics/metrics-observer.js';
 import { createStepInterpreter } from './chunk-step-interpreter.js';
 import { outcomeOfStep } from './chunk-step.js';
 import { createChunkFetcher } from './fetch-and-land.js';
+import { fillSetAsideShares } from './fill-set-aside-shares.js';
 import type { IngestChunkDeps, IngestOutcome } from './ingest-chunk-deps.js';
 import { WindowLearner } from './window-learner.js';
 import { wrongAddressCheck } from './wrong-address-check.js';
@@ -44,6 +45,11 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const log = deps.logger.child({ component: 'ingest' });
   const closer = new RunCloser(deps.db, {
     logger: log,
+    // A run says it is done with the shares its first answers set aside filled, when a later
+    // answer told their unit (from the archive, no call).
+    beforeClose: async (runId) => {
+      await fillSetAsideShares(deps.db, log, { runId });
+    },
     ...(deps.outages && { outages: deps.outages }),
   });
   const learner = new WindowLearner(deps.db, deps.windowScope, log, deps.windowLearned);

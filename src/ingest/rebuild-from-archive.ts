@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { readBody } from '../datasets/facts-of-body.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { readShareUnits } from '../ledger/share-unit.js';
@@ -16,6 +16,8 @@ const gunzip = promisify(gunzipCallback);
 export interface RebuildFilter {
   readonly datasets: readonly Dataset[];
   readonly locationIds?: readonly number[];
+  /** Only the archived answers of these chunks. */
+  readonly chunkIds?: readonly number[];
   /** Chunks whose window overlaps [from, to). */
   readonly from?: Date;
   readonly to?: Date;
@@ -84,6 +86,8 @@ export async function rebuildFromArchive(
       .orderBy('r.chunk_id')
       .limit(batchSize);
     if (filter.locationIds?.length) query = query.where('r.location_id', 'in', filter.locationIds);
+    if (filter.chunkIds)
+      query = query.where('r.chunk_id', '=', sql<number>`any(${filter.chunkIds}::bigint[])`);
     if (filter.from) query = query.where('r.window_to', '>', filter.from);
     if (filter.to) query = query.where('r.window_from', '<', filter.to);
     const batch = await query.execute();

@@ -5,7 +5,7 @@ import {
   toldShareUnits,
   type ShareUnitVerdicts,
 } from '../normalize/decide-share-unit.js';
-import type { Dataset, ShareUnits } from '../types.js';
+import type { Dataset, ShareField, ShareUnits } from '../types.js';
 import type { AnswerSource, Database } from '../warehouse/schema.js';
 
 /**
@@ -15,7 +15,8 @@ import type { AnswerSource, Database } from '../warehouse/schema.js';
  */
 export interface ShareUnitMemory {
   recall(dataset: Dataset, source: AnswerSource): Promise<ShareUnits>;
-  learn(dataset: Dataset, source: AnswerSource, told: ShareUnits): Promise<void>;
+  /** Returns the fields whose remembered unit this answer set (new, or changed). */
+  learn(dataset: Dataset, source: AnswerSource, told: ShareUnits): Promise<readonly ShareField[]>;
 }
 
 /**

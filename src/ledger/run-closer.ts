@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from '../logging/create-logger.js';
 import type { Database } from '../warehouse/schema.js';
 import { closeRunIfDone, type ClosedStatus } from './close-run-if-done.js';
@@ -8,6 +8,12 @@ export interface RunCloserOptions {
   readonly logger?: Logger;
   /** Takes an error meaning Postgres is down (said once per outage): `true` if so. */
   readonly outages?: { report(error: unknown): boolean };
+  /**
+   * Called before a running run whose every chunk is finished is checked for closing: what must
+   * be in the warehouse before the run says it is done (the ingest job fills the shares set aside
+   * for a unit an answer has since told). A failure is logged; the run closes as it stands.
+   */
+  readonly beforeClose?: (runId: number) => Promise<void>;
 }
 
 /** How long a deferred close waits for more of the run's chunks to finish. */
@@ -32,6 +38,12 @@ export class RunCloser {
 
   /** Closes run `runId` if nothing is left of it; returns its new status when this closed it. */
   async close(runId: number): Promise<ClosedStatus | undefined> {
+    const { beforeClose } = this.options;
+    if (beforeClose && (await everyChunkFinished(this.db, runId))) {
+      await beforeClose(runId).catch((error: unknown) => {
+        this.options.logger?.warn({ err: error, runId }, 'before closing the run: failed');
+      });
+    }
     const status = await closeRunIfDone(this.db, runId);
     if (status) this.options.logger?.info({ runId, status }, 'run finished');
     return status;
@@ -78,4 +90,15 @@ export class RunCloser {
     this.settling.clear();
     for (const runId of runs) await this.close(runId);
   }
+}
+
+/** Whether run `runId` is running with none of its chunks left to land (index `chunk_run_status`). */
+async function everyChunkFinished(db: Kysely<Database>, runId: number): Promise<boolean> {
+  const { rows } = await sql<{ finished: boolean }>`
+    select not exists (
+      select 1 from envdata.chunk
+      where run_id = ${runId} and status in ('pending', 'queued', 'running')
+    ) as finished
+    from envdata.run where run_id = ${runId} and status = 'running'`.execute(db);
+  return rows[0]?.finished === true;
 }

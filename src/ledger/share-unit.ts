@@ -25,21 +25,22 @@ export async function readShareUnits(
  * Remembers that an answer of `source` of `dataset` told each field of `units` was written in
  * that unit: the last answer that tells wins, on every host. One statement for all the fields;
  * a row is written only when its unit changes, so answers that agree with it write nothing.
+ * Returns the fields whose unit it wrote (new, or changed).
  */
 export async function recordShareUnits(
   db: Kysely<Database>,
   dataset: Dataset,
   source: AnswerSource,
   units: ShareUnits,
-): Promise<void> {
+): Promise<readonly ShareField[]> {
   const rows = (Object.entries(units) as [ShareField, ShareUnit][]).map(([field, unit]) => ({
     dataset,
     source,
     field,
     unit,
   }));
-  if (rows.length === 0) return;
-  await db
+  if (rows.length === 0) return [];
+  const written = await db
     .insertInto('share_unit')
     .values(rows)
     .onConflict((oc) =>
@@ -48,5 +49,7 @@ export async function recordShareUnits(
         .doUpdateSet((eb) => ({ unit: eb.ref('excluded.unit'), updated_at: new Date() }))
         .whereRef('share_unit.unit', '<>', 'excluded.unit'),
     )
+    .returning('field')
     .execute();
+  return written.map((r) => r.field);
 }

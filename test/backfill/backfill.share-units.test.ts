@@ -30,6 +30,9 @@ const mixed = useBackfillFixture(
   { ENVDATA_RATE_LIMIT: '4/s' },
 );
 
+// The same service, on a warehouse that has learned nothing yet.
+const fresh = useBackfillFixture({ legacyShapes: { unitsPerField: true } });
+
 interface Shares {
   readonly location: string;
   readonly at: string;
@@ -336,5 +339,55 @@ describe('answers that mix units per field', () => {
     expect(deck).toHaveLength(48);
     expect(new Set(deck.map((s) => s.cloudCover))).toEqual(new Set([1]));
     expect(await shareQuarantine(mixed.app.db)).toEqual([]);
+  });
+});
+
+describe('shares set aside for want of a unit are filled once an answer tells it', () => {
+  it('a first answer of cloud cover only 1 is set aside with nothing remembered, then filled from the archive by the worker when a later answer tells the unit: no call, nothing left set aside', async () => {
+    // Brisbane, 2024-06-22 to 06-24: cloud cover 1 in every hour, which tells no unit.
+    const overcast = await runCliInProcess(
+      [
+        ...['backfill', '--dataset', 'weather', '--from', '2024-06-22', '--to', '2024-06-24'],
+        ...['--location', 'Brisbane', '--wait'],
+      ],
+      fresh.cliEnv(),
+    );
+    expect(overcast.code, overcast.stdout + overcast.stderr).toBe(1);
+    expect(overcast.stdout).toContain(
+      'exit 1: 48 value(s) in 48 hour(s) set aside, not in the warehouse — weather_history cloudCover 48 (share unit unknown)',
+    );
+    const firstRun = Number(/^run (\d+)/m.exec(overcast.stdout)?.[1]);
+    const calls = fresh.simulator.stats().total;
+
+    const next = await runCliInProcess(
+      [
+        ...['backfill', '--dataset', 'weather', '--from', '2024-06-24', '--to', '2024-06-26'],
+        ...['--location', 'Brisbane', '--wait'],
+      ],
+      fresh.cliEnv(),
+    );
+    expect(next.code, next.stdout + next.stderr).toBe(0);
+    // One call, for the new window: the set-aside hours were read again from the archive.
+    expect(fresh.simulator.stats().total).toBe(calls + 1);
+    // The reference learns its units first (its later window), then reads the overcast one
+    // (earlier cases of this file may have landed both already).
+    for (const [from, to] of [
+      ['2024-06-24', '2024-06-26'],
+      ['2024-06-22', '2024-06-24'],
+    ] as const) {
+      const landed = await sharesIn(reference.app.db, from, to);
+      if (landed.filter((s) => s.location === 'Brisbane').length === 0) {
+        await backfillWeather(reference, from, to, ['Brisbane']);
+      }
+    }
+    const shares = await sharesIn(fresh.app.db, '2024-06-22', '2024-06-26');
+    expect(shares).toHaveLength(96);
+    const brisbane = (await sharesIn(reference.app.db, '2024-06-22', '2024-06-26')).filter(
+      (s) => s.location === 'Brisbane',
+    );
+    expect(shares).toEqual(brisbane);
+    expect(shares.filter((s) => s.cloudCover === 1).length).toBeGreaterThanOrEqual(48);
+    expect(await shareQuarantine(fresh.app.db)).toEqual([]);
+    expect((await statusJson(fresh, firstRun)).run?.setAside).toEqual([]);
   });
 });
