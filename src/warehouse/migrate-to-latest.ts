@@ -106,7 +106,11 @@ async function takeMigrationLock(connection: Kysely<Database>): Promise<void> {
   }
 }
 
-/** Names of the migrations not yet applied. */
+/**
+ * Names of the migrations not yet applied, then of the repairs applied ones left for the code
+ * to make (`repair <name>`, from `envdata.pending_repair`): `envdata migrate` makes both, and
+ * until it has, the warehouse is not what this version promises.
+ */
 export async function pendingMigrations(
   db: Kysely<Database>,
   provider: MigrationProvider = new FolderMigrationProvider(),
@@ -118,5 +122,10 @@ export async function pendingMigrations(
     migrationLockTableName: MIGRATION_LOCK_TABLE,
   });
   const all = await migrator.getMigrations();
-  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  const pending = all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  const { rows } = await sql<{ table: string | null }>`
+    select to_regclass('envdata.pending_repair')::text as table`.execute(db);
+  if (rows[0]?.table == null) return pending;
+  const repairs = await db.selectFrom('pending_repair').select('repair').orderBy('repair').execute();
+  return [...pending, ...repairs.map((r) => `repair ${r.repair}`)];
 }

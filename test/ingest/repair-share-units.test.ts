@@ -1,9 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FactWriter } from '../../src/landing/fact-writer.js';
-import { FolderMigrationProvider } from '../../src/warehouse/migrate-to-latest.js';
+import {
+  FolderMigrationProvider,
+  migrateToLatest,
+  pendingMigrations,
+} from '../../src/warehouse/migrate-to-latest.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { hoursBetween } from '../fixtures/payload-bodies.js';
+import { captureLogger } from '../harness/capture-logger.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
 
@@ -118,6 +123,14 @@ describe('upgrading a warehouse filled under the rule of one unit per answer (mi
     const db = wh.app.db;
     const callsBefore = await db.selectFrom('chunk').select(['chunk_id', 'calls']).execute();
     const env = wh.env.cliEnv({ LOG_LEVEL: 'warn' });
+
+    // Migrated without the repair (an upgrade interrupted after the migrations): the warehouse
+    // is still behind, and every command but `migrate` says so.
+    await migrateToLatest(db, captureLogger().logger);
+    expect(await pendingMigrations(db)).toEqual(['repair share-units-per-field']);
+    const refused = await runCliInProcess(['locations', 'list'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('run `envdata migrate` first');
 
     const run = await runCliInProcess(['migrate'], env);
     expect(run.stderr).toBe('');
