@@ -13,7 +13,7 @@ export const postgresHealthJson = z
       .array(z.string())
       .nullable()
       .describe(
-        'migrations not yet applied, by name (`envdata migrate` applies them); `null` when Postgres did not answer',
+        'migrations not yet applied, by name, then repairs applied ones left (`repair <name>`): `envdata migrate` makes both; `null` when Postgres did not answer',
       ),
   })
   .describe('the warehouse database');
