@@ -42,6 +42,7 @@
 --   2026_11_27_0040_current_snapshots
 --   2026_11_28_0041_share_unit_per_field
 --   2026_11_28_0042_upstream_shape
+--   2026_11_28_0043_drift_policy
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -170,6 +171,14 @@ create table envdata.current_fetch (
 alter table envdata.current_fetch add constraint current_fetch_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.current_fetch add constraint current_fetch_pkey PRIMARY KEY (location_id, dataset, product);
 comment on table envdata.current_fetch is 'Per location, dataset and product, the fetched_at of the newest snapshot stored: the one the forecast and latest views show (copied in envdata.*_snapshot_current).';
+
+create table envdata.drift_policy (
+  dataset envdata.dataset not null,
+  policy text not null,
+  declared_at timestamp with time zone not null default now()
+);
+alter table envdata.drift_policy add constraint drift_policy_pkey PRIMARY KEY (dataset);
+alter table envdata.drift_policy add constraint drift_policy_policy_check CHECK (policy = ANY (ARRAY['evolve'::text, 'quarantine'::text, 'freeze'::text]));
 
 create table envdata.forecast_accuracy_rollup (
   location_id integer not null,
@@ -536,7 +545,8 @@ create table envdata.upstream_shape (
   sample_chunk_id bigint,
   sample_body text,
   baseline boolean not null default false,
-  accepted_at timestamp with time zone
+  accepted_at timestamp with time zone,
+  froze boolean not null default false
 );
 alter table envdata.upstream_shape add constraint upstream_shape_answers_check CHECK (answers >= 0);
 alter table envdata.upstream_shape add constraint upstream_shape_digest_check CHECK (digest ~ '^[0-9a-f]{12}$'::text);

@@ -25,6 +25,18 @@ export const DATASETS = Object.freeze(['pollen', 'weather'] as const);
 /** A dataset's name: `pollen` or `weather`. */
 export type Dataset = (typeof DATASETS)[number];
 
+/**
+ * What happens to the answers of a shape the service never sent before until a person accepts
+ * it (`envdata upstream accept`), per dataset (docs/drift.md, "Choosing a policy"):
+ * `evolve` lands their known fields and notifies; `quarantine` holds their hours back (no fact
+ * row, a quarantine entry per hour) and lands them from the archive on accept; `freeze` holds
+ * the answer that showed it as well and makes the dataset's calls wait until accept.
+ */
+export const DRIFT_POLICIES = Object.freeze(['evolve', 'quarantine', 'freeze'] as const);
+export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
+/** A drift policy for every dataset. */
+export type DriftPolicies = Readonly<Record<Dataset, DriftPolicy>>;
+
 /** What a snapshot is of: the latest readings or a forecast (`envdata.snapshot_product`). */
 export const SNAPSHOT_PRODUCT_NAMES = [
   'latest',

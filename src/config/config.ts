@@ -1,3 +1,4 @@
+import type { DriftPolicies } from '../types.js';
 import type { RateLimitRule } from './rate-limit.js';
 import type { Budget, Money } from './money.js';
 import type { RedisNode } from './redis-cluster-nodes.js';
@@ -126,6 +127,11 @@ export interface Config {
     readonly archiveRaw: boolean;
     /** Ask pollen endpoints for per-species risk (ENVDATA_SPECIES_RISK). */
     readonly speciesRisk: boolean;
+    /**
+     * What the answers of a shape not accepted do, per dataset (ENVDATA_DRIFT_POLICY); a
+     * `drift` of envdata.yaml stored by `envdata apply` wins (`envdata.drift_policy`).
+     */
+    readonly driftPolicy: DriftPolicies;
     /** Re-fetches of a chunk whose answer lacked hours (ENVDATA_REFETCH_ATTEMPTS). */
     readonly refetchAttempts: number;
     /** First delay before such a re-fetch; doubles each time (ENVDATA_REFETCH_DELAY_MS). */

@@ -263,6 +263,12 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'Ask pollen endpoints for the per-species risk evaluation (speciesRisk=true).',
   },
   {
+    name: 'ENVDATA_DRIFT_POLICY',
+    default: 'evolve',
+    description:
+      "What the answers of a new, not yet accepted shape do (docs/drift.md): evolve (land the known fields, notify), quarantine (hold their hours until `envdata upstream accept`) or freeze (hold them and make the dataset's calls wait); one for every dataset, or per dataset: weather=quarantine,pollen=evolve. A `drift` in envdata.yaml, stored by `envdata apply`, wins.",
+  },
+  {
     name: 'ENVDATA_FRESHNESS_MAX_LAG',
     default: '36h',
     description: '`envdata status --check` fails when a location lags more than this behind now.',

@@ -14,6 +14,7 @@ import { budgetSchema, callsOfBudget, priceSchema } from './money.js';
 import { consoleHostsSchema } from './console-hosts.js';
 import { notifyTargetsSchema } from './notify-targets.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
+import { driftPolicySchema } from './drift-policy.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -170,6 +171,7 @@ const schema = z.object({
   ENVDATA_SYNC_HORIZON: hours('ENVDATA_SYNC_HORIZON'),
   ENVDATA_SNAPSHOT_RETENTION: hours('ENVDATA_SNAPSHOT_RETENTION').optional(),
   ENVDATA_SPECIES_RISK: booleanSchema,
+  ENVDATA_DRIFT_POLICY: driftPolicySchema,
   ENVDATA_FRESHNESS_MAX_LAG: hours('ENVDATA_FRESHNESS_MAX_LAG'),
   ENVDATA_NOTIFY_URL: notifyTargetsSchema.optional(),
   ENVDATA_NOTIFY_FORMAT: z.enum(NOTIFY_FORMATS, {
@@ -314,6 +316,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       historyWindowAuto: e.ENVDATA_HISTORY_WINDOW === 'auto',
       archiveRaw: e.ENVDATA_ARCHIVE_RAW,
       speciesRisk: e.ENVDATA_SPECIES_RISK,
+      driftPolicy: e.ENVDATA_DRIFT_POLICY,
       refetchAttempts: e.ENVDATA_REFETCH_ATTEMPTS,
       refetchDelayMs: e.ENVDATA_REFETCH_DELAY_MS,
       recheckMs: e.ENVDATA_MISSING_RECHECK * HOUR_MS,

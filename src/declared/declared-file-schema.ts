@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATASETS } from '../types.js';
+import { DATASETS, DRIFT_POLICIES } from '../types.js';
 
 /**
  * The schema of `envdata.yaml`, the declared state of a warehouse: which locations it keeps and,
@@ -65,6 +65,12 @@ export const datasetEntry = z
       .record(groupName, z.strictObject({ since: sinceText }))
       .optional()
       .describe('A `since` of its own for the locations of a group.'),
+    drift: z
+      .enum(DRIFT_POLICIES)
+      .optional()
+      .describe(
+        'What the answers of a new, not yet accepted shape do (docs/drift.md): evolve (land the known fields, notify), quarantine (hold their hours until `envdata upstream accept`) or freeze (hold them and make the calls wait). Stored by `envdata apply` for every worker; wins over ENVDATA_DRIFT_POLICY.',
+      ),
   })
   .describe('The history kept of one dataset.');
 

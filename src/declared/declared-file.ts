@@ -1,4 +1,4 @@
-import type { Dataset } from '../types.js';
+import type { Dataset, DriftPolicy } from '../types.js';
 
 /** A declared location as the plan compares it with the warehouse. */
 export type DeclaredLocation =
@@ -29,6 +29,11 @@ export interface DeclaredDataset {
   readonly since: string;
   /** The `since` of locations in a group, by group. */
   readonly groups: ReadonlyMap<string, string>;
+  /**
+   * What the answers of a new shape do (`drift`); `undefined`: ENVDATA_DRIFT_POLICY of each
+   * worker. `envdata apply` stores it (`envdata.drift_policy`), where every worker reads it.
+   */
+  readonly drift?: DriftPolicy | undefined;
 }
 
 /** A valid `envdata.yaml`, read. */

@@ -161,7 +161,7 @@ function readDatasets(file: DeclaredFileInput, at: At): DeclaredDataset[] {
     const groups = new Map(Object.entries(entry.groups ?? {}).map(([g, v]) => [g, v.since]));
     for (const [group, since] of groups)
       check(since, ['datasets', dataset, 'groups', group, 'since']);
-    out.push({ dataset, since: entry.since, groups });
+    out.push({ dataset, since: entry.since, groups, drift: entry.drift });
   }
   return out;
 }

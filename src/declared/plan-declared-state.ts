@@ -23,6 +23,7 @@ import { summaryOf } from './summary-of.js';
 import { diffDeclaredLocations } from './diff-declared-locations.js';
 import type { ResolvedLocations } from './resolve-declared-locations.js';
 import { parseSince } from './since-date.js';
+import { storeDriftPolicies } from '../ledger/drift-policy.js';
 
 /**
  * Plans, or with `apply` does, what makes the warehouse match a declared file, in one
@@ -86,6 +87,11 @@ async function planIn(
   );
   await retireLocations(db, changes.retire);
   await restoreLocations(db, changes.restore);
+  await storeDriftPolicies(
+    db,
+    Object.fromEntries(file.datasets.flatMap((d) => (d.drift ? [[d.dataset, d.drift]] : []))),
+    now,
+  );
   const active: { location: Location; group: string | undefined }[] = [
     ...[...changes.keep, ...changes.restore].map((location) => ({
       location,

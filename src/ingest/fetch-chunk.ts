@@ -4,6 +4,7 @@ import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { NO_FACTS } from '../warehouse/fact-table.js';
+import { holdFacts } from '../normalize/hold-facts.js';
 import type { ChunkLanding } from '../ledger/landing-decision.js';
 import type { ShapeRecorder } from './shape-recorder.js';
 import { shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
@@ -28,7 +29,9 @@ export interface ChunkToFetch extends Pick<
  * zero rows; a trimmed (206) answer becomes an incomplete landing that keeps its rows. Each
  * share field is read in the unit its values in the answer tell, learned in `shareUnits`; a
  * field that cannot tell takes the unit `shareUnits` remembers for it, else its values other
- * than 0 are quarantined (the rest of the record lands). Every
+ * than 0 are quarantined (the rest of the record lands). An answer of a shape not accepted
+ * under the drift policy `quarantine` or `freeze` lands held (`holdFacts`): archived, no fact
+ * row, each hour quarantined until `envdata upstream accept`. Every
  * other error is thrown for the caller's retry policy to decide on (by `code` and `retryable`).
  */
 export async function fetchChunk(
@@ -86,21 +89,26 @@ export async function fetchChunk(
     ? await shareUnitsFor(options.shareUnits, chunk.dataset, 'history', verdicts)
     : {};
   // A trimmed (206) answer may lack what a whole one has: its shape says nothing sure.
-  if (payload.complete) {
-    await options.shapes?.observe({
-      dataset: chunk.dataset,
-      source: 'history',
-      payload,
-      verdicts,
-      chunkId: chunk.chunkId,
-    });
-  }
+  const shape = payload.complete
+    ? await options.shapes?.observe({
+        dataset: chunk.dataset,
+        source: 'history',
+        payload,
+        verdicts,
+        chunkId: chunk.chunkId,
+      })
+    : undefined;
+  const facts = definition.toFacts(payload, chunk.window, shareUnits);
+  // A shape not accepted under `quarantine` or `freeze`: the answer is archived, its hours held
+  // as quarantined, and never fetched again (the same shape would come back, paid for).
+  const held = shape !== undefined && shape.policy !== 'evolve';
   return {
     ...base,
+    ...(held && { refetchAllowed: false }),
     outcome: 'rows',
     complete: payload.complete,
     httpStatus: payload.complete ? 200 : 206,
-    facts: definition.toFacts(payload, chunk.window, shareUnits),
+    facts: held ? holdFacts(facts, shape.digest, shape.policy) : facts,
     rawBody: payload.rawBody,
   };
 }

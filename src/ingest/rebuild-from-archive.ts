@@ -21,6 +21,8 @@ export interface RebuildFilter {
   /** Chunks whose window overlaps [from, to). */
   readonly from?: Date;
   readonly to?: Date;
+  /** Only the archived answers of these chunks (an accepted shape's held answers). */
+  readonly chunkIds?: readonly number[];
 }
 
 export interface RebuildOptions {
@@ -85,6 +87,7 @@ export async function rebuildFromArchive(
       .where('r.chunk_id', '>', after)
       .orderBy('r.chunk_id')
       .limit(batchSize);
+    if (filter.chunkIds) query = query.where('r.chunk_id', 'in', [...filter.chunkIds, 0]);
     if (filter.locationIds?.length) query = query.where('r.location_id', 'in', filter.locationIds);
     if (filter.chunkIds)
       query = query.where('r.chunk_id', '=', sql<number>`any(${filter.chunkIds}::bigint[])`);

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import { datasetDefinition } from '../datasets/registry.js';
 import { countShapeAnswers, type ShapeAnswers } from '../ledger/count-shape-answers.js';
+import { freezeOnShape, readDriftPolicy } from '../ledger/drift-policy.js';
 import { isUpstreamShapeAccepted, recordUpstreamShape } from '../ledger/record-upstream-shape.js';
 import { readShareUnits } from '../ledger/share-unit.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import { toldShareUnits, type ShareUnitVerdicts } from '../normalize/decide-share-unit.js';
 import type { ParsedPayload } from '../service/models.js';
-import type { Dataset, ShareUnits } from '../types.js';
+import type { Dataset, DriftPolicies, DriftPolicy, ShareUnits } from '../types.js';
 import { answerShapeOf } from '../upstream/answer-shape.js';
 import { shapeDigest } from '../upstream/shape-digest.js';
 import type { AnswerSource, Database } from '../warehouse/schema.js';
@@ -27,6 +28,12 @@ export interface AnswerToShape {
 export interface ObservedShape {
   readonly digest: string;
   readonly accepted: boolean;
+  /**
+   * What the answer's values do: `evolve` for an accepted shape or a snapshot (policies hold
+   * history answers only: they are archived, a snapshot is not); else the dataset's policy
+   * (`readDriftPolicy`), `quarantine` or `freeze` holding the answer back.
+   */
+  readonly policy: DriftPolicy;
 }
 
 export interface ShapeRecorderOptions {
@@ -36,10 +43,22 @@ export interface ShapeRecorderOptions {
   readonly observer?: Pick<MetricsObserver, 'answerShape'>;
   readonly logger?: Logger;
   /**
-   * What happens to the answers of `dataset`'s shapes not accepted, in the notification of a
-   * new shape; default: its known fields land.
+   * The drift policy of each dataset when envdata.yaml declared none (ENVDATA_DRIFT_POLICY);
+   * default `evolve` for all.
    */
-  readonly consequence?: (dataset: Dataset) => string;
+  readonly driftPolicy?: DriftPolicies;
+}
+
+/** What happens to the answers of a shape not accepted under `policy`, for the notification. */
+export function consequenceOf(dataset: Dataset, policy: DriftPolicy): string {
+  switch (policy) {
+    case 'evolve':
+      return 'its known fields land';
+    case 'quarantine':
+      return 'its hours are held, not in the warehouse, until the shape is accepted (then they land from the archive, no call)';
+    case 'freeze':
+      return `its hours are held and every ${dataset} call waits until the shape is accepted`;
+  }
 }
 
 /**
@@ -48,7 +67,9 @@ export interface ShapeRecorderOptions {
  * (its answers are counted in memory and added every `flushMs`, one statement for all shapes);
  * a shape new to the process is recorded once (`recordUpstreamShape`: the notification of a
  * new shape, once whatever the number of workers). A shape not accepted is asked of the ledger
- * at each answer, so an `envdata upstream accept` is seen by the next answer.
+ * at each answer, so an `envdata upstream accept` is seen by the next answer, and so is the
+ * dataset's drift policy (`readDriftPolicy`); under `freeze` the shape freezes its dataset
+ * (`freezeOnShape`).
  */
 export class ShapeRecorder {
   private readonly accepted = new Map<string, boolean>();
@@ -87,7 +108,14 @@ export class ShapeRecorder {
     this.options.observer?.answerShape?.(dataset, source, digest);
 
     let accepted = this.accepted.get(digest);
+    // Policies hold history answers only; read for a shape not known to be accepted (rare).
+    const policyNow = async (): Promise<DriftPolicy> =>
+      source === 'history'
+        ? readDriftPolicy(this.db, dataset, this.options.driftPolicy?.[dataset] ?? 'evolve')
+        : 'evolve';
+    let policy: DriftPolicy | undefined;
     if (accepted === undefined) {
+      policy = await policyNow();
       const standing = await recordUpstreamShape(
         this.db,
         {
@@ -99,7 +127,7 @@ export class ShapeRecorder {
           sampleChunkId: answer.chunkId,
           body: payload.rawBody,
         },
-        this.options.consequence?.(dataset) ?? 'its known fields land',
+        consequenceOf(dataset, policy),
       );
       accepted = standing.accepted;
       if (standing.created && !accepted) {
@@ -112,8 +140,13 @@ export class ShapeRecorder {
       accepted = await isUpstreamShapeAccepted(this.db, digest);
     }
     this.accepted.set(digest, accepted);
+    if (accepted) policy = 'evolve';
+    else {
+      policy ??= await policyNow();
+      if (policy === 'freeze') await freezeOnShape(this.db, digest);
+    }
     if (now.getTime() - this.lastFlush >= this.flushMs) await this.flush();
-    return { digest, accepted };
+    return { digest, accepted, policy };
   }
 
   /** Adds the answers counted since the last time to the ledger (at most one flush at a time). */

@@ -5,6 +5,7 @@ import type { Dataset, Window } from '../types.js';
 import { named } from '../warehouse/wire/index.js';
 import type { Database } from '../warehouse/schema.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
+import { frozenDataset } from './drift-policy.js';
 
 /** A chunk a worker may work on now, with its location and run. */
 export interface ClaimedChunk {
@@ -39,7 +40,7 @@ export interface ClaimRechecks {
 /**
  * Marks the chunk running and returns it, or `undefined` when there is nothing to do: the chunk
  * is done, split or failed, or its run is not running (stopped, finished), or its dataset was
- * blocked (403). That check is what makes a repeated dispatch cost no API call.
+ * blocked (403) or is frozen (drift policy `freeze`: `frozenDataset`). That check is what makes a repeated dispatch cost no API call.
  *
  * A chunk whose every hour is settled in the coverage by now (`settledHours`, the planner's own
  * rule: landed since it was planned, by another run say, or a hole still within its recheck
@@ -97,6 +98,7 @@ export async function claimChunk(
       and k.status in ('pending', 'queued', 'running')
       and r.status = 'running'
       and not (k.dataset::text = any(r.blocked_datasets))
+      and not ${frozenDataset(sql`k.dataset`)}
     returning k.chunk_id, k.run_id, k.dataset, k.location_id, k.window_from, k.window_to,
       k.attempts, k.refetches, r.window_auto, s.settled`,
   ).execute(db);

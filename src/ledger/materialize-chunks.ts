@@ -11,6 +11,7 @@ import {
 import { tileFrom, tileWindows } from '../windows/tile-windows.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
 import { readHistoryWindow, recordProbe, type HistoryWindow } from './history-window.js';
+import { frozenDataset } from './drift-policy.js';
 
 /** A chunk to put on the queue; urgent ones (a sync) go before everything else. */
 export interface DispatchChunk {
@@ -82,6 +83,7 @@ export async function materializeChunks(
       where r.status = 'running' and g.next_from < g.gap_to
         and (${options.urgentOnly ?? false} = false or r.priority > 0)
         and not (g.dataset::text = any(r.blocked_datasets))
+        and not ${frozenDataset(sql`g.dataset`)}
       order by r.priority desc, g.run_id, g.run_gap_id
       limit 1000`.execute(trx);
 
@@ -291,6 +293,7 @@ export async function undispatchedChunks(
     .select(['c.chunk_id', 'r.priority'])
     .where('r.status', '=', 'running')
     .where('c.status', 'in', ['pending', 'queued', 'running'])
+    .where(({ not }) => not(frozenDataset(sql`c.dataset`)))
     .where('c.chunk_id', '>', afterChunkId)
     .orderBy('c.chunk_id')
     .limit(limit)

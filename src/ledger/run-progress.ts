@@ -72,8 +72,21 @@ export function pausedWaiting(runId: number): RunWaiting {
 }
 
 /**
- * The hold the ledger records (`markRunWaiting`): `paused` first, else a recorded reason while
- * its `until` lies ahead and the run is open.
+ * The hold of a run whose dataset is frozen by a new shape (drift policy `freeze`): it moves
+ * again when the shapes are accepted.
+ */
+export function upstreamChangedWaiting(shapes: readonly string[]): RunWaiting {
+  return {
+    reason: 'upstream changed',
+    until: null,
+    hint: `envdata upstream (to see it), then envdata upstream accept ${shapes.join(' ')}`,
+  };
+}
+
+/**
+ * The hold the ledger records (`markRunWaiting`): `paused` first, then `upstream changed` while a
+ * shape that froze a dataset of the run is not accepted, else a recorded reason while its
+ * `until` lies ahead and the run is open.
  */
 export function ledgerWaiting(run: {
   readonly runId: number;
@@ -81,9 +94,13 @@ export function ledgerWaiting(run: {
   readonly reason: string | null;
   readonly until: Date | null;
   readonly now: Date;
+  /** Shapes not accepted that froze a dataset of the run (drift policy `freeze`). */
+  readonly frozenShapes?: readonly string[];
 }): RunWaiting | null {
   if (run.status === 'paused') return pausedWaiting(run.runId);
   if (run.status !== 'planning' && run.status !== 'running') return null;
+  const frozen = run.frozenShapes ?? [];
+  if (frozen.length > 0) return upstreamChangedWaiting(frozen);
   if (run.reason === null || run.until === null || run.until <= run.now) return null;
   return { reason: run.reason, until: run.until, hint: null };
 }
@@ -119,6 +136,7 @@ export async function runProgress(
     failures: Record<string, number> | null;
     waiting_reason: string | null;
     waiting_until: Date | null;
+    frozen_shapes: string[] | null;
     now: Date;
   }>`
     select r.kind, r.status, r.created_at, r.finished_at, r.error_code, r.error_message,
@@ -133,7 +151,10 @@ export async function runProgress(
       (r.folded_not_covered_hours + c.not_covered)::text as not_covered,
       (r.folded_no_data_hours + c.no_data)::text as no_data,
       c.failures,
-      r.waiting_reason, r.waiting_until, now() as now
+      r.waiting_reason, r.waiting_until, now() as now,
+      (select array_agg(distinct s.digest order by s.digest) from envdata.upstream_shape s
+        where s.froze and s.accepted_at is null and exists (select 1 from envdata.run_gap g
+          where g.run_id = r.run_id and g.dataset = s.dataset)) as frozen_shapes
     from envdata.run r
     cross join lateral (
       select
@@ -201,6 +222,7 @@ export async function runProgress(
       reason: run.waiting_reason,
       until: run.waiting_until,
       now: run.now,
+      frozenShapes: run.frozen_shapes ?? [],
     }),
   };
 }

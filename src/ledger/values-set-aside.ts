@@ -36,13 +36,20 @@ export function valuesOf(group: SetAsideGroup): number {
   return named > 0 ? named : group.records;
 }
 
-/** What fills values of `kind` from `source`, and when to run it. */
-function remedy(kind: SetAsideKind, source: string): Pick<SetAsideGroup, 'command' | 'when'> {
+/**
+ * What fills values of `kind` from `source`, and when to run it; `shapes`: the shapes whose
+ * answers are held (`upstreamShapeHeld`).
+ */
+function remedy(
+  kind: SetAsideKind,
+  source: string,
+  shapes: readonly string[],
+): Pick<SetAsideGroup, 'command' | 'when'> {
   const dataset = source.split('_')[0] ?? source;
   if (kind === 'upstreamShapeHeld') {
     return {
-      command: `envdata upstream accept SHAPE`,
-      when: `once the new ${dataset} shape listed by \`envdata upstream\` is right`,
+      command: `envdata upstream accept ${shapes.join(' ')}`,
+      when: `once the new ${dataset} shape${shapes.length > 1 ? 's' : ''} listed by \`envdata upstream\` ${shapes.length > 1 ? 'are' : 'is'} right`,
     };
   }
   if (source.endsWith('_history')) {
@@ -75,6 +82,7 @@ export async function valuesSetAside(
     records: number;
     hours: number;
     fields: Record<string, number> | null;
+    shapes: string[] | null;
   }>`
     with q as (
       select q.source, q.location_id, q.observed_at,
@@ -82,7 +90,9 @@ export async function valuesSetAside(
           else 'upstreamShapeHeld' end as kind,
         case when starts_with(q.reason, ${share}) then
           substr(q.reason, length(${share}) + 2,
-            strpos(q.reason, ${SET_ASIDE_LIST.end}) - length(${share}) - 2) end as list
+            strpos(q.reason, ${SET_ASIDE_LIST.end}) - length(${share}) - 2) end as list,
+        case when starts_with(q.reason, ${held}) then
+          substr(q.reason, length(${held}) + 2, 12) end as shape
       from envdata.quarantine q
       where (starts_with(q.reason, ${share}) or starts_with(q.reason, ${held}))
         ${runIds === undefined ? sql`` : sql`and q.run_id = any(${[...runIds]}::int[])`}
@@ -95,7 +105,8 @@ export async function valuesSetAside(
     select g.kind, g.source, count(*)::int as records,
       count(distinct (g.location_id, g.observed_at))::int as hours,
       (select json_object_agg(f.field, f.n order by f.n desc, f.field) from fields f
-        where f.kind = g.kind and f.source = g.source) as fields
+        where f.kind = g.kind and f.source = g.source) as fields,
+      array_agg(distinct g.shape order by g.shape) filter (where g.shape is not null) as shapes
     from q g
     group by g.kind, g.source
     order by records desc, g.kind, g.source`.execute(db);
@@ -105,7 +116,7 @@ export async function valuesSetAside(
     records: r.records,
     hours: r.hours,
     fields: r.fields ?? {},
-    ...remedy(r.kind, r.source),
+    ...remedy(r.kind, r.source, r.shapes ?? []),
   }));
 }
 

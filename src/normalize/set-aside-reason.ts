@@ -41,3 +41,16 @@ export function shareUnitUnknownReason(
     `${SET_ASIDE_LIST.end} (${because}); the record's other values landed`
   );
 }
+
+/**
+ * The reason every hour of an answer of the shape `digest`, not accepted, is held with under
+ * the drift policy `policy` (`quarantine` or `freeze`): the digest comes first, so the ledger
+ * names the shape to accept (`upstream shape held: 3f9a0c21b7de …`).
+ */
+export function upstreamShapeHeldReason(digest: string, policy: string): string {
+  return (
+    `${SET_ASIDE_REASONS.upstreamShapeHeld} ${digest} (drift policy ${policy}): the answer's ` +
+    `shape is not accepted; its values land from the archive, with no call, when ` +
+    `\`envdata upstream accept ${digest}\` accepts it`
+  );
+}

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type {
   Dataset,
+  DriftPolicy,
   PollenRegion,
   PollenType,
   RiskLevel,
@@ -403,6 +404,14 @@ export interface Database {
   notification_delivery: NotificationDeliveryTable;
   alert_state: AlertStateTable;
   upstream_shape: UpstreamShapeTable;
+  drift_policy: DriftPolicyTable;
+}
+
+/** A dataset's drift policy as envdata.yaml declared it (`envdata apply`; migration 0043). */
+export interface DriftPolicyTable {
+  dataset: Dataset;
+  policy: DriftPolicy;
+  declared_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 /** A shape the service's answers of one endpoint have had (`src/ledger/record-upstream-shape.ts`). */
@@ -419,6 +428,8 @@ export interface UpstreamShapeTable {
   sample_body: string | null;
   baseline: ColumnType<boolean, boolean | undefined, boolean>;
   accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Met by a dataset under `freeze`: its calls wait while the shape is not accepted. */
+  froze: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** The outbox: one event per state transition a person should hear of (`recordNotification`). */

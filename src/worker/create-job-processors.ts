@@ -75,7 +75,11 @@ export function createJobProcessors(
     await hooks.pauseWorkers(Math.min(ms, maxPauseMs));
     throw Worker.RateLimitError();
   };
-  const shapes = new ShapeRecorder(app.db, { observer: observers, logger });
+  const shapes = new ShapeRecorder(app.db, {
+    observer: observers,
+    logger,
+    driftPolicy: config.ingest.driftPolicy,
+  });
   const chunks = createIngestChunkProcessor({
     db: app.db,
     client,

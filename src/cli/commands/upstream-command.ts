@@ -40,24 +40,39 @@ export function registerUpstreamCommand(program: Command, context: CommandContex
     });
   upstream
     .command('accept')
-    .description("Accept a shape of the service's answers (its digest, from envdata upstream)")
-    .argument('<shape>', 'the 12-hex-digit digest envdata upstream lists')
-    .action(async (shape: string) => {
-      if (!/^[0-9a-f]{12}$/.test(shape)) {
-        throw usageError(`SHAPE must be the 12 hex digits envdata upstream lists (got "${shape}")`);
+    .description(
+      "Accept shapes of the service's answers (their digests, from envdata upstream): hours held under them land from the archive with no call, and a dataset they froze resumes",
+    )
+    .argument('<shape...>', 'the 12-hex-digit digests envdata upstream lists')
+    .action(async (shapes: string[]) => {
+      const bad = shapes.find((shape) => !/^[0-9a-f]{12}$/.test(shape));
+      if (bad !== undefined) {
+        throw usageError(`SHAPE must be the 12 hex digits envdata upstream lists (got "${bad}")`);
       }
-      const { acceptUpstreamShape } = await import('../../ledger/accept-upstream-shape.js');
-      const outcome = await context.withApp(
-        (app) => acceptUpstreamShape(app.db, shape),
-        context.config,
-      );
-      if (outcome === 'unknown') {
-        context.io.stderr.write(`no shape ${shape}: envdata upstream lists them\n`);
-        context.exitCode = 2;
-        return;
+      const { acceptShapes } = await import('../../ingest/accept-shapes.js');
+      const outcome = await context.withApp((app) => acceptShapes(app, shapes), context.config);
+      for (const [shape, was] of Object.entries(outcome.shapes)) {
+        if (was === 'unknown') {
+          context.io.stderr.write(`no shape ${shape}: envdata upstream lists them\n`);
+          context.exitCode = 2;
+          continue;
+        }
+        context.print(
+          was === 'newly' ? `accepted shape ${shape}` : `shape ${shape} was accepted already`,
+        );
       }
-      context.print(
-        outcome === 'newly' ? `accepted shape ${shape}` : `shape ${shape} was accepted already`,
-      );
+      if (outcome.rebuiltAnswers > 0) {
+        context.print(
+          `${outcome.landedHours} held hour(s) landed from ${outcome.rebuiltAnswers} archived answer(s), no call made`,
+        );
+      }
+      if (outcome.notArchived > 0) {
+        context.print(
+          `${outcome.notArchived} held answer(s) were not archived (ENVDATA_ARCHIVE_RAW=false): their hours stay holes; run the backfill over them again`,
+        );
+      }
+      if (outcome.dispatched > 0) {
+        context.print(`${outcome.dispatched} waiting chunk(s) dispatched again`);
+      }
     });
 }
