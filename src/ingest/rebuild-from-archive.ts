@@ -16,12 +16,10 @@ const gunzip = promisify(gunzipCallback);
 export interface RebuildFilter {
   readonly datasets: readonly Dataset[];
   readonly locationIds?: readonly number[];
-  /** Only the archived answers of these chunks. */
-  readonly chunkIds?: readonly number[];
   /** Chunks whose window overlaps [from, to). */
   readonly from?: Date;
   readonly to?: Date;
-  /** Only the archived answers of these chunks (an accepted shape's held answers). */
+  /** Only the archived answers of these chunks (an accepted shape's held answers, shares set aside). */
   readonly chunkIds?: readonly number[];
 }
 
@@ -87,7 +85,6 @@ export async function rebuildFromArchive(
       .where('r.chunk_id', '>', after)
       .orderBy('r.chunk_id')
       .limit(batchSize);
-    if (filter.chunkIds) query = query.where('r.chunk_id', 'in', [...filter.chunkIds, 0]);
     if (filter.locationIds?.length) query = query.where('r.location_id', 'in', filter.locationIds);
     if (filter.chunkIds)
       query = query.where('r.chunk_id', '=', sql<number>`any(${filter.chunkIds}::bigint[])`);

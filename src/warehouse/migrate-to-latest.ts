@@ -126,6 +126,10 @@ export async function pendingMigrations(
   const { rows } = await sql<{ table: string | null }>`
     select to_regclass('envdata.pending_repair')::text as table`.execute(db);
   if (rows[0]?.table == null) return pending;
-  const repairs = await db.selectFrom('pending_repair').select('repair').orderBy('repair').execute();
+  const repairs = await db
+    .selectFrom('pending_repair')
+    .select('repair')
+    .orderBy('repair')
+    .execute();
   return [...pending, ...repairs.map((r) => `repair ${r.repair}`)];
 }
