@@ -120,7 +120,7 @@ describe.skipIf(withoutRedis())(
       await redis.start();
 
       const { code } = await sync.exited;
-      expect(code, sync.stderr()).toBe(0);
+      expect(code, sync.stderr() + sync.stdout()).toBe(0);
       expect(sync.stdout()).toMatch(new RegExp(`run ${runId} \\(sync\\) done`));
       expectOneOutage(sync.stderr(), 'Redis');
     }, 120_000);
