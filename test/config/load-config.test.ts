@@ -47,6 +47,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ LOG_FORMAT: 'auto' }, { isTty: true }).log.format).toBe('pretty');
   });
 
+  it('reads ENVDATA_DRIFT_POLICY for every dataset or per dataset, evolve by default', () => {
+    const policyOf = (value?: string) =>
+      loadConfig(value === undefined ? {} : { ENVDATA_DRIFT_POLICY: value }).ingest.driftPolicy;
+    expect(policyOf()).toEqual({ pollen: 'evolve', weather: 'evolve' });
+    expect(policyOf('freeze')).toEqual({ pollen: 'freeze', weather: 'freeze' });
+    expect(policyOf('weather=quarantine')).toEqual({ pollen: 'evolve', weather: 'quarantine' });
+    const message = configError({ ENVDATA_DRIFT_POLICY: 'weather=ignore,snow=freeze' });
+    expect(message).toContain('ENVDATA_DRIFT_POLICY');
+    expect(message).toContain('"weather=ignore" must be one of evolve, quarantine, freeze');
+    expect(message).toContain('"snow=freeze"');
+  });
+
   it('lists every problem in one message', () => {
     const message = configError({
       DATABASE_URL: 'mysql://x',

@@ -82,6 +82,20 @@ datasets:
     expect(file.digest).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("reads a dataset's drift policy, and refuses one it does not know where it is written", async () => {
+    const file = await parse(
+      'version: 1\ndatasets:\n  weather: { since: -30d, drift: quarantine }\n  pollen: { since: -30d }\n',
+    );
+    expect(Object.fromEntries(file.datasets.map((d) => [d.dataset, d.drift]))).toEqual({
+      weather: 'quarantine',
+      pollen: undefined,
+    });
+    const [problem] = await problemsOf(
+      'version: 1\ndatasets:\n  weather:\n    since: -30d\n    drift: ignore\n',
+    );
+    expect(problem).toMatch(/^5:12 .*evolve.*quarantine.*freeze/);
+  });
+
   it('a YAML syntax error is refused with its line and column', async () => {
     expect(await problemsOf('version: 1\nlocations: [\n  - a\n')).toEqual([
       '3:3 Block collections are not allowed within flow collections',
