@@ -245,6 +245,29 @@ describe('the JSON API', () => {
     ]);
   });
 
+  it("lists the shapes of the service's answers: one baseline per endpoint, counting every answer", async () => {
+    const { status, body } = await getJson('/api/upstream');
+    expect(status).toBe(200);
+    const calls = await fx.app.db
+      .selectFrom('chunk')
+      .select(['dataset', (eb) => eb.fn.sum<string>('calls').as('calls')])
+      .where('run_id', '=', runId)
+      .groupBy('dataset')
+      .execute();
+    const byEndpoint = Object.fromEntries(
+      calls.map((c) => [`${c.dataset} history`, Number(c.calls)]),
+    );
+    expect(Object.keys(byEndpoint).sort()).toEqual(['pollen history', 'weather history']);
+    expect(body.shapes).toEqual(
+      // By endpoint: dataset, then source.
+      Object.entries(byEndpoint)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([endpoint, answers]) =>
+          expect.objectContaining({ endpoint, status: 'baseline', answers, changes: [] }),
+        ),
+    );
+  });
+
   it('serves the page, its script and uPlot from the package', async () => {
     const page = await fetch(`${served.url}/`);
     expect(page.status).toBe(200);
