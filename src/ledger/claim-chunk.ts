@@ -40,7 +40,8 @@ export interface ClaimRechecks {
 /**
  * Marks the chunk running and returns it, or `undefined` when there is nothing to do: the chunk
  * is done, split or failed, or its run is not running (stopped, finished), or its dataset was
- * blocked (403) or is frozen (drift policy `freeze`: `frozenDataset`). That check is what makes a repeated dispatch cost no API call.
+ * blocked (403) or is frozen (drift policy `freeze`: `frozenDataset`). That check is what makes
+ * a repeated dispatch cost no API call.
  *
  * A chunk whose every hour is settled in the coverage by now (`settledHours`, the planner's own
  * rule: landed since it was planned, by another run say, or a hole still within its recheck
