@@ -16,7 +16,8 @@ import type { SpeciesIds } from '../warehouse/species-ids.js';
 import { writeSnapshot } from '../warehouse/write-snapshot.js';
 import { recordSnapshotSetAside } from '../ledger/record-snapshot-set-aside.js';
 import { outcomeOf } from './outcome-policy.js';
-import { ledgerShareUnitMemory, shareUnitsFor } from './share-unit-memory.js';
+import { fillSnapshotSetAside } from './fill-snapshot-set-aside.js';
+import { ledgerShareUnitMemory, shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import type { ShapeRecorder } from './shape-recorder.js';
 import type { ThrottleBackoff } from './throttle-backoff.js';
 
@@ -129,7 +130,12 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     throttle.reset();
     // Latest and forecast answers are read as history is: the unit decided per field.
     const verdicts = source.shareUnitOf(payload);
-    const units = verdicts ? await shareUnitsFor(shareUnits, dataset, product, verdicts) : {};
+    let taught: readonly ShareField[] = [];
+    const memory: ShareUnitMemory = {
+      recall: shareUnits.recall,
+      learn: async (...told) => (taught = await shareUnits.learn(...told)),
+    };
+    const units = verdicts ? await shareUnitsFor(memory, dataset, product, verdicts) : {};
     await deps.shapes?.observe({ dataset, source: product, payload, verdicts });
     const unknown = verdicts
       ? Object.entries(verdicts).filter(
@@ -152,13 +158,37 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
       source.toRows(payload, units),
     );
     // The sync's run counts them (`sync --wait`, `status RUN`).
+    const untold = unknown.filter(([, v]) => v === 'cannot-tell').map(([f]) => f as ShareField);
     if (unknown.length > 0) {
       await recordSnapshotSetAside(
         deps.db,
-        { runId: job.data.runId, locationId, source: `${dataset}_${product}` },
+        {
+          runId: job.data.runId,
+          locationId,
+          source: `${dataset}_${product}`,
+          fetchedAt,
+          unitUntold: untold,
+        },
         source.setAside(payload, units),
       );
     }
+    // The fields this answer taught fill what earlier snapshots set aside; the fields it set
+    // aside are filled at once if another worker taught them meanwhile (its fill ran before
+    // they were recorded).
+    const fill = [...new Set([...taught, ...untold])];
+    if (fill.length > 0) await fillSetAside(fill);
     return rows;
+
+    /** Never a call; a failure leaves the values listed as set aside, for the next teacher. */
+    async function fillSetAside(fields: readonly ShareField[]): Promise<void> {
+      try {
+        await fillSnapshotSetAside(deps.db, log, { dataset, product, fields });
+      } catch (thrown) {
+        log.warn(
+          { dataset, product, fields, err: coerceError(thrown) },
+          'snapshot shares set aside could not be filled now; the next answer that tells the unit fills them',
+        );
+      }
+    }
   };
 }

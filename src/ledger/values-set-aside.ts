@@ -58,10 +58,12 @@ function remedy(
       when: `once a later ${dataset} answer has told the unit`,
     };
   }
-  // A latest reading or a forecast is not archived: the next sync stores a new one.
+  // A latest reading or a forecast is not archived: the next sync stores a new one, and the
+  // first answer of its product that tells the unit fills the stored ones
+  // (`fillSnapshotSetAside`).
   return {
     command: 'envdata sync --now',
-    when: 'for a new reading (a stored snapshot keeps them empty)',
+    when: 'for a new reading (one that tells the unit fills the stored ones)',
   };
 }
 

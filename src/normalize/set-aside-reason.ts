@@ -38,8 +38,42 @@ export function shareUnitUnknownReason(
   const list = values.map(([field, value]) => `${field} ${String(value)}`);
   return (
     `${SET_ASIDE_REASONS.shareUnitUnknown} ${list.join(SET_ASIDE_LIST.separator)}` +
-    `${SET_ASIDE_LIST.end} (${because}); the record's other values landed`
+    `${SET_ASIDE_LIST.end} (${because})${OTHER_VALUES_LANDED}`
   );
+}
+
+/** How a `shareUnitUnknown` reason ends, after why. */
+const OTHER_VALUES_LANDED = "; the record's other values landed";
+
+/**
+ * What a `shareUnitUnknownReason` says: the fields it names (with the value sent, as text) and
+ * why their unit was unknown; `undefined` for another reason. So a reason can be written again
+ * naming fewer fields, when some of them were filled.
+ */
+export function readShareUnitUnknownReason(reason: string):
+  | {
+      readonly values: readonly (readonly [field: string, value: string])[];
+      readonly because: string;
+    }
+  | undefined {
+  const prefix = `${SET_ASIDE_REASONS.shareUnitUnknown} `;
+  const end = reason.indexOf(`${SET_ASIDE_LIST.end} (`);
+  if (!reason.startsWith(prefix) || end < 0 || !reason.endsWith(`)${OTHER_VALUES_LANDED}`)) {
+    return undefined;
+  }
+  const list = reason.slice(prefix.length, end);
+  const values = list === '' ? [] : list.split(SET_ASIDE_LIST.separator).map(itemOf);
+  const because = reason.slice(
+    end + SET_ASIDE_LIST.end.length + 2,
+    reason.length - OTHER_VALUES_LANDED.length - 1,
+  );
+  return { values, because };
+}
+
+/** `cloudCover 1` → `['cloudCover', '1']`. */
+function itemOf(item: string): readonly [field: string, value: string] {
+  const space = item.indexOf(' ');
+  return space < 0 ? [item, ''] : [item.slice(0, space), item.slice(space + 1)];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Dataset } from '../types.js';
+import type { Dataset, ShareField } from '../types.js';
 import type { FactRow } from './fact-rows.js';
 import type { WriteContext } from './fact-table.js';
 import { ensureMonthPartitions } from './month-partitions.js';
@@ -24,6 +24,12 @@ export type SnapshotTableName = Extract<keyof Database, `${string}_snapshot`>;
  */
 export interface SnapshotTable<Row extends FactRow> {
   readonly name: SnapshotTableName;
+  /**
+   * The column each share field is stored in, as a fraction (`humidity_fraction`…), in this
+   * table and in its current copy (`<name>_current`): where `fillSnapshotShares` fills values
+   * set aside for a unit unknown. Absent for a table without shares.
+   */
+  readonly shareColumns?: Readonly<Partial<Record<ShareField, string>>>;
   /** Before the transaction: ids the rows need (species). */
   prepare?(db: Kysely<Database>, rows: readonly Row[], context: WriteContext): Promise<void>;
   /** Inserts the rows, keeping the rows of a snapshot already stored. Returns the rows written. */

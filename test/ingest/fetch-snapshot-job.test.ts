@@ -25,11 +25,11 @@ afterEach(async () => {
   fx.simulator.setOptions({ dailyQuota: null });
 });
 
-function addSnapshotJob(fetchedAt: Date, runId = 1) {
+function addSnapshotJob(fetchedAt: Date, runId = 1, location = 0) {
   const job = snapshotJob(
     {
       runId,
-      locationId: fx.locations[0]!.locationId,
+      locationId: fx.locations[location]!.locationId,
       product: 'latest',
       dataset: 'weather',
       fetchedAt: fetchedAt.toISOString(),
@@ -163,68 +163,115 @@ describe('the snapshot job, shares', () => {
 });
 
 describe('the snapshot job, values set aside', () => {
-  it('records the shares it sets aside with its sync run, which then does not succeed and names the command', async () => {
+  it('records the shares it sets aside with its sync run, which then does not succeed and names the command; a later reading that tells the unit fills them, with no call', async () => {
     // The live capture's shape: humidity 92 (a percentage) beside cloud cover 1, which reads as
     // 1 % and as 100 % alike; nothing remembered for the latest reading's cloud cover.
-    const body = JSON.stringify({
-      message: 'success',
-      data: {
-        time: 1719921600,
-        summary: 'Overcast',
-        icon: 'cloudy',
-        temperature: 18.5,
-        humidity: 92,
-        pressure: 1011,
-        windSpeed: 2.1,
-        cloudCover: 1,
-        precipIntensity: 0,
-        precipProbability: 0,
-      },
-    });
-    const stub = await startStubService(() => ({ status: 200, body }));
+    const reading = (cloudCover: number, humidity: number) =>
+      JSON.stringify({
+        message: 'success',
+        data: {
+          time: 1719921600,
+          summary: 'Overcast',
+          icon: 'cloudy',
+          temperature: 18.5,
+          humidity,
+          pressure: 1011,
+          windSpeed: 2.1,
+          cloudCover,
+          precipIntensity: 0,
+          precipProbability: 0,
+        },
+      });
+    // Berlin's reading cannot tell cloud cover's unit; Brisbane's (0.45) tells a fraction.
+    const stub = await startStubService((request) => ({
+      status: 200,
+      body: Number(request.query.get('lat')) > 0 ? reading(1, 92) : reading(0.45, 60),
+    }));
     await sql`delete from envdata.share_unit`.execute(fx.app.db);
     const { run_id: runId } = await fx.app.db
       .insertInto('run')
       .values({ kind: 'sync', status: 'done' })
       .returning('run_id')
       .executeTakeFirstOrThrow();
-    try {
+    const fetchedAt = new Date('2024-07-03T12:00:00Z');
+    const snapshot = async (location: number) => {
       const done = startSnapshotWorker(
         new ThrottleBackoff(),
         () => undefined,
         DEMO_API_KEY,
         stub.url,
       );
-      await addSnapshotJob(new Date('2024-07-03T12:00:00Z'), runId);
+      await addSnapshotJob(fetchedAt, runId, location);
       await done;
+      await worker?.close();
+      await client?.close();
+      worker = undefined;
+      client = undefined;
+    };
+    const berlin = fx.locations[0]!.locationId;
+    const shares = [
+      'humidity_fraction',
+      'cloud_cover_fraction',
+      'precip_probability_fraction',
+    ] as const;
+    const storedOf = (table: 'weather_snapshot' | 'weather_snapshot_current') =>
+      fx.app.db
+        .selectFrom(table)
+        .select(shares)
+        .where('location_id', '=', berlin)
+        .where('product', '=', 'latest')
+        .where('fetched_at', '=', fetchedAt)
+        .executeTakeFirstOrThrow();
+    try {
+      await snapshot(0);
+      expect(await storedOf('weather_snapshot')).toEqual({
+        humidity_fraction: 0.92,
+        cloud_cover_fraction: null,
+        precip_probability_fraction: 0,
+      });
+      expect(await storedOf('weather_snapshot_current')).toEqual({
+        humidity_fraction: 0.92,
+        cloud_cover_fraction: null,
+        precip_probability_fraction: 0,
+      });
+      const progress = (await runProgress(fx.app.db, runId))!;
+      expect(progress.setAside).toEqual([
+        {
+          kind: 'shareUnitUnknown',
+          source: 'weather_latest',
+          records: 1,
+          hours: 1,
+          fields: { cloudCover: 1 },
+          command: 'envdata sync --now',
+          when: 'for a new reading (one that tells the unit fills the stored ones)',
+        },
+      ]);
+      expect(runSucceeded(progress)).toBe(false);
+      expect(formatRunSummary(progress)).toContain(
+        '\n  exit 1: 1 value(s) in 1 hour(s) set aside, not in the warehouse — weather_latest cloudCover 1 (share unit unknown): for a new reading (one that tells the unit fills the stored ones), run `envdata sync --now`',
+      );
+
+      // The same sync's reading of Brisbane tells cloud cover as a fraction: Berlin's 1 is 100 %.
+      await snapshot(1);
     } finally {
       await stub.close();
     }
-    const stored = await fx.app.db
-      .selectFrom('weather_snapshot')
-      .select(['humidity_fraction', 'cloud_cover_fraction', 'precip_probability_fraction'])
-      .where('fetched_at', '=', new Date('2024-07-03T12:00:00Z'))
-      .executeTakeFirstOrThrow();
-    expect(stored).toEqual({
+    expect(stub.requests).toHaveLength(2);
+    const filled = {
       humidity_fraction: 0.92,
-      cloud_cover_fraction: null,
+      cloud_cover_fraction: 1,
       precip_probability_fraction: 0,
-    });
+    };
+    expect(await storedOf('weather_snapshot')).toEqual(filled);
+    expect(await storedOf('weather_snapshot_current')).toEqual(filled);
+    const quarantined = await fx.app.db
+      .selectFrom('quarantine')
+      .select('reason')
+      .where('run_id', '=', runId)
+      .execute();
+    expect(quarantined).toEqual([]);
     const progress = (await runProgress(fx.app.db, runId))!;
-    expect(progress.setAside).toEqual([
-      {
-        kind: 'shareUnitUnknown',
-        source: 'weather_latest',
-        records: 1,
-        hours: 1,
-        fields: { cloudCover: 1 },
-        command: 'envdata sync --now',
-        when: 'for a new reading (a stored snapshot keeps them empty)',
-      },
-    ]);
-    expect(runSucceeded(progress)).toBe(false);
-    expect(formatRunSummary(progress)).toContain(
-      '\n  exit 1: 1 value(s) in 1 hour(s) set aside, not in the warehouse — weather_latest cloudCover 1 (share unit unknown): for a new reading (a stored snapshot keeps them empty), run `envdata sync --now`',
-    );
+    expect(progress.setAside).toEqual([]);
+    expect(runSucceeded(progress)).toBe(true);
   });
 });

@@ -42,6 +42,11 @@ export const WEATHER_HOURLY: FactTable<WeatherRow> = {
 /** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */
 export const WEATHER_SNAPSHOT: SnapshotTable<WeatherRow> = {
   name: 'weather_snapshot',
+  shareColumns: {
+    humidity: 'humidity_fraction',
+    cloudCover: 'cloud_cover_fraction',
+    precipProbability: 'precip_probability_fraction',
+  },
   async insert(trx, target, rows) {
     const result = await trx
       .insertInto('weather_snapshot')
