@@ -4,6 +4,7 @@ import { createApp, type App } from '../../src/app.js';
 import { configFromDefaults } from '../../src/config/load-config.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
+import { recordShareUnits } from '../../src/ledger/share-unit.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import { NIGHTLY_SYNC_SCHEDULER_ID } from '../../jobs/nightly-sync-job.js';
@@ -83,6 +84,18 @@ beforeAll(async () => {
     { name: 'Brisbane', lat: -27.4698, lng: 153.0251, countryCode: 'AU' },
   ]) {
     await insertLocation(app.db, { ...l, registeredBy: 'coordinates' });
+  }
+  // The simulator writes fractions. A latest reading is one record, and at this hour both may
+  // send cloud cover as only 0 or 1 (about 1.6 % of hours), which no unit reads: with nothing
+  // remembered, `sync --wait` would then truthfully exit 1 for a value set aside. This file is
+  // about outages, so the units are known from the start, as in any warehouse after its first
+  // sync.
+  for (const source of ['latest', 'forecast_72h'] as const) {
+    await recordShareUnits(app.db, 'weather', source, {
+      humidity: 'fraction',
+      cloudCover: 'fraction',
+      precipProbability: 'fraction',
+    });
   }
 }, 120_000);
 
