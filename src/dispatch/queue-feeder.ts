@@ -9,6 +9,7 @@ import {
   type UnfedRun,
 } from '../ledger/materialize-chunks.js';
 import { runningRunIds } from '../ledger/reopen-runs.js';
+import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { RunCloser } from '../ledger/run-closer.js';
 import { dropExpiredSnapshots } from '../warehouse/drop-expired-snapshots.js';
 import type { Database } from '../warehouse/schema.js';
@@ -53,7 +54,14 @@ export class QueueFeeder {
     private readonly options: QueueFeederOptions,
     private readonly logger: Logger,
   ) {
-    this.closer = new RunCloser(db, { logger });
+    // As the ingest job's closer: a run says it is done with the shares it set aside for want of
+    // a unit filled, once an answer has told it (whichever closes it first).
+    this.closer = new RunCloser(db, {
+      logger,
+      beforeClose: async (runId) => {
+        await fillSetAsideShares(db, logger, { runId });
+      },
+    });
   }
 
   /** Tops the queue up; concurrent calls share one pass. Returns the jobs added. */

@@ -4,7 +4,7 @@ import { createFeeder } from '../dispatch/create-feeder.js';
 import { acceptUpstreamShape } from '../ledger/accept-upstream-shape.js';
 import { SET_ASIDE_REASONS } from '../normalize/set-aside-reason.js';
 import { DATASETS } from '../types.js';
-import { rebuildFromArchive } from './rebuild-from-archive.js';
+import { rebuildFromArchive } from '../landing/rebuild-from-archive.js';
 
 /** What `envdata upstream accept` did. */
 export interface AcceptedShapes {

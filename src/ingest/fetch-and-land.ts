@@ -12,7 +12,7 @@ import type { IngestChunkDeps } from './ingest-chunk-deps.js';
 import { OUTCOME_POLICY, outcomeOf } from './outcome-policy.js';
 import { pacingError } from './pacing-error.js';
 import type { Dataset, ShareField } from '../types.js';
-import { fillSetAsideShares } from './fill-set-aside-shares.js';
+import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { ledgerShareUnitMemory, type ShareUnitMemory } from './share-unit-memory.js';
 import { jitteredBackoffMs } from './throttle-backoff.js';
 import type { WindowLearner } from './window-learner.js';

@@ -7,7 +7,7 @@ import type { ChunkJobOutcome } from '../metrics/metrics-observer.js';
 import { createStepInterpreter } from './chunk-step-interpreter.js';
 import { outcomeOfStep } from './chunk-step.js';
 import { createChunkFetcher } from './fetch-and-land.js';
-import { fillSetAsideShares } from './fill-set-aside-shares.js';
+import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import type { IngestChunkDeps, IngestOutcome } from './ingest-chunk-deps.js';
 import { WindowLearner } from './window-learner.js';
 import { wrongAddressCheck } from './wrong-address-check.js';

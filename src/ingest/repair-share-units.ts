@@ -5,7 +5,7 @@ import type { ChunkLanding } from '../ledger/landing-decision.js';
 import type { Logger } from '../logging/create-logger.js';
 import { SHARE_FIELDS, type ShareField } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
-import { rebuildFromArchive } from './rebuild-from-archive.js';
+import { rebuildFromArchive } from '../landing/rebuild-from-archive.js';
 
 /** The name migration 0041 gives the repair in `envdata.pending_repair`. */
 export const SHARE_UNITS_REPAIR = 'share-units-per-field';

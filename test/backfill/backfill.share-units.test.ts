@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { rebuildFromArchive } from '../../src/ingest/rebuild-from-archive.js';
+import { rebuildFromArchive } from '../../src/landing/rebuild-from-archive.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';

@@ -32,7 +32,7 @@ export function registerRebuildCommand(program: Command, context: CommandContext
       const config = context.config;
       const [{ resolveLocations }, { rebuildFromArchive }] = await Promise.all([
         import('../../locations/resolve-locations.js'),
-        import('../../ingest/rebuild-from-archive.js'),
+        import('../../landing/rebuild-from-archive.js'),
       ]);
       const outcome = await context.withApp(async (app) => {
         const locations = options.location?.length

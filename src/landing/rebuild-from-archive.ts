@@ -6,7 +6,7 @@ import { coerceError } from '../errors/coerce-error.js';
 import { readShareUnits } from '../ledger/share-unit.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { Dataset, ShareUnits } from '../types.js';
-import { FactWriter } from '../landing/fact-writer.js';
+import { FactWriter } from './fact-writer.js';
 import type { ChunkLanding } from '../ledger/landing-decision.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { fillSetAsideShares } from '../../src/ingest/fill-set-aside-shares.js';
+import { fillSetAsideShares } from '../../src/landing/fill-set-aside-shares.js';
 import { FactWriter } from '../../src/landing/fact-writer.js';
 import { RunCloser } from '../../src/ledger/run-closer.js';
 import { recordShareUnits } from '../../src/ledger/share-unit.js';

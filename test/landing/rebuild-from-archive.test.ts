@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FactWriter } from '../../src/landing/fact-writer.js';
-import { rebuildFromArchive } from '../../src/ingest/rebuild-from-archive.js';
+import { rebuildFromArchive } from '../../src/landing/rebuild-from-archive.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { captureLogger } from '../harness/capture-logger.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
