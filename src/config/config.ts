@@ -1,4 +1,4 @@
-import type { DriftPolicies } from '../types.js';
+import type { DriftPolicies } from './drift-policy.js';
 import type { RateLimitRule } from './rate-limit.js';
 import type { Budget, Money } from './money.js';
 import type { RedisNode } from './redis-cluster-nodes.js';

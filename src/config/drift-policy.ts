@@ -1,11 +1,18 @@
 import { z } from 'zod';
-import {
-  DATASETS,
-  DRIFT_POLICIES,
-  type Dataset,
-  type DriftPolicies,
-  type DriftPolicy,
-} from '../types.js';
+
+/**
+ * The datasets and drift policies ENVDATA_DRIFT_POLICY names, as src/types.ts has them
+ * (`DATASETS`, `DRIFT_POLICIES`): src/config imports nothing of envdata but its errors, so it
+ * keeps its own list, and src/ledger/drift-policy.ts fails to compile if the two part.
+ */
+export const DRIFT_POLICY_DATASETS = ['pollen', 'weather'] as const;
+const DRIFT_POLICIES = ['evolve', 'quarantine', 'freeze'] as const;
+const DATASETS = DRIFT_POLICY_DATASETS;
+type Dataset = (typeof DRIFT_POLICY_DATASETS)[number];
+export type ConfigDriftPolicy = (typeof DRIFT_POLICIES)[number];
+/** A drift policy for every dataset, as the environment sets it. */
+export type DriftPolicies = Readonly<Record<Dataset, ConfigDriftPolicy>>;
+type DriftPolicy = ConfigDriftPolicy;
 
 const isPolicy = (v: string): v is DriftPolicy => (DRIFT_POLICIES as readonly string[]).includes(v);
 const isDataset = (v: string): v is Dataset => (DATASETS as readonly string[]).includes(v);

@@ -1,6 +1,16 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { DATASETS, type Dataset, type DriftPolicy } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
+import type { ConfigDriftPolicy, DRIFT_POLICY_DATASETS } from '../config/drift-policy.js';
+
+// src/config keeps its own lists of datasets and policies (it imports nothing of envdata but its
+// errors): this fails to compile when they part from src/types.ts's.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const listsAgree: [
+  Same<(typeof DRIFT_POLICY_DATASETS)[number], Dataset>,
+  Same<ConfigDriftPolicy, DriftPolicy>,
+] = [true, true];
+void listsAgree;
 
 /**
  * The drift policy `dataset` follows now: the one envdata.yaml declared (`envdata apply` stores
