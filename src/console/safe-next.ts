@@ -7,20 +7,30 @@ const OWN_ORIGIN = 'http://console.invalid';
  * `/<TAB>/evil.example` lead to another host as `//evil.example` does: `next` must start with
  * one `/` followed by neither `/` nor `\`, hold no backslash or control character anywhere, and
  * resolve to the console's own origin. The answer is the resolved path, query and fragment, as
- * the URL parser wrote them.
+ * the URL parser wrote them, and it is held to the same rule: resolving dot segments can make a
+ * host of a path (`/..//evil.example` resolves to `//evil.example`), so what is checked is what
+ * is returned, not only what came in.
  *
  * @example safeNext('/#/runs') // '/#/runs'
  * @example safeNext('/\\evil.example') // '/'
+ * @example safeNext('/..//evil.example') // '/'
  */
 export function safeNext(next: string | null | undefined): string {
-  if (!next || !/^\/(?![/\\])/.test(next) || [...next].some(isRefused)) return '/';
+  if (!isOwnPath(next)) return '/';
   let url: URL;
   try {
     url = new URL(next, OWN_ORIGIN);
   } catch {
     return '/';
   }
-  return url.origin === OWN_ORIGIN ? `${url.pathname}${url.search}${url.hash}` : '/';
+  if (url.origin !== OWN_ORIGIN) return '/';
+  const resolved = `${url.pathname}${url.search}${url.hash}`;
+  return isOwnPath(resolved) ? resolved : '/';
+}
+
+/** One `/` followed by neither `/` nor `\`, and no backslash or control character anywhere. */
+function isOwnPath(path: string | null | undefined): path is string {
+  return !!path && /^\/(?![/\\])/.test(path) && ![...path].some(isRefused);
 }
 
 /** A backslash, or a control character (C0, DEL, C1): URL parsers drop or rewrite them. */

@@ -376,6 +376,18 @@ describe('access', () => {
       });
       expect(login.status).toBe(303);
       expect(login.headers.get('location')).toBe('/#/runs');
+      // A path whose dot segments resolve to another host (`//evil.example`) is refused, as it
+      // comes back to the form and after signing in.
+      for (const hostile of ['/..//evil.example', '/%2e%2e//evil.example', '/a/../..//x.example']) {
+        const form = await fetch(`${open.url}/login?next=${encodeURIComponent(hostile)}`);
+        expect(await form.text(), hostile).not.toMatch(/\/\/[a-z]+\.example/);
+        const posted = await fetch(`${open.url}/login`, {
+          method: 'POST',
+          body: new URLSearchParams({ token: TOKEN, next: hostile }),
+          redirect: 'manual',
+        });
+        expect(posted.headers.get('location'), hostile).toBe('/');
+      }
       const cookie = login.headers.get('set-cookie')!;
       expect(cookie).toMatch(/HttpOnly; SameSite=Strict/);
       const withCookie = await fetch(`${open.url}/api/runs`, {

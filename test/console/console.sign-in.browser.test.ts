@@ -71,6 +71,12 @@ const HOSTILE = [
   'https://evil.example',
   'http:evil.example',
   'javascript:alert(1)',
+  // Paths that only become another host once their dot segments are resolved.
+  '/..//evil.example',
+  '/.//evil.example',
+  '/a/../..//evil.example',
+  '/%2e%2e//evil.example',
+  '/%2E//evil.example/#/runs',
 ];
 
 describe('signing in', needsTools('chromium'), () => {
