@@ -278,7 +278,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_NOTIFY_URL',
     default: undefined,
     description:
-      'Where envdata posts its alerts (a run failed, the key was refused, data went stale, …): one or more http(s) URLs, comma or space separated, such as a Slack incoming webhook. Unset: events wait in the outbox (`envdata status`). A secret: never logged, shown as its host only.',
+      'Where envdata posts its alerts (a run failed, the key was refused, data went stale, …): one or more http(s) URLs, comma or space separated, each once, such as a Slack incoming webhook. Unset: events wait in the outbox (`envdata status`). A secret: never logged, shown as its host only.',
     secret: true,
   },
   {

@@ -219,6 +219,17 @@ function crossCheck(e: z.output<typeof schema>, ctx: z.RefinementCtx): void {
       });
     }
   }
+  if (reserve.percent !== undefined) {
+    // A share is refused as a number is: one that keeps the whole day leaves backfills nothing.
+    const daily = perDay ?? dailyRuleOf(e.ENVDATA_RATE_LIMIT);
+    if (daily !== undefined && Math.floor((daily * reserve.percent) / 100) >= daily) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ENVDATA_SYNC_RESERVE'],
+        message: `must keep fewer calls than the daily quota (${daily} calls): a share below 100% such as 10%, or from 0 to ${daily - 1} calls`,
+      });
+    }
+  }
   const { ENVDATA_PRICE_PER_CALL: price, ENVDATA_BUDGET: budget } = e;
   if (budget !== undefined) {
     const problem =

@@ -119,12 +119,13 @@ export const budgetSchema = z.string().transform((text, ctx): Budget | undefined
     return z.NEVER;
   }
   const amount = parseMoney(match[1]!, 'budget', '300 EUR/month');
-  if (typeof amount === 'string') {
-    ctx.addIssue({ code: 'custom', message: `${amount}, or off` });
+  // A budget of 0 spends nothing and a negative one means nothing: both get the same answer.
+  if (/^\s*-/.test(match[1]!) || (typeof amount !== 'string' && amount.nanos === 0n)) {
+    ctx.addIssue({ code: 'custom', message: `must be above 0, such as 300 EUR/month, or off` });
     return z.NEVER;
   }
-  if (amount.nanos === 0n) {
-    ctx.addIssue({ code: 'custom', message: `must be above 0, such as 300 EUR/month, or off` });
+  if (typeof amount === 'string') {
+    ctx.addIssue({ code: 'custom', message: `${amount}, or off` });
     return z.NEVER;
   }
   return { amount, window: 'month' };

@@ -87,7 +87,7 @@ export const syncReserveSchema = z.string().transform((text, ctx): SyncReserve =
   ctx.addIssue({
     code: 'custom',
     message:
-      'must be calls per day kept for the sync (a whole number such as 2000) or a share of the daily quota from 0% to 100% (such as 10%)',
+      'must be calls per day kept for the sync (a whole number such as 2000) or a share of the daily quota from 0% to below 100% (such as 10%)',
   });
   return z.NEVER;
 });

@@ -287,8 +287,18 @@ describe('ENVDATA_QUOTA and ENVDATA_SYNC_RESERVE', () => {
       /ENVDATA_SYNC_RESERVE \(got "1000"\): must be below the daily quota \(1000 calls\): from 0 to 999 calls/,
     );
     expect(configError({ ENVDATA_SYNC_RESERVE: '150%' })).toMatch(
-      /ENVDATA_SYNC_RESERVE .*from 0% to 100%/,
+      /ENVDATA_SYNC_RESERVE .*from 0% to below 100%/,
     );
+    // A share that keeps the whole day is refused as the same number of calls is, not clamped.
+    expect(configError({ ENVDATA_QUOTA: '50/day', ENVDATA_SYNC_RESERVE: '100%' })).toMatch(
+      /ENVDATA_SYNC_RESERVE \(got "100%"\): must keep fewer calls than the daily quota \(50 calls\)/,
+    );
+    expect(configError({ ENVDATA_QUOTA: '50/day', ENVDATA_SYNC_RESERVE: '50' })).toMatch(
+      /ENVDATA_SYNC_RESERVE \(got "50"\): must be below the daily quota \(50 calls\)/,
+    );
+    expect(
+      loadConfig({ ENVDATA_QUOTA: '50/day', ENVDATA_SYNC_RESERVE: '99%' }).quota.syncReserve,
+    ).toBe(49);
     expect(configError({ ENVDATA_QUOTA: '1000/month', ENVDATA_SYNC_RESERVE: '50' })).toMatch(
       /ENVDATA_SYNC_RESERVE .*no.*daily quota|ENVDATA_SYNC_RESERVE .*none is set/,
     );
@@ -375,7 +385,14 @@ describe('ENVDATA_PRICE_PER_CALL and ENVDATA_BUDGET', () => {
     );
     expect(
       configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUR', ENVDATA_BUDGET: '-5 EUR/month' }),
-    ).toMatch(/ENVDATA_BUDGET .*must not be negative/);
+    ).toMatch(/ENVDATA_BUDGET .*must be above 0, such as 300 EUR\/month, or off/);
+    // 0 and a negative amount get the same answer.
+    for (const budget of ['0 EUR/month', '-1 EUR/month', '-0 EUR/month']) {
+      expect(
+        configError({ ENVDATA_PRICE_PER_CALL: '0.0004 EUR', ENVDATA_BUDGET: budget }),
+        budget,
+      ).toMatch(/ENVDATA_BUDGET \(got ".*"\): must be above 0, such as 300 EUR\/month, or off$/m);
+    }
   });
 
   it('exits 2 on the command line, naming the variable and the values allowed', async () => {

@@ -63,6 +63,18 @@ describe('bad alert settings', () => {
     expect(result.stderr).not.toContain(SECRET);
   });
 
+  it('the same URL listed twice: exit 2 at start, naming the entries, never the URL', async () => {
+    const result = await runEnvdata(['worker'], {
+      ENVDATA_API_KEY: 'k-123456',
+      ENVDATA_NOTIFY_URL: `https://hooks.example/${SECRET}, HTTPS://HOOKS.example/${SECRET}`,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'ENVDATA_NOTIFY_URL: entry 2 of 2 is the same URL as entry 1: list each target once',
+    );
+    expect(result.stderr).not.toContain(SECRET);
+  });
+
   it('an unknown format: exit 2 at start, naming the variable and the formats', async () => {
     const result = await runEnvdata(['scheduler'], { ENVDATA_NOTIFY_FORMAT: 'xml' });
     expect(result.code).toBe(2);
