@@ -26,7 +26,9 @@ export interface CheckAlertsOptions {
 /**
  * The conditions no single transaction makes, checked periodically by every long-running
  * process (`NotificationDispatcher`); each records its event once per transition, whoever
- * checks, through a locked state (`recordAlertState`) or a unique dedupe key:
+ * checks, through a locked state (`recordAlertState`) or a unique dedupe key. Returns the next
+ * instant a condition comes due on its own (a held quota's reset), for the next check to be
+ * made then rather than up to a period later; `undefined` when none is waiting:
  * - freshness per dataset: locations with data lagging more than ENVDATA_FRESHNESS_MAX_LAG
  *   (`freshness-breached`, one event for all of them), then none (`freshness-recovered`);
  *   locations with nothing landed yet are not a breach: nothing went stale;
@@ -37,12 +39,13 @@ export interface CheckAlertsOptions {
 export async function checkAlerts(
   app: Uses<'config' | 'db' | 'queues'>,
   options: CheckAlertsOptions = {},
-): Promise<void> {
+): Promise<Date | undefined> {
   const now = options.now ?? new Date();
   await checkFreshness(app, now);
   await checkWorkers(app, now);
-  await checkQuotaFreed(app, now);
+  const nextReset = await checkQuotaFreed(app, now);
   if (options.watchingSince) await checkSyncMissed(app, now, options.watchingSince);
+  return nextReset;
 }
 
 async function checkFreshness(app: Uses<'config' | 'db'>, now: Date): Promise<void> {
@@ -106,20 +109,29 @@ async function checkWorkers(app: Uses<'config' | 'db' | 'queues'>, now: Date): P
   }));
 }
 
-async function checkQuotaFreed(app: Uses<'config' | 'db'>, now: Date): Promise<void> {
+/** Records `quota-freed` for every reset passed; returns the earliest reset still to come. */
+async function checkQuotaFreed(app: Uses<'config' | 'db'>, now: Date): Promise<Date | undefined> {
   const { rows } = await sql<{ key: string; reason: string; until: string }>`
     select n.dedupe_key as key, n.details->>'reason' as reason, n.details->>'until' as until
     from envdata.notification n
     where n.event = 'quota-reached'
-      and n.created_at > now() - make_interval(secs => ${app.config.notify.maxAgeMs / 1000})
-      and (n.details->>'until')::timestamptz <= ${now}`.execute(app.db);
+      and n.created_at > now() - make_interval(secs => ${app.config.notify.maxAgeMs / 1000})`.execute(
+    app.db,
+  );
+  let nextReset: Date | undefined;
   for (const row of rows) {
+    const until = new Date(row.until);
+    if (until > now) {
+      if (nextReset === undefined || until < nextReset) nextReset = until;
+      continue;
+    }
     await recordNotification(app.db, {
       key: row.key.replace(/:reached$/, ':freed'),
       event: 'quota-freed',
       details: { reason: row.reason, until: row.until },
     });
   }
+  return nextReset;
 }
 
 async function checkSyncMissed(

@@ -117,20 +117,31 @@ export class NotificationDispatcher implements AppComponent {
     this.pollTimer.unref();
   }
 
-  private scheduleCheck(): void {
+  /**
+   * Checks the periodic conditions now (`checkAlerts`), then again after about `checkMs`, or at
+   * the next held quota's reset when that comes sooner: `quota-freed` is said as the reset
+   * passes, not up to a period later.
+   */
+  async check(): Promise<void> {
+    clearTimeout(this.checkTimer);
+    let nextReset: Date | undefined;
+    try {
+      nextReset = await checkAlerts(this.app, { watchingSince: this.startedAt });
+    } catch (error) {
+      if (!this.app.outages.report(error)) {
+        this.log.warn({ err: coerceError(error) }, 'could not check alert conditions');
+      }
+    }
+    if (!this.stopped) this.scheduleCheck(nextReset);
+  }
+
+  private scheduleCheck(nextReset?: Date): void {
     // Jittered: processes started together do not all check in the same instant.
-    const delay = this.checkMs * (0.75 + Math.random() * 0.5);
-    this.checkTimer = setTimeout(() => {
-      checkAlerts(this.app, { watchingSince: this.startedAt })
-        .catch((error: unknown) => {
-          if (!this.app.outages.report(error)) {
-            this.log.warn({ err: coerceError(error) }, 'could not check alert conditions');
-          }
-        })
-        .finally(() => {
-          if (!this.stopped) this.scheduleCheck();
-        });
-    }, delay);
+    const periodic = this.checkMs > 0 ? this.checkMs * (0.75 + Math.random() * 0.5) : Infinity;
+    const atReset = nextReset === undefined ? Infinity : nextReset.getTime() - Date.now() + 10;
+    clearTimeout(this.checkTimer);
+    if (periodic === Infinity && atReset === Infinity) return;
+    this.checkTimer = setTimeout(() => void this.check(), Math.max(0, Math.min(periodic, atReset)));
     this.checkTimer.unref();
   }
 

@@ -106,6 +106,25 @@ describe('the outbox', () => {
   });
 });
 
+describe('periodic conditions', () => {
+  it('says quota-freed as the held quota resets, not a check period later', async () => {
+    // No periodic check in this app (checkMs 0): only the reset the check found can bring it.
+    const until = new Date(Date.now() + 1_500).toISOString();
+    await recordNotification(app.db, {
+      key: `quota:quota (day):${until}:reached`,
+      event: 'quota-reached',
+      details: { reason: 'quota (day)', until, action: 'x' },
+    });
+    await app.notifier!.check();
+    const [freed] = await receiver.waitFor(
+      (a) => a.body.event === 'quota-freed' && JSON.stringify(a.body).includes(until),
+      1,
+      30_000,
+    );
+    expect(freed!.body).toMatchObject({ event: 'quota-freed' });
+  });
+});
+
 describe('delivery', () => {
   it('posts a typed json document, once, promptly', async () => {
     const id = await record();
