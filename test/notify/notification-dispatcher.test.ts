@@ -234,7 +234,16 @@ describe('delivery', () => {
       { timeoutMs: 15_000, describe: (r) => `not dropped: ${JSON.stringify(r)}` },
     );
     await receiver.open();
-    expect(log.lines.some((l) => l.includes('older than ENVDATA_NOTIFY_MAX_AGE'))).toBe(true);
+    // The row is dropped first, the log line and the counter follow it: wait for the line.
+    await pollUntil(
+      () =>
+        Promise.resolve(
+          log.lines.some((l) => l.includes('older than ENVDATA_NOTIFY_MAX_AGE'))
+            ? { done: true }
+            : { last: log.lines.length },
+        ),
+      { timeoutMs: 15_000, describe: () => 'no log line says the event was dropped' },
+    );
     expect(await app.metrics.text()).toMatch(
       /envdata_notifications_total\{event="run-ended",outcome="dropped"\} 1/,
     );
