@@ -298,9 +298,7 @@ describe('envdata plan and apply', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`${file}:3:5: locations[0].lng: missing`);
-    expect(result.stderr).toContain(
-      `${file}:6:21: datasets.weather.since is not a date`,
-    );
+    expect(result.stderr).toContain(`${file}:6:21: datasets.weather.since is not a date`);
     expect((await envdata(['apply', '-f', file, '--yes'])).code).toBe(2);
     expect(await fx.locationRows()).toEqual([]);
   });

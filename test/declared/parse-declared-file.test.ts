@@ -111,9 +111,7 @@ datasets:
 
   it('a bad date is refused with what to write', async () => {
     const [problem] = await problemsOf('version: 1\ndatasets:\n  weather: { since: 2016-13-01 }\n');
-    expect(problem).toMatch(
-      /^3:21 datasets\.weather\.since is not a date: write a UTC date/,
-    );
+    expect(problem).toMatch(/^3:21 datasets\.weather\.since is not a date: write a UTC date/);
   });
 
   it('a duplicate location is refused by name as it reads, and by point', async () => {
