@@ -75,7 +75,10 @@ export async function parseDeclaredFile(
   };
   for (const error of doc.errors) {
     const { line, col } = lines.linePos(error.pos[0]);
-    problems.push({ line, column: col, message: error.message.split('\n')[0]! });
+    // The library ends some messages with the text it stumbled on (`Not a YAML token: …`):
+    // the position says where it is, and the message quotes nothing of the file.
+    const message = error.message.split('\n')[0]!.replace(/: .*$/, '');
+    problems.push({ line, column: col, message });
   }
   if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) {
     throw declaredFileInvalid(options.fileName, problems);

@@ -147,6 +147,12 @@ describe('${VAR} cannot read a secret', () => {
 });
 
 describe('every YAML failure is exit 2 with its line', () => {
+  it('a syntax error quotes nothing of the file', async () => {
+    const problems = await problemsOf('version: 1\nx: |x OutsideSecret55\n  y\n', {});
+    expect(problems[0]).toBe('2:5 Block scalar header includes extra characters');
+    expect(problems.join('\n')).not.toMatch(/OutsideSecret55/);
+  });
+
   it('an alias bomb is refused where its first alias is, not a crash', async () => {
     const lol = `[${Array(9).fill('"lol"').join(',')}]`;
     const levels = ['a: &a ' + lol];
