@@ -108,6 +108,11 @@ export async function parseDeclaredFile(
       }
     } else if (valueAt(expanded.value, issue.path) === undefined) {
       at(issue.path, `${dotted(issue.path)}: missing`);
+    } else if (issue.path.length === 0) {
+      at(
+        issue.path,
+        `the file must be a map of version, locations and datasets (${issue.message})`,
+      );
     } else at(issue.path, `${dotted(issue.path)}: ${issue.message}`);
   }
   // What parses of the rest is checked too, so every problem is listed at once.
@@ -335,7 +340,7 @@ async function readFileEntry(
 
 function tooMany(max: number): string {
   const n = max.toLocaleString('en-US');
-  return `the file declares more than ${n} locations, its own and its files' together, the most it may (ENVDATA_IMPORT_MAX_ROWS=${max}, as one \`envdata locations import\` reads): split the warehouse's locations differently, or raise ENVDATA_IMPORT_MAX_ROWS`;
+  return `the declared file holds more than ${n} locations, its own and its files' together, the most it may (ENVDATA_IMPORT_MAX_ROWS=${max}, as one \`envdata locations import\` reads): nothing was done; declare fewer, or raise ENVDATA_IMPORT_MAX_ROWS`;
 }
 
 /** `locations[2].lat`, `datasets.pollen.since`. */

@@ -215,7 +215,7 @@ describe('reading the declared file is bounded', () => {
     const result = await plan(file, { ENVDATA_IMPORT_MAX_ROWS: '3' });
     expect(result.code, outputOf(result)).toBe(2);
     expect(result.stderr).toContain(
-      'file: more.csv: the file declares more than 3 locations, its own and its files',
+      'file: more.csv: the declared file holds more than 3 locations, its own and its files',
     );
     // Reading stopped there: the next entry (which does not exist) was not read.
     expect(result.stderr).not.toContain('never.csv');
