@@ -273,9 +273,7 @@ describe('envdata plan and apply', () => {
     const file = await declare(POINTS.slice(0, 1), daysAgo(1), '  - { place: Valencia }\n');
     const result = await envdata(['plan', '-f', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(
-      /envdata\.yaml:4:5: "Valencia" is ambiguous: .*country: VE or ES/,
-    );
+    expect(result.stderr).toMatch(/envdata\.yaml:4:5: the place is ambiguous: .*country: VE or ES/);
     expect(await fx.locationRows()).toEqual([]);
   });
 
