@@ -336,7 +336,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_IMPORT_MAX_ROWS',
     default: '100000',
     description:
-      'Most rows `envdata locations import` reads from one file; a longer file is refused, nothing written.',
+      'Most rows `envdata locations import` reads from one file, and most locations a declared file (envdata.yaml) holds, its `file:` entries included; a longer file is refused, nothing written.',
     range: { min: 1, max: 10_000_000, unit: 'count' },
   },
   {

@@ -51,7 +51,9 @@ export const placeEntry = z
 /** A CSV or JSON file of locations, as `envdata locations import` reads it. */
 export const fileEntry = z
   .strictObject({
-    file: text.describe('A .csv or .json location file, relative to this file.'),
+    file: text.describe(
+      "A .csv or .json location file in this file's folder, relative to it (no absolute path, no `..` or link out of it, no ${VAR}), at most 32 MiB.",
+    ),
     group: groupName.optional(),
   })
   .describe('The locations of a file, in the format `envdata locations import` reads.');

@@ -50,4 +50,6 @@ export interface DeclaredLocationFile {
   readonly locations: readonly DeclaredLocation[];
   /** Every bad row, by its line or index, and a file that cannot be read. */
   readonly problems: readonly string[];
+  /** It has more rows than it was allowed to add: reading stopped there, nothing kept. */
+  readonly tooManyRows?: boolean;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { locationNameKey } from '../locations/location-name-key.js';
 import { locationTextProblem } from '../locations/location-text-problem.js';
@@ -32,17 +32,32 @@ export interface ParseDeclaredOptions {
   /** What `${VAR}` references read. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /**
-   * Reads the locations of a `file:` entry (`readDeclaredLocationFile`); its problems are
-   * reported at the entry. Without it, a `file:` entry is a problem.
+   * Reads the locations of a `file:` entry (`readDeclaredLocationFile`), at most `maxRows` rows
+   * of it; its problems are reported at the entry. Without it, a `file:` entry is a problem.
    */
-  readonly readLocationFile?: (path: string) => Promise<DeclaredLocationFile>;
+  readonly readLocationFile?: (path: string, maxRows: number) => Promise<DeclaredLocationFile>;
+  /**
+   * Most locations of the file, its own and its `file:` entries' together (ENVDATA_IMPORT_MAX_ROWS,
+   * as one `envdata locations import` reads): past it the file is refused, and no further `file:`
+   * entry read. Default: no limit.
+   */
+  readonly maxLocations?: number;
 }
+
+/**
+ * Most alias expansions a declared file may make (the `yaml` library's `maxAliasCount`): an
+ * anchor used a few times is fine, an "alias bomb" (aliases of aliases, each doubling the value)
+ * is refused before it is built.
+ */
+export const MAX_DECLARED_ALIASES = 100;
 
 /**
  * Reads `envdata.yaml`: YAML syntax, then the schema (`declaredFileSchema`), then what a schema
  * cannot say (dates, countries, names, duplicate locations, secrets, `${VAR}`s that are not
  * set). Every problem is collected with its line and column and thrown at once as one
- * `VALIDATION_FAILED` (`declaredFileInvalid`).
+ * `VALIDATION_FAILED` (`declaredFileInvalid`), an alias bomb included. No problem quotes a
+ * value read from the environment or a row of a `file:` entry: positions, keys and the file's
+ * own names only.
  */
 export async function parseDeclaredFile(
   text: string,
@@ -60,12 +75,30 @@ export async function parseDeclaredFile(
   };
   for (const error of doc.errors) {
     const { line, col } = lines.linePos(error.pos[0]);
-    problems.push({ line, column: col, message: error.message.split('\n')[0]! });
+    // The library ends some messages with the text it stumbled on (`Not a YAML token: …`):
+    // the position says where it is, and the message quotes nothing of the file.
+    const message = error.message.split('\n')[0]!.replace(/: .*$/, '');
+    problems.push({ line, column: col, message });
   }
   if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) {
     throw declaredFileInvalid(options.fileName, problems);
   }
-  const expanded = expandVariables(doc.toJS() ?? {}, options.env);
+  let plain: unknown;
+  try {
+    plain = doc.toJS({ maxAliasCount: MAX_DECLARED_ALIASES }) ?? {};
+  } catch {
+    // `toJS` throws only on aliases: too many expanded (a ReferenceError), or one it cannot resolve.
+    const { line, col } = lines.linePos(firstAliasOffset(doc));
+    problems.push({
+      line,
+      column: col,
+      message: `the aliases (*name) expand too far: at most ${MAX_DECLARED_ALIASES} expansions, write the values out instead`,
+    });
+    throw declaredFileInvalid(options.fileName, problems);
+  }
+  const isFileValue = (path: YamlPath) =>
+    path.length === 3 && path[0] === 'locations' && path[2] === 'file';
+  const expanded = expandVariables(plain, options.env, isFileValue);
   for (const p of expanded.problems) at(p.path, `${dotted(p.path)}: ${p.message}`);
   const parsed = declaredFileSchema.safeParse(expanded.value);
   for (const issue of schemaIssues(parsed.error?.issues ?? [], expanded.value)) {
@@ -75,6 +108,11 @@ export async function parseDeclaredFile(
       }
     } else if (valueAt(expanded.value, issue.path) === undefined) {
       at(issue.path, `${dotted(issue.path)}: missing`);
+    } else if (issue.path.length === 0) {
+      at(
+        issue.path,
+        `the file must be a map of version, locations and datasets (${issue.message})`,
+      );
     } else at(issue.path, `${dotted(issue.path)}: ${issue.message}`);
   }
   // What parses of the rest is checked too, so every problem is listed at once.
@@ -99,6 +137,18 @@ export async function parseDeclaredFile(
   if (problems.length > 0) throw declaredFileInvalid(options.fileName, problems);
   const digest = createHash('sha256').update(text).digest('hex');
   return { fileName: options.fileName, digest, locations, datasets };
+}
+
+/** Where the first alias (`*name`) of the document is, for a problem about aliases. */
+function firstAliasOffset(doc: Document): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 /**
@@ -155,7 +205,7 @@ function readDatasets(file: DeclaredFileInput, at: At): DeclaredDataset[] {
     const dataset = name as Dataset;
     const check = (since: string, path: YamlPath) => {
       const parsed = parseSince(since);
-      if (!parsed.ok) at(path, `${dotted(path)}: ${parsed.reason}`);
+      if (!parsed.ok) at(path, `${dotted(path)} ${parsed.reason}`);
     };
     check(entry.since, ['datasets', dataset, 'since']);
     const groups = new Map(Object.entries(entry.groups ?? {}).map(([g, v]) => [g, v.since]));
@@ -178,12 +228,22 @@ async function readLocations(
   refOf: (path: YamlPath) => string,
 ): Promise<DeclaredLocation[]> {
   const out: { location: DeclaredLocation; path: YamlPath }[] = [];
+  const max = options.maxLocations ?? Number.POSITIVE_INFINITY;
+  // What `file:` entries may still add: the file's own locations count first.
+  let room = max - file.locations.filter((e) => e !== undefined && !('file' in e)).length;
+  if (room < 0) at(['locations'], `locations: ${tooMany(max)}`);
   for (const [index, entry] of file.locations.entries()) {
     if (entry === undefined) continue; // refused by the schema: reported already
     const path = ['locations', index];
     const ref = refOf(path);
     if ('file' in entry) {
-      const read = await readFileEntry(entry, options, (m) => at([...path, 'file'], m));
+      if (room < 0) continue; // refused already: no further file is read
+      const read = await readFileEntry(entry, options, room, (m) => at([...path, 'file'], m));
+      if (read === 'too many') {
+        room = -1;
+        continue;
+      }
+      room -= read.length;
       for (const location of read) {
         out.push({
           location: { ...location, group: entry.group, ref: `${ref} (${location.ref})` },
@@ -192,7 +252,9 @@ async function readLocations(
       }
       continue;
     }
-    const country = entry.country === undefined ? undefined : parseCountryCode(entry.country);
+    // Values may come from `${VAR}`s: their problems never quote them.
+    const country =
+      entry.country === undefined ? undefined : parseCountryCode(entry.country, false);
     if (country?.ok === false)
       at([...path, 'country'], `${dotted([...path, 'country'])}: ${country.reason}`);
     const code = country?.ok ? country.code : undefined;
@@ -225,7 +287,7 @@ async function readLocations(
         : [['name', location.name]];
     for (const [kind, value] of texts) {
       if (value === undefined) continue;
-      const problem = locationTextProblem(kind, value);
+      const problem = locationTextProblem(kind, value, false);
       if (problem)
         at([...path, kind], `${dotted([...path, kind])} ${problem.problem}: ${problem.fix}`);
     }
@@ -260,15 +322,25 @@ async function readLocations(
 async function readFileEntry(
   entry: FileEntry,
   options: ParseDeclaredOptions,
+  room: number,
   report: (message: string) => void,
-): Promise<readonly DeclaredLocation[]> {
+): Promise<readonly DeclaredLocation[] | 'too many'> {
   if (options.readLocationFile === undefined) {
     report(`file: ${entry.file}: location files are not read here`);
     return [];
   }
-  const read = await options.readLocationFile(entry.file);
+  const read = await options.readLocationFile(entry.file, room);
+  if (read.tooManyRows) {
+    report(`file: ${entry.file}: ${tooMany(options.maxLocations ?? room)}`);
+    return 'too many';
+  }
   for (const problem of read.problems) report(`file: ${entry.file}: ${problem}`);
   return read.locations;
+}
+
+function tooMany(max: number): string {
+  const n = max.toLocaleString('en-US');
+  return `the declared file holds more than ${n} locations, its own and its files' together, the most it may (ENVDATA_IMPORT_MAX_ROWS=${max}, as one \`envdata locations import\` reads): nothing was done; declare fewer, or raise ENVDATA_IMPORT_MAX_ROWS`;
 }
 
 /** `locations[2].lat`, `datasets.pollen.since`. */

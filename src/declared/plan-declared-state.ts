@@ -114,7 +114,7 @@ async function planIn(
     }
     for (const [since, ids] of bySince) {
       const parsed = parseSince(since);
-      if (!parsed.ok) throw new Error(`unchecked since: ${since}`); // parseDeclaredFile checked it
+      if (!parsed.ok) throw new Error('unchecked since'); // parseDeclaredFile checked it
       const from = parsed.at(now);
       const gaps = await findGaps(db, {
         datasets: [d.dataset],

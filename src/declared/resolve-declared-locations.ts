@@ -127,7 +127,8 @@ export async function resolveDeclaredLocations(
     if (choice === undefined) continue;
     if (choice.kind !== 'match') {
       const hint = (codes: readonly string[]) => `country: ${codes.join(' or ')}`;
-      problems.push(`${d.ref}: ${describePlaceProblem(d.place, d.country, choice, hint)}`);
+      // Its text may come from a `${VAR}` or a `file:` entry: the ref says where it is.
+      problems.push(`${d.ref}: ${describePlaceProblem(d.place, d.country, choice, hint, false)}`);
       continue;
     }
     const { match } = choice;

@@ -45,6 +45,6 @@ export function parseSince(text: string): ParsedSince {
   }
   return {
     ok: false,
-    reason: `"${text}" is not a date: write a UTC date (2016-01-01), a whole UTC hour (2016-01-01T06:00:00Z) or a span back from now (-30d, -12h, -2y)`,
+    reason: `is not a date: write a UTC date (2016-01-01), a whole UTC hour (2016-01-01T06:00:00Z) or a span back from now (-30d, -12h, -2y)`,
   };
 }

@@ -55,22 +55,27 @@ export function choosePlaceMatch(
 /**
  * The operator's message for a choice that is not a match: what the service found and how to
  * say which place is meant. `countryHint` says how to give one of the candidates' country codes:
- * `--country VE|ES` on the command line, a country column in an import file.
+ * `--country VE|ES` on the command line, a country column in an import file. Without `quote`,
+ * the place text is not quoted (a declared file's place may come from a `${VAR}` or a `file:`
+ * entry; the message's position says which).
  */
 export function describePlaceProblem(
   place: string,
   country: string | null | undefined,
   choice: Exclude<PlaceChoice, { kind: 'match' }>,
   countryHint: (codes: readonly string[]) => string,
+  quote = true,
 ): string {
+  const quoted = quote ? `"${place}"` : 'the place';
   if (choice.kind === 'none') {
     if (choice.elsewhere.length === 0) {
-      return `no place matches "${place}": check the spelling, or register it by coordinates (lat, lng and a name)`;
+      return `no place matches ${quoted}: check the spelling, or register it by coordinates (lat, lng and a name)`;
     }
+    const specific = quote ? `("${place}, <state or country>")` : '(add its state or country)';
     return (
-      `no place in ${country?.toUpperCase() ?? '?'} matches "${place}"; the service found ` +
+      `no place in ${country?.toUpperCase() ?? '?'} matches ${quoted}; the service found ` +
       `${choice.elsewhere.map(describeMatch).join('; ')}: check the country, or make the place ` +
-      `more specific ("${place}, <state or country>")`
+      `more specific ${specific}`
     );
   }
   const codes = [...new Set(choice.candidates.map(matchCountryCode).filter((c) => c !== null))];
@@ -79,7 +84,7 @@ export function describePlaceProblem(
   const specific = `a more specific place${example ? ` (e.g. "${example}")` : ''}`;
   const how = codes.length > 1 ? `${countryHint(codes)} or ${specific}` : specific;
   return (
-    `"${place}" is ambiguous: ${choice.candidates.map(describeMatch).join('; ')}. ` +
+    `${quoted} is ambiguous: ${choice.candidates.map(describeMatch).join('; ')}. ` +
     `Say which one with ${how}`
   );
 }

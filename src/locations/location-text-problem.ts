@@ -22,10 +22,14 @@ export interface LocationTextProblem {
  * aside): not empty, not only digits, which would read as a location id (`envdata locations
  * remove 2`), and not starting with `id:` or `name:`, the explicit reference prefixes
  * (`parseLocationReference`).
+ *
+ * The problem quotes the text unless `quote` is false (text the reader of the message must not
+ * see: a declared file's expanded `${VAR}`, a `file:` entry's rows).
  */
 export function locationTextProblem(
   kind: 'name' | 'place',
   text: string,
+  quote = true,
 ): LocationTextProblem | undefined {
   if (text === '') return { problem: 'must not be empty', fix: `give a ${kind}` };
   if (text.length > MAX_LOCATION_TEXT) {
@@ -44,6 +48,12 @@ export function locationTextProblem(
     return { problem: 'has only invisible characters', fix: 'give a name that can be read' };
   }
   if (/^\d+$/.test(read)) {
+    if (!quote) {
+      return {
+        problem: 'is only digits, which read as a location id',
+        fix: 'add a letter, such as "Site 12"',
+      };
+    }
     return {
       problem: `"${text}" is only digits, which read as a location id (\`envdata locations remove ${text}\` means id ${text})`,
       fix: `add a letter, such as "Site ${text}"`,
@@ -51,7 +61,7 @@ export function locationTextProblem(
   }
   if (isLocationReferencePrefixed(read)) {
     return {
-      problem: `"${text}" starts with "id:" or "name:", which envdata reads as a location reference`,
+      problem: `${quote ? `"${text}" ` : ''}starts with "id:" or "name:", which envdata reads as a location reference`,
       fix: 'choose another name',
     };
   }
@@ -63,7 +73,8 @@ export function locationTextMessage(
   field: string,
   kind: 'name' | 'place',
   text: string,
+  quote = true,
 ): string | undefined {
-  const found = locationTextProblem(kind, text);
+  const found = locationTextProblem(kind, text, quote);
   return found === undefined ? undefined : `${field} ${found.problem}: ${found.fix}`;
 }

@@ -17,24 +17,29 @@ export type ParsedCoordinate =
 /**
  * Reads a latitude or longitude. Text must be a plain decimal (`PLAIN_DECIMAL`); a JSON number is
  * taken as it is. Either must lie within ±90 (lat) or ±180 (lng). The `reason` of a refusal
- * starts with "must", for the caller to prefix with the field or flag: `--lat must be …`.
+ * starts with "must", for the caller to prefix with the field or flag: `--lat must be …`; it
+ * quotes the input unless `quote` is false (text the reader of the message must not see).
  *
  * @example parseCoordinate('lat', '0x10') // { ok: false, reason: 'must be a plain decimal …' }
  */
-export function parseCoordinate(axis: CoordinateAxis, input: string | number): ParsedCoordinate {
+export function parseCoordinate(
+  axis: CoordinateAxis,
+  input: string | number,
+  quote = true,
+): ParsedCoordinate {
   const limit = COORDINATE_LIMITS[axis];
-  const shown = typeof input === 'number' ? String(input) : input;
+  const got = quote ? ` (got "${typeof input === 'number' ? String(input) : input}")` : '';
   if (typeof input === 'string' && !PLAIN_DECIMAL.test(input)) {
     return {
       ok: false,
       reason:
-        `must be a plain decimal number such as ${axis === 'lat' ? '52.52' : '-0.1278'} ` +
-        `(got "${shown}"): digits with an optional "-" and decimal point, no spaces, "+", exponent or hex`,
+        `must be a plain decimal number such as ${axis === 'lat' ? '52.52' : '-0.1278'}${got}: ` +
+        `digits with an optional "-" and decimal point, no spaces, "+", exponent or hex`,
     };
   }
   const value = typeof input === 'number' ? input : Number(input);
   if (!Number.isFinite(value) || Math.abs(value) > limit) {
-    return { ok: false, reason: `must be a number in [-${limit}, ${limit}] (got "${shown}")` };
+    return { ok: false, reason: `must be a number in [-${limit}, ${limit}]${got}` };
   }
   return { ok: true, value };
 }

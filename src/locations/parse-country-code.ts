@@ -6,18 +6,21 @@ export type ParsedCountryCode =
 
 /**
  * Reads an ISO 3166-1 alpha-2 country code in any case (`de` → `DE`); refuses other text and
- * codes of no country (`ZZ`). The `reason` follows the field's name: `--country must be …`.
+ * codes of no country (`ZZ`). The `reason` follows the field's name: `--country must be …`; it
+ * quotes the text unless `quote` is false (text the reader of the message must not see).
  */
-export function parseCountryCode(text: string): ParsedCountryCode {
+export function parseCountryCode(text: string, quote = true): ParsedCountryCode {
   const trimmed = text.trim();
   if (!/^[A-Za-z]{2}$/.test(trimmed)) {
-    return { ok: false, reason: `must be a two-letter code such as DE (got "${text}")` };
+    const got = quote ? ` (got "${text}")` : '';
+    return { ok: false, reason: `must be a two-letter code such as DE${got}` };
   }
   const code = trimmed.toUpperCase();
   if (!isCountryCode(code)) {
+    const which = quote ? `"${text}"` : 'this';
     return {
       ok: false,
-      reason: `must be an ISO 3166-1 alpha-2 country code such as DE, US or AU; "${text}" is no country's code`,
+      reason: `must be an ISO 3166-1 alpha-2 country code such as DE, US or AU; ${which} is no country's code`,
     };
   }
   return { ok: true, code };

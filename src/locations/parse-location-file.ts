@@ -64,9 +64,16 @@ export function locationFileFormat(fileName: string, text: string): 'csv' | 'jso
   return text.trimStart().startsWith('[') ? 'json' : 'csv';
 }
 
-/** Longest row (CSV) or object (JSON) read before a file is refused as not a location file. */
+/** How a location file is read. */
 export interface LocationFileLimits {
+  /** Longest row (CSV) or object (JSON) read before a file is refused as not a location file. */
   readonly maxRowChars?: number;
+  /**
+   * Whether problems may quote the file's text: a bad value, an unknown column, where the JSON
+   * breaks (default true). False for a file whose reader of the messages must not see its text:
+   * a declared file's `file:` entry, planned in CI where secrets are set. Positions stay.
+   */
+  readonly quoteValues?: boolean;
 }
 
 /**
@@ -91,7 +98,16 @@ export class LocationFileParser {
     private readonly limits: LocationFileLimits = {},
   ) {
     if (format === 'csv') this.csv = new CsvSplitter({ maxRecordChars: limits.maxRowChars });
-    else this.json = new JsonArraySplitter({ maxElementChars: limits.maxRowChars });
+    else {
+      this.json = new JsonArraySplitter({
+        maxElementChars: limits.maxRowChars,
+        quote: this.quote,
+      });
+    }
+  }
+
+  private get quote(): boolean {
+    return this.limits.quoteValues !== false;
   }
 
   /** Whether reading further is pointless: the file cannot be read past some point. */
@@ -134,7 +150,9 @@ export class LocationFileParser {
         if (json.notArray.length >= (this.limits.maxRowChars ?? Infinity)) {
           return { entries: [], problems: ['the JSON file must hold an array of objects'] };
         }
-        this.invalidJson ??= (error as Error).message;
+        this.invalidJson ??= this.quote
+          ? (error as Error).message
+          : 'it is neither an array nor any JSON';
       }
     }
     this.invalidJson ??= json.problem;
@@ -147,7 +165,7 @@ export class LocationFileParser {
   private addRecord(row: CsvRecord): void {
     if (this.columns === undefined) {
       this.columns = row.fields.map((f) => f.trim().toLowerCase());
-      this.headerProblems = checkColumns(this.columns, `line ${row.line}`);
+      this.headerProblems = checkColumns(this.columns, `line ${row.line}`, this.quote);
       return;
     }
     this.rows += 1;
@@ -165,7 +183,7 @@ export class LocationFileParser {
       const value = row.fields[i] ?? '';
       if (value.trim() !== '') values[column as Field] = value;
     });
-    readEntry(ref, values, this.entries, this.problems);
+    readEntry(ref, values, this.entries, this.problems, this.quote);
   }
 
   private addElement(element: JsonArrayElement): void {
@@ -175,27 +193,33 @@ export class LocationFileParser {
     try {
       item = JSON.parse(element.text);
     } catch (error) {
-      this.invalidJson = `${(error as Error).message} (index ${element.index})`;
+      this.invalidJson = this.quote
+        ? `${(error as Error).message} (index ${element.index})`
+        : `index ${element.index} does not parse`;
       return;
     }
-    readJsonItems([item], element.index, this.entries, this.problems);
+    readJsonItems([item], element.index, this.entries, this.problems, this.quote);
   }
 }
 
-function checkColumns(columns: readonly string[], ref: string): string[] {
+/** The header's problems; without `quote`, unknown columns are told by position, not name. */
+function checkColumns(columns: readonly string[], ref: string, quote: boolean): string[] {
   const problems: string[] = [];
-  const unknown = columns.filter((c) => !(LOCATION_FILE_FIELDS as readonly string[]).includes(c));
+  const known = (c: string) => (LOCATION_FILE_FIELDS as readonly string[]).includes(c);
+  const unknown = columns.flatMap((c, i) => (known(c) ? [] : [quote ? `"${c}"` : `${i + 1}`]));
   if (unknown.length > 0) {
+    const which = quote ? unknown.join(', ') : `at position(s) ${unknown.join(', ')}`;
     problems.push(
-      `${ref}: unknown column(s) ${unknown.map((c) => `"${c}"`).join(', ')}; the header names some of ${LOCATION_FILE_FIELDS.join(',')}`,
+      `${ref}: unknown column(s) ${which}; the header names some of ${LOCATION_FILE_FIELDS.join(',')}`,
     );
   }
-  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  const repeated = columns.filter((c, i) => known(c) && columns.indexOf(c) !== i);
   if (repeated.length > 0)
     problems.push(`${ref}: column(s) ${[...new Set(repeated)].join(', ')} appear twice`);
   const hasPoint = columns.includes('lat') && columns.includes('lng') && columns.includes('name');
   if (!hasPoint && !columns.includes('place')) {
-    problems.push(`${ref}: the header needs name,lat,lng or place (got ${columns.join(',')})`);
+    const got = quote ? ` (got ${columns.join(',')})` : '';
+    problems.push(`${ref}: the header needs name,lat,lng or place${got}`);
   }
   return problems;
 }
@@ -206,6 +230,7 @@ function readJsonItems(
   first: number,
   entries: LocationEntry[],
   problems: string[],
+  quote: boolean,
 ): void {
   items.forEach((item: unknown, offset) => {
     const ref = `index ${first + offset}`;
@@ -219,9 +244,8 @@ function readJsonItems(
       (k) => !(LOCATION_FILE_FIELDS as readonly string[]).includes(k),
     );
     if (unknown.length > 0) {
-      problems.push(
-        `${ref}: unknown key(s) ${unknown.join(', ')}; use ${LOCATION_FILE_FIELDS.join(', ')}`,
-      );
+      const which = quote ? ` ${unknown.join(', ')}` : '';
+      problems.push(`${ref}: unknown key(s)${which}; use ${LOCATION_FILE_FIELDS.join(', ')}`);
       return;
     }
     for (const field of LOCATION_FILE_FIELDS) {
@@ -238,19 +262,21 @@ function readJsonItems(
         return;
       }
     }
-    readEntry(ref, values, entries, problems);
+    readEntry(ref, values, entries, problems, quote);
   });
 }
 
 /**
  * Validates one row's values (empty ones absent) into an entry or problems. Text fields are
- * trimmed; coordinates are read as written (`parseCoordinate`): `" 52.5"` is refused.
+ * trimmed; coordinates are read as written (`parseCoordinate`): `" 52.5"` is refused. Without
+ * `quote`, no problem quotes a value.
  */
 function readEntry(
   ref: string,
   values: RowValues,
   entries: LocationEntry[],
   problems: string[],
+  quote: boolean,
 ): void {
   const rowProblems: string[] = [];
   const text = (field: 'name' | 'place' | 'country'): string | undefined => {
@@ -262,7 +288,7 @@ function readEntry(
   const countryText = text('country');
   let country: string | undefined;
   if (countryText !== undefined) {
-    const parsed = parseCountryCode(countryText);
+    const parsed = parseCountryCode(countryText, quote);
     if (parsed.ok) country = parsed.code;
     else rowProblems.push(`country ${parsed.reason}`);
   }
@@ -270,7 +296,8 @@ function readEntry(
     ['name', name],
     ['place', place],
   ] as const) {
-    const problem = value === undefined ? undefined : locationTextMessage(field, field, value);
+    const problem =
+      value === undefined ? undefined : locationTextMessage(field, field, value, quote);
     if (problem !== undefined) rowProblems.push(problem);
   }
   const hasCoordinates = values.lat !== undefined || values.lng !== undefined;
@@ -278,8 +305,8 @@ function readEntry(
     if (hasCoordinates) rowProblems.push('give either place or lat,lng, not both');
     if (rowProblems.length === 0) entries.push({ kind: 'place', ref, place, name, country });
   } else {
-    const lat = readCoordinate('lat', values.lat, rowProblems);
-    const lng = readCoordinate('lng', values.lng, rowProblems);
+    const lat = readCoordinate('lat', values.lat, rowProblems, quote);
+    const lng = readCoordinate('lng', values.lng, rowProblems, quote);
     if (name === undefined) rowProblems.push('name must not be empty (or give a place instead)');
     if (rowProblems.length === 0 && lat !== undefined && lng !== undefined && name !== undefined) {
       entries.push({ kind: 'point', ref, name, lat, lng, country });
@@ -292,12 +319,13 @@ function readCoordinate(
   field: CoordinateAxis,
   value: string | number | undefined,
   problems: string[],
+  quote: boolean,
 ): number | undefined {
   if (value === undefined) {
     problems.push(`${field} is missing`);
     return undefined;
   }
-  const parsed = parseCoordinate(field, value);
+  const parsed = parseCoordinate(field, value, quote);
   if (!parsed.ok) {
     problems.push(`${field} ${parsed.reason}`);
     return undefined;

@@ -14,6 +14,8 @@ export interface ReadLocationFileOptions {
    * characters is far shorter.
    */
   readonly maxRowChars?: number;
+  /** Whether problems may quote the file's text (default true): `LocationFileLimits`. */
+  readonly quoteValues?: boolean;
 }
 
 const DEFAULT_MAX_ROW_CHARS = 4_096;
@@ -33,7 +35,10 @@ export async function readLocationFile(
   fileName: string,
   options: ReadLocationFileOptions,
 ): Promise<ParsedLocationFile> {
-  const limits = { maxRowChars: options.maxRowChars ?? DEFAULT_MAX_ROW_CHARS };
+  const limits = {
+    maxRowChars: options.maxRowChars ?? DEFAULT_MAX_ROW_CHARS,
+    quoteValues: options.quoteValues ?? true,
+  };
   let parser: LocationFileParser | undefined;
   for await (const piece of pieces) {
     parser ??= new LocationFileParser(locationFileFormat(fileName, piece), limits);

@@ -14,7 +14,8 @@ type State = 'before' | 'elements' | 'after';
  *
  * What is not an array is noticed on the first character (`notArray`); the text of such a file is
  * kept (up to `maxElementChars`) so the caller can say whether it is JSON at all. A structural
- * problem, or an element longer than `maxElementChars`, stops the splitting (`problem`).
+ * problem, or an element longer than `maxElementChars`, stops the splitting (`problem`); it
+ * quotes a little of the text where it is unless `quote` is false.
  */
 export class JsonArraySplitter {
   /** Set when splitting stopped: the text is not a well-formed array of elements. */
@@ -34,7 +35,9 @@ export class JsonArraySplitter {
   /** After a comma, an element must follow. */
   private expectElement = false;
 
-  constructor(private readonly options: { readonly maxElementChars?: number } = {}) {}
+  constructor(
+    private readonly options: { readonly maxElementChars?: number; readonly quote?: boolean } = {},
+  ) {}
 
   /** Adds the next piece of text; returns the elements it completes. */
   push(text: string): JsonArrayElement[] {
@@ -76,7 +79,10 @@ export class JsonArraySplitter {
         continue;
       }
       if (this.state === 'after') {
-        if (!isSpace(ch)) this.problem = `unexpected text after the closing "]": ${snippet(b, i)}`;
+        if (!isSpace(ch)) {
+          const shown = this.options.quote === false ? '' : `: ${snippet(b, i)}`;
+          this.problem = `unexpected text after the closing "]"${shown}`;
+        }
         continue;
       }
       if (this.elementStart >= 0) {

@@ -111,9 +111,7 @@ datasets:
 
   it('a bad date is refused with what to write', async () => {
     const [problem] = await problemsOf('version: 1\ndatasets:\n  weather: { since: 2016-13-01 }\n');
-    expect(problem).toMatch(
-      /^3:21 datasets\.weather\.since: "2016-13-01" is not a date: write a UTC date/,
-    );
+    expect(problem).toMatch(/^3:21 datasets\.weather\.since is not a date: write a UTC date/);
   });
 
   it('a duplicate location is refused by name as it reads, and by point', async () => {
@@ -153,10 +151,10 @@ token: sk_live_4eC39HqLyjWDarjtT1zdp7dc
       expect.stringMatching(/^4:33 locations\[1\]\.country: must be an ISO 3166-1 alpha-2/),
       '5:26 locations[2].lat: Invalid input: expected number, received string',
       expect.stringMatching(/^6:11 file: bad\.csv: line 2: lat /),
-      expect.stringMatching(/^7:11 file: missing\.csv: cannot read .*missing\.csv \(ENOENT\)/),
+      expect.stringMatching(/^7:11 file: missing\.csv: cannot read it \(ENOENT\)/),
       '8:43 locations[5].country: ${NOPE}: NOPE is not set in the environment',
       '9:36 Map keys must be unique',
-      expect.stringMatching(/^11:20 datasets\.pollen\.since: "2016-02-30" is not a date/),
+      expect.stringMatching(/^11:20 datasets\.pollen\.since is not a date/),
       '12:12 datasets.weather.since: missing',
       '12:14 datasets.weather.sinse: unknown key "sinse"',
       '13:3 datasets.dust: unknown key "dust"',

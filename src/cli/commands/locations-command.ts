@@ -1,7 +1,5 @@
-import { open, type FileHandle } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
-import { coerceError } from '../../errors/coerce-error.js';
 import { isEnvdataError } from '../../errors/envdata-error.js';
 import type { Location } from '../../locations/location.js';
 import { locationTextMessage } from '../../locations/location-text-problem.js';
@@ -152,24 +150,19 @@ border) it records it as given and warns.`,
     .addHelpText('after', IMPORT_HELP)
     .action(async (fileName: string) => {
       const maxRows = context.config.locations.importMaxRows;
-      let handle: FileHandle;
-      try {
-        handle = await open(fileName, 'r');
-      } catch (error) {
-        const code = errorCode(error) ?? coerceError(error).message;
-        throw usageError(`cannot read ${fileName} (${code}): check the path`);
-      }
-      const [{ readLocationFile }, { importLocations }] = await Promise.all([
+      const [{ openRegularFile }, { readLocationFile }, { importLocations }] = await Promise.all([
+        import('../../locations/open-regular-file.js'),
         import('../../locations/read-location-file.js'),
         import('../../locations/import-locations.js'),
       ]);
+      // A regular file only: a FIFO would hang the read, a device (/dev/zero) never end.
+      const opened = await openRegularFile(fileName, { maxBytes: Number.POSITIVE_INFINITY });
+      if (!opened.ok)
+        throw usageError(`cannot read ${fileName} (${opened.reason}): check the path`);
+      const { handle } = opened.file;
       try {
         // Streamed: a file of any size is read in pieces, and refused past ENVDATA_IMPORT_MAX_ROWS.
-        const file = await readLocationFile(
-          handle.createReadStream({ encoding: 'utf8', autoClose: false }),
-          fileName,
-          { maxRows },
-        )
+        const file = await readLocationFile(opened.file.text(), fileName, { maxRows })
           .catch((error: unknown) => {
             const code = errorCode(error);
             if (isEnvdataError(error) || code === undefined) throw error;
