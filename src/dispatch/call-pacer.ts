@@ -51,9 +51,10 @@ export interface PacedCall {
   /**
    * The call is not made after all (the quota or the call budget refused it once its slot came):
    * its slot is given back for another call, and its place among this process's calls is freed,
-   * no measure taken. Only before `answered`; once.
+   * no measure taken. Only before `answered`; once. Resolves when the slot is back (or the
+   * backend failed to take it: best effort, never rejects).
    */
-  unused(): void;
+  unused(): Promise<void>;
 }
 
 /**
@@ -246,7 +247,7 @@ export class CallPacer {
         this.margin.record({ wentAt, answeredAt: call.answeredAt });
       },
       throttled: () => this.margin.throttled(),
-      unused: () => {
+      unused: async () => {
         if (settled) return;
         settled = true;
         call.answeredAt = performance.now();
@@ -255,7 +256,7 @@ export class CallPacer {
           if (peer === undefined) delete this.recent[index];
           else this.recent[index] = peer;
         }
-        this.giveBack(slot);
+        await this.giveBack(slot);
       },
     };
   }
@@ -265,8 +266,8 @@ export class CallPacer {
   private sent = 0;
 
   /** Gives a slot back without waiting (stopping, or the backend is failing: best effort). */
-  private giveBack(slot: number): void {
-    this.slots.release(this.key, slot).catch(() => undefined);
+  private giveBack(slot: number): Promise<void> {
+    return this.slots.release(this.key, slot).catch(() => undefined);
   }
 
   /** This host's fastest recent round trips to the backend (minimums rising 0.5 ms a call). */

@@ -112,11 +112,11 @@ export function createChunkFetcher(
     // a call waiting for its slot across midnight counts in the day it reaches the service.
     // Refused, the call is not made and its slot goes back.
     const refused = await takeQuotaAndBudget(deps, use).catch((thrown: unknown) => {
-      paced?.unused();
+      void paced?.unused();
       throw thrown;
     });
     if (refused) {
-      paced?.unused();
+      void paced?.unused();
       return refused;
     }
 

@@ -85,11 +85,11 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     // slot goes back.
     if (deps.quota?.enabled) {
       const hold = await deps.quota.take('sync').catch((thrown: unknown) => {
-        paced?.unused();
+        void paced?.unused();
         throw thrown;
       });
       if (hold) {
-        paced?.unused();
+        void paced?.unused();
         return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
       }
     }
