@@ -10,8 +10,8 @@ function formatDays(days: number): string {
 
 /**
  * What a dry run says of a plan's cost and of the days its quotas make it take:
- * `cost: €2.80 (7000 calls at €0.0004 each)`, the budget left this month, and the binding
- * bound. Nothing for what is not configured.
+ * `cost: €2.80 (7000 calls at €0.0004 each)`, the budget left this month once the unfinished
+ * runs make the calls they still plan, and the binding bound. Nothing for what is not configured.
  */
 export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]): string[] {
   const lines: string[] = [];
@@ -24,7 +24,9 @@ export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]):
     const spent =
       cost.spentThisMonth === undefined
         ? 'spent this month unknown (the quota counters did not answer)'
-        : `${formatMoney(cost.spentThisMonth)} spent this month, ${formatMoney(cost.budgetLeft)} left`;
+        : `${formatMoney(cost.spentThisMonth)} spent this month, ` +
+          openRunsPart(cost) +
+          `${formatMoney(cost.budgetLeft)} left`;
     lines.push(
       `budget: ${formatMoney(cost.budget)}/month (ENVDATA_BUDGET), ${spent}` +
         (cost.overBudget ? ` — this plan goes OVER it` : ': the plan fits'),
@@ -44,13 +46,34 @@ export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]):
   return lines;
 }
 
-/** The exit-2 message of a plan over the budget, and what to do. */
+/** `€0.53 still planned by 1 unfinished run, `: what unfinished runs will spend, if anything. */
+function openRunsPart(cost: PlanCost): string {
+  if (cost.openRuns.calls === 0 || !cost.plannedByOpenRuns) return '';
+  return `${formatMoney(cost.plannedByOpenRuns)} still planned by ${unfinishedRuns(cost.openRuns.runs)}, `;
+}
+
+/** `1 unfinished run`, `2 unfinished runs`. */
+function unfinishedRuns(n: number): string {
+  return n === 1 ? '1 unfinished run' : `${n} unfinished runs`;
+}
+
+/**
+ * The exit-2 message of a plan over the budget, what counted against it (the month's spending
+ * and what unfinished runs still plan), and what to do.
+ */
 export function overBudgetMessage(what: string, cost: PlanCost): string {
   const amount = cost.cost ? formatMoney(cost.cost) : '?';
   const left = cost.budgetLeft ? formatMoney(cost.budgetLeft) : '?';
   const budget = cost.budget ? formatMoney(cost.budget) : '?';
+  const open = cost.openRuns.calls > 0 && cost.plannedByOpenRuns;
+  const counting = open
+    ? `, counting ${cost.spentThisMonth ? formatMoney(cost.spentThisMonth) : 'an unknown amount'} spent this month and ` +
+      `${formatMoney(cost.plannedByOpenRuns!)} still planned by ${unfinishedRuns(cost.openRuns.runs)}`
+    : '';
   return (
-    `${what} would cost ${amount}, beyond the ${left} left of this month's budget of ${budget} (ENVDATA_BUDGET): ` +
-    'nothing was written. Narrow it (--from/--to, --location), raise ENVDATA_BUDGET, or pass --allow-over-budget to start it anyway: it then stops at the budget and waits for the month to reset'
+    `${what} would cost ${amount}, beyond the ${left} left of this month's budget of ${budget} (ENVDATA_BUDGET)${counting}: ` +
+    'nothing was written. Narrow it (--from/--to, --location), raise ENVDATA_BUDGET, ' +
+    (open ? 'cancel an unfinished run (`envdata status` lists them), ' : '') +
+    'or pass --allow-over-budget to start it anyway: it then stops at the budget and waits for the month to reset'
   );
 }

@@ -24,7 +24,7 @@ export function formatQuotaUsage(
       config.quota.perDay !== undefined ||
       config.quota.perMonth !== undefined ||
       budget !== undefined;
-    return configured ? ['quota     not readable: the queue’s backend does not answer'] : [];
+    return configured ? ['quota     not readable: the warehouse does not answer'] : [];
   }
   if (usage.length === 0) return [];
   const lines = [`quota     calendar of ${config.quota.timeZone} (ENVDATA_QUOTA_TIMEZONE)`];

@@ -48,6 +48,13 @@ export interface PacedCall {
    * for the service's reading of this call. It widens at once (`PaceMargin.throttled`).
    */
   throttled(): void;
+  /**
+   * The call is not made after all (the quota or the call budget refused it once its slot came):
+   * its slot is given back for another call, and its place among this process's calls is freed,
+   * no measure taken. Only before `answered`; once. Resolves when the slot is back (or the
+   * backend failed to take it: best effort, never rejects).
+   */
+  unused(): Promise<void>;
 }
 
 /**
@@ -181,7 +188,7 @@ export class CallPacer {
           this.giveBack(slot);
           throw error;
         }
-        return this.went(place, missed);
+        return this.went(place, missed, slot);
       }
       missed += 1;
       moving = slot;
@@ -214,24 +221,43 @@ export class CallPacer {
     if (hold > 0) await sleep(hold, undefined, { signal });
   }
 
-  /** The call goes now: its answer, when it comes, is a measure of the margin. */
-  private went(place: number, missed: number): PacedCall {
+  /**
+   * The call goes now: its answer, when it comes, is a measure of the margin. Not made after all
+   * (`unused`), the slot goes back and the peer it replaced among this process's calls is its
+   * place's again, as if it had never been taken.
+   */
+  private went(place: number, missed: number, slot: number): PacedCall {
     const wentAt = performance.now();
     let answered = () => {};
     const call: SentCall = {
       wentAt,
       answer: new Promise<void>((resolve) => (answered = resolve)),
     };
-    this.recent[place % this.rule.max] = call;
+    const index = place % this.rule.max;
+    const peer = this.recent[index];
+    this.recent[index] = call;
+    let settled = false;
     return {
       missed,
       answered: () => {
-        if (call.answeredAt !== undefined) return;
+        if (settled) return;
+        settled = true;
         call.answeredAt = performance.now();
         answered();
         this.margin.record({ wentAt, answeredAt: call.answeredAt });
       },
       throttled: () => this.margin.throttled(),
+      unused: async () => {
+        if (settled) return;
+        settled = true;
+        call.answeredAt = performance.now();
+        answered();
+        if (this.recent[index] === call) {
+          if (peer === undefined) delete this.recent[index];
+          else this.recent[index] = peer;
+        }
+        await this.giveBack(slot);
+      },
     };
   }
 
@@ -240,8 +266,8 @@ export class CallPacer {
   private sent = 0;
 
   /** Gives a slot back without waiting (stopping, or the backend is failing: best effort). */
-  private giveBack(slot: number): void {
-    this.slots.release(this.key, slot).catch(() => undefined);
+  private giveBack(slot: number): Promise<void> {
+    return this.slots.release(this.key, slot).catch(() => undefined);
   }
 
   /** This host's fastest recent round trips to the backend (minimums rising 0.5 ms a call). */

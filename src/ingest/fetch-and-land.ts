@@ -22,10 +22,10 @@ import type { WrongAddressCheck } from './wrong-address-check.js';
 export type ChunkFetcher = (chunk: ClaimedChunk, attempts: number) => Promise<ChunkStep>;
 
 /**
- * The ingest job's call and landing: the quota, the call budget and the pacer first, then the
- * request, what the answer teaches of the window and of the base address, and the landing. What
- * is thrown on the way becomes a step through `OUTCOME_POLICY` (`stepOf`); nothing here touches
- * the chunk's state but the landing.
+ * The ingest job's call and landing: the pacer's slot first, then the quota and the call budget,
+ * then the request, what the answer teaches of the window and of the base address, and the
+ * landing. What is thrown on the way becomes a step through `OUTCOME_POLICY` (`stepOf`); nothing
+ * here touches the chunk's state but the landing.
  */
 export function createChunkFetcher(
   deps: Pick<
@@ -99,12 +99,7 @@ export function createChunkFetcher(
   };
 
   return async (chunk, attempts) => {
-    if (deps.quota?.enabled) {
-      const hold = await deps.quota.take(await useOf(chunk.runId));
-      if (hold) return { kind: 'quota-hold', hold, said: false };
-    }
-    const wait = await deps.budget.take();
-    if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
+    const use = deps.quota?.enabled ? await useOf(chunk.runId) : undefined;
     let paced: PacedCall | undefined;
     try {
       paced = await deps.pacer?.acquire(deps.stopping);
@@ -112,6 +107,17 @@ export function createChunkFetcher(
       // No call was made: the chunk goes back. Stopping, the job goes back to the queue; an
       // outage of the slots' backend, the worker waits it out first (IngestWorker.run).
       return { kind: 'release', error: pacingError(thrown, deps.stopping) };
+    }
+    // The quota and the call budget are taken once the slot has come, just before the call:
+    // a call waiting for its slot across midnight counts in the day it reaches the service.
+    // Refused, the call is not made and its slot goes back.
+    const refused = await takeQuotaAndBudget(deps, use).catch((thrown: unknown) => {
+      void paced?.unused();
+      throw thrown;
+    });
+    if (refused) {
+      void paced?.unused();
+      return refused;
     }
 
     let result: LandingResult;
@@ -172,6 +178,23 @@ export function createChunkFetcher(
     }
     return { kind: 'landed', result };
   };
+}
+
+/**
+ * Counts the call in the calendar quotas (`use`: whose call it is, when a quota is configured)
+ * and the call budget: `undefined` when both grant it, else the step of the one that refused.
+ */
+async function takeQuotaAndBudget(
+  deps: Pick<IngestChunkDeps, 'quota' | 'budget'>,
+  use: QuotaUse | undefined,
+): Promise<ChunkStep | undefined> {
+  if (use !== undefined && deps.quota) {
+    const hold = await deps.quota.take(use);
+    if (hold) return { kind: 'quota-hold', hold, said: false };
+  }
+  const wait = await deps.budget.take();
+  if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
+  return undefined;
 }
 
 /** What a job whose landing the shutdown deadline cancelled in Postgres rethrows: ABORTED. */

@@ -75,15 +75,23 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     const source = snapshotSourceOf(dataset, product);
     const fetchedAt = new Date(job.data.fetchedAt);
     let payload: ParsedPayload<unknown>;
-    if (deps.quota?.enabled) {
-      const hold = await deps.quota.take('sync');
-      if (hold) return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
-    }
     let paced: PacedCall | undefined;
     try {
       paced = await deps.pacer?.acquire(deps.stopping);
     } catch (thrown) {
       throw pacingError(thrown, deps.stopping);
+    }
+    // Counted once the slot has come, in the day the call reaches the service; refused, the
+    // slot goes back.
+    if (deps.quota?.enabled) {
+      const hold = await deps.quota.take('sync').catch((thrown: unknown) => {
+        void paced?.unused();
+        throw thrown;
+      });
+      if (hold) {
+        void paced?.unused();
+        return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
+      }
     }
     try {
       payload = await source

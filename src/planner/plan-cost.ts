@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { costOf, type Money } from '../config/money.js';
 import { monthCapOf } from '../config/quota.js';
+import type { OpenRunCalls } from '../ledger/open-run-calls.js';
 import { quotaInstant, realMsUntilQuota } from '../windows/quota-instant.js';
 import { quotaWindow } from '../windows/quota-window.js';
 import { estimateDurationMs } from './estimate-plan.js';
@@ -30,9 +31,19 @@ export interface PlanCost {
   readonly monthUsedCalls: number | undefined;
   /** What those calls cost. */
   readonly spentThisMonth: Money | undefined;
-  /** What is left of the budget this month (never below 0). */
+  /** The calls unfinished runs still plan (`openRunCalls`), and how many runs those are. */
+  readonly openRuns: OpenRunCalls;
+  /** What those calls will cost. */
+  readonly plannedByOpenRuns: Money | undefined;
+  /**
+   * What is left of the budget this month once the unfinished runs make the calls they still
+   * plan (never below 0).
+   */
   readonly budgetLeft: Money | undefined;
-  /** The month's spending plus this plan's cost is above the budget. */
+  /**
+   * The month's spending, plus what the unfinished runs still plan, plus this plan's cost is
+   * above the budget. (A plan of no call is never over it.)
+   */
   readonly overBudget: boolean;
   /**
    * Days (of the quota's calendar) the calls take under the rate, the day's quota less the
@@ -60,6 +71,7 @@ export function planCost(
   config: Pick<Config, 'quota' | 'money' | 'rateLimits'>,
   usage: readonly WindowUse[] | undefined,
   nowMs: number,
+  openRuns: OpenRunCalls = { runs: 0, calls: 0 },
 ): PlanCost {
   const { price, budget } = config.money;
   const quota = config.quota;
@@ -68,15 +80,20 @@ export function planCost(
   const cost = price && costOf(calls, price);
   const spentThisMonth =
     price && monthUsedCalls !== undefined ? costOf(monthUsedCalls, price) : undefined;
-  const spent = spentThisMonth?.nanos ?? 0n;
+  const plannedByOpenRuns = price && costOf(openRuns.calls, price);
+  // Money already spent, and money the unfinished runs will spend: neither is left for this plan.
+  const committed = (spentThisMonth?.nanos ?? 0n) + (plannedByOpenRuns?.nanos ?? 0n);
   const budgetNanos = budget?.amount.nanos;
   const overBudget =
-    budgetNanos !== undefined && cost !== undefined && spent + cost.nanos > budgetNanos;
+    budgetNanos !== undefined &&
+    cost !== undefined &&
+    calls > 0 &&
+    committed + cost.nanos > budgetNanos;
   const budgetLeft =
     budget === undefined
       ? undefined
       : {
-          nanos: budget.amount.nanos > spent ? budget.amount.nanos - spent : 0n,
+          nanos: budget.amount.nanos > committed ? budget.amount.nanos - committed : 0n,
           currency: budget.amount.currency,
         };
 
@@ -110,6 +127,8 @@ export function planCost(
     budget: budget?.amount,
     monthUsedCalls,
     spentThisMonth,
+    openRuns,
+    plannedByOpenRuns,
     budgetLeft,
     overBudget,
     days: calls === 0 ? 0 : longest?.days,

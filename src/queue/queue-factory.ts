@@ -32,7 +32,6 @@ import {
 import { RedisCallCounter } from './redis-call-counter.js';
 import { RedisCallSlots } from './redis-call-slots.js';
 import { RedisKeyspace } from './redis-keyspace.js';
-import { RedisQuotaCounter } from './redis-quota-counter.js';
 import { clusterNodesOf, describeRedisTarget, type RedisTarget } from './redis-target.js';
 import { RedisWorkerHeartbeats } from './redis-worker-heartbeats.js';
 import { WorkerHeartbeat } from './worker-heartbeat.js';
@@ -108,11 +107,15 @@ export class QueueFactory {
       : new PostgresCallCounter(this.options.db!);
   }
 
-  /** The calendar quotas' counters, beside the queue: Redis keys, or `envdata.quota_usage`. */
+  /**
+   * The calendar quotas' and the budget's counters: rows of `envdata.quota_usage` in the
+   * warehouse on either backend. They count money: Redis, even the queue's, may lose its keys
+   * (a restart without persistence, a flush), the warehouse does not, so what was spent is
+   * never counted again.
+   */
   quotaCounter(): QuotaCounter {
-    return this.backend === 'redis'
-      ? new RedisQuotaCounter(this.connection(), this.keyspace)
-      : new PostgresQuotaCounter(this.options.db!);
+    if (!this.options.db) throw new Error('QueueFactory.quotaCounter() needs the warehouse (db)');
+    return new PostgresQuotaCounter(this.options.db);
   }
 
   /** The call slots of the tightest rule, beside the queue: a Redis list, or `envdata.call_pace`. */

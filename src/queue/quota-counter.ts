@@ -27,8 +27,8 @@ export interface QuotaTake {
 }
 
 /**
- * The calendar quotas' counters, shared by every worker of an installation on whichever backend
- * holds the queue (`RedisQuotaCounter`, `PostgresQuotaCounter`): `QuotaGate` keeps ENVDATA_QUOTA
+ * The calendar quotas' and the budget's counters, shared by every worker of an installation, in
+ * the warehouse whichever backend holds the queue (`PostgresQuotaCounter`): `QuotaGate` keeps ENVDATA_QUOTA
  * and the sync's reserve with them.
  */
 export interface QuotaCounter {

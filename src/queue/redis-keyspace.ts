@@ -31,11 +31,6 @@ export class RedisKeyspace {
     return this.key('budget', durationMs, windowIndex);
   }
 
-  /** The calls counted in one day or month of the calendar quota (`QuotaGate`, `RedisQuotaCounter`). */
-  quotaCounter(window: 'day' | 'month', period: string): string {
-    return this.key('quota', window, period);
-  }
-
   /** The latest call slots of a paced rule (`CallPacer`, `RedisCallSlots`). */
   paceSlots(rule: string): string {
     return this.key('pace', rule);

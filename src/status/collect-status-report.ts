@@ -37,7 +37,7 @@ export interface StatusReport {
   readonly setAside: readonly SetAsideGroup[];
   /**
    * Each configured quota's (and the budget's) use of its window; `[]` without one, `null` when
-   * the counters beside the queue could not be read.
+   * the counters (a table of the warehouse) could not be read.
    */
   readonly quota: readonly QuotaUsage[] | null;
   /**
@@ -47,12 +47,11 @@ export interface StatusReport {
   readonly undeliveredAlerts: number | null;
 }
 
-/** The quota counters' reading, `null` when the queue's backend does not answer. */
-async function readQuota(
-  app: Uses<'config' | 'queues'>,
-  status: EnvdataStatus,
-): Promise<readonly QuotaUsage[] | null> {
-  if (!status.redis.ok) return null;
+/**
+ * The quota counters' reading (`envdata.quota_usage`, on either queue backend: Redis lost or
+ * down changes nothing of it), `null` when the warehouse cannot be read.
+ */
+async function readQuota(app: Uses<'config' | 'queues'>): Promise<readonly QuotaUsage[] | null> {
   try {
     return await readQuotaUsage(app.queues.quotaCounter(), app.config.quota);
   } catch (error) {
@@ -72,9 +71,8 @@ export async function collectStatusReport(
 ): Promise<StatusReport> {
   const status = await collectStatus(app);
   const ledgerRead = status.postgres.ok && !status.postgres.pendingMigrations?.length;
-  // On the postgres backend the counters are a table of the warehouse: read once it is migrated.
-  const quota =
-    app.config.queueBackend === 'postgres' && !ledgerRead ? null : await readQuota(app, status);
+  // The counters are a table of the warehouse: read once it is migrated.
+  const quota = ledgerRead ? await readQuota(app) : null;
   if (!ledgerRead)
     return {
       status,

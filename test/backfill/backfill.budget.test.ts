@@ -32,6 +32,63 @@ function nextMonthUtc(now = new Date()): string {
 }
 
 describe('a monthly budget (ENVDATA_BUDGET)', () => {
+  it('counts what unfinished runs still plan: a second backfill that fits alone but not beside the first is refused', async () => {
+    // Pollen at both locations, 4 windows of 48 h: 8 calls = €4.00 each, within the €5.00.
+    const pollen = (from: string, to: string) => [
+      'backfill',
+      '--dataset',
+      'pollen',
+      '--from',
+      from,
+      '--to',
+      to,
+    ];
+    const first = await runCliInProcess(pollen('2024-05-01', '2024-05-09'), fx.cliEnv(MONEY));
+    expect(first.code, first.stderr).toBe(0);
+    const firstRun = Number(/run (\d+):/.exec(first.stdout)![1]);
+    try {
+      // No worker: the first run's 8 calls are all still planned, nothing spent.
+      const before = await ledgerRows();
+      const second = pollen('2024-05-11', '2024-05-19');
+      const refused = await runCliInProcess(second, fx.cliEnv(MONEY));
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        "this backfill would cost €4.00, beyond the €1.00 left of this month's budget of €5.00 (ENVDATA_BUDGET), counting €0.00 spent this month and €4.00 still planned by 1 unfinished run: nothing was written",
+      );
+      expect(await ledgerRows()).toEqual(before);
+
+      const dry = await runCliInProcess([...second, '--dry-run'], fx.cliEnv(MONEY));
+      expect(dry.stdout).toContain(
+        'budget: €5.00/month (ENVDATA_BUDGET), €0.00 spent this month, €4.00 still planned by 1 unfinished run, €1.00 left — this plan goes OVER it',
+      );
+      const json = JSON.parse(
+        (await runCliInProcess([...second, '--dry-run', '--json'], fx.cliEnv(MONEY))).stdout,
+      );
+      expect(json.money.budget).toEqual({
+        perMonth: '5',
+        spentThisMonth: '0',
+        plannedByUnfinishedRuns: '4',
+        unfinishedRuns: 1,
+        left: '1',
+        overBudget: true,
+      });
+      // The same backfill again resumes its run: nothing new to pay for, not refused.
+      const resumed = await runCliInProcess(pollen('2024-05-01', '2024-05-09'), fx.cliEnv(MONEY));
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toContain(`resumed run ${firstRun}:`);
+      expect(resumed.stdout).not.toContain('OVER');
+    } finally {
+      const cancelled = await runCliInProcess(['cancel', String(firstRun)], fx.cliEnv(MONEY));
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+    }
+    // Cancelled, it plans nothing more: the second fits again.
+    const dry = await runCliInProcess(
+      [...pollen('2024-05-11', '2024-05-19'), '--dry-run'],
+      fx.cliEnv(MONEY),
+    );
+    expect(dry.stdout).toContain('€0.00 spent this month, €5.00 left: the plan fits');
+  });
+
   it('refuses a plan over the budget with exit 2 and writes nothing; the dry run shows its cost', async () => {
     const before = await ledgerRows();
     const refused = await runCliInProcess(BACKFILL, fx.cliEnv(MONEY));
@@ -58,7 +115,14 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
       currency: 'EUR',
       pricePerCall: '0.5',
       cost: '10',
-      budget: { perMonth: '5', spentThisMonth: '0', left: '5', overBudget: true },
+      budget: {
+        perMonth: '5',
+        spentThisMonth: '0',
+        plannedByUnfinishedRuns: '0',
+        unfinishedRuns: 0,
+        left: '5',
+        overBudget: true,
+      },
     });
     expect(json.quotaDays.boundBy).toBe('budget (month)');
 

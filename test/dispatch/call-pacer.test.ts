@@ -132,6 +132,18 @@ describe('the call pacer', () => {
     }
   });
 
+  it('gives back the slot of a call not made after all: the next call takes it', async () => {
+    // One call a minute: a second call would wait for the next minute, but for the first's
+    // slot given back (the quota refused that call once its slot came).
+    const rule = { max: 1, durationMs: 60_000, label: '1/min' };
+    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    await (await pacer.acquire()).unused();
+    // Stops waiting (and fails) long before the minute a slot not given back would cost.
+    const next = await pacer.acquire(AbortSignal.timeout(20_000));
+    next.answered();
+    expect(next.missed).toBe(0);
+  });
+
   it('holds a call until its peer a window back was read, when that answer came late', async () => {
     const rule = { max: 2, durationMs: 200, label: '2/200ms' };
     const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;

@@ -3,7 +3,7 @@ import { configFromDefaults } from '../../src/config/load-config.js';
 import { QuotaGate } from '../../src/dispatch/quota-gate.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 
-// The quota's counters live beside the queue: Redis keys, or envdata.quota_usage on Postgres.
+// The quota's counters are rows of envdata.quota_usage, on either queue backend.
 const fx = useBackfillFixture();
 
 /** A gate on its own app (its own connections: another host), days of one real day. */
@@ -13,6 +13,22 @@ function gate(env: Record<string, string>): QuotaGate {
 }
 
 describe('the quota gate', () => {
+  it('counts every call of many takers at once on several hosts, none refused by a deadlock', async () => {
+    const now = Date.parse('2002-03-04T10:00:00Z') + Math.floor(Math.random() * 1e6) * 86_400_000;
+    const env = { ENVDATA_QUOTA: '100000/day,1000000/month', ENVDATA_SYNC_RESERVE: '0' };
+    const hosts = [gate(env), gate(env), gate(env)];
+    // 3 hosts × 16 takers × 10 takes, each taker one after the other: the day's and the month's
+    // rows are locked in one order by all, so two takers never hold one each.
+    await Promise.all(
+      Array.from({ length: 48 }, async (_, i) => {
+        for (let k = 0; k < 10; k += 1) {
+          expect(await hosts[i % 3]!.take('other', now)).toBeUndefined();
+        }
+      }),
+    );
+    expect((await hosts[0]!.usage(now)).map((u) => u.used)).toEqual([480, 480]);
+  });
+
   it('never lets two hosts take past the line: the reserve is the sync’s alone, and the day ends for all', async () => {
     // A quota day no other test of this file counts in: a day far in the past of its own.
     const now = Date.parse('2001-02-03T10:00:00Z') + Math.floor(Math.random() * 1e6) * 86_400_000;

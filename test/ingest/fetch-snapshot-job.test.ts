@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { queueLimiter } from '../../src/dispatch/call-budget.js';
 import { snapshotJob } from '../../jobs/snapshot-job.js';
 import type { SnapshotJobData } from '../../jobs/snapshot-job.js';
-import { createFetchSnapshotProcessor } from '../../src/ingest/fetch-snapshot-job.js';
+import {
+  createFetchSnapshotProcessor,
+  type FetchSnapshotDeps,
+} from '../../src/ingest/fetch-snapshot-job.js';
+import { CallPacer } from '../../src/dispatch/call-pacer.js';
+import { QuotaGate } from '../../src/dispatch/quota-gate.js';
+import { quotaPeriodsOf } from '../../src/queue/quota-usage.js';
 import { ThrottleBackoff } from '../../src/ingest/throttle-backoff.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
@@ -15,7 +21,7 @@ import { startStubService } from '../harness/start-stub-service.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { formatRunSummary, runSucceeded } from '../../src/cli/watch-run.js';
 
-const fx = useBackfillFixture();
+const fx = useBackfillFixture({ requestLog: 100 });
 let client: ServiceClient | undefined;
 let worker: Worker<SnapshotJobData, number> | undefined;
 
@@ -48,9 +54,11 @@ function startSnapshotWorker(
   onPause: (ms: number) => void,
   apiKey = DEMO_API_KEY,
   baseUrl = fx.app.config.service.baseUrl,
+  gates: Pick<FetchSnapshotDeps, 'pacer' | 'quota'> = {},
 ) {
   client = createServiceClient({ ...fx.app.config.service, apiKey, baseUrl });
   const processor = createFetchSnapshotProcessor({
+    ...gates,
     db: fx.app.db,
     client,
     species: new SpeciesIds(),
@@ -273,5 +281,44 @@ describe('the snapshot job, values set aside', () => {
     const progress = (await runProgress(fx.app.db, runId))!;
     expect(progress.setAside).toEqual([]);
     expect(runSucceeded(progress)).toBe(true);
+  });
+});
+
+describe('the snapshot job under a quota and a paced rule', () => {
+  it('counts its call in the quota day the call reaches the service, not the day it began to wait for its slot', async () => {
+    // Quota days of 1 real second; a rule of 1 call in 3 s, whose call this process just made:
+    // the job's call waits some 3 s for its slot, into a later quota day than it began in.
+    const app = fx.newApp({
+      ENVDATA_QUOTA: '1000/day',
+      ENVDATA_SYNC_RESERVE: '0',
+      ENVDATA_QUOTA_DAY_SECONDS: '1',
+    });
+    const quota = new QuotaGate(app.queues.quotaCounter(), app.config.quota);
+    const rule = { max: 1, durationMs: 3_000, label: '1/3s' };
+    const pacer = CallPacer.for(app.queues.callSlots(), rule)!;
+    (await pacer.acquire()).answered();
+    await sql`delete from envdata.quota_usage`.execute(app.db);
+    fx.simulator.resetStats();
+    const done = startSnapshotWorker(
+      new ThrottleBackoff(),
+      () => undefined,
+      DEMO_API_KEY,
+      fx.app.config.service.baseUrl,
+      { pacer, quota },
+    );
+    await addSnapshotJob(new Date('2024-07-03T12:00:00Z'));
+    await done;
+
+    const requests = fx.simulator.requests();
+    expect(requests).toHaveLength(1);
+    const { at } = requests[0]!;
+    const { rows } = await sql<{ period: string; used: number }>`
+      select period, used from envdata.quota_usage where quota_window = 'day'`.execute(app.db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.used).toBe(1);
+    // Counted just before it went: in the day it arrived, or the one before when it went within
+    // a moment of the day's end; never the day, seconds before, when it began to wait.
+    const dayOf = (ms: number) => quotaPeriodsOf(app.config.quota, ms).day;
+    expect([dayOf(at), dayOf(at - 200)]).toContain(rows[0]!.period);
   });
 });

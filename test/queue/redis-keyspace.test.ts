@@ -31,15 +31,11 @@ function everyKey(keyspace: RedisKeyspace): string[] {
       keyspace.budgetCounter(rule.durationMs, Math.floor(now / rule.durationMs) + i),
     ),
   );
-  const quota = [
-    keyspace.quotaCounter('day', '2026-11-23'),
-    keyspace.quotaCounter('month', '2026-11'),
-  ];
   const heartbeats = Object.values(QUEUE_NAMES).flatMap((name) => [
     keyspace.workerHeartbeats(name),
     keyspace.workerHeartbeat(name, 'host-a:1234:8:9f86d081'),
   ]);
-  return [...queueKeys, ...budget, ...quota, keyspace.paceSlots('20/1000ms'), ...heartbeats];
+  return [...queueKeys, ...budget, keyspace.paceSlots('20/1000ms'), ...heartbeats];
 }
 
 describe('RedisKeyspace', () => {
@@ -107,7 +103,5 @@ describe('the keys envdata names itself', () => {
     expect(counter).toContain('this.keyspace.budgetCounter(');
     const slots = readFileSync(join('src', 'queue', 'redis-call-slots.ts'), 'utf8');
     expect(slots).toContain('this.keyspace.paceSlots(');
-    const quota = readFileSync(join('src', 'queue', 'redis-quota-counter.ts'), 'utf8');
-    expect(quota).toContain('this.keyspace.quotaCounter(');
   });
 });

@@ -132,14 +132,17 @@ export function registerBackfillCommand(program: Command, context: CommandContex
             windowAuto,
             ...(options.recheckNoData && { recheckNoData: true }),
           };
-          // A plan beyond what is left of the month's budget is refused before anything is written.
+          // A plan beyond what is left of the month's budget, once the unfinished runs make the
+          // calls they still plan, is refused before anything is written.
           if (!options.dryRun && config.money.budget && !options.allowOverBudget) {
             const planned = await startBackfill(app, backfill, { dryRun: true });
             const cost = await readPlanCost(app, planned.estimate.calls, 'other');
             if (cost.overBudget) throw usageError(overBudgetMessage('this backfill', cost));
           }
           const start = await startBackfill(app, backfill, { dryRun: options.dryRun ?? false });
-          const cost = await readPlanCost(app, start.estimate.calls, 'other');
+          const cost = await readPlanCost(app, start.estimate.calls, 'other', {
+            ...(start.runId !== undefined && { exceptRunId: start.runId }),
+          });
           if (options.json) {
             const { toBackfillPlanJson } = await import('../json/backfill-plan-json.js');
             const request = { datasets, from, to, windowHours, windowAuto, locations };

@@ -283,7 +283,14 @@ export const BACKFILL_PLAN_EXAMPLE: BackfillPlanJson = {
     currency: 'EUR',
     pricePerCall: '0.0004',
     cost: '0.0016',
-    budget: { perMonth: '300', spentThisMonth: '12.5', left: '287.5', overBudget: false },
+    budget: {
+      perMonth: '300',
+      spentThisMonth: '12.5',
+      plannedByUnfinishedRuns: '0',
+      unfinishedRuns: 0,
+      left: '287.5',
+      overBudget: false,
+    },
   },
   quotaDays: { days: 0.0001, boundBy: 'quota (day)', callsPerDay: 45000 },
   plannedByOtherRuns: [

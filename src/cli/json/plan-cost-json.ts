@@ -26,11 +26,17 @@ export const planCostJson = {
             .describe(
               'what the calls counted this month cost; `null` when the counters could not be read',
             ),
-          left: decimalJson.describe('what is left of this month’s budget'),
+          plannedByUnfinishedRuns: decimalJson.describe(
+            'what the calls unfinished runs (planning, running, paused) still plan will cost: counted against the budget like the month’s spending',
+          ),
+          unfinishedRuns: count.describe('the unfinished runs with calls still planned'),
+          left: decimalJson.describe(
+            'what is left of this month’s budget once the unfinished runs make the calls they still plan',
+          ),
           overBudget: z
             .boolean()
             .describe(
-              'the month’s spending plus `cost` is above the budget: a backfill or `sync --now` with these flags exits 2 unless `--allow-over-budget`',
+              'the month’s spending plus `plannedByUnfinishedRuns` plus `cost` is above the budget: a backfill or `sync --now` with these flags exits 2 unless `--allow-over-budget`',
             ),
         })
         .nullable()
@@ -79,6 +85,10 @@ export function toPlanCostJson(cost: PlanCost): {
                 : {
                     perMonth: amount(budget),
                     spentThisMonth: cost.spentThisMonth ? amount(cost.spentThisMonth) : null,
+                    plannedByUnfinishedRuns: amount(
+                      cost.plannedByOpenRuns ?? { nanos: 0n, currency: price.currency },
+                    ),
+                    unfinishedRuns: cost.openRuns.runs,
                     left: amount(budgetLeft),
                     overBudget: cost.overBudget,
                   },

@@ -39,7 +39,7 @@ export const quotaUsageJson = z
   })
   .nullable()
   .describe(
-    'the quota’s and budget’s use; `null` when the counters beside the queue do not answer',
+    'the quota’s and budget’s use; `null` when its counters (a table of the warehouse) cannot be read',
   );
 
 export type QuotaUsageJson = z.infer<typeof quotaUsageJson>;

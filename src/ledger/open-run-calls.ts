@@ -1,0 +1,50 @@
+import { sql, type Kysely } from 'kysely';
+import { countWindows } from '../windows/tile-windows.js';
+import type { Database } from '../warehouse/schema.js';
+
+/** The calls unfinished runs still plan to make, and how many runs that is. */
+export interface OpenRunCalls {
+  /** Unfinished runs with a call still planned. */
+  readonly runs: number;
+  readonly calls: number;
+}
+
+/**
+ * What the unfinished runs (planning, running or paused; a rebuild makes no call) will still ask
+ * of the service: their chunks waiting or in flight, and the windows of their gaps not yet turned
+ * into chunks, counted as `runProgress` counts them. A plan's budget check adds them to the
+ * month's spending: money they will spend is not left for another plan. `exceptRunId` leaves out
+ * the run the plan is (a backfill just started, or resumed).
+ */
+export async function openRunCalls(
+  db: Kysely<Database>,
+  exceptRunId?: number,
+): Promise<OpenRunCalls> {
+  const except = exceptRunId ?? -1;
+  const { rows } = await sql<{
+    run_id: number;
+    chunks: number;
+    gaps: { from: string; to: string; hours: number }[] | null;
+  }>`
+    select r.run_id,
+      (select count(*)::int from envdata.chunk k
+        where k.run_id = r.run_id and k.status in ('pending', 'queued', 'running')) as chunks,
+      (select json_agg(json_build_object('from', g.next_from, 'to', g.gap_to, 'hours', g.window_hours))
+        from envdata.run_gap g where g.run_id = r.run_id and g.next_from < g.gap_to) as gaps
+    from envdata.run r
+    where r.status in ('planning', 'running', 'paused') and r.kind <> 'rebuild'
+      and r.run_id <> ${except}`.execute(db);
+  let runs = 0;
+  let calls = 0;
+  for (const row of rows) {
+    const planned =
+      row.chunks +
+      (row.gaps ?? []).reduce(
+        (n, g) => n + countWindows(new Date(g.from), new Date(g.to), g.hours),
+        0,
+      );
+    if (planned > 0) runs += 1;
+    calls += planned;
+  }
+  return { runs, calls };
+}
