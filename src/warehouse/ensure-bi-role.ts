@@ -47,7 +47,7 @@ export interface BiRoleReport {
  * put back to the documented values every time, both the role-wide settings and those of the
  * role in the current database (which override them): a BI session may `ALTER ROLE envdata_bi
  * SET statement_timeout = 0` for itself, and PostgreSQL offers no way to forbid that, nor a
- * session's own `SET`.
+ * session's own `SET` (`resetBiRoleSettings`; long-running processes do it too: `checkBiRoles`).
  *
  * The role is cluster-wide: fencing it out of the cluster's other databases is the
  * administrator's job (docs/warehouse.md, "Fencing the role"). Where two warehouses share a
