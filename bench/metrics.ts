@@ -213,7 +213,9 @@ async function main(): Promise<void> {
         return {
           ...r,
           on,
-          detail: `backfill ${fmt(r.backfillSeconds, 2)} s + sync ${fmt(r.syncSeconds, 2)} s`,
+          detail:
+            `backfill ${fmt(r.backfillSeconds, 2)} s + sync ${fmt(r.syncSeconds, 2)} s, ` +
+            `${fmt(r.snapshotRows)} snapshot rows fetched ${month.toISOString().slice(0, 7)}`,
         };
       }
       const r = await measureMetricsRun(target, locations, {

@@ -20,6 +20,8 @@ export interface BiReaderRun {
   readonly backfillSeconds: number;
   readonly syncSeconds: number;
   readonly cpuSeconds: number;
+  /** Snapshot rows the sync stored (fetched at `syncAt`, in that month's partitions). */
+  readonly snapshotRows: number;
   /** `done` when both ended so, else how the first that did not ended. */
   readonly status: string;
 }
@@ -121,6 +123,10 @@ export async function measureBiReaderRun(
       // Still open: nothing envdata did ended it.
       await reader.query('select 1');
     }
+    const { rows: stored } = await sql<{ n: number }>`
+      select (select count(*) from envdata.pollen_snapshot where fetched_at = ${options.syncAt})
+        + (select count(*) from envdata.weather_snapshot where fetched_at = ${options.syncAt})
+        as n`.execute(app.db);
     return {
       biReader: options.biReader,
       chunks: backfill.chunks + sync.total,
@@ -129,6 +135,7 @@ export async function measureBiReaderRun(
       backfillSeconds: backfill.seconds,
       syncSeconds,
       cpuSeconds: backfill.cpuSeconds + (cpu.user + cpu.system) / 1e6,
+      snapshotRows: Number(stored[0]?.n ?? 0),
       status: backfill.status !== 'done' ? backfill.status : sync.status,
     };
   } finally {
