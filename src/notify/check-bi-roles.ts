@@ -15,9 +15,9 @@ export interface LiftedBiRole {
 
 /**
  * Puts back the timeouts and connection limit a BI role lifted for itself, and tells the operator
- * once per time it happened (`bi-role-lifted`). Run by `checkAlerts` in every long-running
- * process, so a lifted `statement_timeout` lasts a minute or so, not until the next
- * `envdata bi-role`.
+ * once per time it happened (`bi-role-lifted`). The notification dispatcher of every
+ * long-running process runs it after `checkAlerts`, so a lifted `statement_timeout` lasts a
+ * minute or so, not until the next `envdata bi-role`.
  *
  * The BI roles are those granted `USAGE` on schema `analytics` that are readers only (no
  * superuser, none that may create roles or databases, neither the database owner nor the role

@@ -7,7 +7,7 @@ export type MonthPartitionedTable = Extract<keyof Database, `${string}_snapshot`
 
 /**
  * Creates the monthly partition of each table that rows fetched at `fetchedAt` go to, unless it
- * exists: one round trip, before the transaction that stores them, so the parent is locked only
+ * exists: one statement, before the transaction that stores them, so the parent is locked only
  * for a moment. Unlike `YearPartitions` it keeps no list of the months it saw: snapshot retention
  * drops months while the process runs, and one statement per fetch is nothing beside the fetch.
  *
