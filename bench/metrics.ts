@@ -265,17 +265,19 @@ async function main(): Promise<void> {
       pairs.push(w.rows / w.seconds / (wo.rows / wo.seconds));
     }
     const medianPair = [...pairs].sort((x, y) => x - y)[Math.floor((pairs.length - 1) / 2)]!;
-    // Issue 37 asks a backfill and a sync to finish within 10 % of their time beside a BI read.
-    const tolerance = options.compare === 'bi-reader' ? 0.1 : 0.03;
+    // Issue 37 asks a backfill and a sync to finish within 10 % of their time beside a BI read:
+    // not slower by more than that (faster is the machine's noise, not a miss).
+    const verdict =
+      options.compare === 'bi-reader'
+        ? `target no slower than 10 %: ${ratio >= 1 / 1.1 ? 'met' : 'MISSED'}`
+        : `target within ±3 %: ${Math.abs(ratio - 1) <= 0.03 ? 'met' : 'MISSED'}`;
     const header =
       `${NAME} — ${options.backend} queue, ${options.locations} locations × ${options.days} days per run, ` +
       `concurrency ${options.concurrency}, ${options.rounds} rounds (ABBA)`;
     const common = [
       `  without ${options.compare}: ${fmt(without)} rows/s`,
       `  with ${options.compare}:    ${fmt(withOn)} rows/s`,
-      `  ratio with/without: ${fmt(ratio, 3)} (${fmt((ratio - 1) * 100, 1)} %; target within ±${fmt(tolerance * 100)} %: ${
-        Math.abs(ratio - 1) <= tolerance ? 'met' : 'MISSED'
-      }); per round: ${pairs.map((p) => fmt(p, 3)).join(', ')} (median ${fmt(medianPair, 3)})`,
+      `  ratio with/without: ${fmt(ratio, 3)} (${fmt((ratio - 1) * 100, 1)} %; ${verdict}); per round: ${pairs.map((p) => fmt(p, 3)).join(', ')} (median ${fmt(medianPair, 3)})`,
     ];
     const load = `  load average (1 min) at the end: ${fmt(loadavg()[0]!, 2)}`;
     const notDone = runs.some((r) => r.status !== 'done')
