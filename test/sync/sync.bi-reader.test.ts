@@ -11,6 +11,7 @@ import { ensureMonthPartitions } from '../../src/warehouse/month-partitions.js';
 import { FolderMigrationProvider, migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { snapshotPartitions } from '../harness/snapshot-partitions.js';
 import { syncAt } from '../harness/sync-at.js';
 
 // A lookback past a day: each sync lands the hours the previous day's forecasts were about.
@@ -51,16 +52,6 @@ afterAll(async () => {
   await sql.raw(`drop role if exists ${ROLE}`).execute(fx.app.db);
 });
 
-/** The monthly partitions of the snapshot tables. */
-async function partitions(db: Kysely<Database>): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`
-    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent in ('envdata.pollen_snapshot'::regclass,
-      'envdata.pollen_species_snapshot'::regclass, 'envdata.weather_snapshot'::regclass)
-    order by 1`.execute(db);
-  return rows.map((r) => r.name);
-}
-
 /**
  * Logs in as the BI role, lifts every timeout of its session, and reads every analytics view in
  * a transaction it leaves open: the read locks it holds stay until the test ends it.
@@ -100,7 +91,7 @@ async function pidOf(client: pg.Client): Promise<number> {
 describe('a BI session that lifted its timeouts and holds a long read', () => {
   it('holds up no landing, sync, partition, retention or migration of envdata', async () => {
     await syncAt(fx, new Date('2025-01-31T02:20:00Z'));
-    expect(await partitions(fx.app.db)).toEqual(TABLES.map((t) => `${t}_m2025_01`));
+    expect(await snapshotPartitions(fx.app.db)).toEqual(TABLES.map((t) => `${t}_m2025_01`));
 
     bi = await holdLongRead();
     const biPid = await pidOf(bi);
@@ -122,7 +113,7 @@ describe('a BI session that lifted its timeouts and holds a long read', () => {
     await syncAt(fx, new Date('2025-02-01T02:20:00Z'));
     // A fetch in March, the next month's partitions: created while the read holds.
     await ensureMonthPartitions(fx.app.db, [...TABLES], new Date('2025-03-01T00:00:00Z'));
-    expect(await partitions(fx.app.db)).toEqual(
+    expect(await snapshotPartitions(fx.app.db)).toEqual(
       TABLES.flatMap((t) => ['2025_01', '2025_02', '2025_03'].map((m) => `${t}_m${m}`)),
     );
 
