@@ -43,6 +43,7 @@
 --   2026_11_28_0041_share_unit_per_field
 --   2026_11_28_0042_upstream_shape
 --   2026_11_28_0043_drift_policy
+--   2026_11_28_0046_attach_partitions
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -1476,16 +1477,16 @@ AS $function$
         -- Looked up before the lock: every store of a snapshot asks, nearly always for a month
         -- that exists.
         continue when to_regclass(format('%I.%I', schema_name, part)) is not null;
-        -- One creator at a time across every process (the lock of ensure_year_partitions). Asked
-        -- again after it with a query, whose fresh snapshot sees a partition another process
-        -- created meanwhile: to_regclass reads the catalog cache, which an advisory lock does not
-        -- bring up to date.
+        -- One creator at a time across every process; asked again after the lock with a query,
+        -- whose fresh snapshot sees a partition another process created meanwhile.
         perform pg_advisory_xact_lock(hashtext('envdata.partitions'));
         if not exists (select 1 from pg_class where relname = part
             and relnamespace = schema_name::regnamespace) then
+          execute format('create table %I.%I (like %s including defaults including constraints)',
+            schema_name, part, parent);
           execute format(
-            'create table %I.%I partition of %s for values from (%L) to (%L)',
-            schema_name, part, parent,
+            'alter table %s attach partition %I.%I for values from (%L) to (%L)',
+            parent, schema_name, part,
             make_timestamptz(extract(year from m)::int, extract(month from m)::int, 1, 0, 0, 0, 'UTC'),
             make_timestamptz(extract(year from m + interval '1 month')::int,
               extract(month from m + interval '1 month')::int, 1, 0, 0, 0, 'UTC'));
@@ -1514,12 +1515,14 @@ AS $function$
       for y in first_year .. last_year loop
         part := format('%s_y%s', table_name, y);
         if to_regclass(format('%I.%I', schema_name, part)) is null then
+          execute format('create table %I.%I (like %s including defaults including constraints)',
+            schema_name, part, parent);
+          execute format('create index on %I.%I using brin (observed_at)', schema_name, part);
           execute format(
-            'create table %I.%I partition of %s for values from (%L) to (%L)',
-            schema_name, part, parent,
+            'alter table %s attach partition %I.%I for values from (%L) to (%L)',
+            parent, schema_name, part,
             make_timestamptz(y, 1, 1, 0, 0, 0, 'UTC'),
             make_timestamptz(y + 1, 1, 1, 0, 0, 0, 'UTC'));
-          execute format('create index on %I.%I using brin (observed_at)', schema_name, part);
           created := created + 1;
         end if;
       end loop;

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
+import { hasSqlState, SQLSTATE } from '../errors/pg-errors.js';
 import type { Logger } from '../logging/create-logger.js';
 import { foldDoneChunks } from '../ledger/fold-done-chunks.js';
 import {
@@ -46,6 +47,8 @@ const FOLD_EVERY_MS = 30_000;
 export class QueueFeeder {
   private running: Promise<number> | undefined;
   private lastFold = 0;
+  /** Whether the last drop of expired snapshots gave up behind a reader (said once). */
+  private retentionHeld = false;
   private readonly closer: RunCloser;
 
   constructor(
@@ -115,13 +118,25 @@ export class QueueFeeder {
     return added;
   }
 
-  /** Drops the months of snapshots past ENVDATA_SNAPSHOT_RETENTION; a failure waits for the next pass. */
+  /**
+   * Drops the months of snapshots past ENVDATA_SNAPSHOT_RETENTION; a failure waits for the next
+   * pass. A drop that gave up behind a reader of the snapshot tables (55P03: a BI report) is said
+   * once, however many passes it takes the report to end.
+   */
   private async dropExpiredSnapshots(retentionMs: number): Promise<void> {
     try {
       const dropped = await dropExpiredSnapshots(this.db, retentionMs);
       if (dropped.length > 0) this.logger.info({ dropped }, 'expired snapshots dropped');
+      this.retentionHeld = false;
     } catch (error) {
-      this.logger.warn({ err: error }, 'could not drop expired snapshots; will try again');
+      if (!hasSqlState(error, SQLSTATE.lockNotAvailable)) {
+        this.logger.warn({ err: error }, 'could not drop expired snapshots; will try again');
+      } else if (!this.retentionHeld) {
+        this.retentionHeld = true;
+        this.logger.info(
+          'expired snapshots wait for a reader of the snapshot tables (a long report?) to end: dropping them gave up rather than hold up the stores, and is tried again every pass',
+        );
+      }
     }
   }
 

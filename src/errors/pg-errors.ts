@@ -16,6 +16,11 @@ export const SQLSTATE = {
   invalidAuthorization: '28000',
   /** 42501: the role lacks a privilege (a function revoked from PUBLIC, say). */
   insufficientPrivilege: '42501',
+  /**
+   * 55P03: a lock was not granted within `lock_timeout` (or `nowait`): a DDL of envdata gave up
+   * behind a reader, to try again later.
+   */
+  lockNotAvailable: '55P03',
   /** 57014: the statement was cancelled (`pg_cancel_backend`, `statement_timeout`). */
   queryCanceled: '57014',
   /** 53300: max_connections reached ("sorry, too many clients already"). */

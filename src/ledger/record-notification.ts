@@ -16,6 +16,9 @@ import type { Database } from '../warehouse/schema.js';
  * - `sync-missed`: the nightly sync did not start within an hour of its schedule;
  * - `upstream-changed`: an answer of the service had a shape never seen before for its endpoint
  *   (`recordUpstreamShape`: one per shape, whatever the number of answers and workers);
+ * - `bi-role-lifted`: a BI role lifted a timeout or its connection limit for itself (`ALTER ROLE
+ *   … SET statement_timeout = 0`), put back by the periodic check (`checkBiRoles`) or, when this
+ *   role may not, waiting for `envdata bi-role`; one per time it happened;
  * - `test`: `envdata notify test` (never in the outbox).
  */
 export const NOTIFICATION_EVENTS = [
@@ -31,6 +34,7 @@ export const NOTIFICATION_EVENTS = [
   'no-worker',
   'sync-missed',
   'upstream-changed',
+  'bi-role-lifted',
   'test',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

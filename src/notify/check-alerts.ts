@@ -35,6 +35,8 @@ export interface CheckAlertsOptions {
  * - runs with work queued and no worker connected for ENVDATA_NO_WORKER_ALERT (`no-worker`);
  * - a quota's reset passed after it held the runs (`quota-freed`);
  * - the nightly sync not started within an hour of its schedule (`sync-missed`).
+ *
+ * The dispatcher also runs `checkBiRoles` with it (a BI role's lifted timeouts, put back).
  */
 export async function checkAlerts(
   app: Uses<'config' | 'db' | 'queues'>,

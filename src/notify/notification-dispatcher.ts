@@ -12,6 +12,7 @@ import {
   type ClaimedDelivery,
 } from '../ledger/notification-deliveries.js';
 import { checkAlerts } from './check-alerts.js';
+import { checkBiRoles } from './check-bi-roles.js';
 import { notificationBody } from './notification-document.js';
 import { postNotification, type PostAnswer } from './post-notification.js';
 
@@ -43,7 +44,8 @@ type DispatcherResources = Uses<'config' | 'db' | 'queues' | 'logger' | 'metrics
  * retries it with exponential backoff. Each target has its own delivery state: a dead one never
  * makes a live one receive an event twice. Events older than ENVDATA_NOTIFY_MAX_AGE are dropped
  * with a log line and `envdata_notifications_total{outcome="dropped"}`. It also checks the
- * periodic conditions (`checkAlerts`) every `checkMs`, whether or not a target is set.
+ * periodic conditions (`checkAlerts`) every `checkMs`, whether or not a target is set, and puts
+ * back the limits a BI role lifted for itself (`checkBiRoles`).
  */
 export class NotificationDispatcher implements AppComponent {
   readonly name = 'notifier';
@@ -120,13 +122,23 @@ export class NotificationDispatcher implements AppComponent {
   /**
    * Checks the periodic conditions now (`checkAlerts`), then again after about `checkMs`, or at
    * the next held quota's reset when that comes sooner: `quota-freed` is said as the reset
-   * passes, not up to a period later.
+   * passes, not up to a period later. `biRoles: false` leaves the BI roles' settings unchecked
+   * (`checkBiRoles`: roles are the whole server's, a test's own check must not touch them).
    */
-  async check(): Promise<void> {
+  async check(options: { biRoles?: boolean } = {}): Promise<void> {
     clearTimeout(this.checkTimer);
     let nextReset: Date | undefined;
     try {
       nextReset = await checkAlerts(this.app, { watchingSince: this.startedAt });
+      const told = options.biRoles === false ? [] : await checkBiRoles(this.app.db);
+      for (const { role, lifted, resettable } of told) {
+        this.log.warn(
+          { role, lifted },
+          resettable
+            ? `BI role ${role} had lifted its own limits; put back`
+            : `BI role ${role} lifted its own limits and this role may not put them back: run envdata bi-role as a superuser or a role with CREATEROLE`,
+        );
+      }
     } catch (error) {
       if (!this.app.outages.report(error)) {
         this.log.warn({ err: coerceError(error) }, 'could not check alert conditions');

@@ -16,7 +16,7 @@ export const notificationJson = z
     event: z
       .enum(NOTIFICATION_EVENTS)
       .describe(
-        'what happened: `run-ended` (failed, or with quarantined hours, failed chunks or values set aside), `key-refused` (401), `product-refused` (403), `wrong-address`, `run-stopped`, `quota-reached`, `quota-freed`, `freshness-breached`, `freshness-recovered`, `no-worker`, `sync-missed`, `upstream-changed` (an answer shape never seen before), `test`',
+        'what happened: `run-ended` (failed, or with quarantined hours, failed chunks or values set aside), `key-refused` (401), `product-refused` (403), `wrong-address`, `run-stopped`, `quota-reached`, `quota-freed`, `freshness-breached`, `freshness-recovered`, `no-worker`, `sync-missed`, `upstream-changed` (an answer shape never seen before), `bi-role-lifted` (a BI role lifted its own timeouts), `test`',
       ),
     at: z.string().describe('when the transition was recorded, ISO 8601 UTC'),
     text: z

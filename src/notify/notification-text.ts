@@ -61,6 +61,12 @@ export function notificationText(
       const changes = Array.isArray(d.changes) ? d.changes.map(str).join('; ') : '';
       return `envdata: the service's ${str(d.dataset)} ${str(d.source)} answers changed shape (${str(d.shape)}): ${changes || 'see envdata upstream'}; ${str(d.held)}${todo}`;
     }
+    case 'bi-role-lifted': {
+      const lifted = Array.isArray(d.lifted) ? d.lifted.map(str).join('; ') : '';
+      return d.resettable === true
+        ? `envdata: BI role ${str(d.role)} had lifted its own limits (${lifted}); envdata put them back — a session already open keeps what it set, and cannot hold up envdata's writes`
+        : `envdata: BI role ${str(d.role)} lifted its own limits (${lifted}) and this role may not put them back${todo}`;
+    }
     case 'test':
       return `envdata: test notification from ${str(d.host)} — alerts reach this channel; nothing to do`;
   }

@@ -12,8 +12,8 @@ export const BI_STATEMENT_TIMEOUT = '60s';
 
 /**
  * `idle_in_transaction_session_timeout` of the BI role, set again by every `envdata bi-role`: a
- * BI session left open in a transaction holds its read locks, which a migration or the creation
- * of a year's partition waits for.
+ * BI session left open in a transaction holds its read locks, which a migration or retention's
+ * drop of a month waits for (each for at most `DDL_LOCK_TIMEOUT_MS` a try: it holds up no writer).
  */
 export const BI_IDLE_IN_TRANSACTION_TIMEOUT = '60s';
 

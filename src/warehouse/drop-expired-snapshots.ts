@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { limitDdlLockWait } from './ddl-lock-timeout.js';
 import type { MonthPartitionedTable } from './month-partitions.js';
 import { refreshDailyRollups } from './refresh-daily-rollups.js';
 import type { Database } from './schema.js';
@@ -21,9 +22,10 @@ const ACCURACY_SOURCES: readonly MonthPartitionedTable[] = ['pollen_snapshot', '
  * In one transaction: the dirty days are refreshed first, so the forecast-accuracy rollup has
  * summed every forecast about to go; then `envdata.snapshot_retention.settled_before` moves past
  * the last hour those forecasts were about, so no later refresh sums those days again from what
- * is left (migration 0036); then the partitions go. Dropping one locks its parent table: a
- * short `lock_timeout` gives up (an error, tried again on the next pass) rather than queue every
- * store of a snapshot behind a long report reading the analytics views.
+ * is left (migration 0036); then the partitions go. Dropping one locks its parent table ACCESS
+ * EXCLUSIVE, which waits for every reader of it: after `DDL_LOCK_TIMEOUT_MS` it gives up (55P03,
+ * everything rolled back, tried again on the next pass) rather than queue every store of a
+ * snapshot behind a long report reading the analytics views.
  */
 export async function dropExpiredSnapshots(
   db: Kysely<Database>,
@@ -38,11 +40,11 @@ export async function dropExpiredSnapshots(
       trx,
     );
     if (!lock[0]?.locked) return [];
-    await sql`set local lock_timeout = '10s'`.execute(trx);
     const expired = await expiredPartitions(trx, cutoff);
     if (expired.length === 0) return [];
     await refreshDailyRollups(trx);
     await settle(trx, expired);
+    await limitDdlLockWait(trx);
     for (const { partition } of expired) {
       await sql`drop table ${sql.table(`envdata.${partition}`)}`.execute(trx);
     }

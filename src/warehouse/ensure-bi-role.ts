@@ -9,6 +9,7 @@ import {
   BI_STATEMENT_TIMEOUT,
   biRoleNameProblem,
 } from './bi-role-settings.js';
+import { resetBiRoleSettings } from './reset-bi-role-settings.js';
 import type { Database } from './schema.js';
 
 export { BI_CONNECTION_LIMIT, BI_IDLE_IN_TRANSACTION_TIMEOUT, BI_ROLE, BI_STATEMENT_TIMEOUT };
@@ -19,12 +20,6 @@ export interface BiRoleOptions {
   /** Makes the role a login role with this password; absent, the login is left as it is. */
   readonly password?: string;
 }
-
-/** The role settings envdata owns, with the values every `ensureBiRole` puts back. */
-const BI_ROLE_SETTINGS: Readonly<Record<string, string>> = {
-  statement_timeout: BI_STATEMENT_TIMEOUT,
-  idle_in_transaction_session_timeout: BI_IDLE_IN_TRANSACTION_TIMEOUT,
-};
 
 /** What `ensureBiRole` found changed and put back, and where the lock functions stand. */
 export interface BiRoleReport {
@@ -52,7 +47,7 @@ export interface BiRoleReport {
  * put back to the documented values every time, both the role-wide settings and those of the
  * role in the current database (which override them): a BI session may `ALTER ROLE envdata_bi
  * SET statement_timeout = 0` for itself, and PostgreSQL offers no way to forbid that, nor a
- * session's own `SET`.
+ * session's own `SET` (`resetBiRoleSettings`; long-running processes do it too: `checkBiRoles`).
  *
  * The role is cluster-wide: fencing it out of the cluster's other databases is the
  * administrator's job (docs/warehouse.md, "Fencing the role"). Where two warehouses share a
@@ -92,7 +87,7 @@ export async function ensureBiRole(
   await sql`grant temporary on database ${database} to ${sql.id(owner)}, current_user`.execute(db);
   await sql`revoke temporary on database ${database} from ${role}`.execute(db);
   const fence = await fenceLockFunctions(db);
-  const reset = await resetRoleSettings(db, roleName, name);
+  const reset = await resetBiRoleSettings(db, roleName);
   if (options.password !== undefined) {
     // ALTER ROLE takes no bind parameters: the literal is escaped by pg, never logged.
     await sql
@@ -134,63 +129,6 @@ async function refusePrivilegedRole(
       { details: { role } },
     );
   }
-}
-
-/**
- * Puts the settings envdata owns back to the documented values: removes them from the role in
- * the current database, sets them role-wide where they differ, and sets the connection limit.
- * Returns what it changed. Settings envdata does not own (an administrator's `search_path`, say)
- * stay as they are.
- */
-async function resetRoleSettings(
-  db: Kysely<Database>,
-  roleName: string,
-  databaseName: string,
-): Promise<string[]> {
-  const { rows } = await sql<{ in_database: boolean; setting: string }>`
-    select s.setdatabase <> 0 as in_database, c as setting
-    from pg_db_role_setting s, unnest(s.setconfig) c
-    where s.setrole = (select oid from pg_roles where rolname = ${roleName})
-      and s.setdatabase in (0, (select oid from pg_database where datname = current_database()))`.execute(
-    db,
-  );
-  const role = pg.escapeIdentifier(roleName);
-  const reset: string[] = [];
-  for (const [name, value] of Object.entries(BI_ROLE_SETTINGS)) {
-    const inDatabase = rows.find((r) => r.in_database && settingName(r.setting) === name);
-    if (inDatabase !== undefined) {
-      await sql
-        .raw(`alter role ${role} in database ${pg.escapeIdentifier(databaseName)} reset ${name}`)
-        .execute(db);
-      reset.push(`${name} ${settingValue(inDatabase.setting)} in database ${databaseName} removed`);
-    }
-    const roleWide = rows.find((r) => !r.in_database && settingName(r.setting) === name);
-    if (roleWide === undefined || settingValue(roleWide.setting) !== value) {
-      await sql.raw(`alter role ${role} set ${name} = ${pg.escapeLiteral(value)}`).execute(db);
-      reset.push(
-        `${name} ${roleWide === undefined ? '(none)' : settingValue(roleWide.setting)} → ${value}`,
-      );
-    }
-  }
-  const { rows: limit } = await sql<{ connection_limit: number }>`
-    select rolconnlimit as connection_limit from pg_roles where rolname = ${roleName}`.execute(db);
-  const connectionLimit = limit[0]?.connection_limit;
-  if (connectionLimit !== BI_CONNECTION_LIMIT) {
-    await sql.raw(`alter role ${role} connection limit ${BI_CONNECTION_LIMIT}`).execute(db);
-    reset.push(
-      `connection limit ${connectionLimit === -1 ? 'none' : String(connectionLimit)} → ${BI_CONNECTION_LIMIT}`,
-    );
-  }
-  return reset;
-}
-
-/** `statement_timeout` of `statement_timeout=0`. */
-function settingName(setting: string): string {
-  return setting.slice(0, setting.indexOf('='));
-}
-
-function settingValue(setting: string): string {
-  return setting.slice(setting.indexOf('=') + 1);
 }
 
 async function currentDatabase(db: Kysely<Database>): Promise<{ name: string; owner: string }> {

@@ -58,6 +58,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/notify/alerts.transitions.test.ts',
   'test/sync/sync-priority.test.ts',
   'test/sync/sync-scheduler.test.ts',
+  'test/sync/sync.bi-reader.test.ts',
   'test/sync/sync.ledger.test.ts',
   'test/sync/sync.share-units.test.ts',
   'test/sync/sync.test.ts',

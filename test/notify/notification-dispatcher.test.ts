@@ -115,7 +115,7 @@ describe('periodic conditions', () => {
       event: 'quota-reached',
       details: { reason: 'quota (day)', until, action: 'x' },
     });
-    await app.notifier!.check();
+    await app.notifier!.check({ biRoles: false });
     const [freed] = await receiver.waitFor(
       (a) => a.body.event === 'quota-freed' && JSON.stringify(a.body).includes(until),
       1,

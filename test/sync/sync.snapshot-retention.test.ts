@@ -4,6 +4,7 @@ import { createFeeder } from '../../src/dispatch/create-feeder.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
+import { snapshotPartitions } from '../harness/snapshot-partitions.js';
 import { syncAt } from '../harness/sync-at.js';
 
 // A lookback past a day: each sync lands the hours the previous day's forecasts were about.
@@ -17,16 +18,6 @@ const SYNCS = [
   '2025-03-01T02:20:00Z',
 ].map((at) => new Date(at));
 const TABLES = ['pollen_snapshot', 'pollen_species_snapshot', 'weather_snapshot'] as const;
-
-/** The monthly partitions of the snapshot tables. */
-async function partitions(db: Kysely<Database>): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`
-    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent in ('envdata.pollen_snapshot'::regclass,
-      'envdata.pollen_species_snapshot'::regclass, 'envdata.weather_snapshot'::regclass)
-    order by 1`.execute(db);
-  return rows.map((r) => r.name);
-}
 
 /** Each snapshot table's fetches: instant → rows. */
 async function fetches(db: Kysely<Database>): Promise<Record<string, Record<string, number>>> {
@@ -68,7 +59,7 @@ describe('snapshot retention (ENVDATA_SNAPSHOT_RETENTION)', () => {
     for (const at of SYNCS) await syncAt(fx, at);
     expect(fx.app.config.sync.snapshotRetentionMs).toBeUndefined();
     await createFeeder(fx.app).topUp();
-    expect(await partitions(fx.app.db)).toEqual(
+    expect(await snapshotPartitions(fx.app.db)).toEqual(
       TABLES.flatMap((t) => ['2025_01', '2025_02', '2025_03'].map((m) => `${t}_m${m}`)),
     );
     for (const table of TABLES) {
@@ -109,7 +100,7 @@ describe('snapshot retention (ENVDATA_SNAPSHOT_RETENTION)', () => {
     });
     await feeder.topUp();
 
-    expect(await partitions(db)).toEqual(TABLES.map((t) => `${t}_m2025_03`));
+    expect(await snapshotPartitions(db)).toEqual(TABLES.map((t) => `${t}_m2025_03`));
     const march = SYNCS[3]!.toISOString();
     expect(await fetches(db)).toEqual(
       Object.fromEntries(TABLES.map((t) => [t, { [march]: before[t]![march] }])),
