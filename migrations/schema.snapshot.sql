@@ -43,6 +43,7 @@
 --   2026_11_28_0041_share_unit_per_field
 --   2026_11_28_0042_upstream_shape
 --   2026_11_28_0043_drift_policy
+--   2026_11_28_0045_one_location_key_lock
 --   2026_11_28_0046_attach_partitions
 
 create schema analytics;
@@ -1538,14 +1539,14 @@ AS $function$
       k text;
       holder integer;
     begin
+      -- One lock for all keys: the lock table gets one entry per transaction, not one per row.
+      perform pg_advisory_xact_lock(hashtextextended('envdata.location_key', 0));
       -- Each branch reads only its own table's column: a statement is planned when first run.
       if tg_table_name = 'location' then
         k := new.name_key;
-        perform pg_advisory_xact_lock(hashtextextended('envdata.location_key ' || k, 0));
         select location_id into holder from envdata.location_alias where alias_key = k;
       else
         k := new.alias_key;
-        perform pg_advisory_xact_lock(hashtextextended('envdata.location_key ' || k, 0));
         select location_id into holder from envdata.location where name_key = k;
       end if;
       if holder is not null then

@@ -110,7 +110,9 @@ async function planIn(
     const bySince = new Map<string, number[]>();
     for (const { location, group } of active) {
       const since = (group === undefined ? undefined : d.groups.get(group)) ?? d.since;
-      bySince.set(since, [...(bySince.get(since) ?? []), location.locationId]);
+      const ids = bySince.get(since);
+      if (ids === undefined) bySince.set(since, [location.locationId]);
+      else ids.push(location.locationId);
     }
     for (const [since, ids] of bySince) {
       const parsed = parseSince(since);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isEnvdataError, type EnvdataError } from '../../src/errors/envdata-error.js';
 import { addLocationByPlace, addLocationByPoint } from '../../src/locations/add-location.js';
 import { importLocations } from '../../src/locations/import-locations.js';
-import { insertLocation } from '../../src/locations/insert-location.js';
+import { insertLocation, insertLocations } from '../../src/locations/insert-location.js';
 import { listLocations } from '../../src/locations/list-locations.js';
 import { parseLocationFile } from '../../src/locations/parse-location-file.js';
 import { purgeLocations } from '../../src/ledger/remove-locations.js';
@@ -227,6 +227,29 @@ describe('names you gave keep working', () => {
     await first;
     expect(await second).toMatchObject({ code: 'CONFLICT' });
     expect(await names()).toEqual(['Zurich']);
+  });
+
+  it('a transaction registering many names and aliases holds one advisory lock, not one a key', async () => {
+    const held = await fx.app.db.transaction().execute(async (trx) => {
+      await insertLocations(
+        trx,
+        Array.from({ length: 300 }, (_, i) => ({
+          name: `Site ${i}`,
+          alias: `Place ${i}`,
+          lat: 40 + i * 0.01,
+          lng: 10,
+          registeredBy: 'place' as const,
+        })),
+      );
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_locks
+        where locktype = 'advisory' and pid = pg_backend_pid()`.execute(trx);
+      return rows[0]!.n;
+    });
+    expect(held).toBe(1);
+    expect(await fx.app.db.selectFrom('location_alias').select('alias').execute()).toHaveLength(
+      300,
+    );
   });
 
   it('a purged location frees its aliases; a retired one keeps them', async () => {
