@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import type { App } from '../../src/app.js';
 import { checkAlerts } from '../../src/notify/check-alerts.js';
 import { cancelRunAndJobs } from '../../src/runs/control-run.js';
@@ -156,6 +157,15 @@ describe('alerts on state transitions', () => {
   }, 300_000);
 
   it('no worker connected for ENVDATA_NO_WORKER_ALERT while a run waits, and a missed nightly sync: one event each', async () => {
+    // A worker process of an earlier test that was stopped under load may have exited before
+    // removing its heartbeat (that removal is bounded): it is listed alive until the beat expires.
+    await pollUntil(
+      async () => {
+        const alive = (await app.queues.listWorkers(QUEUE_NAMES.ingest)).filter((w) => w.alive);
+        return alive.length === 0 ? { done: undefined } : { last: alive.length };
+      },
+      { describe: (n) => `${n} worker(s) of earlier tests still listed alive` },
+    );
     const start = await startBackfill(app, {
       ...backfillRange('2024-05-01', '2024-05-05'),
       locations: fx.locations,
