@@ -45,6 +45,7 @@
 --   2026_11_28_0043_drift_policy
 --   2026_11_28_0045_one_location_key_lock
 --   2026_11_28_0046_attach_partitions
+--   2026_11_28_0048_analytics_view_comments
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -744,6 +745,7 @@ create view analytics.coverage as
            FROM envdata.coverage_hole x
           WHERE x.location_id = c.location_id AND x.dataset = c.dataset) h ON true;
 grant SELECT on table analytics.coverage to envdata_bi;
+comment on view analytics.coverage is 'One row per location and dataset: the hour ranges that landed, the gaps between them and the holes the ledger recorded by cause (missing upstream, quarantined, not covered, no data). What a completeness check reads.';
 comment on column analytics.coverage.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.coverage.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.coverage.dataset is 'pollen or weather';
@@ -819,6 +821,7 @@ UNION ALL
      CROSS JOIN LATERAL ( VALUES ('temperature_c'::text,round(f.temperature_c::double precision * 100::double precision) / 100::double precision,round(o.temperature_c::double precision * 100::double precision) / 100::double precision), ('apparent_temperature_c'::text,round(f.apparent_temperature_c::double precision * 100::double precision) / 100::double precision,round(o.apparent_temperature_c::double precision * 100::double precision) / 100::double precision), ('humidity_pct'::text,round(f.humidity_fraction::double precision * 10000::double precision) / 100::double precision,round(o.humidity_fraction::double precision * 10000::double precision) / 100::double precision), ('pressure_hpa'::text,round(f.pressure_hpa::double precision * 100::double precision) / 100::double precision,round(o.pressure_hpa::double precision * 100::double precision) / 100::double precision), ('wind_speed_ms'::text,round(f.wind_speed_ms::double precision * 100::double precision) / 100::double precision,round(o.wind_speed_ms::double precision * 100::double precision) / 100::double precision), ('cloud_cover_pct'::text,round(f.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision,round(o.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision), ('precip_intensity_mm_h'::text,round(f.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision,round(o.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision), ('precip_probability_pct'::text,round(f.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision,round(o.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision)) m(measure, forecast_value, observed_value)
   WHERE f.product <> 'latest'::envdata.snapshot_product;
 grant SELECT on table analytics.forecast_accuracy to envdata_bi;
+comment on view analytics.forecast_accuracy is 'Each stored forecast hour beside what was observed for it: one row per location, forecast fetch, forecast hour and measure (pollen type or weather measure), with the lead time in hours. Only hours that were both forecast and observed.';
 comment on column analytics.forecast_accuracy.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.forecast_accuracy.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.forecast_accuracy.dataset is 'pollen or weather';
@@ -859,6 +862,7 @@ create view analytics.forecast_accuracy_daily as
    FROM envdata.forecast_accuracy_rollup r
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.forecast_accuracy_daily to envdata_bi;
+comment on view analytics.forecast_accuracy_daily is 'Forecast errors summed per location, local day, dataset, product, measure and lead day (mae, rmse, bias; for pollen, risk level hits): what a forecast accuracy dashboard reads.';
 comment on column analytics.forecast_accuracy_daily.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.forecast_accuracy_daily.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.forecast_accuracy_daily.local_date is 'the local day of the forecast hour (forecast_for), in the location''s time zone (analytics.locations.timezone)';
@@ -887,6 +891,7 @@ create view analytics.locations as
     location.pollen_region::text AS pollen_region
    FROM envdata.location;
 grant SELECT on table analytics.locations to envdata_bi;
+comment on view analytics.locations is 'One row per registered location (active or retired): its name, coordinates, country, time zone and pollen region. Join the other views on location_id.';
 comment on column analytics.locations.location_id is 'key of the location in every analytics view';
 comment on column analytics.locations.name is 'unique name, as people read it (case, Unicode form and invisible characters aside); NFC';
 comment on column analytics.locations.lat is 'latitude, WGS 84 degrees, to 4 decimals (about 11 m)';
@@ -908,6 +913,7 @@ create view analytics.pollen_daily as
    FROM envdata.pollen_daily_rollup r
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_daily to envdata_bi;
+comment on view analytics.pollen_daily is 'Daily pollen per location: one row per location, local day (its time zone) and pollen type with the minimum, maximum and mean count and the highest risk level; hours says how complete the day is.';
 comment on column analytics.pollen_daily.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.pollen_daily.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.pollen_daily.local_date is 'the location''s local day: 00:00 to 00:00 in its time zone (analytics.locations.timezone), 23 or 25 hours long on daylight-saving days';
@@ -971,6 +977,7 @@ create view analytics.pollen_hourly as
    FROM envdata.pollen_hourly p
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_hourly to envdata_bi;
+comment on view analytics.pollen_hourly is 'The pollen history: one row per location, hour (observed_at, UTC) and pollen type (grass, tree, weed) with its count and risk level. Hours not landed have no row; analytics.coverage and analytics.pollen_hour_status say why.';
 comment on column analytics.pollen_hourly.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.pollen_hourly.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.pollen_hourly.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
@@ -1047,6 +1054,7 @@ create view analytics.pollen_species_hourly as
      JOIN envdata.location l USING (location_id)
      JOIN envdata.pollen_species s USING (species_id);
 grant SELECT on table analytics.pollen_species_hourly to envdata_bi;
+comment on view analytics.pollen_species_hourly is 'The pollen history per species: one row per location, hour (observed_at, UTC) and species, with its category, count and risk level.';
 comment on column analytics.pollen_species_hourly.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.pollen_species_hourly.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.pollen_species_hourly.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
@@ -1103,6 +1111,7 @@ create view analytics.weather_daily as
    FROM envdata.weather_daily_rollup r
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_daily to envdata_bi;
+comment on view analytics.weather_daily is 'Daily weather per location: one row per location and local day (its time zone) with the minimum, maximum and mean of each measure over the hours that landed; hours says how complete the day is.';
 comment on column analytics.weather_daily.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.weather_daily.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.weather_daily.local_date is 'the location''s local day: 00:00 to 00:00 in its time zone (analytics.locations.timezone), 23 or 25 hours long on daylight-saving days';
@@ -1243,6 +1252,7 @@ create view analytics.weather_hourly as
    FROM envdata.weather_hourly w
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_hourly to envdata_bi;
+comment on view analytics.weather_hourly is 'The weather history: one row per location and hour (observed_at, UTC) as the service sent it, shares in percent. Hours not landed have no row; analytics.coverage and analytics.weather_hour_status say why.';
 comment on column analytics.weather_hourly.location_id is 'key of the location in every analytics view (analytics.locations)';
 comment on column analytics.weather_hourly.location_name is 'name of the location, as in analytics.locations';
 comment on column analytics.weather_hourly.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';

@@ -100,4 +100,14 @@ describe('analytics views', () => {
     ]);
     for (const r of rows) expect(r.commented, r.view).toBe(r.columns);
   });
+
+  it('describe every view, so dbt-sources and BI catalogs show what a row is', async () => {
+    const { rows } = await sql<{ view: string; comment: string | null }>`
+      select c.relname as view, obj_description(c.oid, 'pg_class') as comment
+      from pg_class c
+      where c.relnamespace = 'analytics'::regnamespace and c.relkind in ('v', 'm')
+      order by c.relname`.execute(wh.app.db);
+    expect(rows.length).toBeGreaterThanOrEqual(17);
+    expect(rows.filter((r) => !r.comment?.trim()).map((r) => r.view)).toEqual([]);
+  });
 });
