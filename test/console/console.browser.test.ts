@@ -180,7 +180,11 @@ describe('the console in a browser', needsTools('chromium'), () => {
       const gate = new QuotaGate(quoted.app.queues.quotaCounter(), quoted.app.config.quota);
       for (let i = 0; i < 3; i += 1) expect(await gate.take('sync')).toBeUndefined();
       const [day, month] = await gate.usage();
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      // A 12-hour locale: the console must not follow it.
+      const page = await browser.newPage({
+        viewport: { width: 1400, height: 900 },
+        locale: 'en-US',
+      });
       await page.goto(`${quoted.url}/#/rate-limit`);
       const gauge = page.locator('#quota-gauge-day');
       await gauge.waitFor({ timeout: DOM_TIMEOUT_MS });
@@ -200,6 +204,17 @@ describe('the console in a browser', needsTools('chromium'), () => {
         page.locator('#quota-gauge').boundingBox(),
       ]);
       expect(gaugeBox!.x).toBeGreaterThan(chartBox!.x + chartBox!.width - 1);
+      // Times in UTC, 24-hour, whatever the browser's locale: the page's clock and the chart's
+      // cursor (its axis is drawn on a canvas, with the same formatter).
+      expect(await page.locator('#updated').textContent()).toMatch(/^updated \d\d:\d\d:\d\d UTC$/);
+      await page.mouse.move(chartBox!.x + chartBox!.width / 2, chartBox!.y + chartBox!.height / 2);
+      const cursorTime = page
+        .locator('#rate-chart .u-legend .u-series')
+        .first()
+        .locator('.u-value');
+      await expect
+        .poll(() => cursorTime.textContent(), { timeout: DOM_TIMEOUT_MS })
+        .toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
       await page.close();
     } finally {
       await quoted.stop();

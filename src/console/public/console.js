@@ -134,7 +134,7 @@ const pages = {
             th('Rows', 'num'),
             th('Calls/s', 'num'),
             th('ETA', 'num'),
-            th('Started'),
+            th('Started (UTC)'),
           ],
           runs.map((run) =>
             h(
@@ -198,8 +198,8 @@ const pages = {
             run.waiting ? row('Waiting', waitingText(run.waiting), { id: 'run-waiting' }) : null,
             row('Missing upstream', `${fmt(progress.missingHours)} hour(s)`),
             row('Quarantined', `${fmt(progress.recordsQuarantined)} record(s)`),
-            row('Started', when(run.createdAt)),
-            row('Finished', when(run.finishedAt)),
+            row('Started', `${when(run.createdAt)} UTC`),
+            row('Finished', run.finishedAt ? `${when(run.finishedAt)} UTC` : '—'),
             run.errorMessage ? row('Error', `${run.errorCode}: ${run.errorMessage}`) : null,
           ),
         ),
@@ -720,6 +720,9 @@ function coverageGrid(grid, states) {
 
 let plot;
 
+/** `2026-11-28 14:05` (UTC) of a time in seconds. */
+const utcMinute = (ts) => when(new Date(ts * 1000).toISOString());
+
 function drawRateChart(target, data) {
   plot?.destroy();
   const limit = data.minutes.map(() => data.limitPerSecond);
@@ -728,13 +731,19 @@ function drawRateChart(target, data) {
       width: Math.min(1100, Math.max(400, view.clientWidth - 20)),
       height: 320,
       scales: { x: { time: true }, throttled: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      // Every time on the console is UTC, 24-hour, as in the CLI and the logs.
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
       series: [
-        {},
+        { label: 'UTC', value: (_u, ts) => (ts == null ? '—' : `${utcMinute(ts)} UTC`) },
         { label: 'calls/s', stroke: '#3b82f6', width: 2, fill: '#3b82f622' },
         { label: 'limit (calls/s)', stroke: '#0f172a', dash: [6, 4], width: 1 },
         { label: '429s per minute', stroke: '#dc2626', width: 2, scale: 'throttled' },
       ],
-      axes: [{}, { label: 'calls/s' }, { side: 1, scale: 'throttled', label: '429/min' }],
+      axes: [
+        { values: (_u, splits) => splits.map((ts) => utcMinute(ts).slice(11)) },
+        { label: 'calls/s' },
+        { side: 1, scale: 'throttled', label: '429/min' },
+      ],
     },
     [data.minutes, data.callsPerSecond, limit, data.throttled],
     target,
@@ -766,7 +775,7 @@ async function refresh(force = false) {
           : 'read-only (no ENVDATA_CONSOLE_TOKEN)';
     const page = pages[current.page];
     const { text, body } = await getJson(page.api(current.id));
-    updated.textContent = `updated ${new Date().toLocaleTimeString()}`;
+    updated.textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC`;
     if (!force && text === lastText && key === lastRoute) return;
     lastText = text;
     lastRoute = key;
