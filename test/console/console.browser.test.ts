@@ -164,6 +164,22 @@ describe('the console in a browser', needsTools('chromium'), () => {
     expect(await cell(berlin().locationId, '2024-06').getAttribute('data-state')).toBe('p');
     expect(await cell(berlin().locationId, '2024-04').getAttribute('data-state')).toBe('.');
     expect(await page.locator('#coverage-legend').textContent()).toContain('missing upstream');
+    // The selection is in the address: a reload or a shared link shows the same grid.
+    await page.waitForURL(/#\/coverage\?dataset=weather&bucket=month&page=1&pageSize=50$/);
+    const narrow = await browser.newPage({ viewport: { width: 240, height: 900 } });
+    await narrow.goto(page.url());
+    await narrow.waitForSelector(
+      `.row[data-location-id="${berlin().locationId}"] i[data-bucket="2024-05"][data-state="m"]`,
+      { timeout: DOM_TIMEOUT_MS },
+    );
+    expect(await narrow.locator('select[name=dataset]').inputValue()).toBe('weather');
+    // Wider than the window, it opens on the present: scrolled to its right end.
+    const scroll = await narrow
+      .locator('#coverage-grid')
+      .evaluate((g) => ({ left: g.scrollLeft, width: g.clientWidth, total: g.scrollWidth }));
+    expect(scroll.total).toBeGreaterThan(scroll.width);
+    expect(scroll.left + scroll.width).toBeGreaterThanOrEqual(scroll.total - 1);
+    await narrow.close();
     await page.close();
   });
 

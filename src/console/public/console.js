@@ -671,10 +671,35 @@ async function post(path) {
 
 const coverageState = { dataset: 'pollen', bucket: 'month', page: 1, pageSize: 50 };
 
+/** The grid's selection, from the address (`#/coverage?dataset=weather&bucket=year&page=2`). */
+function readCoverageState(query) {
+  const q = new URLSearchParams(query);
+  const number = (name, fallback) => {
+    const n = Number(q.get(name));
+    return Number.isInteger(n) && n > 0 ? n : fallback;
+  };
+  coverageState.dataset = q.get('dataset') ?? 'pollen';
+  coverageState.bucket = q.get('bucket') === 'year' ? 'year' : 'month';
+  coverageState.page = number('page', 1);
+  coverageState.pageSize = number('pageSize', 50);
+}
+
+/** A new selection goes into the address: it can be bookmarked, shared and reloaded. */
 function changeCoverage(change) {
-  Object.assign(coverageState, change);
-  coverageState.pageSize = Number(coverageState.pageSize);
-  void refresh(true);
+  const next = { ...coverageState, ...change };
+  location.hash = `#/coverage?${new URLSearchParams({
+    dataset: next.dataset,
+    bucket: next.bucket,
+    page: String(next.page),
+    pageSize: String(next.pageSize),
+  })}`;
+}
+
+/** The grid opens on the present (its right end); a redraw keeps where the reader scrolled to. */
+function keepCoverageScroll(previous) {
+  const grid = document.getElementById('coverage-grid');
+  if (!grid) return;
+  grid.scrollLeft = previous ?? grid.scrollWidth;
 }
 
 function coverageGrid(grid, states) {
@@ -757,14 +782,16 @@ let lastText = '';
 let lastRoute = '';
 
 function route() {
-  const [, page = 'runs', id] = location.hash.split('/');
+  const [path, query = ''] = location.hash.split('?');
+  const [, page = 'runs', id] = path.split('/');
   if (page === 'runs' && id) return { page: 'run', id };
+  if (page === 'coverage') readCoverageState(query);
   return { page: pages[page] ? page : 'runs' };
 }
 
 async function refresh(force = false) {
   const current = route();
-  const key = `${current.page}/${current.id ?? ''}`;
+  const key = location.hash || '#/runs';
   try {
     if (!session || force) session = (await getJson('/api/session')).body;
     sessionLine.textContent =
@@ -777,9 +804,12 @@ async function refresh(force = false) {
     const { text, body } = await getJson(page.api(current.id));
     updated.textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC`;
     if (!force && text === lastText && key === lastRoute) return;
+    const scrolled =
+      key === lastRoute ? document.getElementById('coverage-grid')?.scrollLeft : undefined;
     lastText = text;
     lastRoute = key;
     view.replaceChildren(...page.render(body).flat().filter(Boolean));
+    keepCoverageScroll(scrolled);
   } catch (error) {
     view.replaceChildren(h('p', { class: 'error', role: 'alert' }, String(error.message ?? error)));
     lastText = '';
