@@ -298,6 +298,17 @@ export function consoleRoutes(
     },
     {
       method: 'GET',
+      path: '/api/quota',
+      handler: read(
+        async (_q, response) =>
+          sendJson(response, 200, {
+            quota: await readQuotaGauge(app.queues.quotaCounter(), app.config),
+          }),
+        'api',
+      ),
+    },
+    {
+      method: 'GET',
       path: '/api/workers',
       handler: read(
         async (_q, response) =>

@@ -220,6 +220,19 @@ describe('the console in a browser', needsTools('chromium'), () => {
         page.locator('#quota-gauge').boundingBox(),
       ]);
       expect(gaugeBox!.x).toBeGreaterThan(chartBox!.x + chartBox!.width - 1);
+      // The quota and the money in the header of every page, the run list included.
+      const header = page.locator('#quota-header');
+      await expect
+        .poll(() => header.textContent(), { timeout: DOM_TIMEOUT_MS })
+        .toContain(`day ${day!.used} / 1,000 (€${(day!.used / 2).toFixed(2)})`);
+      expect(await header.textContent()).toContain(
+        `month €${(month!.used / 2).toFixed(2)} of €400.00`,
+      );
+      await page.goto(`${quoted.url}/#/runs`);
+      await page.locator('#runs, table').first().waitFor({ timeout: DOM_TIMEOUT_MS });
+      expect(await header.isVisible()).toBe(true);
+      await page.goto(`${quoted.url}/#/rate-limit`);
+      await gauge.waitFor({ timeout: DOM_TIMEOUT_MS });
       // Times in UTC, 24-hour, whatever the browser's locale: the page's clock and the chart's
       // cursor (its axis is drawn on a canvas, with the same formatter).
       expect(await page.locator('#updated').textContent()).toMatch(/^updated \d\d:\d\d:\d\d UTC$/);

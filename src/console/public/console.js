@@ -7,6 +7,7 @@ const POLL_MS = 3000;
 const view = document.getElementById('view');
 const updated = document.getElementById('updated');
 const sessionLine = document.getElementById('session');
+const quotaHeader = document.getElementById('quota-header');
 
 /** Builds an element: `h('td', { class: 'num' }, '12')`. */
 function h(tag, attrs = {}, ...children) {
@@ -471,7 +472,7 @@ const pages = {
       const throttled = data.throttled.reduce((a, b) => a + b, 0);
       queueMicrotask(() => drawRateChart(chart, data));
       return [
-        h('h1', {}, 'Rate limit'),
+        h('h1', {}, 'Quota & rate'),
         h(
           'p',
           {},
@@ -595,6 +596,27 @@ function quotaGauges(windows) {
       );
     }),
   );
+}
+
+/**
+ * The quota and the money on every page, in the header: `day 312 / 1,000 · month €4.10 of
+ * €5.00`, red once a window is used up; hidden without a quota or budget.
+ */
+async function refreshQuotaHeader() {
+  const { quota } = (await getJson('/api/quota')).body;
+  quotaHeader.hidden = quota.length === 0;
+  const full = quota.some((w) => w.used >= w.limit);
+  quotaHeader.classList.toggle('full', full);
+  quotaHeader.textContent = quota
+    .map((w) =>
+      w.budget !== null && w.cost !== null
+        ? `${w.window} ${w.cost} of ${w.budget}`
+        : `${w.window} ${fmt(w.used)} / ${fmt(w.limit)}${w.cost !== null ? ` (${w.cost})` : ''}`,
+    )
+    .join(' · ');
+  quotaHeader.title = full
+    ? 'a quota window is used up: work waits for its reset (see Quota & rate)'
+    : 'calls and money used of the quota and budget (see Quota & rate)';
 }
 
 function row(label, value, attrs = {}) {
@@ -801,7 +823,10 @@ async function refresh(force = false) {
           ? 'read-only (sign in to act)'
           : 'read-only (no ENVDATA_CONSOLE_TOKEN)';
     const page = pages[current.page];
-    const { text, body } = await getJson(page.api(current.id));
+    const [{ text, body }] = await Promise.all([
+      getJson(page.api(current.id)),
+      refreshQuotaHeader().catch(() => (quotaHeader.hidden = true)),
+    ]);
     updated.textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC`;
     if (!force && text === lastText && key === lastRoute) return;
     const scrolled =
