@@ -14,6 +14,7 @@ import { AllowedHosts } from './allowed-hosts.js';
 import { ConsoleAccess, TOKEN_COOKIE } from './console-access.js';
 import { sendAsset, sendPage } from './console-assets.js';
 import { coverageGrid, COVERAGE_STATES, type CoverageBucket } from './coverage-grid.js';
+import { describeRunScope } from './describe-run-scope.js';
 import { freshnessBoard } from './freshness-board.js';
 import { listRunRows } from './list-run-rows.js';
 import { loginPage } from './login-page.js';
@@ -199,11 +200,13 @@ export function consoleRoutes(
         if (!run || !progress)
           return sendJson(response, 404, { error: `there is no run ${runId}` });
         const failures = await failedChunkGroups(app.db, runId, 5);
+        const scope = await describeRunScope(app.db, app.config, runId, run.calls);
         const holds = await queueHolds();
         return sendJson(response, 200, {
           run: rowWaiting(run, holds),
           progress: withQueueWaiting(progress, holds),
           failures,
+          scope,
         });
       }, 'api'),
     },

@@ -16,7 +16,7 @@ let served: ServedConsole;
 let runId: number;
 
 beforeAll(async () => {
-  served = await serveConsole(fx, { token: TOKEN });
+  served = await serveConsole(fx, { token: TOKEN, env: { ENVDATA_PRICE_PER_CALL: '0.25 EUR' } });
   const start = await startBackfill(fx.app, {
     ...backfillRange('2024-06-02', '2024-06-06'),
     locations: fx.locations,
@@ -134,6 +134,19 @@ describe('the JSON API', () => {
       run: { runId, total: 8 },
       progress: { runId, done: 8, failed: 0 },
       failures: [],
+    });
+    // What it was asked to do, and what it cost: 8 calls at €0.25.
+    const range = backfillRange('2024-06-02', '2024-06-06');
+    expect(body.scope).toEqual({
+      datasets: [...range.datasets],
+      from: range.from.toISOString(),
+      to: range.to.toISOString(),
+      locations: fx.locations.length,
+      locationNames: [...fx.locations]
+        .sort((a, b) => a.locationId - b.locationId)
+        .map((l) => l.name)
+        .slice(0, 5),
+      cost: '€2.00',
     });
     expect(await getJson('/api/runs/99999')).toEqual({
       status: 404,

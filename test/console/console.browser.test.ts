@@ -109,6 +109,14 @@ describe('the console in a browser', needsTools('chromium'), () => {
     await group.waitFor({ timeout: DOM_TIMEOUT_MS });
     expect(await group.getAttribute('data-chunks')).toBe('2');
     expect(await group.textContent()).toMatch(/the service failed/);
+    // The run's scope beside its progress.
+    expect(await page.locator('#run-datasets td').textContent()).toBe('weather');
+    expect(await page.locator('#run-range td').textContent()).toBe(
+      '2024-06-12 00:00 – 2024-06-16 00:00',
+    );
+    expect(await page.locator('#run-locations td').textContent()).toMatch(
+      new RegExp(`^${fx.locations.length}: `),
+    );
     await page.click('button:has-text("Retry failed")');
     await page.waitForSelector('#action-message:has-text("2 failed chunk(s) re-queued")', {
       timeout: DOM_TIMEOUT_MS,

@@ -170,7 +170,7 @@ const pages = {
 
   run: {
     api: (id) => `/api/runs/${encodeURIComponent(id)}`,
-    render({ run, progress, failures }) {
+    render({ run, progress, failures, scope }) {
       const failed = run.chunks.failed;
       return [
         h('p', {}, h('a', { href: '#/runs' }, '← Runs')),
@@ -188,13 +188,36 @@ const pages = {
           h(
             'tbody',
             {},
+            scope
+              ? row('Datasets', scope.datasets.join(', ') || '—', { id: 'run-datasets' })
+              : null,
+            scope
+              ? row(
+                  'Range (UTC)',
+                  scope.from
+                    ? `${when(scope.from)} – ${when(scope.to)}`
+                    : `up to ${when(scope.to)}`,
+                  { id: 'run-range' },
+                )
+              : null,
+            scope
+              ? row(
+                  'Locations',
+                  `${fmt(scope.locations)}${scope.locationNames.length > 0 ? `: ${scope.locationNames.join(', ')}${scope.locations > scope.locationNames.length ? ', …' : ''}` : ''}`,
+                  { id: 'run-locations' },
+                )
+              : null,
             row('Chunks', `${fmt(doneOf(run))} of ${fmt(run.total)} done`, {
               'data-done': doneOf(run),
               'data-total': run.total,
             }),
             row('Failed', fmt(failed), { 'data-failed': failed }),
             row('Rows landed', fmt(run.rows)),
-            row('Calls', `${fmt(run.calls)} (${rate(run.callsPerSecond)}/s now)`),
+            row(
+              'Calls',
+              `${fmt(run.calls)} (${rate(run.callsPerSecond)}/s now)${scope?.cost ? ` · ${scope.cost}` : ''}`,
+              { id: 'run-calls' },
+            ),
             row('ETA', duration(run.etaSeconds)),
             run.waiting ? row('Waiting', waitingText(run.waiting), { id: 'run-waiting' }) : null,
             row('Missing upstream', `${fmt(progress.missingHours)} hour(s)`),
