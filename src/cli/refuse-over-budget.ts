@@ -1,5 +1,5 @@
 import type { Uses } from '../app/app-resources.js';
-import type { PlanUse } from '../planner/plan-cost.js';
+import type { PlanCost, PlanUse } from '../planner/plan-cost.js';
 import { overBudgetMessage } from './format-plan-cost.js';
 import { readPlanCost } from './read-plan-cost.js';
 import { usageError } from './usage-error.js';
@@ -22,15 +22,17 @@ export interface Spending {
  * plus the calls unfinished runs still plan (`readPlanCost`), goes over the budget is refused
  * (exit 2, `overBudgetMessage`) before anything is written. Allowed over it, the command starts
  * and its calls stop at the budget (the month's cap of budget ÷ price calls) until the month resets.
+ * Returns the cost it checked (`overBudget` when allowed over it), `undefined` without a budget.
  */
 export async function refuseOverBudget(
   app: Uses<'config' | 'db' | 'queues'>,
   spending: Spending,
   allowOverBudget: boolean | undefined,
-): Promise<void> {
-  if (!app.config.money.budget || allowOverBudget) return;
+): Promise<PlanCost | undefined> {
+  if (!app.config.money.budget) return undefined;
   const cost = await readPlanCost(app, await spending.calls(), spending.use ?? 'other');
-  if (cost.overBudget) {
+  if (cost.overBudget && !allowOverBudget) {
     throw usageError(overBudgetMessage(spending.what, cost, spending.narrow));
   }
+  return cost;
 }

@@ -119,6 +119,7 @@ describe('one money guard on every command that spends (ENVDATA_BUDGET)', () => 
     const retried = await envdata(['retry', String(runId), '--allow-over-budget']);
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toContain(`1 failed chunk(s) of run ${runId} re-queued`);
+    expect(retried.stdout).toContain('over the budget, started with --allow-over-budget');
     expect(await runProgress(fx.app.db, runId)).toMatchObject({ status: 'running', failed: 0 });
 
     for (const run of [runId, openRun]) {

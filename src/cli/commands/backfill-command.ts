@@ -135,15 +135,16 @@ export function registerBackfillCommand(program: Command, context: CommandContex
             ...(options.recheckNoData && { recheckNoData: true }),
           };
           // A plan beyond what is left of the month's budget, once the unfinished runs make the
-          // calls they still plan, is refused before anything is written.
-          if (!options.dryRun) {
+          // calls they still plan, is refused before anything is written. Allowed over it, the
+          // plan is not made twice: the cost of the run started says so below.
+          if (!options.dryRun && !options.allowOverBudget) {
             const spending = {
               what: 'this backfill',
               narrow: 'Narrow it (--from/--to, --location)',
               calls: async () =>
                 (await startBackfill(app, backfill, { dryRun: true })).estimate.calls,
             };
-            await refuseOverBudget(app, spending, options.allowOverBudget);
+            await refuseOverBudget(app, spending, false);
           }
           const start = await startBackfill(app, backfill, { dryRun: options.dryRun ?? false });
           const cost = await readPlanCost(app, start.estimate.calls, 'other', {

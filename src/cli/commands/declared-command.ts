@@ -102,8 +102,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
             narrow: `Declare less in ${file.fileName} (a later since, fewer locations)`,
             calls: () => Promise.resolve(shown.estimate.calls),
           };
-          await refuseOverBudget(app, spending, options.allowOverBudget);
-          const startsOverBudget = options.allowOverBudget && (await overBudget(app, shown));
+          const cost = await refuseOverBudget(app, spending, options.allowOverBudget);
           if (!options.yes) {
             if (!process.stdin.isTTY) {
               throw usageError(
@@ -129,7 +128,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
               (applied.runId === undefined ? ', no history missing' : `, run ${applied.runId}`),
           );
           if (applied.runId === undefined) return;
-          if (startsOverBudget) {
+          if (cost?.overBudget) {
             const { formatOverBudgetNote } = await import('../format-over-budget-note.js');
             const budgetCalls = context.config.quota.budgetPerMonth;
             context.print(`  ${formatOverBudgetNote('apply', 'started', budgetCalls)}`);

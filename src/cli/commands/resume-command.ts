@@ -74,12 +74,14 @@ export function registerResumeCommands(program: Command, context: CommandContext
         { followRuns },
         { runProgress },
         { refuseOverBudget },
+        { formatOverBudgetNote },
       ] = await Promise.all([
         import('../../ledger/reopen-runs.js'),
         import('../../runs/resume-runs.js'),
         import('../follow-runs.js'),
         import('../../ledger/run-progress.js'),
         import('../refuse-over-budget.js'),
+        import('../format-over-budget-note.js'),
       ]);
       await context.withApp(
         async (app) => {
@@ -92,12 +94,16 @@ export function registerResumeCommands(program: Command, context: CommandContext
             what: `retrying the ${failed} failed chunk(s) of run ${runId}`,
             calls: () => Promise.resolve(failed),
           };
-          await refuseOverBudget(app, spending, options.allowOverBudget);
+          const cost = await refuseOverBudget(app, spending, options.allowOverBudget);
           const n = await retryFailedChunks(app, runId);
           context.print(
             `${n} failed chunk(s) of run ${runId} re-queued` +
               (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
           );
+          if (n > 0 && cost?.overBudget) {
+            const budgetCalls = app.config.quota.budgetPerMonth;
+            context.print(`  ${formatOverBudgetNote('retry', 'started', budgetCalls)}`);
+          }
           if (options.wait && n > 0) {
             await followRuns(app, context, [runId], { localWorker: true, concurrency });
           }

@@ -107,11 +107,15 @@ export function registerSyncCommands(program: Command, context: CommandContext):
                 return sync.estimate.calls + sync.snapshots;
               },
             };
-            await refuseOverBudget(app, spending, options.allowOverBudget);
+            const cost = await refuseOverBudget(app, spending, options.allowOverBudget);
             const start = await startSync(app);
             context.print(
               `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
             );
+            if (cost?.overBudget) {
+              const budgetCalls = config.quota.budgetPerMonth;
+              context.print(`  ${formatOverBudgetNote('sync --now', 'started', budgetCalls)}`);
+            }
             for (const left of start.leftToBackfill)
               context.print(`  ${formatLeftToBackfill(left)}`);
             if (!options.wait) return;
