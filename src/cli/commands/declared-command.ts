@@ -95,7 +95,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
             return;
           }
           await printPlan(context, app, shown, false);
-          // The money guard of backfill: refused before anything is asked or written.
+          // The money guard of every command that spends: refused before anything is asked or written.
           const { refuseOverBudget } = await import('../refuse-over-budget.js');
           const spending = {
             what: `applying ${file.fileName}`,

@@ -88,7 +88,7 @@ export function registerResumeCommands(program: Command, context: CommandContext
           if (!(await runExists(app.db, runId))) {
             throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
           }
-          // Each failed chunk re-queued is one call more: the money guard of backfill.
+          // Each failed chunk re-queued is one call more, under the money guard of every command that spends.
           const failed = (await runProgress(app.db, runId))?.failed ?? 0;
           const spending = {
             what: `retrying the ${failed} failed chunk(s) of run ${runId}`,
