@@ -58,10 +58,11 @@ function unfinishedRuns(n: number): string {
 }
 
 /**
- * The exit-2 message of a plan over the budget, what counted against it (the month's spending
- * and what unfinished runs still plan), and what to do.
+ * The exit-2 message of a plan over the budget (`refuseOverBudget`): what `what` would cost, what
+ * counted against it (the month's spending and what unfinished runs still plan), and what to do,
+ * `narrow` first (how to make this command cost less, when it can).
  */
-export function overBudgetMessage(what: string, cost: PlanCost): string {
+export function overBudgetMessage(what: string, cost: PlanCost, narrow?: string): string {
   const amount = cost.cost ? formatMoney(cost.cost) : '?';
   const left = cost.budgetLeft ? formatMoney(cost.budgetLeft) : '?';
   const budget = cost.budget ? formatMoney(cost.budget) : '?';
@@ -70,10 +71,14 @@ export function overBudgetMessage(what: string, cost: PlanCost): string {
     ? `, counting ${cost.spentThisMonth ? formatMoney(cost.spentThisMonth) : 'an unknown amount'} spent this month and ` +
       `${formatMoney(cost.plannedByOpenRuns!)} still planned by ${unfinishedRuns(cost.openRuns.runs)}`
     : '';
+  const advice = [
+    ...(narrow ? [narrow] : []),
+    'raise ENVDATA_BUDGET',
+    ...(open ? ['cancel an unfinished run (`envdata status` lists them)'] : []),
+    'or pass --allow-over-budget to start it anyway: it then stops at the budget and waits for the month to reset',
+  ].join(', ');
   return (
     `${what} would cost ${amount}, beyond the ${left} left of this month's budget of ${budget} (ENVDATA_BUDGET)${counting}: ` +
-    'nothing was written. Narrow it (--from/--to, --location), raise ENVDATA_BUDGET, ' +
-    (open ? 'cancel an unfinished run (`envdata status` lists them), ' : '') +
-    'or pass --allow-over-budget to start it anyway: it then stops at the budget and waits for the month to reset'
+    `nothing was written. ${advice.charAt(0).toUpperCase()}${advice.slice(1)}`
   );
 }

@@ -128,7 +128,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_BUDGET',
     default: 'off',
     description:
-      "Most to spend per calendar month of the quota's calendar, in the price's currency: 300 EUR/month, or off. Needs ENVDATA_PRICE_PER_CALL above 0; acts as a monthly quota of budget ÷ price calls, and a backfill or sync planned beyond it is refused (exit 2) unless --allow-over-budget.",
+      "Most to spend per calendar month of the quota's calendar, in the price's currency: 300 EUR/month, or off. Needs ENVDATA_PRICE_PER_CALL above 0; acts as a monthly quota of budget ÷ price calls, and a backfill, sync --now, apply or retry planned beyond it is refused (exit 2) unless --allow-over-budget.",
   },
   {
     name: 'ENVDATA_QUOTA_DAY_SECONDS',

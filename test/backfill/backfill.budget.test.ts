@@ -108,6 +108,9 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
     expect(dry.stdout).toMatch(
       /takes ~\d+(\.\d+)? day\(s\) of the quota, bound by the month's budget/,
     );
+    expect(dry.stdout).toContain(
+      'backfill would be refused (over the budget): pass --allow-over-budget to backfill anyway',
+    );
     const json = JSON.parse(
       (await runCliInProcess([...BACKFILL, '--dry-run', '--json'], fx.cliEnv(MONEY))).stdout,
     );
@@ -135,6 +138,9 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
     expect(syncPlan.money.budget.overBudget).toBe(true);
     const syncText = await runCliInProcess(['sync', '--dry-run'], fx.cliEnv(MONEY));
     expect(syncText.stdout).toContain(`(${syncPlan.calls} call(s) at €0.50 each)`);
+    expect(syncText.stdout).toContain(
+      'sync --now would be refused (over the budget): pass --allow-over-budget to sync anyway',
+    );
     const syncNow = await runCliInProcess(['sync', '--now'], fx.cliEnv(MONEY));
     expect(syncNow.code).toBe(2);
     expect(syncNow.stderr).toContain('this sync would cost');

@@ -50,6 +50,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/dispatch/call-pacer.test.ts',
   'test/dispatch/queue-feeder.test.ts',
   'test/dispatch/quota-gate.test.ts',
+  'test/declared/apply-budget.test.ts',
   'test/ingest/fetch-snapshot-job.test.ts',
   'test/ledger/block-dataset.test.ts',
   'test/lifecycle/open-resources.test.ts',

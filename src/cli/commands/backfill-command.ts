@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
 import { LOCATION_REFERENCE_HELP } from '../../locations/location-reference-help.js';
+import { allowOverBudgetOption } from '../allow-over-budget-option.js';
 import type { CommandContext } from '../command-context.js';
 import { printJsonDocument } from '../json/print-json-document.js';
 import {
@@ -58,10 +59,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
       '--dry-run',
       'print chunks, calls, expected rows, duration, cost and days under the quota; write nothing',
     )
-    .option(
-      '--allow-over-budget',
-      'start a plan that costs more than is left of ENVDATA_BUDGET this month: it stops at the budget and waits for the month to reset',
-    )
+    .addOption(allowOverBudgetOption())
     .option(
       '--json',
       'with --dry-run: print the plan as one JSON document (shape: docs/json-output.md)',
@@ -104,13 +102,17 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         { resolveLocations },
         { startBackfill },
         { readPlanCost },
-        { formatPlanCost, overBudgetMessage },
+        { formatPlanCost },
+        { refuseOverBudget },
+        { formatOverBudgetNote },
         { formatPlanDuration },
       ] = await Promise.all([
         import('../../locations/resolve-locations.js'),
         import('../../runs/start-backfill.js'),
         import('../read-plan-cost.js'),
         import('../format-plan-cost.js'),
+        import('../refuse-over-budget.js'),
+        import('../format-over-budget-note.js'),
         import('../../planner/format-plan-duration.js'),
       ]);
       // A dry run writes nothing and dispatches nothing: Redis is not needed for it.
@@ -133,11 +135,16 @@ export function registerBackfillCommand(program: Command, context: CommandContex
             ...(options.recheckNoData && { recheckNoData: true }),
           };
           // A plan beyond what is left of the month's budget, once the unfinished runs make the
-          // calls they still plan, is refused before anything is written.
-          if (!options.dryRun && config.money.budget && !options.allowOverBudget) {
-            const planned = await startBackfill(app, backfill, { dryRun: true });
-            const cost = await readPlanCost(app, planned.estimate.calls, 'other');
-            if (cost.overBudget) throw usageError(overBudgetMessage('this backfill', cost));
+          // calls they still plan, is refused before anything is written. Allowed over it, the
+          // plan is not made twice: the cost of the run started says so below.
+          if (!options.dryRun && !options.allowOverBudget) {
+            const spending = {
+              what: 'this backfill',
+              narrow: 'Narrow it (--from/--to, --location)',
+              calls: async () =>
+                (await startBackfill(app, backfill, { dryRun: true })).estimate.calls,
+            };
+            await refuseOverBudget(app, spending, false);
           }
           const start = await startBackfill(app, backfill, { dryRun: options.dryRun ?? false });
           const cost = await readPlanCost(app, start.estimate.calls, 'other', {
@@ -172,11 +179,9 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           }
           for (const line of formatPlanCost(cost, config.rateLimits)) context.print(`  ${line}`);
           if (cost.overBudget) {
-            context.print(
-              options.dryRun
-                ? '  without --allow-over-budget, this backfill would be refused (exit 2)'
-                : `  over the budget, started with --allow-over-budget: it stops at the budget (${config.quota.budgetPerMonth} calls a month) and waits with "budget (month)" until the month resets`,
-            );
+            const state = options.dryRun ? 'refused' : 'started';
+            const note = formatOverBudgetNote('backfill', state, config.quota.budgetPerMonth);
+            context.print(`  ${note}`);
           }
           for (const note of start.notes) context.print(`  ${note}`);
           if (options.dryRun || start.runId === undefined) return;

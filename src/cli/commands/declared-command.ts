@@ -6,6 +6,7 @@ import type { App } from '../../app.js';
 import type { DeclaredFile } from '../../declared/declared-file.js';
 import type { DeclaredPlan } from '../../declared/declared-plan.js';
 import type { ResolvedLocations } from '../../declared/resolve-declared-locations.js';
+import { allowOverBudgetOption } from '../allow-over-budget-option.js';
 import type { CommandContext } from '../command-context.js';
 import { confirm } from '../confirm.js';
 import { printJsonDocument } from '../json/print-json-document.js';
@@ -37,6 +38,7 @@ interface ApplyOptions {
   yes?: boolean;
   wait?: boolean;
   concurrency?: string;
+  allowOverBudget?: boolean;
 }
 
 /** `envdata plan`, `envdata apply` and `envdata export-config`: the warehouse as declared. */
@@ -57,6 +59,10 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
         const plan = resolved && (await makePlan(context, app, file, resolved, false));
         if (plan === undefined) return;
         await printPlan(context, app, plan, options.json ?? false);
+        if (!options.json && (await overBudget(app, plan))) {
+          const { formatOverBudgetNote } = await import('../format-over-budget-note.js');
+          context.print(`  ${formatOverBudgetNote('apply', 'refused', undefined)}`);
+        }
       });
     });
 
@@ -72,6 +78,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
       'block until the run is finished, with progress and a local worker; exit 1 if chunks failed',
     )
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
+    .addOption(allowOverBudgetOption())
     .addHelpText('after', FILE_HELP)
     .action(async (options: ApplyOptions) => {
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
@@ -88,6 +95,14 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
             return;
           }
           await printPlan(context, app, shown, false);
+          // The money guard of every command that spends: refused before anything is asked or written.
+          const { refuseOverBudget } = await import('../refuse-over-budget.js');
+          const spending = {
+            what: `applying ${file.fileName}`,
+            narrow: `Declare less in ${file.fileName} (a later since, fewer locations)`,
+            calls: () => Promise.resolve(shown.estimate.calls),
+          };
+          const cost = await refuseOverBudget(app, spending, options.allowOverBudget);
           if (!options.yes) {
             if (!process.stdin.isTTY) {
               throw usageError(
@@ -113,6 +128,11 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
               (applied.runId === undefined ? ', no history missing' : `, run ${applied.runId}`),
           );
           if (applied.runId === undefined) return;
+          if (cost?.overBudget) {
+            const { formatOverBudgetNote } = await import('../format-over-budget-note.js');
+            const budgetCalls = context.config.quota.budgetPerMonth;
+            context.print(`  ${formatOverBudgetNote('apply', 'started', budgetCalls)}`);
+          }
           if (!options.wait) {
             context.print(
               `dispatched; workers (\`envdata worker\`) do the rest — follow with \`envdata status ${applied.runId}\``,
@@ -237,4 +257,11 @@ async function printPlan(
   }
   const { formatDeclaredPlan } = await import('../format-declared-plan.js');
   for (const line of formatDeclaredPlan(plan, cost, config.rateLimits)) context.print(line);
+}
+
+/** Whether the plan's run goes over the month's budget (`readPlanCost`), as `plan` notes it. */
+async function overBudget(app: App, plan: DeclaredPlan): Promise<boolean> {
+  if (!app.config.money.budget || plan.estimate.calls === 0) return false;
+  const { readPlanCost } = await import('../read-plan-cost.js');
+  return (await readPlanCost(app, plan.estimate.calls, 'other')).overBudget;
 }

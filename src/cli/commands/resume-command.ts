@@ -1,12 +1,17 @@
 import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
 import { EnvdataError } from '../../errors/envdata-error.js';
+import { allowOverBudgetOption } from '../allow-over-budget-option.js';
 import type { CommandContext } from '../command-context.js';
 import { parseConcurrency, parseRunId } from '../parse-cli-values.js';
 
 interface WaitOptions {
   wait?: boolean;
   concurrency?: string;
+}
+
+interface RetryOptions extends WaitOptions {
+  allowOverBudget?: boolean;
 }
 
 export function registerResumeCommands(program: Command, context: CommandContext): void {
@@ -58,25 +63,47 @@ export function registerResumeCommands(program: Command, context: CommandContext
     .description('Re-queue only the failed chunks of a run')
     .option('--wait', 'work them off here and wait, with progress (as `backfill --wait` does)')
     .option('--concurrency <n>', 'with --wait: chunks in flight in the local worker')
-    .action(async (run: string, options: WaitOptions) => {
+    .addOption(allowOverBudgetOption())
+    .action(async (run: string, options: RetryOptions) => {
       const runId = parseRunId(run);
       const concurrency = parseConcurrency(options.concurrency, context.config.worker.concurrency);
       if (options.wait) requireApiKey(context.config);
-      const [{ runExists }, { retryFailedChunks }, { followRuns }] = await Promise.all([
+      const [
+        { runExists },
+        { retryFailedChunks },
+        { followRuns },
+        { runProgress },
+        { refuseOverBudget },
+        { formatOverBudgetNote },
+      ] = await Promise.all([
         import('../../ledger/reopen-runs.js'),
         import('../../runs/resume-runs.js'),
         import('../follow-runs.js'),
+        import('../../ledger/run-progress.js'),
+        import('../refuse-over-budget.js'),
+        import('../format-over-budget-note.js'),
       ]);
       await context.withApp(
         async (app) => {
           if (!(await runExists(app.db, runId))) {
             throw new EnvdataError('NOT_FOUND', `there is no run ${runId}: see \`envdata status\``);
           }
+          // Each failed chunk re-queued is one call more, under the money guard of every command that spends.
+          const failed = (await runProgress(app.db, runId))?.failed ?? 0;
+          const spending = {
+            what: `retrying the ${failed} failed chunk(s) of run ${runId}`,
+            calls: () => Promise.resolve(failed),
+          };
+          const cost = await refuseOverBudget(app, spending, options.allowOverBudget);
           const n = await retryFailedChunks(app, runId);
           context.print(
             `${n} failed chunk(s) of run ${runId} re-queued` +
               (options.wait ? '' : '; workers (`envdata worker`) pick them up'),
           );
+          if (n > 0 && cost?.overBudget) {
+            const budgetCalls = app.config.quota.budgetPerMonth;
+            context.print(`  ${formatOverBudgetNote('retry', 'started', budgetCalls)}`);
+          }
           if (options.wait && n > 0) {
             await followRuns(app, context, [runId], { localWorker: true, concurrency });
           }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { requireApiKey } from '../../config/require-api-key.js';
+import { allowOverBudgetOption } from '../allow-over-budget-option.js';
 import type { CommandContext } from '../command-context.js';
 import { printJsonDocument } from '../json/print-json-document.js';
 import { parseConcurrency } from '../parse-cli-values.js';
@@ -17,10 +18,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
       '--json',
       'with --dry-run: print the plan as one JSON document (shape: docs/json-output.md)',
     )
-    .option(
-      '--allow-over-budget',
-      'start a sync that costs more than is left of ENVDATA_BUDGET this month: it stops at the budget',
-    )
+    .addOption(allowOverBudgetOption())
     .option(
       '--wait',
       'block until the sync run and its snapshots are finished, with a local worker; exit 1 if chunks failed, hours were quarantined or values were set aside',
@@ -52,13 +50,17 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         const [
           { estimateSync, formatLeftToBackfill, startSync },
           { readPlanCost },
-          { formatPlanCost, overBudgetMessage },
+          { formatPlanCost },
+          { refuseOverBudget },
+          { formatOverBudgetNote },
           { estimateDurationMs },
           { formatPlanDuration },
         ] = await Promise.all([
           import('../../sync/start-sync.js'),
           import('../read-plan-cost.js'),
           import('../format-plan-cost.js'),
+          import('../refuse-over-budget.js'),
+          import('../format-over-budget-note.js'),
           import('../../planner/estimate-plan.js'),
           import('../../planner/format-plan-duration.js'),
         ]);
@@ -86,9 +88,8 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             }
             for (const line of formatPlanCost(cost, config.rateLimits)) context.print(`  ${line}`);
             if (cost.overBudget) {
-              context.print(
-                '  without --allow-over-budget, `sync --now` would be refused (exit 2)',
-              );
+              const note = formatOverBudgetNote('sync --now', 'refused', undefined);
+              context.print(`  ${note}`);
             }
             for (const left of leftToBackfill) context.print(`  ${formatLeftToBackfill(left)}`);
           });
@@ -98,15 +99,23 @@ export function registerSyncCommands(program: Command, context: CommandContext):
         await context.withApp(
           async (app) => {
             // A sync beyond what is left of the month's budget is refused before anything is written.
-            if (config.money.budget && !options.allowOverBudget) {
-              const sync = await estimateSync(app);
-              const cost = await readPlanCost(app, sync.estimate.calls + sync.snapshots, 'sync');
-              if (cost.overBudget) throw usageError(overBudgetMessage('this sync', cost));
-            }
+            const spending = {
+              what: 'this sync',
+              use: 'sync' as const,
+              calls: async () => {
+                const sync = await estimateSync(app);
+                return sync.estimate.calls + sync.snapshots;
+              },
+            };
+            const cost = await refuseOverBudget(app, spending, options.allowOverBudget);
             const start = await startSync(app);
             context.print(
               `sync run ${start.runId}: ${start.gaps} range(s) for ${start.locations} location(s), ${start.snapshots} snapshot job(s)`,
             );
+            if (cost?.overBudget) {
+              const budgetCalls = config.quota.budgetPerMonth;
+              context.print(`  ${formatOverBudgetNote('sync --now', 'started', budgetCalls)}`);
+            }
             for (const left of start.leftToBackfill)
               context.print(`  ${formatLeftToBackfill(left)}`);
             if (!options.wait) return;

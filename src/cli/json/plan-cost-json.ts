@@ -36,7 +36,7 @@ export const planCostJson = {
           overBudget: z
             .boolean()
             .describe(
-              'the month’s spending plus `plannedByUnfinishedRuns` plus `cost` is above the budget: a backfill or `sync --now` with these flags exits 2 unless `--allow-over-budget`',
+              'the month’s spending plus `plannedByUnfinishedRuns` plus `cost` is above the budget: a `backfill`, `sync --now` or `apply` of this plan exits 2 unless `--allow-over-budget`',
             ),
         })
         .nullable()
