@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COVERAGE_STATES, coverageGrid } from '../../src/console/coverage-grid.js';
 import { freshnessBoard } from '../../src/console/freshness-board.js';
 import { cancelRun } from '../../src/ledger/cancel-run.js';
 import { collectStatusReport } from '../../src/status/collect-status-report.js';
@@ -131,5 +132,29 @@ describe('one definition of fresh after a cancelled backfill (issue 38)', () => 
     );
     expect(rows[0]!.complete_through).toEqual(ago(4));
     expect(NOW_HOUR.getTime() - rows[0]!.complete_through!.getTime()).toBeLessThan(DAY);
+  });
+
+  it('the console draws the hours the cancelled run did not fetch as such, not as "not planned"', async () => {
+    const grid = await coverageGrid(wh.app.db, {
+      dataset: 'weather',
+      bucket: 'month',
+      page: 1,
+      pageSize: 10,
+    });
+    const dropped = { from: ago(39 * 24).getTime(), to: ago(10 * 24).getTime() };
+    const cells = (name: string) => grid.rows.find((r) => r.name === name)!.cells;
+    const months = grid.buckets.map((b, i) => ({
+      from: Date.parse(b),
+      to: i + 1 < grid.buckets.length ? Date.parse(grid.buckets[i + 1]!) : Infinity,
+    }));
+    const expected = months
+      .map((m) => (m.from < dropped.to && m.to > dropped.from ? 'x' : '?'))
+      .join('');
+    expect([...cells('Vienna')].map((c, i) => (expected[i] === 'x' ? c : '?')).join('')).toBe(
+      expected,
+    );
+    expect(cells('Vienna')).toContain('x');
+    expect(cells('Lyon')).not.toContain('x');
+    expect(COVERAGE_STATES.x).toBe('not fetched (a cancelled run)');
   });
 });
