@@ -185,12 +185,13 @@ export async function up(db: Kysely<any>): Promise<void> {
         where x.location_id = l.location_id and x.dataset = d.dataset
       ) h on true
       left join lateral (
-        -- the end of the first unbroken run of known hours, and the start of the next
-        select upper(r) as known_until, lead(lower(r)) over (order by r) as next_known
+        -- the end of the first unbroken run of known hours, and the start of the next (unnest
+        -- gives a multirange's ranges in ascending order)
+        select max(upper(u.r)) filter (where u.i = 1) as known_until,
+          max(lower(u.r)) filter (where u.i = 2) as next_known
         from unnest(coalesce(c.landed, '{}') + coalesce(c.no_data, '{}')
-          + coalesce(h.holes, '{}')) as r
-        order by r
-        limit 1
+          + coalesce(h.holes, '{}')) with ordinality as u(r, i)
+        where u.i <= 2
       ) k on true
       where l.retired_at is null
     )

@@ -777,11 +777,10 @@ create view analytics.dataset_freshness as
                     range_agg(x.hours) AS holes
                    FROM envdata.coverage_hole x
                   WHERE x.location_id = l.location_id AND x.dataset = d_1.dataset) h ON true
-             LEFT JOIN LATERAL ( SELECT upper(r.r) AS known_until,
-                    lead(lower(r.r)) OVER (ORDER BY r.r) AS next_known
-                   FROM unnest(COALESCE(c.landed, '{}'::tstzmultirange) + COALESCE(c.no_data, '{}'::tstzmultirange) + COALESCE(h.holes, '{}'::tstzmultirange)) r(r)
-                  ORDER BY r.r
-                 LIMIT 1) k ON true
+             LEFT JOIN LATERAL ( SELECT max(upper(u.r)) FILTER (WHERE u.i = 1) AS known_until,
+                    max(lower(u.r)) FILTER (WHERE u.i = 2) AS next_known
+                   FROM unnest(COALESCE(c.landed, '{}'::tstzmultirange) + COALESCE(c.no_data, '{}'::tstzmultirange) + COALESCE(h.holes, '{}'::tstzmultirange)) WITH ORDINALITY u(r, i)
+                  WHERE u.i <= 2) k ON true
           WHERE l.retired_at IS NULL
         )
  SELECT d.dataset::text AS dataset,
