@@ -29,12 +29,15 @@ interface FreshnessRow {
   history_hole_from: Date | null;
   history_hole_to: Date | null;
   history_clear_with: string | null;
+  /** The start of the database's current hour, read with the row (an hour may turn meanwhile). */
+  now_hour: Date;
 }
 
 /** `analytics.dataset_freshness`'s weather row. */
 async function weatherRow(): Promise<FreshnessRow> {
   const { rows } = await sql<FreshnessRow>`
-    select * from analytics.dataset_freshness where dataset = 'weather'`.execute(wh.app.db);
+    select *, date_trunc('hour', now()) as now_hour
+    from analytics.dataset_freshness where dataset = 'weather'`.execute(wh.app.db);
   return rows[0]!;
 }
 
@@ -109,9 +112,23 @@ describe('one definition of fresh after a cancelled backfill (issue 38)', () => 
       locations: 2,
       worst_location: 'Lyon',
       hole_from: ago(3),
-      hole_to: NOW_HOUR,
       clear_with: 'envdata sync --now --wait',
     });
+    expect(row.hole_to).toEqual(row.now_hour);
+
+    // Pollen never landed: stale on every surface, no lag to tell, the first by name named.
+    const { rows: pollen } = await sql<FreshnessRow>`
+      select *, date_trunc('hour', now()) as now_hour
+      from analytics.dataset_freshness where dataset = 'pollen'`.execute(wh.app.db);
+    expect(status.freshness.filter((f) => f.dataset === 'pollen' && !f.stale)).toEqual([]);
+    expect(pollen[0]).toMatchObject({
+      complete_through: null,
+      lag_hours: null,
+      worst_location: 'Lyon',
+      hole_from: null,
+      clear_with: 'envdata sync --now --wait',
+    });
+    expect(pollen[0]!.hole_to).toEqual(pollen[0]!.now_hour);
 
     // The hole in the history, apart: which location, which hours, what to run.
     expect(row).toMatchObject({
