@@ -45,6 +45,7 @@
 --   2026_11_28_0043_drift_policy
 --   2026_11_28_0045_one_location_key_lock
 --   2026_11_28_0046_attach_partitions
+--   2026_11_28_0047_one_definition_of_fresh
 --   2026_11_28_0048_analytics_view_comments
 
 create schema analytics;
@@ -760,30 +761,135 @@ comment on column analytics.coverage.no_data_ranges is 'hours whose latest answe
 comment on column analytics.coverage.known_empty is 'nothing landed, and what was asked was answered "no data" or "not covered"';
 
 create view analytics.dataset_freshness as
+ WITH per_location AS (
+         SELECT d_1.dataset,
+            l.location_id,
+            l.name,
+                CASE
+                    WHEN upper(c.landed) IS NULL AND h.answered_to IS NOT NULL AND NOT COALESCE(h.other_holes, false) THEN h.answered_to
+                    ELSE upper(c.landed)
+                END AS fresh_until,
+            k.known_until,
+            k.next_known
+           FROM unnest(enum_range(NULL::envdata.dataset)) d_1(dataset)
+             CROSS JOIN envdata.location l
+             LEFT JOIN envdata.coverage c ON c.location_id = l.location_id AND c.dataset = d_1.dataset
+             LEFT JOIN LATERAL ( SELECT max(upper(x.hours)) FILTER (WHERE x.cause = ANY (ARRAY['no_data'::text, 'not_covered'::text])) AS answered_to,
+                    bool_or(x.cause <> ALL (ARRAY['no_data'::text, 'not_covered'::text])) AS other_holes,
+                    range_agg(x.hours) AS holes
+                   FROM envdata.coverage_hole x
+                  WHERE x.location_id = l.location_id AND x.dataset = d_1.dataset) h ON true
+             LEFT JOIN LATERAL ( SELECT max(upper(u.r)) FILTER (WHERE u.i = 1) AS known_until,
+                    max(lower(u.r)) FILTER (WHERE u.i = 2) AS next_known
+                   FROM unnest(COALESCE(c.landed, '{}'::tstzmultirange) + COALESCE(c.no_data, '{}'::tstzmultirange) + COALESCE(h.holes, '{}'::tstzmultirange)) WITH ORDINALITY u(r, i)
+                  WHERE u.i <= 2) k ON true
+          WHERE l.retired_at IS NULL
+        )
  SELECT d.dataset::text AS dataset,
     f.complete_through,
-    f.locations
+    f.locations,
+    f.lag_hours,
+    w.name AS worst_location,
+        CASE
+            WHEN w.lacking THEN w.fresh_until
+            ELSE NULL::timestamp with time zone
+        END AS hole_from,
+        CASE
+            WHEN w.lacking THEN date_trunc('hour'::text, now())
+            ELSE NULL::timestamp with time zone
+        END AS hole_to,
+        CASE
+            WHEN w.lacking THEN COALESCE(( SELECT
+                    CASE
+                        WHEN ch.status = 'failed'::envdata.chunk_status THEN 'envdata retry '::text || ch.run_id
+                        WHEN r.status = ANY (ARRAY['paused'::text, 'stopped'::text]) THEN 'envdata resume '::text || ch.run_id
+                        ELSE ((('nothing to run: run '::text || ch.run_id) || ' is fetching these hours (envdata status '::text) || ch.run_id) || ')'::text
+                    END AS "case"
+               FROM envdata.chunk ch
+                 JOIN envdata.run r ON r.run_id = ch.run_id
+              WHERE ch.location_id = w.location_id AND ch.dataset = d.dataset AND (ch.status <> ALL (ARRAY['done'::envdata.chunk_status, 'split'::envdata.chunk_status])) AND ch.window_from < date_trunc('hour'::text, now()) AND ch.window_to > COALESCE(w.fresh_until, '-infinity'::timestamp with time zone) AND (ch.status = 'failed'::envdata.chunk_status OR (r.status = ANY (ARRAY['planning'::text, 'running'::text, 'paused'::text, 'stopped'::text])))
+              ORDER BY ch.window_from, ch.chunk_id
+             LIMIT 1), 'envdata sync --now --wait'::text)
+            ELSE NULL::text
+        END AS clear_with,
+    f.history_complete_through,
+    hh.name AS history_hole_location,
+    hh.known_until AS history_hole_from,
+    hh.next_known AS history_hole_to,
+        CASE
+            WHEN hh.location_id IS NOT NULL THEN COALESCE(( SELECT
+                    CASE
+                        WHEN ch.status = 'failed'::envdata.chunk_status THEN 'envdata retry '::text || ch.run_id
+                        WHEN r.status = ANY (ARRAY['paused'::text, 'stopped'::text]) THEN 'envdata resume '::text || ch.run_id
+                        ELSE ((('nothing to run: run '::text || ch.run_id) || ' is fetching these hours (envdata status '::text) || ch.run_id) || ')'::text
+                    END AS "case"
+               FROM envdata.chunk ch
+                 JOIN envdata.run r ON r.run_id = ch.run_id
+              WHERE ch.location_id = hh.location_id AND ch.dataset = d.dataset AND (ch.status <> ALL (ARRAY['done'::envdata.chunk_status, 'split'::envdata.chunk_status])) AND ch.window_from < hh.next_known AND ch.window_to > hh.known_until AND (ch.status = 'failed'::envdata.chunk_status OR (r.status = ANY (ARRAY['planning'::text, 'running'::text, 'paused'::text, 'stopped'::text])))
+              ORDER BY ch.window_from, ch.chunk_id
+             LIMIT 1), (((((('envdata backfill --dataset '::text || d.dataset::text) || ' --location '::text) ||
+            CASE
+                WHEN hh.name ~ '^[A-Za-z0-9_.,:/@+-]+$'::text THEN hh.name
+                ELSE ('"'::text || replace(replace(replace(hh.name, '\'::text, '\\'::text), '"'::text, '\"'::text), '$'::text, '\$'::text)) || '"'::text
+            END) || ' --from '::text) ||
+            CASE
+                WHEN hh.known_until = date_trunc('day'::text, hh.known_until, 'UTC'::text) THEN to_char((hh.known_until AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD'::text)
+                ELSE ('"'::text || to_char((hh.known_until AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD HH24:00:00'::text)) || '"'::text
+            END) || ' --to '::text) ||
+            CASE
+                WHEN hh.next_known = date_trunc('day'::text, hh.next_known, 'UTC'::text) THEN to_char((hh.next_known AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD'::text)
+                ELSE ('"'::text || to_char((hh.next_known AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD HH24:00:00'::text)) || '"'::text
+            END)
+            ELSE NULL::text
+        END AS history_clear_with
    FROM unnest(enum_range(NULL::envdata.dataset)) d(dataset)
      CROSS JOIN LATERAL ( SELECT
                 CASE
-                    WHEN bool_and(k.known_until IS NOT NULL) THEN LEAST(min(k.known_until), date_trunc('hour'::text, now())) - '01:00:00'::interval
+                    WHEN bool_and(p.fresh_until IS NOT NULL) THEN LEAST(min(p.fresh_until), date_trunc('hour'::text, now())) - '01:00:00'::interval
                     ELSE NULL::timestamp with time zone
                 END AS complete_through,
-            count(*)::integer AS locations
-           FROM envdata.location l
-             LEFT JOIN envdata.coverage c ON c.location_id = l.location_id AND c.dataset = d.dataset
-             LEFT JOIN LATERAL ( SELECT upper(r.r) AS known_until
-                   FROM unnest(COALESCE(c.landed, '{}'::tstzmultirange) + COALESCE(c.no_data, '{}'::tstzmultirange) + COALESCE(( SELECT range_agg(h.hours) AS range_agg
-                           FROM envdata.coverage_hole h
-                          WHERE h.location_id = l.location_id AND h.dataset = d.dataset), '{}'::tstzmultirange)) r(r)
-                  ORDER BY r.r
-                 LIMIT 1) k ON true
-          WHERE l.retired_at IS NULL) f;
+            count(*)::integer AS locations,
+                CASE
+                    WHEN bool_and(p.fresh_until IS NOT NULL) THEN GREATEST(0::numeric, EXTRACT(epoch FROM now() - min(p.fresh_until)) / 3600::numeric)::double precision
+                    ELSE NULL::double precision
+                END AS lag_hours,
+                CASE
+                    WHEN bool_and(p.known_until IS NOT NULL) THEN LEAST(min(p.known_until), date_trunc('hour'::text, now())) - '01:00:00'::interval
+                    ELSE NULL::timestamp with time zone
+                END AS history_complete_through
+           FROM per_location p
+          WHERE p.dataset = d.dataset) f
+     LEFT JOIN LATERAL ( SELECT p.location_id,
+            p.name,
+            p.fresh_until,
+            p.fresh_until IS NULL OR p.fresh_until < date_trunc('hour'::text, now()) AS lacking
+           FROM per_location p
+          WHERE p.dataset = d.dataset
+          ORDER BY p.fresh_until NULLS FIRST, p.name, p.location_id
+         LIMIT 1) w ON true
+     LEFT JOIN LATERAL ( SELECT p.location_id,
+            p.name,
+            p.known_until,
+            p.next_known
+           FROM per_location p
+          WHERE p.dataset = d.dataset AND p.next_known IS NOT NULL
+          ORDER BY p.known_until, p.name, p.location_id
+         LIMIT 1) hh ON true;
 grant SELECT on table analytics.dataset_freshness to envdata_bi;
-comment on view analytics.dataset_freshness is 'Per dataset, the hour through which the history of every active location is complete (a hole not yet fetched holds it back, however new the rows after it): what freshness checks read, e.g. dbt loaded_at_query.';
+comment on view analytics.dataset_freshness is 'Per dataset, how fresh it is as envdata status counts it: the newest hour every active location has landed, the lag of the least fresh location, which location that is, the hours it lacks and what to run (what freshness checks read, e.g. dbt loaded_at_query). Apart, the history: the hour through which every location has an answer for every hour, and the oldest hole that holds it back, with what to run to fill it.';
 comment on column analytics.dataset_freshness.dataset is 'pollen or weather: one row each';
-comment on column analytics.dataset_freshness.complete_through is 'start of the last hour through which every active location has an answer for every hour (rows landed, "no data", or a recorded hole), counted from its own first known hour, no later than the last complete hour; null while some active location has no known hour';
+comment on column analytics.dataset_freshness.complete_through is 'start of the newest hour that every active location has landed (a location the service has only "no data" answers for: its newest answer), no later than the last complete hour: the hour of the least fresh location, as envdata status and the console count it; an older hole in the history does not hold it back (see history_complete_through); null while some active location has nothing';
 comment on column analytics.dataset_freshness.locations is 'how many active (not retired) locations were counted';
+comment on column analytics.dataset_freshness.lag_hours is 'hours from the end of complete_through to now: the lag of the least fresh location, the same number envdata status shows and compares with ENVDATA_FRESHNESS_MAX_LAG (36 h by default, what dbt warns after); null while some active location has nothing';
+comment on column analytics.dataset_freshness.worst_location is 'name of the least fresh active location (one that has nothing first, then the oldest newest hour; ties by name): the one that sets complete_through; null without locations';
+comment on column analytics.dataset_freshness.hole_from is 'start of the first hour worst_location lacks up to now (the end of its newest hour); null when it has nothing at all or lacks no complete hour';
+comment on column analytics.dataset_freshness.hole_to is 'end of the hours worst_location lacks: the end of the last complete hour; null when it lacks no complete hour';
+comment on column analytics.dataset_freshness.clear_with is 'what to run to bring worst_location up to now, e.g. "envdata sync --now --wait"; "envdata resume N" or "envdata retry N" when run N holds those hours, or what to wait for; null when it lacks no complete hour';
+comment on column analytics.dataset_freshness.history_complete_through is 'start of the last hour through which every active location has an answer for every hour (rows landed, "no data", or a recorded hole), counted from its own first known hour, no later than the last complete hour: a hole in the past (a cancelled backfill, a failed chunk) holds it back; null while some active location has no known hour';
+comment on column analytics.dataset_freshness.history_hole_location is 'name of the active location whose first hole in the history is the oldest (ties by name); null when no location has a hole before its newest known hour';
+comment on column analytics.dataset_freshness.history_hole_from is 'start of that hole: the first hour of history_hole_location with no answer after its first known hours';
+comment on column analytics.dataset_freshness.history_hole_to is 'end of that hole: the start of the next hour with an answer';
+comment on column analytics.dataset_freshness.history_clear_with is 'what to run to fill that hole, e.g. envdata backfill --dataset weather --location Berlin --from 2024-01-01 --to 2024-02-01; "envdata resume N" or "envdata retry N" when run N holds those hours, or what to wait for';
 
 create view analytics.forecast_accuracy as
  SELECT f.location_id,

@@ -11,6 +11,8 @@ import { withoutJit } from './without-jit.js';
  * - `m` missing upstream: the service never sent some of its hours (`coverage_hole`);
  * - `q` quarantined: some of its hours were set aside as invalid or conflicting;
  * - `n` not covered: the service does not cover the location for the dataset;
+ * - `x` not fetched: a cancelled run asked for some of its hours, and they have not landed since
+ *   (`envdata cancel` drops what a run had not fetched: a hole in the history, not a lag);
  * - `.` not planned: nothing landed and nothing was asked for.
  * A hole wins over coverage: a month with one missing hour is `m`, so holes show.
  */
@@ -20,6 +22,7 @@ export const COVERAGE_STATES = {
   m: 'missing upstream',
   q: 'quarantined',
   n: 'not covered by the service',
+  x: 'not fetched (a cancelled run)',
   '.': 'not planned',
 } as const;
 
@@ -101,7 +104,9 @@ export async function coverageGrid(
         coalesce(h.quarantined, '{}') - coalesce(c.landed, '{}') as quarantined,
         coalesce(h.not_covered, '{}') - coalesce(c.landed, '{}') as not_covered,
         coalesce(c.landed, '{}') + coalesce(c.no_data, '{}') + coalesce(h.not_covered, '{}')
-          as settled
+          as settled,
+        coalesce(d.asked, '{}') - coalesce(c.landed, '{}') - coalesce(c.no_data, '{}')
+          - coalesce(h.not_covered, '{}') as dropped
       from locs l
       left join envdata.coverage c on c.location_id = l.location_id and c.dataset = ${dataset}
       left join lateral (
@@ -111,6 +116,13 @@ export async function coverageGrid(
         from envdata.coverage_hole x
         where x.location_id = l.location_id and x.dataset = ${dataset}
       ) h on true
+      left join lateral (
+        -- what cancelled runs asked for at the location (their gaps outlive the cancel)
+        select range_agg(tstzrange(g.gap_from, g.gap_to)) as asked
+        from envdata.run r
+        join envdata.run_gap g on g.run_id = r.run_id
+        where r.status = 'cancelled' and g.location_id = l.location_id and g.dataset = ${dataset}
+      ) d on true
     )
     -- Per cell a few multirange tests (each a binary search over the location's ranges), on
     -- the bucket clipped to the last complete hour: nothing is expected of the future.
@@ -119,6 +131,7 @@ export async function coverageGrid(
         when b.b_from >= date_trunc('hour', now()) then '.'
         when s.missing && b.span then 'm'
         when s.quarantined && b.span then 'q'
+        when s.dropped && b.span then 'x'
         when s.covered && b.span and s.settled @> b.span then 'c'
         when s.covered && b.span then 'p'
         when s.not_covered && b.span then 'n'

@@ -26,6 +26,11 @@ export interface Freshness {
 /**
  * Per active location and dataset: the last hour that landed (from the coverage), the lag and
  * whether it is stale. Retired locations are left out: nobody keeps them fresh.
+ *
+ * The one definition of fresh (issue 38): `envdata status`, the console and
+ * `analytics.dataset_freshness` (its `complete_through` and `lag_hours`, hence dbt's freshness)
+ * count the same hour and lag; a hole before the last landed hour is a hole in the history
+ * (that view's `history_*` columns), not a lag. Change one, change the migration's view too.
  */
 export async function readFreshness(
   db: Kysely<Database>,

@@ -9,10 +9,11 @@ const DBT_SOURCE_NAME = 'envdata';
 type Freshness = { readonly dataset: Dataset } | { readonly field: string };
 
 /**
- * The views dbt checks for freshness. The history views read the ledger's complete hour
- * (`analytics.dataset_freshness`), so a hole counts and not only the newest row; the daily views
- * are refreshed from the same hours after each run. The forecast and latest views are as fresh as
- * the nightly sync that fetched them.
+ * The views dbt checks for freshness. The history views read `analytics.dataset_freshness`'s
+ * `complete_through`: the newest hour of the dataset's least fresh location, the one definition
+ * of fresh that `envdata status` and the console use too (a hole in the past is a hole in the
+ * history, not a lag: that view names it apart). The daily views are refreshed from the same hours
+ * after each run. The forecast and latest views are as fresh as the nightly sync that fetched them.
  */
 const FRESHNESS: Readonly<Record<string, Freshness>> = {
   pollen_hourly: { dataset: 'pollen' },

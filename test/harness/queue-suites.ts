@@ -64,6 +64,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/sync/sync.share-units.test.ts',
   'test/sync/sync.test.ts',
   'test/upstream/upstream-drift.test.ts',
+  'test/warehouse/freshness-agreement.test.ts',
   'test/worker/ingest-worker.payload.test.ts',
   'test/worker/ingest-worker.shutdown.test.ts',
   'test/worker/worker-heartbeat.test.ts',

@@ -19,6 +19,13 @@ async function freshness(): Promise<
   return Object.fromEntries(rows.map(({ dataset, ...rest }) => [dataset, rest]));
 }
 
+/** Its `history_complete_through`, by dataset: complete history, holes in the past included. */
+async function history(): Promise<Record<string, Date | null>> {
+  const { rows } = await sql<{ dataset: string; history_complete_through: Date | null }>`
+    select dataset, history_complete_through from analytics.dataset_freshness`.execute(wh.app.db);
+  return Object.fromEntries(rows.map((r) => [r.dataset, r.history_complete_through]));
+}
+
 function landWeather(locationId: number, fromHour: number, toHour: number): Promise<void> {
   return wh.landWeather(locationId, { from: at(fromHour), to: at(toHour) });
 }
@@ -43,11 +50,12 @@ describe('analytics.dataset_freshness', () => {
     await landWeather(lyon, 0, 72);
   });
 
-  it('stops at the first hole not fetched, however new the rows after it', async () => {
-    expect((await freshness()).weather).toEqual({
-      complete_through: new Date(START.getTime() + DAY - H),
-      locations: 2,
-    });
+  it('is as fresh as the newest hour of its least fresh location: a hole in the past is no lag', async () => {
+    expect((await freshness()).weather).toEqual({ complete_through: at(71), locations: 2 });
+  });
+
+  it('keeps its history complete only up to the first hole not fetched, however new the rows after it', async () => {
+    expect((await history()).weather).toEqual(new Date(START.getTime() + DAY - H));
   });
 
   it('is null for a dataset some location has no hour of', async () => {
@@ -61,6 +69,7 @@ describe('analytics.dataset_freshness', () => {
       wh.app.db,
     );
     expect((await freshness()).weather?.complete_through).toEqual(at(71));
+    expect((await history()).weather).toEqual(at(71));
   });
 
   it('waits for a new location, and leaves a retired one out', async () => {

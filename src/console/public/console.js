@@ -356,7 +356,7 @@ const pages = {
         h(
           'p',
           {},
-          `${fmt(board.stale)} of ${fmt(board.rows.length)} location/dataset pair(s) lag more than ${board.maxLagHours} h (ENVDATA_FRESHNESS_MAX_LAG); stale first.`,
+          `${fmt(board.stale)} of ${fmt(board.rows.length)} location/dataset pair(s) lag more than ${board.maxLagHours} h (ENVDATA_FRESHNESS_MAX_LAG); stale first. The lag runs from the end of the last hour landed to now, as envdata status and analytics.dataset_freshness count it; a hole in the past (a cancelled run) is a hole in the history, drawn on Coverage.`,
         ),
         table(
           'freshness',
