@@ -30,6 +30,12 @@ export async function readOwedRuns(
     if (progress) runs.push(progress);
   }
   if (runs.length === 0) return { runs, workers: 0 };
+  // Asked first, with its own timeout: a queue that does not answer would hold `plan` up.
+  const answers = await app.queues.assertAnswers().then(
+    () => true,
+    () => false,
+  );
+  if (!answers) return { runs, workers: undefined };
   const holds = await readQueueHolds(app.queues.queue(QUEUE_NAMES.ingest), () =>
     app.queues.listWorkers(QUEUE_NAMES.ingest),
   ).catch(() => undefined);

@@ -54,6 +54,17 @@ describe('plan and apply while a run is still owed', () => {
           'no worker connected — start one: envdata worker\n$',
       ),
     );
+    if (fx.env.queueBackend === 'redis') {
+      // A queue that does not answer is said so, at once: it does not hold the plan up.
+      const blind = await runCliInProcess(
+        ['plan', '-f', file],
+        fx.cliEnv({ REDIS_URL: 'redis://127.0.0.1:1' }),
+      );
+      expect(blind.code).toBe(0);
+      expect(blind.stdout).toContain(
+        `run ${runId} backfill 0 of ${total} chunks, workers unknown (the queue did not answer)`,
+      );
+    }
     const json = declaredPlanJson.parse(
       JSON.parse((await envdata(['plan', '-f', file, '--json'])).stdout),
     );
