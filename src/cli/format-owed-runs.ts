@@ -12,7 +12,7 @@ export function formatOwedRuns(owed: OwedRuns, waitingHere = false): string {
     const failed = p.failed > 0 ? `, ${p.failed} failed` : '';
     const at = `${p.done} of ${p.total} chunks${failed}`;
     return p.status === 'paused'
-      ? `run ${p.runId} ${p.kind} paused at ${at} — continue: envdata resume ${p.runId}`
+      ? `run ${p.runId} ${p.kind} paused at ${at} (continue: envdata resume ${p.runId})`
       : `run ${p.runId} ${p.kind} ${at}`;
   });
   const head = `${n} ${n === 1 ? 'run is' : 'runs are'} still owed: ${runs.join('; ')}`;

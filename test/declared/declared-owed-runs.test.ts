@@ -126,7 +126,7 @@ describe('plan and apply while a run is still owed', () => {
     const plan = await envdata(['plan', '-f', file]);
     expect(plan.stdout).toMatch(
       new RegExp(
-        `^nothing new to plan, but 1 run is still owed: run ${runId} backfill paused at 0 of \\d+ chunks — continue: envdata resume ${runId}\n$`,
+        `^nothing new to plan, but 1 run is still owed: run ${runId} backfill paused at 0 of \\d+ chunks \\(continue: envdata resume ${runId}\\)\n$`,
       ),
     );
     const wait = await runEnvdata(['apply', '-f', file, '--yes', '--wait'], fx.cliEnv());
