@@ -1,6 +1,7 @@
 import type { Location } from '../locations/location.js';
 import type { PlanEstimate } from '../planner/plan-run.js';
 import type { Dataset } from '../types.js';
+import type { RunStatus } from '../warehouse/schema.js';
 import type { WantedLocation } from './wanted-location.js';
 
 /** The history missing of one dataset, between its `since` and the last complete hour. */
@@ -12,6 +13,12 @@ export interface DatasetHistory {
   /** Location-hours missing, not left to an unfinished run. */
   readonly hours: number;
   readonly locations: number;
+}
+
+/** An unfinished run that still owes hours a declared file asks for (`DeclaredPlan.owed`). */
+export interface OwedRun {
+  readonly runId: number;
+  readonly status: RunStatus;
 }
 
 /** What `envdata plan` shows and `envdata apply` does, in that order. */
@@ -30,6 +37,12 @@ export interface DeclaredPlan {
   readonly notes: readonly string[];
   /** The run apply started; `undefined` for a plan, or when no history is missing. */
   readonly runId: number | undefined;
+  /**
+   * Unfinished runs (an earlier apply's, a backfill) that still owe hours the file declares,
+   * by run id: left to them, not planned again, yet not in the warehouse. "No changes" is
+   * true only when there is none.
+   */
+  readonly owed: readonly OwedRun[];
   /** Calls made to geocode places not registered yet. */
   readonly geocodeCalls: number;
   readonly warnings: readonly string[];

@@ -107,14 +107,18 @@ async function planIn(
   const notes = new Set<string>();
   const spans: { dataset: DatasetHistory['dataset']; from: Date; ids: number[] }[] = [];
   for (const d of file.datasets) {
-    const bySince = new Map<string, number[]>();
+    const bySince = new Map<string, SubPlan>();
     for (const { location, group } of active) {
-      const since = (group === undefined ? undefined : d.groups.get(group)) ?? d.since;
-      const ids = bySince.get(since);
-      if (ids === undefined) bySince.set(since, [location.locationId]);
-      else ids.push(location.locationId);
+      const own = group === undefined ? undefined : d.groups.get(group);
+      const since = own ?? d.since;
+      const sub = bySince.get(since) ?? { ids: [], groups: new Set<string>(), others: false };
+      bySince.set(since, sub);
+      sub.ids.push(location.locationId);
+      if (own === undefined) sub.others = true;
+      else sub.groups.add(group!);
     }
-    for (const [since, ids] of bySince) {
+    for (const [since, { ids, ...members }] of bySince) {
+      const scope = bySince.size > 1 ? scopeOf(members, since) : undefined;
       const parsed = parseSince(since);
       if (!parsed.ok) throw new Error('unchecked since'); // parseDeclaredFile checked it
       const from = parsed.at(now);
@@ -129,7 +133,8 @@ async function planIn(
       });
       found.push(...gaps);
       spans.push({ dataset: d.dataset, from, ids });
-      for (const note of explainPlan({ datasets: [d.dataset], from, to, windowHours, now }, gaps)) {
+      const request = { datasets: [d.dataset], from, to, windowHours, now, scope };
+      for (const note of explainPlan(request, gaps)) {
         notes.add(note);
       }
     }
@@ -202,7 +207,32 @@ async function planIn(
     estimate,
     notes: [...notes],
     runId,
+    owed: overlaps
+      .map((o) => ({ runId: o.runId, status: o.status }))
+      .sort((a, b) => a.runId - b.runId),
     geocodeCalls: resolved.geocodeCalls,
     warnings: resolved.warnings,
   };
+}
+
+/** The locations of one dataset planned from one `since`: groups with it as their own, or not. */
+interface SubPlan {
+  readonly ids: number[];
+  /** Groups whose own `since` (`datasets.X.groups`) this is. */
+  readonly groups: Set<string>;
+  /** Whether locations planned from the dataset's own `since` are in it too. */
+  others: boolean;
+}
+
+/**
+ * How the notes name a sub-plan when a dataset has several: `group alps, since -1y`,
+ * `other locations, since -90d`; so a note never reads as if it spoke for the whole dataset.
+ */
+function scopeOf(members: Omit<SubPlan, 'ids'>, since: string): string {
+  const groups = [...members.groups].sort();
+  const named: string[] = [];
+  if (groups.length > 0)
+    named.push(`${groups.length > 1 ? 'groups' : 'group'} ${groups.join(', ')}`);
+  if (members.others) named.push('other locations');
+  return `${named.join(' and ')}, since ${since}`;
 }

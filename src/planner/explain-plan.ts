@@ -9,6 +9,12 @@ export interface PlanNoteRequest {
   readonly to: Date;
   readonly windowHours: number;
   readonly now?: Date;
+  /**
+   * Which part of a larger plan the request is, named beside each dataset in its notes
+   * (`pollen (group alps, since -1y): …`): a declared file plans a group with a `since` of its
+   * own apart from the other locations.
+   */
+  readonly scope?: string;
 }
 
 /** The window the service is known to accept per history request (trial plans: 48 h). */
@@ -35,16 +41,17 @@ export function explainPlan(request: PlanNoteRequest, gaps: readonly Gap[]): str
     notes.push(`the range is clipped at the last complete hour, ${day(end)} UTC`);
   for (const dataset of request.datasets) {
     const start = datasetDefinition(dataset).historyStart;
+    const named = request.scope === undefined ? dataset : `${dataset} (${request.scope})`;
     if (request.to <= start) {
       notes.push(
-        `${dataset}: nothing to fetch before ${day(start)} UTC, where the service's ${dataset} history starts`,
+        `${named}: nothing to fetch before ${day(start)} UTC, where the service's ${dataset} history starts`,
       );
     } else if (request.from < start) {
       notes.push(
-        `${dataset}: clipped to ${day(start)} UTC, where the service's ${dataset} history starts`,
+        `${named}: clipped to ${day(start)} UTC, where the service's ${dataset} history starts`,
       );
     } else if (!gaps.some((g) => g.dataset === dataset)) {
-      notes.push(`${dataset}: nothing to do — the ledger holds all of it`);
+      notes.push(`${named}: nothing to do — the ledger holds all of it`);
     }
   }
   if (request.windowHours > KNOWN_ACCEPTED_WINDOW_HOURS) {

@@ -75,7 +75,7 @@ beforeEach(async () => {
 });
 
 describe('envdata plan and apply', () => {
-  it('plan → apply → plan shows no changes; a second apply makes no call and no run', async () => {
+  it('plan → apply → plan names the run still owed; a second apply makes no call and no run', async () => {
     const file = await declare(
       POINTS.slice(0, 2),
       daysAgo(10),
@@ -103,12 +103,17 @@ describe('envdata plan and apply', () => {
     });
     expect((await fx.locationRows()).map((r) => r.name)).toEqual(['Berlin', 'Munich', 'Valencia']);
 
+    // Nothing new, but the run is not done: plan and apply name it instead of "no changes".
     fx.simulator.resetStats();
     const after = await envdata(['plan', '-f', file]);
-    expect(after.stdout).toBe(`no changes: the warehouse is as ${file} declares it\n`);
+    expect(after.stdout).toMatch(
+      new RegExp(`^nothing new to plan, but 1 run is still owed: run ${run!.run_id} backfill 0 of`),
+    );
     const again = await envdata(['apply', '-f', file, '--yes']);
     expect(again.code).toBe(0);
-    expect(again.stdout).toBe(`no changes: the warehouse is as ${file} declares it\n`);
+    expect(again.stdout).toMatch(
+      new RegExp(`^nothing new to apply, but 1 run is still owed: run ${run!.run_id} backfill`),
+    );
     expect(fx.simulator.stats().total).toBe(0);
     expect(await runs()).toHaveLength(1);
   });
@@ -211,7 +216,7 @@ describe('envdata plan and apply', () => {
       envdata(['apply', '-f', file, '--yes']),
     ]);
     expect(both.map((r) => r.code)).toEqual([0, 0]);
-    expect(both.filter((r) => /run \d+/.test(r.stdout))).toHaveLength(1);
+    expect(both.filter((r) => /^applied .*, run \d+/m.test(r.stdout))).toHaveLength(1);
     expect(await runs()).toHaveLength(1);
     expect(await fx.locationRows()).toHaveLength(4);
   });

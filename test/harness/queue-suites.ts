@@ -46,6 +46,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/console/console.api.test.ts',
   'test/console/console.browser.test.ts',
   'test/demo/run-demo.test.ts',
+  'test/declared/declared-owed-runs.test.ts',
   'test/dispatch/job-options.test.ts',
   'test/dispatch/call-pacer.test.ts',
   'test/dispatch/queue-feeder.test.ts',

@@ -91,7 +91,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
           const shown = resolved && (await makePlan(context, app, file, resolved, false));
           if (shown === undefined) return;
           if (!hasChanges(shown)) {
-            context.print(`no changes: the warehouse is as ${file.fileName} declares it`);
+            await applyNothingNew(context, app, shown, options.wait, concurrency);
             return;
           }
           await printPlan(context, app, shown, false);
@@ -120,6 +120,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
           if (applied === undefined) return;
           if (!hasChanges(applied)) {
             context.print('no changes: another apply made them meanwhile');
+            if (options.wait) await followOwed(context, app, applied, undefined, concurrency);
             return;
           }
           context.print(
@@ -127,20 +128,19 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
               `${applied.add.length} added, ${applied.retire.length} retired, ${applied.restore.length} restored` +
               (applied.runId === undefined ? ', no history missing' : `, run ${applied.runId}`),
           );
-          if (applied.runId === undefined) return;
-          if (cost?.overBudget) {
+          if (applied.runId !== undefined && cost?.overBudget) {
             const { formatOverBudgetNote } = await import('../format-over-budget-note.js');
             const budgetCalls = context.config.quota.budgetPerMonth;
             context.print(`  ${formatOverBudgetNote('apply', 'started', budgetCalls)}`);
           }
           if (!options.wait) {
+            if (applied.runId === undefined) return;
             context.print(
               `dispatched; workers (\`envdata worker\`) do the rest — follow with \`envdata status ${applied.runId}\``,
             );
             return;
           }
-          const { followRuns } = await import('../follow-runs.js');
-          await followRuns(app, context, [applied.runId], { localWorker: true, concurrency });
+          await followOwed(context, app, applied, applied.runId, concurrency);
         },
         context.config,
         { queue: true },
@@ -241,22 +241,89 @@ async function printPlan(
   ]);
   const config = context.config;
   const cost = await readPlanCost(app, plan.estimate.calls, 'other');
+  const { readOwedRuns } = await import('../read-owed-runs.js');
+  const owed = await readOwedRuns(app, plan);
   if (json) {
     const { toDeclaredPlanJson } = await import('../json/declared-plan-json.js');
     const windowHours = config.ingest.historyWindowHours;
     printJsonDocument(
       context,
-      toDeclaredPlanJson(plan, windowHours, config.rateLimits, new Date(), cost),
+      toDeclaredPlanJson(plan, windowHours, config.rateLimits, new Date(), cost, owed),
     );
     return;
   }
   for (const warning of plan.warnings) context.io.stderr.write(`envdata: warning: ${warning}\n`);
+  const { formatOwedRuns } = await import('../format-owed-runs.js');
   if (!hasChanges(plan)) {
-    context.print(`no changes: the warehouse is as ${plan.fileName} declares it`);
+    context.print(
+      owed.runs.length === 0
+        ? `no changes: the warehouse is as ${plan.fileName} declares it`
+        : `nothing new to plan, but ${formatOwedRuns(owed)}`,
+    );
     return;
   }
   const { formatDeclaredPlan } = await import('../format-declared-plan.js');
   for (const line of formatDeclaredPlan(plan, cost, config.rateLimits)) context.print(line);
+  if (owed.runs.length > 0) context.print(`besides, ${formatOwedRuns(owed)}`);
+}
+
+/**
+ * `apply` when the plan changes nothing: "no changes" only when no run is owed either (an
+ * earlier apply's, fetching or waiting for a worker); otherwise those runs are named and, with
+ * `--wait`, worked here to their end as if this apply had started them.
+ */
+async function applyNothingNew(
+  context: CommandContext,
+  app: App,
+  plan: DeclaredPlan,
+  wait: boolean | undefined,
+  concurrency: number,
+): Promise<void> {
+  const [{ readOwedRuns }, { formatOwedRuns }] = await Promise.all([
+    import('../read-owed-runs.js'),
+    import('../format-owed-runs.js'),
+  ]);
+  const owed = await readOwedRuns(app, plan);
+  if (owed.runs.length === 0) {
+    context.print(`no changes: the warehouse is as ${plan.fileName} declares it`);
+    return;
+  }
+  context.print(`nothing new to apply, but ${formatOwedRuns(owed, wait)}`);
+  if (wait) await followOwed(context, app, plan, undefined, concurrency);
+}
+
+/**
+ * `apply --wait`: follows the runs the file is still owed (`DeclaredPlan.owed`) and the one
+ * apply started, if any, to their end with a local worker (`followRuns`: exit 1 if one fails).
+ * A paused run is not resumed behind its operator's back: it is named with how to continue it,
+ * and the command exits 1, since the warehouse is not as declared.
+ */
+async function followOwed(
+  context: CommandContext,
+  app: App,
+  plan: DeclaredPlan,
+  startedRunId: number | undefined,
+  concurrency: number,
+): Promise<void> {
+  const { readOwedRuns } = await import('../read-owed-runs.js');
+  const owed = (await readOwedRuns(app, plan)).runs;
+  const paused = owed.filter((p) => p.status === 'paused');
+  const runIds = [
+    ...owed.filter((p) => p.status !== 'paused').map((p) => p.runId),
+    ...(startedRunId === undefined ? [] : [startedRunId]),
+  ];
+  if (runIds.length > 0) {
+    requireApiKey(context.config);
+    const { followRuns } = await import('../follow-runs.js');
+    await followRuns(app, context, runIds, { localWorker: true, concurrency });
+  }
+  for (const p of paused) {
+    context.print(
+      `run ${p.runId} (${p.kind}) is paused with ${p.total - p.done - p.failed} chunk(s) left: ` +
+        `apply does not resume it — continue: envdata resume ${p.runId} --wait`,
+    );
+  }
+  if (paused.length > 0 && context.exitCode === 0) context.exitCode = 1;
 }
 
 /** Whether the plan's run goes over the month's budget (`readPlanCost`), as `plan` notes it. */

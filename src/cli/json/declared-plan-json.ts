@@ -3,7 +3,9 @@ import type { RateLimitRule } from '../../config/rate-limit.js';
 import { hasChanges, type DeclaredPlan } from '../../declared/declared-plan.js';
 import type { PlanCost } from '../../planner/plan-cost.js';
 import { DATASETS } from '../../types.js';
+import type { OwedRuns } from '../read-owed-runs.js';
 import { count, isoTimestamp, jsonDocument } from './json-document.js';
+import { runJson, toRunJson } from './run-json.js';
 import { planCostJson, toPlanCostJson } from './plan-cost-json.js';
 import {
   durationJson,
@@ -23,7 +25,21 @@ export const declaredPlanJson = jsonDocument('declared-plan', {
   digest: z
     .string()
     .describe('SHA-256 of the file, hex: `envdata apply` records it with the run it starts'),
-  changes: z.boolean().describe('`false`: the warehouse matches the file, apply does nothing'),
+  changes: z
+    .boolean()
+    .describe(
+      '`false`: apply changes nothing and starts no run; the warehouse matches the file only when `owedRuns` is empty too',
+    ),
+  owedRuns: z
+    .array(runJson)
+    .describe(
+      'unfinished runs (an earlier apply’s, a backfill) that still owe hours the file declares, as `status RUN --json` reports each: left to them, not planned again; `apply --wait` follows them to their end',
+    ),
+  workersConnected: count
+    .nullable()
+    .describe(
+      'workers alive on the ingest queue, read when a run is owed (else `0`); `null`: the queue did not answer',
+    ),
   locations: z
     .object({
       add: z
@@ -77,6 +93,7 @@ export function toDeclaredPlanJson(
   rateLimits: readonly RateLimitRule[],
   generatedAt: Date,
   cost: PlanCost,
+  owed: OwedRuns,
 ): DeclaredPlanJson {
   const datasets = plan.history.map((h) => h.dataset);
   return {
@@ -86,6 +103,8 @@ export function toDeclaredPlanJson(
     file: plan.fileName,
     digest: plan.digest,
     changes: hasChanges(plan),
+    owedRuns: owed.runs.map(toRunJson),
+    workersConnected: owed.workers ?? null,
     locations: {
       add: plan.add.map((w) => ({
         name: w.input.name,

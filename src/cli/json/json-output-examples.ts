@@ -431,6 +431,30 @@ export const DECLARED_PLAN_EXAMPLE: DeclaredPlanJson = {
   file: 'envdata.yaml',
   digest: '9f2c1e0b7d4a3f5e6c8b9a0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f',
   changes: true,
+  owedRuns: [
+    {
+      ...failedRun,
+      runId: 7,
+      status: 'running',
+      createdAt: '2024-06-29T09:30:00.000Z',
+      finishedAt: null,
+      percentDone: 80,
+      chunks: {
+        total: 845,
+        done: 673,
+        failed: 0,
+        inFlight: 100,
+        notYetDispatched: 72,
+        refetching: 0,
+      },
+      rows: 242280,
+      calls: 673,
+      setAside: [],
+      failuresByCode: {},
+      waiting: { reason: 'no worker connected', until: null, hint: 'start `envdata worker`' },
+    },
+  ],
+  workersConnected: 0,
   locations: {
     add: [
       {
