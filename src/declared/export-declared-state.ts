@@ -38,10 +38,14 @@ function entryOf(l: LocationWithAliases, group: string | null): LocationInput {
 
 /**
  * Each dataset as the file last applied declared it (`storeDeclaration`): its `since` and its
- * groups' as written, its drift policy. A warehouse never applied (made with `locations add` and
- * `backfill`) gets, per dataset, the first hour held or planned (`earliestHistory`).
+ * groups' as written (those of groups with a location `inUse`), its drift policy. A warehouse
+ * never applied (made with `locations add` and `backfill`) gets, per dataset, the first hour held
+ * or planned (`earliestHistory`).
  */
-async function datasetsOf(db: Kysely<Database>): Promise<DeclaredFileInput['datasets']> {
+async function datasetsOf(
+  db: Kysely<Database>,
+  inUse: ReadonlySet<string>,
+): Promise<DeclaredFileInput['datasets']> {
   const declared = await db.selectFrom('declared_history').selectAll().execute();
   const drift = new Map(
     (await db.selectFrom('drift_policy').select(['dataset', 'policy']).execute()).map((r) => [
@@ -59,7 +63,10 @@ async function datasetsOf(db: Kysely<Database>): Promise<DeclaredFileInput['data
       DATASETS.flatMap((d) => {
         const row = byDataset.get(d);
         if (row === undefined) return [];
-        const groups = Object.entries(row.groups).map(([g, since]) => [g, { since }] as const);
+        // A group whose locations were all removed since is left out: the file would be refused.
+        const groups = Object.entries(row.groups)
+          .filter(([g]) => inUse.has(g))
+          .map(([g, since]) => [g, { since }] as const);
         const entry = {
           since: row.since,
           ...(groups.length > 0 && { groups: Object.fromEntries(groups) }),
@@ -97,15 +104,17 @@ export async function exportDeclaredState(db: Kysely<Database>, now = new Date()
         .execute()
     ).map((r) => [r.location_id, r.declared_group]),
   );
+  const entries = locations.map((l) => entryOf(l, groups.get(l.locationId) ?? null));
+  const inUse = new Set(entries.flatMap((e) => (e.group === undefined ? [] : [e.group])));
   const file: DeclaredFileInput = {
     version: 1,
-    locations: locations.map((l) => entryOf(l, groups.get(l.locationId) ?? null)),
-    datasets: await datasetsOf(db),
+    locations: entries,
+    datasets: await datasetsOf(db, inUse),
   };
   const doc = new Document(file);
   // One line per location: a long list stays readable and diffs by location.
-  const entries = doc.get('locations');
-  if (isSeq(entries)) for (const item of entries.items) if (isMap(item)) item.flow = true;
+  const list = doc.get('locations');
+  if (isSeq(list)) for (const item of list.items) if (isMap(item)) item.flow = true;
   doc.commentBefore =
     ` Written by \`envdata export-config\` at ${now.toISOString()}: the warehouse as it was.\n` +
     ' Review it, keep it in git, change it and run `envdata plan` (docs/envdata.md).';

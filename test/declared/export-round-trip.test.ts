@@ -130,4 +130,22 @@ describe('envdata export-config', () => {
       weather: { since: '-30d', groups: { alps: { since: '-60d' } } },
     });
   });
+
+  it('leaves out the since of a group none of whose locations is active any more', async () => {
+    const file = dir.path('envdata.yaml');
+    await writeFile(file, DECLARED);
+    expect((await envdata(['apply', '-f', file, '--yes'])).code).toBe(0);
+    for (const name of ['Zermatt', 'Innsbruck']) {
+      const removed = await envdata(['locations', 'remove', name]);
+      expect(removed.code, removed.stderr).toBe(0);
+    }
+    const exported = dir.path('without-alps.yaml');
+    const written = await envdata(['export-config', '-f', exported]);
+    expect(written.code, written.stderr).toBe(0);
+    expect((parse(await readFile(exported, 'utf8')) as Record<string, unknown>).datasets).toEqual({
+      pollen: { since: '-90d' },
+      weather: { since: '-30d' },
+    });
+    expect(changesOf(await planJson(exported))).toEqual(NOTHING);
+  });
 });
