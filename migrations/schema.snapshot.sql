@@ -47,6 +47,7 @@
 --   2026_11_28_0046_attach_partitions
 --   2026_11_28_0047_one_definition_of_fresh
 --   2026_11_28_0048_analytics_view_comments
+--   2026_11_28_0049_declared_history
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -176,6 +177,17 @@ alter table envdata.current_fetch add constraint current_fetch_location_id_fkey 
 alter table envdata.current_fetch add constraint current_fetch_pkey PRIMARY KEY (location_id, dataset, product);
 comment on table envdata.current_fetch is 'Per location, dataset and product, the fetched_at of the newest snapshot stored: the one the forecast and latest views show (copied in envdata.*_snapshot_current).';
 
+create table envdata.declared_history (
+  dataset envdata.dataset not null,
+  since text not null,
+  groups jsonb not null default '{}'::jsonb,
+  declared_at timestamp with time zone not null default now()
+);
+alter table envdata.declared_history add constraint declared_history_groups_check CHECK (jsonb_typeof(groups) = 'object'::text);
+alter table envdata.declared_history add constraint declared_history_pkey PRIMARY KEY (dataset);
+alter table envdata.declared_history add constraint declared_history_since_check CHECK (length(since) > 0);
+comment on table envdata.declared_history is 'Per dataset of the envdata.yaml last applied: its since as written and each group''s (envdata export-config writes them back).';
+
 create table envdata.drift_policy (
   dataset envdata.dataset not null,
   policy text not null,
@@ -240,7 +252,8 @@ create table envdata.location (
   created_at timestamp with time zone not null default now(),
   retired_at timestamp with time zone,
   ingest_by_place boolean not null default false,
-  name_key text not null
+  name_key text not null,
+  declared_group text
 );
 alter table envdata.location add constraint location_ingest_by_place_needs_place CHECK (NOT ingest_by_place OR place IS NOT NULL);
 alter table envdata.location add constraint location_lat_check CHECK (lat >= '-90'::integer::double precision AND lat <= 90::double precision);
@@ -253,6 +266,7 @@ CREATE UNIQUE INDEX location_name_key ON envdata.location USING btree (name_key)
 CREATE UNIQUE INDEX location_point_key ON envdata.location USING btree (round((lat)::numeric, 4), round((lng)::numeric, 4));
 CREATE TRIGGER location_name_key_is_free BEFORE INSERT OR UPDATE OF name_key ON envdata.location FOR EACH ROW EXECUTE FUNCTION envdata.location_key_is_free();
 CREATE TRIGGER location_timezone_changed AFTER UPDATE OF timezone ON envdata.location FOR EACH ROW WHEN (old.timezone IS DISTINCT FROM new.timezone) EXECUTE FUNCTION envdata.current_local_times();
+comment on column envdata.location.declared_group is 'The group envdata.yaml last applied gives the location (its datasets may give the group a since of its own); null for none.';
 
 create table envdata.location_alias (
   alias_key text not null,

@@ -24,12 +24,14 @@ import { diffDeclaredLocations } from './diff-declared-locations.js';
 import type { ResolvedLocations } from './resolve-declared-locations.js';
 import { parseSince } from './since-date.js';
 import { storeDriftPolicies } from '../ledger/drift-policy.js';
+import { storeDeclaration } from './store-declaration.js';
 
 /**
  * Plans, or with `apply` does, what makes the warehouse match a declared file, in one
  * transaction: the locations first (add, retire, restore: `diffDeclaredLocations`), then one
  * backfill run for every hour missing between each dataset's `since` and the last complete hour
- * (`findGaps`, minus what unfinished runs will fetch), recorded with the file's digest. A plan
+ * (`findGaps`, minus what unfinished runs will fetch), recorded with the file's digest; the
+ * `since`s and groups as written are kept for `export-config` (`storeDeclaration`). A plan
  * runs the same steps and rolls them back, so what it shows is what apply does. Both hold the
  * planning lock (`lockPlanning`) from the start: a second apply waits, then finds nothing left.
  * A refused change (a moved point) is a `VALIDATION_FAILED` listing each.
@@ -92,6 +94,7 @@ async function planIn(
     Object.fromEntries(file.datasets.flatMap((d) => (d.drift ? [[d.dataset, d.drift]] : []))),
     now,
   );
+  await storeDeclaration(db, file.datasets, resolved.wanted, now);
   const active: { location: Location; group: string | undefined }[] = [
     ...[...changes.keep, ...changes.restore].map((location) => ({
       location,

@@ -5,8 +5,8 @@ import type { Database } from '../warehouse/schema.js';
 /**
  * The first hour of history the warehouse holds or means to hold, by dataset: the earliest
  * hour landed, answered "no data" or missing upstream, or in a gap of a run that was not
- * cancelled. `envdata export-config` writes it as the dataset's `since`. A dataset never planned
- * is absent.
+ * cancelled. `envdata export-config` writes it as the dataset's `since` of a warehouse no
+ * declared file was applied to. A dataset never planned is absent.
  */
 export async function earliestHistory(db: Kysely<Database>): Promise<Map<Dataset, Date>> {
   const { rows } = await sql<{ dataset: Dataset; since: Date }>`

@@ -48,6 +48,8 @@ export interface LocationTable {
   retired_at: Timestamp | null;
   /** Prefer the pollen by-place endpoints with `place` (only with a place). */
   ingest_by_place: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The group envdata.yaml last applied gives it (`group: alps`; migration 0049). */
+  declared_group: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Other texts a location answers to: the place text it was registered by. */
@@ -405,12 +407,23 @@ export interface Database {
   alert_state: AlertStateTable;
   upstream_shape: UpstreamShapeTable;
   drift_policy: DriftPolicyTable;
+  declared_history: DeclaredHistoryTable;
 }
 
 /** A dataset's drift policy as envdata.yaml declared it (`envdata apply`; migration 0043). */
 export interface DriftPolicyTable {
   dataset: Dataset;
   policy: DriftPolicy;
+  declared_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** A dataset's `since` and its groups' as envdata.yaml last applied them (migration 0049). */
+export interface DeclaredHistoryTable {
+  dataset: Dataset;
+  /** As written: `2016-01-01`, `-90d`. */
+  since: string;
+  /** Group name → its `since`, as written. */
+  groups: ColumnType<Record<string, string>, string | undefined, string>;
   declared_at: ColumnType<Date, Date | undefined, Date>;
 }
 

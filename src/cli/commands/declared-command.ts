@@ -91,6 +91,9 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
           const shown = resolved && (await makePlan(context, app, file, resolved, false));
           if (shown === undefined) return;
           if (!hasChanges(shown)) {
+            // Nothing to add or buy; a since narrowed or a group renamed is still what is declared.
+            const { storeDeclaration } = await import('../../declared/store-declaration.js');
+            await storeDeclaration(app.db, file.datasets, resolved!.wanted);
             await applyNothingNew(context, app, shown, options.wait, concurrency);
             return;
           }
@@ -150,7 +153,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
   program
     .command('export-config')
     .description(
-      'Write the declared file of the warehouse as it is (active locations, and per dataset the first hour held or planned)',
+      'Write the declared file of the warehouse as it is: its active locations (points and places, with their groups), and per dataset the since last applied (else the first hour held or planned)',
     )
     .option('-f, --file <file>', 'where to write it; - for standard output', DEFAULT_FILE)
     .option('--force', 'overwrite the file if it exists')
