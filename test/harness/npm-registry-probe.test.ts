@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeNpmRegistry } from './npm-registry-probe.js';
+import { npmRegistryMissing, probeNpmRegistry } from './npm-registry-probe.js';
 import { freePort } from './private-services.js';
 
 // Without a registry, the tarball install test used to wait out npm's retries on every package's
@@ -60,5 +60,21 @@ describe('probeNpmRegistry', () => {
     });
     const probe = await probeNpmRegistry(npmWith(registry));
     expect(probe).toEqual({ registry, answers: true });
+  }, 20_000);
+});
+
+describe('npmRegistryMissing', () => {
+  it('says why outside CI, for the test to skip with', async () => {
+    const registry = `http://127.0.0.1:${await freePort()}/`;
+    expect(await npmRegistryMissing(npmWith(registry), false)).toBe(
+      `${registry} does not answer (ECONNREFUSED)`,
+    );
+  }, 20_000);
+
+  it('fails at once under CI=true, where the registry is part of the machine', async () => {
+    const registry = `http://127.0.0.1:${await freePort()}/`;
+    await expect(npmRegistryMissing(npmWith(registry), true)).rejects.toThrow(
+      `under CI=true the npm registry is required: ${registry} does not answer (ECONNREFUSED)`,
+    );
   }, 20_000);
 });
