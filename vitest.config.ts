@@ -1,6 +1,8 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { heartbeatReporter } from './test/harness/heartbeat-reporter.js';
 import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
 import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
+import { skipReasonsReporter } from './test/harness/skip-reasons.js';
 import { systemToolsReporter } from './test/harness/system-tools.js';
 
 /**
@@ -12,6 +14,9 @@ import { systemToolsReporter } from './test/harness/system-tools.js';
  * last line; under CI=true a missing Redis fails the run (test/harness/global-setup.ts).
  * Tests that need a system tool (promtool, zsh, tmux, Chromium) skip without it outside CI, and
  * the last lines say what to install (test/harness/system-tools.ts); under CI=true they fail.
+ * Other tests skipped for a reason of the machine (`skipBecause`: no npm registry for the tarball
+ * install) are named there too (test/harness/skip-reasons.ts). A file that runs a minute with
+ * nothing printed is named every minute (test/harness/heartbeat-reporter.ts).
  */
 // Per project, not at the root: the root would run it once more, for no test file.
 const GLOBAL_SETUP = ['test/harness/global-setup.ts'];
@@ -33,7 +38,13 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       testTimeout: 60_000,
       hookTimeout: 120_000,
       pool: 'forks',
-      reporters: ['default', redisLegReporter(redisLeg), systemToolsReporter()],
+      reporters: [
+        'default',
+        heartbeatReporter(),
+        redisLegReporter(redisLeg),
+        systemToolsReporter(),
+        skipReasonsReporter(),
+      ],
       projects: [
         {
           extends: true,

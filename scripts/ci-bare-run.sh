@@ -4,7 +4,10 @@
 # PostgreSQL and leave the redis leg out), with CI unset, and on a PATH without the optional
 # tools (promtool, zsh, tmux, chromium: their tests skip and the last lines say what to install).
 # Its own empty temp directory (TMPDIR) must be empty again at the end: nothing the suite creates
-# is left behind. Exits with the suite's code (1 if it passed but left files).
+# is left behind, by the tests or by the processes they start (the harness hands those TMPDIR:
+# test/harness/child-environment.ts; they used to write to /tmp, out of this check's sight, and
+# tsx's compile cache, tsx-<uid>, stayed there). Exits with the suite's code (1 if it passed but
+# left files).
 #
 #   scripts/ci-bare-run.sh                 # npm test: lint, typecheck, every suite
 #   scripts/ci-bare-run.sh test/cli/…      # npx vitest run test/cli/… instead

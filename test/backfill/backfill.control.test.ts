@@ -13,6 +13,7 @@ import { ENVDATA_BIN } from '../harness/run-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 import { workRun } from '../harness/work-run.js';
 import { waitForNoneRunning } from './run-chunks.js';
+import { childEnvironment } from '../harness/child-environment.js';
 
 // Every history answer takes 100 ms: a run of 30 chunks is long enough to stop in the middle.
 const fx = useBackfillFixture({ faults: 'history:latency=100@100%' });
@@ -115,7 +116,7 @@ describe('Ctrl-C under --wait', () => {
           '2',
         ),
       ],
-      { env: { PATH: process.env.PATH ?? '', ...fx.cliEnv() }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: childEnvironment(fx.cliEnv()), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ENVDATA_BIN } from '../harness/run-envdata.js';
+import { childEnvironment } from '../harness/child-environment.js';
 
 /**
  * `envdata --help | head -1`: the reader closes the pipe after its first line. What envdata still
@@ -10,7 +11,7 @@ async function runWithReaderThatLeaves(
   args: readonly string[],
 ): Promise<{ code: number | null; stderr: string; firstChunk: string }> {
   const child = spawn(process.execPath, [ENVDATA_BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: childEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/service/service-client.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { ENVDATA_BIN } from '../harness/run-envdata.js';
+import { childEnvironment } from '../harness/child-environment.js';
 
 describe('envdata simulate', () => {
   it('serves the service on the given port until SIGTERM, then exits 0', async () => {
     const child = spawn(process.execPath, [ENVDATA_BIN, 'simulate', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+      env: childEnvironment({ LOG_LEVEL: 'warn' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines = createInterface({ input: child.stdout });
@@ -44,7 +45,7 @@ describe('envdata simulate', () => {
 
   it('refuses a bad port with exit 2', async () => {
     const child = spawn(process.execPath, [ENVDATA_BIN, 'simulate', '--port', '99999'], {
-      env: { PATH: process.env.PATH ?? '' },
+      env: childEnvironment(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { pollUntil } from './poll-until.js';
 import { ENVDATA_BIN } from './run-envdata.js';
 import { requireTool } from './system-tools.js';
+import { childEnvironment } from './child-environment.js';
 
 const exec = promisify(execFile);
 
@@ -37,7 +38,7 @@ export async function runInTerminal(
   const tmux = (...tmuxArgs: string[]) =>
     exec(program, ['-S', socket, ...tmuxArgs], {
       // The server's environment is the panes' environment: nothing from the developer's shell.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      env: childEnvironment(),
     });
   const gate = `go-${randomBytes(4).toString('hex')}`;
   const command = [

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { pollUntil } from './poll-until.js';
 import { ENVDATA_BIN } from './run-envdata.js';
+import { childEnvironment } from './child-environment.js';
 
 export interface TerminalRun {
   /** Types into the terminal (end a line with `\r`). */
@@ -19,7 +20,7 @@ export interface TerminalRun {
 export function runOnTerminal(args: readonly string[], env: Record<string, string>): TerminalRun {
   const command = [process.execPath, ENVDATA_BIN, ...args].map((a) => `'${a}'`).join(' ');
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'dumb', ...env },
+    env: childEnvironment({ TERM: 'dumb', ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let screen = '';

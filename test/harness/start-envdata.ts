@@ -2,6 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { afterAll } from 'vitest';
 import { ENVDATA_BIN } from './run-envdata.js';
 import { watchUntil } from './watch-until.js';
+import { childEnvironment } from './child-environment.js';
 
 export interface RunningEnvdata {
   readonly child: ChildProcess;
@@ -26,7 +27,7 @@ export function startEnvdata(
 ): RunningEnvdata {
   const [file, ...prefix] = options.command ?? [process.execPath, ENVDATA_BIN];
   const child = spawn(file!, [...prefix, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd !== undefined && { cwd: options.cwd }),
     ...(options.detached !== undefined && { detached: options.detached }),

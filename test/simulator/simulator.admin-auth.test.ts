@@ -10,6 +10,7 @@ import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import { ENVDATA_BIN } from '../harness/run-envdata.js';
 import { TEST_NOW } from './simulator-http.js';
+import { childEnvironment } from '../harness/child-environment.js';
 
 const TOKEN = 'admin-token-0123456789abcdef';
 
@@ -139,7 +140,7 @@ describe('starting a simulator beyond loopback', () => {
 describe('envdata simulate beyond loopback', () => {
   const simulate = (env: Record<string, string>) =>
     spawn(process.execPath, [ENVDATA_BIN, 'simulate', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ENVDATA_SIM_HOST: '0.0.0.0', ...env },
+      env: childEnvironment({ LOG_LEVEL: 'warn', ENVDATA_SIM_HOST: '0.0.0.0', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
 

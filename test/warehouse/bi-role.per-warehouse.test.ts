@@ -7,6 +7,7 @@ import { runShell } from '../config-files/run-shell.js';
 import { ENVDATA_BIN } from '../harness/run-envdata.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTestEnvironment, type TestEnvironment } from '../harness/test-environment.js';
+import { childEnvironment } from '../harness/child-environment.js';
 
 // Two warehouses on one PostgreSQL server, as two databases of the test server.
 const first = useTestEnvironment();
@@ -56,11 +57,7 @@ async function biRole(env: TestEnvironment, args: readonly string[], stdin?: str
     .join(' ');
   const result = await runShell(line, {
     cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ...env.cliEnv({ LOG_LEVEL: 'warn' }),
-    },
+    env: childEnvironment(env.cliEnv({ LOG_LEVEL: 'warn' })),
     ...(stdin !== undefined && { stdin }),
   });
   await noteCreated();
