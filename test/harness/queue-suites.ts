@@ -55,6 +55,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/lifecycle/open-resources.test.ts',
   'test/metrics/metrics.backfill.test.ts',
   'test/metrics/worker-metrics-port.test.ts',
+  'test/notify/alerts.person-needed.test.ts',
   'test/notify/alerts.transitions.test.ts',
   'test/sync/sync-priority.test.ts',
   'test/sync/sync-scheduler.test.ts',
