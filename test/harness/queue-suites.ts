@@ -13,6 +13,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/app/app.lifecycle.test.ts',
   'test/backfill/backfill.budget.test.ts',
   'test/backfill/backfill.by-place.test.ts',
+  'test/backfill/backfill.calls-counted.test.ts',
   'test/backfill/backfill.clean-run.test.ts',
   'test/backfill/backfill.cli.test.ts',
   'test/backfill/backfill.completeness.test.ts',
