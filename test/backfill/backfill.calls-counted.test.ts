@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { SPENT_SINCE_NOTE } from '../../src/cli/spent-since-note.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
@@ -23,6 +24,7 @@ describe("a run's calls, counted one way everywhere", () => {
       ENVDATA_RETRY_BASE_MS: '20',
       ENVDATA_QUOTA: '1000/day',
       ENVDATA_SYNC_RESERVE: '0',
+      ENVDATA_PRICE_PER_CALL: '0.01 EUR',
     };
     const bad = createApp(fx.env.config(env), { logger: log.logger });
     try {
@@ -47,6 +49,8 @@ describe("a run's calls, counted one way everywhere", () => {
       const status = await runCliInProcess(['status', String(runId)], fx.cliEnv(env));
       expect(status.stdout).toContain(`, ${sent} calls`);
       expect(status.stdout).toMatch(new RegExp(`day +${sent} of 1000 calls`));
+      // What "spent" counts is said beside it: calls made before a quota or budget are not in it.
+      expect(status.stdout).toContain(`(${SPENT_SINCE_NOTE})`);
       // One line for the refused key, whatever the number of slots that met it.
       const refusals = log.lines.filter((l) => l.includes('the run stops until the key is fixed'));
       expect(refusals).toHaveLength(1);
