@@ -1,6 +1,7 @@
 import type { RateLimitRule } from '../config/rate-limit.js';
 import { formatMoney } from '../config/money.js';
 import type { PlanCost } from '../planner/plan-cost.js';
+import { SPENT_SINCE_NOTE } from './spent-since-note.js';
 
 /** `3.2`, `0.04`, `12`: days to two significant places below 10, whole above. */
 function formatDays(days: number): string {
@@ -31,6 +32,7 @@ export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]):
       `budget: ${formatMoney(cost.budget)}/month (ENVDATA_BUDGET), ${spent}` +
         (cost.overBudget ? ` — this plan goes OVER it` : ': the plan fits'),
     );
+    if (cost.spentThisMonth !== undefined) lines.push(`  (${SPENT_SINCE_NOTE})`);
   }
   if (cost.days !== undefined && cost.boundBy !== undefined && cost.calls > 0) {
     const why =

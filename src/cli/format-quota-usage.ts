@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { costOf, formatMoney } from '../config/money.js';
 import type { QuotaUsage } from '../queue/quota-usage.js';
+import { SPENT_SINCE_NOTE } from './spent-since-note.js';
 
 const utc = (ms: number) => {
   const iso = new Date(ms).toISOString();
@@ -11,7 +12,8 @@ const utc = (ms: number) => {
 /**
  * `status`'s lines on the quota: per configured window the calls used against its limit, the
  * sync's reserve, the cost when a price is set, the budget when one is, and the reset:
- * `day    1200 of 50000 calls (5000 kept for the sync), €0.48, resets 2026-11-27 00:00 UTC`.
+ * `day    1200 of 50000 calls (5000 kept for the sync), €0.48, resets 2026-11-27 00:00 UTC`;
+ * with a price, a last line says since when "spent" counts (`SPENT_SINCE_NOTE`).
  * Nothing without a quota or budget.
  */
 export function formatQuotaUsage(
@@ -37,5 +39,6 @@ export function formatQuotaUsage(
     parts.push(`resets ${utc(u.resetsAtMs)}`);
     lines.push(`  ${u.window.padEnd(6)} ${parts.join(', ')}`);
   }
+  if (price) lines.push(`  (${SPENT_SINCE_NOTE})`);
   return lines;
 }

@@ -1,6 +1,7 @@
 import type { DriftPolicies } from './drift-policy.js';
 import type { RateLimitRule } from './rate-limit.js';
 import type { Budget, Money } from './money.js';
+import type { NotificationEvent } from './notification-events.js';
 import type { RedisNode } from './redis-cluster-nodes.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -160,6 +161,8 @@ export interface Config {
     /** ENVDATA_NOTIFY_URL, in order; empty: events stay in the outbox. */
     readonly targets: readonly NotifyTarget[];
     readonly format: NotifyFormat;
+    /** The events posted to the targets (ENVDATA_NOTIFY_EVENTS); the outbox keeps them all. */
+    readonly events: readonly NotificationEvent[];
     /** Events older than this are dropped undelivered (ENVDATA_NOTIFY_MAX_AGE). */
     readonly maxAgeMs: number;
     /** Runs waiting with no worker connected this long raise `no-worker` (ENVDATA_NO_WORKER_ALERT). */

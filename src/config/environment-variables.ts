@@ -288,6 +288,12 @@ export const ENVIRONMENT_VARIABLES = [
       'slack (`{"text": …}`, which Slack, Mattermost, Rocket.Chat and Teams webhooks take) or json (a typed document: docs/json-schemas/notification.schema.json).',
   },
   {
+    name: 'ENVDATA_NOTIFY_EVENTS',
+    default: 'all',
+    description:
+      'The events posted to ENVDATA_NOTIFY_URL: all, or a comma-separated list of event names (run-ended, key-refused, freshness-breached, …; an unknown name is refused with the list). The outbox and `envdata status` keep every event.',
+  },
+  {
     name: 'ENVDATA_NOTIFY_MAX_AGE',
     default: '24h',
     description:

@@ -12,6 +12,7 @@ import { rateLimitSchema, type RateLimitRule } from './rate-limit.js';
 import { isTimeZoneName, quotaSchema, syncReserveSchema } from './quota.js';
 import { budgetSchema, callsOfBudget, priceSchema } from './money.js';
 import { consoleHostsSchema } from './console-hosts.js';
+import { notifyEventsSchema } from './notify-events-schema.js';
 import { notifyTargetsSchema } from './notify-targets.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 import { driftPolicySchema } from './drift-policy.js';
@@ -177,6 +178,7 @@ const schema = z.object({
   ENVDATA_NOTIFY_FORMAT: z.enum(NOTIFY_FORMATS, {
     error: `must be one of ${NOTIFY_FORMATS.join(', ')}`,
   }),
+  ENVDATA_NOTIFY_EVENTS: notifyEventsSchema,
   ENVDATA_NOTIFY_MAX_AGE: duration('ENVDATA_NOTIFY_MAX_AGE'),
   ENVDATA_NO_WORKER_ALERT: duration('ENVDATA_NO_WORKER_ALERT'),
   ENVDATA_HTTP_CONNECTIONS: wholeNumber('ENVDATA_HTTP_CONNECTIONS'),
@@ -346,6 +348,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     notify: {
       targets: e.ENVDATA_NOTIFY_URL ?? [],
       format: e.ENVDATA_NOTIFY_FORMAT,
+      events: e.ENVDATA_NOTIFY_EVENTS,
       maxAgeMs: e.ENVDATA_NOTIFY_MAX_AGE,
       noWorkerAlertMs: e.ENVDATA_NO_WORKER_ALERT,
     },

@@ -11,6 +11,7 @@ import { stopRun } from '../ledger/stop-run.js';
 import type { Logger } from '../logging/create-logger.js';
 import { pieceHoursAfterRefusal } from '../windows/learned-window.js';
 import type { ChunkStep } from './chunk-step.js';
+import { oncePerRun } from './once-per-run.js';
 import type { IngestChunkDeps, IngestOutcome } from './ingest-chunk-deps.js';
 import type { WindowLearner } from './window-learner.js';
 
@@ -39,6 +40,8 @@ export function createStepInterpreter(
   const { log, closer, learner } = parts;
   // One line per spent window and reset in this process, not one per job held.
   let holdSaid = '';
+  // One line per run and cause in this process for a failure every slot meets (a refused key).
+  const firstTime = oncePerRun();
 
   const act: StepInterpreter = async (step, chunk, attempts, job, token) => {
     const { chunkId, runId } = chunk;
@@ -74,7 +77,8 @@ export function createStepInterpreter(
         throw new DelayedError();
       case 'quota-hold': {
         const { hold } = step;
-        await releaseChunk(deps.db, chunkId);
+        // The service's "quota spent" answered a call that was sent: it counts in the run.
+        await releaseChunk(deps.db, chunkId, { callMade: step.said });
         const reason = `${hold.by} (${hold.window})`;
         await markRunWaiting(deps.db, runId, reason, new Date(hold.untilMs));
         const said = `${reason} ${hold.untilMs}`;
@@ -94,7 +98,8 @@ export function createStepInterpreter(
         throw new DelayedError();
       }
       case 'pause-all':
-        await releaseChunk(deps.db, chunkId);
+        // A 429 or 422 answered a call that was sent; the call budget's pause made none.
+        await releaseChunk(deps.db, chunkId, { callMade: step.code !== undefined });
         if (step.code) {
           log.warn(
             { chunkId, code: step.code, pauseMs: step.ms },
@@ -103,14 +108,15 @@ export function createStepInterpreter(
         }
         return deps.pauseAll(step.ms, step.code ? 'throttled' : 'budget');
       case 'release':
-        await releaseChunk(deps.db, chunkId);
+        await releaseChunk(deps.db, chunkId, { callMade: step.answered === true });
         // ABORTED: the worker is shutting down; the job goes back for another worker.
         if (step.error) throw step.error;
         return 'skipped';
       case 'stop-run':
-        await releaseChunk(deps.db, chunkId);
+        // The 401 answered a call that was sent: the run counts it, as the quota does.
+        await releaseChunk(deps.db, chunkId, { callMade: true });
         await stopRun(deps.db, runId, step.code, step.message);
-        log.error({ runId }, step.message);
+        if (firstTime(runId, step.code)) log.error({ runId, code: step.code }, step.message);
         throw new UnrecoverableError(step.message);
       case 'block-dataset':
         await recordChunkError(deps.db, chunkId, 'fail', {

@@ -20,8 +20,11 @@ export type ChunkStep =
   | { readonly kind: 'block-dataset'; readonly code: PolicyCode; readonly message: string }
   /** `unsplittable`: the failure's message when the chunk is one hour already. */
   | { readonly kind: 'split'; readonly code: PolicyCode; readonly unsplittable: string }
-  /** With `error`: rethrown for the worker to put the job back; without, the job is skipped. */
-  | { readonly kind: 'release'; readonly error?: Error }
+  /**
+   * With `error`: rethrown for the worker to put the job back; without, the job is skipped.
+   * `answered`: a call was sent and answered (from what looks like a wrong address): it counts.
+   */
+  | { readonly kind: 'release'; readonly error?: Error; readonly answered?: true }
   | {
       readonly kind: 'retry' | 'fail';
       readonly code: PolicyCode;

@@ -132,7 +132,9 @@ export function createChunkFetcher(
       if (landing.outcome === 'rows') await learner.learn(chunk, 'accepted');
       const notCovered =
         landing.outcome === 'not_covered' && OUTCOME_POLICY.NOT_COVERED.wrongAddressSign;
-      if ((await checkAddress(chunk.runId, notCovered)) && notCovered) return { kind: 'release' };
+      if ((await checkAddress(chunk.runId, notCovered)) && notCovered) {
+        return { kind: 'release', answered: true };
+      }
       result = await deps.landings.land(landing);
       throttle.reset();
       await fillWhatWasSetAside();
@@ -152,7 +154,7 @@ export function createChunkFetcher(
         if (hold) return { kind: 'quota-hold', hold, said: true };
       }
       if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
-        return { kind: 'release' };
+        return { kind: 'release', answered: true };
       }
       return stepOf(code, outcome, error, { attempts, madeCall: true, retryAfterMs }, policy);
     }

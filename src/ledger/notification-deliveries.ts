@@ -17,19 +17,21 @@ export interface ClaimedDelivery {
  * Gives each target in `targets` (fingerprints) a pending delivery of every event of the last
  * `maxAgeMs` it has none of yet: a target added later gets the events still young enough (the
  * dispatcher looks twice as far back as ENVDATA_NOTIFY_MAX_AGE, so that an event no dispatcher saw
- * in time is dropped with a log line rather than skipped).
+ * in time is dropped with a log line rather than skipped). Only `events` are given deliveries
+ * (ENVDATA_NOTIFY_EVENTS): the others stay in the outbox, unposted.
  */
 export async function addPendingDeliveries(
   db: Kysely<Database>,
   targets: readonly string[],
   maxAgeMs: number,
+  events: readonly NotificationEvent[],
 ): Promise<void> {
   await sql`
     insert into envdata.notification_delivery (notification_id, target)
     select n.notification_id, t.target
     from envdata.notification n cross join unnest(${targets}::text[]) as t(target)
     where n.created_at > now() - make_interval(secs => ${maxAgeMs / 1000})
-      and n.event <> 'test'
+      and n.event <> 'test' and n.event = any(${events}::text[])
       and not exists (select 1 from envdata.notification_delivery d
         where d.notification_id = n.notification_id and d.target = t.target)
     on conflict do nothing`.execute(db);

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { countWindows } from '../windows/tile-windows.js';
 import type { Database } from '../warehouse/schema.js';
 
@@ -20,7 +20,29 @@ export async function openRunCalls(
   db: Kysely<Database>,
   exceptRunId?: number,
 ): Promise<OpenRunCalls> {
-  const except = exceptRunId ?? -1;
+  const planned = await plannedCallsByRun(db, sql`r.run_id <> ${exceptRunId ?? -1}`);
+  let runs = 0;
+  let calls = 0;
+  for (const n of planned.values()) {
+    if (n > 0) runs += 1;
+    calls += n;
+  }
+  return { runs, calls };
+}
+
+/**
+ * The calls unfinished run `runId` still plans to make, counted as `openRunCalls` counts them:
+ * what a quota-bound run's expected end is reckoned from. 0 for a finished run.
+ */
+export async function runCallsLeft(db: Kysely<Database>, runId: number): Promise<number> {
+  return (await plannedCallsByRun(db, sql`r.run_id = ${runId}`)).get(runId) ?? 0;
+}
+
+/** Per unfinished run matching `which`: its chunks waiting or in flight, and its gaps' windows. */
+async function plannedCallsByRun(
+  db: Kysely<Database>,
+  which: RawBuilder<unknown>,
+): Promise<Map<number, number>> {
   const { rows } = await sql<{
     run_id: number;
     chunks: number;
@@ -33,18 +55,15 @@ export async function openRunCalls(
         from envdata.run_gap g where g.run_id = r.run_id and g.next_from < g.gap_to) as gaps
     from envdata.run r
     where r.status in ('planning', 'running', 'paused') and r.kind <> 'rebuild'
-      and r.run_id <> ${except}`.execute(db);
-  let runs = 0;
-  let calls = 0;
-  for (const row of rows) {
-    const planned =
+      and ${which}`.execute(db);
+  return new Map(
+    rows.map((row) => [
+      row.run_id,
       row.chunks +
-      (row.gaps ?? []).reduce(
-        (n, g) => n + countWindows(new Date(g.from), new Date(g.to), g.hours),
-        0,
-      );
-    if (planned > 0) runs += 1;
-    calls += planned;
-  }
-  return { runs, calls };
+        (row.gaps ?? []).reduce(
+          (n, g) => n + countWindows(new Date(g.from), new Date(g.to), g.hours),
+          0,
+        ),
+    ]),
+  );
 }

@@ -6,6 +6,10 @@ import {
   observedSince,
   recordAlertState,
 } from '../ledger/record-alert-state.js';
+import type { Config } from '../config/config.js';
+import { monthCapOf } from '../config/quota.js';
+import { locationsBeingFilled } from '../ledger/locations-being-filled.js';
+import { runCallsLeft } from '../ledger/open-run-calls.js';
 import { readFreshness } from '../ledger/read-freshness.js';
 import { recordNotification } from '../ledger/record-notification.js';
 import { DATASETS } from '../types.js';
@@ -13,6 +17,9 @@ import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /** A sync that has not started this long after its schedule is missed. */
 const SYNC_GRACE_MS = 3_600_000;
+
+/** The mean month, in days: a month's window for an expected end. */
+const MONTH_DAYS = 365.2425 / 12;
 
 export interface CheckAlertsOptions {
   readonly now?: Date;
@@ -31,9 +38,13 @@ export interface CheckAlertsOptions {
  * made then rather than up to a period later; `undefined` when none is waiting:
  * - freshness per dataset: locations with data lagging more than ENVDATA_FRESHNESS_MAX_LAG
  *   (`freshness-breached`, one event for all of them), then none (`freshness-recovered`);
- *   locations with nothing landed yet are not a breach: nothing went stale;
+ *   locations with nothing landed yet are not a breach: nothing went stale; nor is one an
+ *   unfinished run is filling up to its recent hours (`locationsBeingFilled`: a first backfill
+ *   lands older chunks first);
  * - runs with work queued and no worker connected for ENVDATA_NO_WORKER_ALERT (`no-worker`);
- * - a quota's reset passed after it held the runs (`quota-freed`);
+ * - a run held by the quota or the budget, once per run, with its expected end
+ *   (`run-quota-bound`); a `quota-reached` recorded earlier is followed by `quota-freed` once
+ *   its reset passed;
  * - the nightly sync not started within an hour of its schedule (`sync-missed`).
  *
  * The dispatcher also runs `checkBiRoles` with it (a BI role's lifted timeouts, put back).
@@ -45,6 +56,7 @@ export async function checkAlerts(
   const now = options.now ?? new Date();
   await checkFreshness(app, now);
   await checkWorkers(app, now);
+  await checkQuotaBound(app, now);
   const nextReset = await checkQuotaFreed(app, now);
   if (options.watchingSince) await checkSyncMissed(app, now, options.watchingSince);
   return nextReset;
@@ -53,9 +65,17 @@ export async function checkAlerts(
 async function checkFreshness(app: Uses<'config' | 'db'>, now: Date): Promise<void> {
   const maxLagHours = app.config.sync.maxLagHours;
   const freshness = await readFreshness(app.db, maxLagHours, now);
+  const filling = await locationsBeingFilled(
+    app.db,
+    new Date(now.getTime() - maxLagHours * 3_600_000),
+  );
   for (const dataset of DATASETS) {
     const stale = freshness.filter(
-      (f) => f.dataset === dataset && f.lagHours !== null && f.lagHours > maxLagHours,
+      (f) =>
+        f.dataset === dataset &&
+        f.lagHours !== null &&
+        f.lagHours > maxLagHours &&
+        !filling.has(`${f.locationId}:${f.dataset}`),
     );
     const worstLagHours = Math.round(Math.max(0, ...stale.map((f) => f.lagHours ?? 0)));
     await recordAlertState(app.db, `freshness:${dataset}`, stale.length > 0, (changes) =>
@@ -109,6 +129,84 @@ async function checkWorkers(app: Uses<'config' | 'db' | 'queues'>, now: Date): P
       action: 'start workers: envdata worker (on any host)',
     },
   }));
+}
+
+/**
+ * Records `run-quota-bound` for each running run held by a calendar quota or the budget, once
+ * per run (its dedupe key): the calls it has left and the day it should end at this pace, each
+ * reset giving it the window's calls (the daily quota less the sync's reserve, or the month's
+ * cap). Nothing to do: the run goes on at each reset by itself.
+ */
+async function checkQuotaBound(app: Uses<'config' | 'db'>, now: Date): Promise<void> {
+  const held = await app.db
+    .selectFrom('run')
+    .select(['run_id', 'kind', 'waiting_reason', 'waiting_until'])
+    .where('status', '=', 'running')
+    .where('waiting_until', '>', now)
+    .where((eb) =>
+      eb.or([eb('waiting_reason', 'like', 'quota%'), eb('waiting_reason', 'like', 'budget%')]),
+    )
+    .execute();
+  for (const run of held) {
+    const key = `run:${run.run_id}:quota-bound`;
+    const told = await app.db
+      .selectFrom('notification')
+      .select('notification_id')
+      .where('dedupe_key', '=', key)
+      .executeTakeFirst();
+    if (told) continue;
+    const reason = run.waiting_reason!;
+    const callsLeft = await runCallsLeft(app.db, run.run_id);
+    const finish = expectedFinish(
+      app.config.quota,
+      reason,
+      run.waiting_until!,
+      callsLeft,
+      run.kind,
+    );
+    await recordNotification(app.db, {
+      key,
+      event: 'run-quota-bound',
+      details: {
+        runId: run.run_id,
+        reason,
+        until: run.waiting_until!.toISOString(),
+        callsLeft,
+        expectedFinish: finish,
+        faster: `raise ${reason.startsWith('budget') ? 'ENVDATA_BUDGET' : 'ENVDATA_QUOTA'} to go faster`,
+      },
+    });
+  }
+}
+
+/**
+ * When a run held by `reason` until `until` should end with `callsLeft` calls to make, each
+ * window after the reset giving it its calls: the reset of the last window it needs,
+ * `2026-12-03 00:00 UTC` (if no other run shares the quota), or `unknown` when the window's size
+ * is not configured.
+ */
+function expectedFinish(
+  quota: Config['quota'],
+  reason: string,
+  until: Date,
+  callsLeft: number,
+  kind: string,
+): string {
+  const dayMs = quota.daySeconds * 1_000;
+  const perDay =
+    quota.perDay === undefined
+      ? undefined
+      : quota.perDay - (kind === 'sync' ? 0 : quota.syncReserve);
+  const month = monthCapOf(quota);
+  const [windowMs, perWindow] = reason.endsWith('(day)')
+    ? [dayMs, perDay]
+    : [dayMs * MONTH_DAYS, month?.limit];
+  if (perWindow === undefined || perWindow <= 0) return 'unknown';
+  // Each window's calls are made soon after its reset, at the rate: the run ends early in the
+  // last window it needs.
+  const windows = Math.max(1, Math.ceil(callsLeft / perWindow));
+  const iso = new Date(until.getTime() + (windows - 1) * windowMs).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
 /** Records `quota-freed` for every reset passed; returns the earliest reset still to come. */

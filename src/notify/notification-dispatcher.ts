@@ -164,7 +164,7 @@ export class NotificationDispatcher implements AppComponent {
     const { maxAgeMs } = config.notify;
     // First every target's row, then the drop: an event that aged past the limit before any
     // dispatcher saw it is dropped with a log line too, never skipped in silence.
-    await addPendingDeliveries(db, ids, 2 * maxAgeMs);
+    await addPendingDeliveries(db, ids, 2 * maxAgeMs, config.notify.events);
     for (const dropped of await dropExpiredDeliveries(db, ids, maxAgeMs)) {
       this.app.metrics.notification(dropped.event, 'dropped');
       this.log.warn(

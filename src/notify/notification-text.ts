@@ -49,6 +49,8 @@ export function notificationText(
       return `envdata: ${str(d.reason)} reached; runs wait until ${str(d.until)}${todo}`;
     case 'quota-freed':
       return `envdata: ${str(d.reason)} reset at ${str(d.until)}; runs go on by themselves`;
+    case 'run-quota-bound':
+      return `envdata: run ${str(d.runId)} is quota-bound (${str(d.reason)}): ${str(d.callsLeft)} call(s) left, expected to finish ~${str(d.expectedFinish)}; it goes on by itself at each reset — nothing to do (${str(d.faster)})`;
     case 'freshness-breached':
       return `envdata: ${str(d.stale)} location(s) stale for ${str(d.dataset)} (older than ${str(d.maxLagHours)} h, worst ${str(d.worstLagHours)} h)${todo}`;
     case 'freshness-recovered':

@@ -258,6 +258,24 @@ describe('the JSON API', () => {
     ]);
   });
 
+  it('shows a freshness breach as resolved by the recovery that followed it', async () => {
+    const record = async (key: string, event: 'freshness-breached' | 'freshness-recovered') => {
+      await recordNotification(fx.app.db, { key, event, details: { dataset: 'weather' } });
+      const row = await fx.app.db
+        .selectFrom('notification')
+        .select(['notification_id', 'created_at'])
+        .where('dedupe_key', '=', key)
+        .executeTakeFirstOrThrow();
+      return { id: Number(row.notification_id), at: row.created_at.toISOString() };
+    };
+    const breach = await record('freshness:weather:breach:1', 'freshness-breached');
+    const recovery = await record('freshness:weather:recovery:2', 'freshness-recovered');
+    const { body } = await getJson('/api/alerts');
+    const events = body.events as { id: number }[];
+    expect(events.find((e) => e.id === breach.id)).toMatchObject({ resolvedBy: recovery });
+    expect(events.find((e) => e.id === recovery.id)).toMatchObject({ resolves: breach });
+  });
+
   it("lists the shapes of the service's answers: one baseline per endpoint, counting every answer", async () => {
     const { status, body } = await getJson('/api/upstream');
     expect(status).toBe(200);

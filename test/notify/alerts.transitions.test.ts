@@ -249,8 +249,10 @@ describe('alerts on state transitions', () => {
       (a) =>
         a.body.event === 'run-ended' && (a.body.details as { runId?: number }).runId === failed,
     );
+    // The text ends with the event's own time (UTC, 24 h), not only the delivery's.
+    const at = String(ended!.body.at);
     expect(ended!.body.text).toBe(
-      `envdata: backfill run ${failed} ended failed: 1 chunk(s) failed (1 SERVER_ERROR) — to do: envdata retry ${failed}`,
+      `envdata: backfill run ${failed} ended failed: 1 chunk(s) failed (1 SERVER_ERROR) — to do: envdata retry ${failed} (at ${at.slice(0, 10)} ${at.slice(11, 16)} UTC)`,
     );
   });
 });

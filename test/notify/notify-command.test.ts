@@ -25,7 +25,7 @@ describe('envdata notify test', () => {
     // Slack's incoming-webhook body: one human line.
     expect(Object.keys(live.received[0]!.body)).toEqual(['text']);
     expect(live.received[0]!.body.text).toMatch(
-      /^envdata: test notification from .+ nothing to do$/,
+      /^envdata: test notification from .+ nothing to do \(at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)$/,
     );
     expect(result.stdout + result.stderr).not.toContain(SECRET);
   });

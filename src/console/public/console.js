@@ -461,9 +461,19 @@ const pages = {
               board.events.map((e) =>
                 h(
                   'tr',
-                  { 'data-id': e.id, 'data-event': e.event },
+                  {
+                    'data-id': e.id,
+                    'data-event': e.event,
+                    ...(e.resolvedBy && { 'data-resolved-by': e.resolvedBy.id, class: 'muted' }),
+                  },
                   h('td', {}, when(e.at)),
-                  h('td', {}, e.event),
+                  h(
+                    'td',
+                    {},
+                    e.event,
+                    e.resolvedBy ? ` (resolved ${when(e.resolvedBy.at)})` : '',
+                    e.resolves ? ` (resolves the breach of ${when(e.resolves.at)})` : '',
+                  ),
                   h('td', {}, e.text),
                   h(
                     'td',
