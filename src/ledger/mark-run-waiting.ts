@@ -9,20 +9,36 @@ import type { Database } from '../warehouse/schema.js';
  * held by a reason until a reset records `quota-reached` in the same statement (one event per
  * reason and reset, whatever the number of runs and workers); `quota-freed` follows once the
  * reset has passed (`checkAlerts`). One statement, one round trip: it runs for every held job.
+ *
+ * `refusedByService`: the service itself refused the window below envdata's cap, with the calls
+ * envdata had counted then and its cap: the event says so, and advises checking the plan with
+ * the provider or who else uses the key, never raising ENVDATA_QUOTA.
  */
 export async function markRunWaiting(
   db: Kysely<Database>,
   runId: number,
   reason: string,
   until: Date,
+  refusedByService?: { readonly counted: number; readonly limit: number },
 ): Promise<void> {
-  const details = {
-    reason,
-    until: until.toISOString(),
-    action: `nothing: work resumes by itself at the reset (raise ${
-      reason.startsWith('budget') ? 'ENVDATA_BUDGET' : 'ENVDATA_QUOTA'
-    } to go faster)`,
-  };
+  const details = refusedByService
+    ? {
+        reason,
+        until: until.toISOString(),
+        refusedByService: true,
+        counted: refusedByService.counted,
+        limit: refusedByService.limit,
+        action:
+          'check the plan of the API key with the provider, and whether someone else uses the same key ' +
+          '(raising ENVDATA_QUOTA cannot help: the service refuses); work resumes by itself at the reset',
+      }
+    : {
+        reason,
+        until: until.toISOString(),
+        action: `nothing: work resumes by itself at the reset (raise ${
+          reason.startsWith('budget') ? 'ENVDATA_BUDGET' : 'ENVDATA_QUOTA'
+        } to go faster)`,
+      };
   await sql`
     with changed as (
       update envdata.run set waiting_reason = ${reason}, waiting_until = ${until}

@@ -567,9 +567,11 @@ function quotaGauges(windows) {
     h('h2', {}, 'Quota'),
     ...windows.map((w) => {
       const share = w.limit > 0 ? Math.min(1, w.used / w.limit) : 0;
-      const fill = h('span', { class: share >= 1 ? 'fill full' : 'fill' });
+      const spent = share >= 1 || w.refusedByService;
+      const fill = h('span', { class: spent ? 'fill full' : 'fill' });
       fill.style.width = `${(share * 100).toFixed(1)}%`;
       const detail = [
+        w.refusedByService ? 'refused by the service (quota exceeded)' : null,
         w.limitedBy === 'budget' ? 'the budget’s calls' : null,
         w.reserve > 0 ? `${fmt(w.reserve)} kept for the sync` : null,
         w.cost !== null ? `${w.cost} spent` : null,
