@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
 import { ledgerWaiting, type RunProgress } from '../ledger/run-progress.js';
+import { heldRunEtaMs } from '../planner/held-run-eta.js';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
 import { withoutJit } from './without-jit.js';
 
@@ -35,7 +37,10 @@ export interface RunRow extends Pick<
   };
   /** Calls per second over the last minute (chunks finished in it). */
   readonly callsPerSecond: number;
-  /** Seconds left at the pace of the last five minutes; `null` when idle or finished. */
+  /**
+   * Seconds left at the pace of the last five minutes, but while the run waits on a quota or
+   * the budget at least its reset plus the work left (`heldRunEtaMs`); `null` when idle or finished.
+   */
   readonly etaSeconds: number | null;
 }
 
@@ -51,7 +56,12 @@ const PACE_WINDOW_S = 300;
  */
 export async function listRunRows(
   db: Kysely<Database>,
-  options: { limit: number; runId?: number | undefined },
+  options: {
+    limit: number;
+    runId?: number | undefined;
+    /** The quota and rate: a run held on a quota then has an ETA of at least its reset. */
+    config?: Pick<Config, 'quota' | 'rateLimits'> | undefined;
+  },
 ): Promise<RunRow[]> {
   const filter = options.runId === undefined ? sql`true` : sql`run_id = ${options.runId}`;
   const { rows } = await withoutJit(db, (trx) =>
@@ -128,6 +138,18 @@ export async function listRunRows(
     const left = queued + r.running;
     const pace = r.recent_chunks / r.pace_window;
     const open = r.status === 'running' || r.status === 'planning';
+    const waiting = ledgerWaiting({
+      runId: r.run_id,
+      status: r.status,
+      reason: r.waiting_reason,
+      until: r.waiting_until,
+      now: r.now,
+    });
+    const paceMs = open && left > 0 && pace > 0 ? (left / pace) * 1000 : undefined;
+    const etaMs =
+      open && options.config
+        ? heldRunEtaMs(left, waiting, options.config, paceMs, r.now.getTime())
+        : paceMs;
     return {
       runId: r.run_id,
       kind: r.kind,
@@ -141,14 +163,8 @@ export async function listRunRows(
       rows: Number(r.rows),
       calls: Number(r.calls),
       callsPerSecond: open ? Number(r.recent_calls) / r.rate_window : 0,
-      etaSeconds: open && left > 0 && pace > 0 ? Math.round(left / pace) : null,
-      waiting: ledgerWaiting({
-        runId: r.run_id,
-        status: r.status,
-        reason: r.waiting_reason,
-        until: r.waiting_until,
-        now: r.now,
-      }),
+      etaSeconds: etaMs === undefined ? null : Math.round(etaMs / 1000),
+      waiting,
     };
   });
 }

@@ -37,6 +37,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/cli/json-output.test.ts',
   'test/cli/long-running.signals.test.ts',
   'test/cli/run-cli.test.ts',
+  'test/cli/held-run-eta.test.ts',
   'test/cli/run-waiting.test.ts',
   'test/cli/status-command.test.ts',
   'test/cli/status-known-empty.test.ts',
