@@ -117,7 +117,8 @@ export async function printStatus(
 }
 
 function formatRunLine(p: RunProgress, config: Pick<Config, 'quota' | 'rateLimits'>): string {
-  const pct = p.total === 0 ? 100 : Math.floor(((p.done + p.failed) / p.total) * 100);
+  // Progress is what landed: a run whose chunks all failed is at 0 %, not 100 %.
+  const pct = p.total === 0 ? 100 : Math.floor((p.done / p.total) * 100);
   const failures = Object.entries(p.failures)
     .map(([code, n]) => `${code} ${n}`)
     .join(', ');

@@ -34,6 +34,11 @@ export interface RunRow extends Pick<
     /** On the queue, or windows of the plan not yet made chunks. */
     readonly queued: number;
     readonly failed: number;
+    /**
+     * Never to be fetched: a cancelled run's chunks dropped by `envdata cancel` and the windows of
+     * its plan never made chunks (0 for any other run, whose are `queued`).
+     */
+    readonly dropped: number;
   };
   /** Calls per second over the last minute (chunks finished in it). */
   readonly callsPerSecond: number;
@@ -87,6 +92,7 @@ export async function listRunRows(
       pace_window: number;
       waiting_reason: string | null;
       waiting_until: Date | null;
+      dropped_chunks: number;
       now: Date;
     }>`
     with r as (
@@ -94,6 +100,7 @@ export async function listRunRows(
     )
     select r.run_id, r.kind, r.status, r.created_at, r.finished_at, r.error_code,
       r.error_message, r.waiting_reason, r.waiting_until, now() as now,
+      coalesce((r.request->>'droppedChunks')::int, 0) as dropped_chunks,
       r.folded_chunks + c.done as done, c.missing, c.running, c.queued, c.failed,
       g.waiting::text as waiting,
       (r.folded_rows + c.rows)::text as rows, (r.folded_calls + c.calls)::text as calls,
@@ -127,13 +134,18 @@ export async function listRunRows(
     order by r.run_id desc`.execute(trx),
   );
   return rows.map((r) => {
-    const queued = r.queued + Number(r.waiting);
+    const notFetched = r.queued + Number(r.waiting);
+    // A cancelled run fetches nothing more: what it had not fetched is dropped, not queued.
+    const cancelled = r.status === 'cancelled';
+    const queued = cancelled ? 0 : notFetched;
+    const dropped = cancelled ? notFetched + r.dropped_chunks : 0;
     const chunks = {
       done: r.done,
       missingUpstream: r.missing,
       running: r.running,
       queued,
       failed: r.failed,
+      dropped,
     };
     const left = queued + r.running;
     const pace = r.recent_chunks / r.pace_window;
@@ -159,7 +171,7 @@ export async function listRunRows(
       errorCode: r.error_code,
       errorMessage: r.error_message,
       chunks,
-      total: r.done + r.missing + r.running + queued + r.failed,
+      total: r.done + r.missing + r.running + queued + r.failed + dropped,
       rows: Number(r.rows),
       calls: Number(r.calls),
       callsPerSecond: open ? Number(r.recent_calls) / r.rate_window : 0,

@@ -46,6 +46,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/cli/watch-run.terminal.test.ts',
   'test/console/console.api.test.ts',
   'test/console/console.browser.test.ts',
+  'test/console/console.run-ends.test.ts',
   'test/demo/run-demo.test.ts',
   'test/dispatch/job-options.test.ts',
   'test/dispatch/call-pacer.test.ts',

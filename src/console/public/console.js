@@ -73,6 +73,7 @@ const SEGMENTS = [
   ['running', 'running'],
   ['queued', 'queued'],
   ['failed', 'failed'],
+  ['dropped', 'dropped (cancelled)'],
 ];
 
 function progressBar(run) {
@@ -102,6 +103,11 @@ function barLegend() {
     { class: 'legend' },
     SEGMENTS.map(([key, label]) => h('span', {}, h('i', { class: `swatch-${key}` }), label)),
   );
+}
+
+/** `5 chunk(s) dropped, never fetched`: what cancelling a run left undone. */
+function droppedText(run) {
+  return `${fmt(run.chunks.dropped)} chunk(s) dropped, never fetched`;
 }
 
 function doneOf(run) {
@@ -144,6 +150,7 @@ const pages = {
                 'data-state': run.status,
                 'data-done': doneOf(run),
                 'data-failed': run.chunks.failed,
+                'data-dropped': run.chunks.dropped,
                 'data-total': run.total,
               },
               h('td', {}, h('a', { href: `#/runs/${run.runId}` }, `#${run.runId}`)),
@@ -152,6 +159,9 @@ const pages = {
                 'td',
                 {},
                 h('span', { class: `state ${run.status}` }, run.status),
+                run.chunks.dropped > 0
+                  ? h('div', { class: 'dropped-count muted' }, droppedText(run))
+                  : null,
                 run.waiting ? h('div', { class: 'waiting muted' }, waitingText(run.waiting)) : null,
               ),
               h('td', {}, progressBar(run)),
@@ -192,6 +202,9 @@ const pages = {
               'data-total': run.total,
             }),
             row('Failed', fmt(failed), { 'data-failed': failed }),
+            run.status === 'cancelled'
+              ? row('Dropped', droppedText(run), { 'data-dropped': run.chunks.dropped })
+              : null,
             row('Rows landed', fmt(run.rows)),
             row('Calls', `${fmt(run.calls)} (${rate(run.callsPerSecond)}/s now)`),
             row('ETA', duration(run.etaSeconds)),
