@@ -2,7 +2,6 @@ import type { Config } from '../config/config.js';
 import { monthCapOf } from '../config/quota.js';
 import { quotaResetMs, type QuotaUsage } from '../queue/quota-usage.js';
 import type { AllowanceWindow } from './expected-duration.js';
-import type { PlanUse } from './plan-cost.js';
 
 /** A window's use as the counters read it: `QuotaUsage`, or only its count. */
 export type WindowCount = Pick<QuotaUsage, 'window' | 'used'> &
@@ -20,7 +19,7 @@ const MONTH_DAYS = 365.2425 / 12;
 export function allowanceWindows(
   quota: Config['quota'],
   usage: readonly WindowCount[] | undefined,
-  use: PlanUse,
+  use: 'sync' | 'other',
   nowMs: number,
   held?: { readonly window: 'day' | 'month'; readonly untilMs: number },
 ): { day?: AllowanceWindow; month?: AllowanceWindow } {
