@@ -56,6 +56,7 @@ export async function followRuns(
       stop,
       outages: app.outages,
       queueHolds,
+      config: app.config,
     });
     if (interrupted && progress.status === 'running') {
       await interrupt(app, context, runIds.slice(i), options.localWorker);
@@ -78,7 +79,7 @@ export async function followRuns(
     const final = options.jobIds?.length
       ? ((await runProgress(app.db, runId)) ?? progress)
       : progress;
-    context.print(formatRunSummary(final));
+    context.print(formatRunSummary(final, app.config));
     if (!runSucceeded(final)) context.exitCode = 1;
   }
 }

@@ -1,7 +1,6 @@
 import type { RateLimitRule } from '../config/rate-limit.js';
 import type { DeclaredPlan } from '../declared/declared-plan.js';
 import type { PlanCost } from '../planner/plan-cost.js';
-import { formatPlanDuration } from '../planner/format-plan-duration.js';
 import { formatPlanCost } from './format-plan-cost.js';
 
 const hour = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -35,7 +34,7 @@ export function formatDeclaredPlan(
   const e = plan.estimate;
   if (e.chunks > 0) {
     lines.push(
-      `one backfill run: ${e.chunks} chunk(s) = ${e.calls} API call(s), ~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, rules)}`,
+      `one backfill run: ${e.chunks} chunk(s) = ${e.calls} API call(s), ~${e.expectedRows} rows`,
     );
     for (const line of formatPlanCost(cost, rules)) lines.push(`  ${line}`);
   }

@@ -2,17 +2,13 @@ import type { RateLimitRule } from '../config/rate-limit.js';
 import { formatMoney } from '../config/money.js';
 import type { PlanCost } from '../planner/plan-cost.js';
 import { SPENT_SINCE_NOTE } from './spent-since-note.js';
-
-/** `3.2`, `0.04`, `12`: days to two significant places below 10, whole above. */
-function formatDays(days: number): string {
-  if (days >= 10) return String(Math.ceil(days));
-  return String(Number(days.toPrecision(2)));
-}
+import { formatExpectedDuration } from './format-expected-duration.js';
 
 /**
- * What a dry run says of a plan's cost and of the days its quotas make it take:
+ * What a dry run says of a plan's cost and of how long it takes:
  * `cost: €2.80 (7000 calls at €0.0004 each)`, the budget left this month once the unfinished
- * runs make the calls they still plan, and the binding bound. Nothing for what is not configured.
+ * runs make the calls they still plan (nothing for what is not configured), and the one
+ * `expected duration` line (`formatExpectedDuration`), which knows today's allowance and the resets.
  */
 export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]): string[] {
   const lines: string[] = [];
@@ -34,17 +30,7 @@ export function formatPlanCost(cost: PlanCost, rules: readonly RateLimitRule[]):
     );
     if (cost.spentThisMonth !== undefined) lines.push(`  (${SPENT_SINCE_NOTE})`);
   }
-  if (cost.days !== undefined && cost.boundBy !== undefined && cost.calls > 0) {
-    const why =
-      cost.boundBy === 'rate'
-        ? `the rate (${rules.map((r) => r.label).join(', ')})`
-        : cost.boundBy === 'quota (day)'
-          ? `the daily quota (${cost.callsPerDay} call(s) a day for it)`
-          : cost.boundBy === 'quota (month)'
-            ? "the month's quota (ENVDATA_QUOTA)"
-            : "the month's budget (ENVDATA_BUDGET ÷ ENVDATA_PRICE_PER_CALL)";
-    lines.push(`takes ~${formatDays(cost.days)} day(s) of the quota, bound by ${why}`);
-  }
+  lines.push(formatExpectedDuration(cost.expected, rules));
   return lines;
 }
 

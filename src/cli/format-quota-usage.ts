@@ -12,8 +12,9 @@ const utc = (ms: number) => {
 /**
  * `status`'s lines on the quota: per configured window the calls used against its limit, the
  * sync's reserve, the cost when a price is set, the budget when one is, and the reset:
- * `day    1200 of 50000 calls (5000 kept for the sync), €0.48, resets 2026-11-27 00:00 UTC`;
- * with a price, a last line says since when "spent" counts (`SPENT_SINCE_NOTE`).
+ * `day    1200 of 50000 calls (5000 kept for the sync), €0.48, resets 2026-11-27 00:00 UTC`; a
+ * window the service itself refused says so beside envdata's real count. With a price, a last
+ * line says since when "spent" counts (`SPENT_SINCE_NOTE`).
  * Nothing without a quota or budget.
  */
 export function formatQuotaUsage(
@@ -34,6 +35,11 @@ export function formatQuotaUsage(
     const parts = [`${u.used} of ${u.limit} calls`];
     if (u.reserve > 0) parts[0] += ` (${u.reserve} kept for the sync)`;
     if (u.limitedBy === 'budget') parts[0] += ' (the budget’s calls)';
+    if (u.refusedByService) {
+      parts.push(
+        'refused by the service (quota exceeded) — check the plan with the provider or other users of the key',
+      );
+    }
     if (price) parts.push(`${formatMoney(costOf(u.used, price))} spent`);
     if (u.window === 'month' && budget) parts.push(`budget ${formatMoney(budget.amount)}`);
     parts.push(`resets ${utc(u.resetsAtMs)}`);

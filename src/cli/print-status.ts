@@ -15,6 +15,8 @@ import { toRunStatusJson } from './json/run-status-json.js';
 import { toStatusJson } from './json/status-json.js';
 import { formatRunSummary } from './watch-run.js';
 import { formatWaiting } from './format-waiting.js';
+import { formatHeldEta } from './format-held-eta.js';
+import type { Config } from '../config/config.js';
 import { formatQuotaUsage } from './format-quota-usage.js';
 import { formatWorkers } from './format-workers.js';
 import { formatUndeliveredAlerts } from './commands/status-command.js';
@@ -54,7 +56,7 @@ export async function printStatus(
     context.print(formatStatus(status, paint));
     for (const line of formatQuotaUsage(report.quota, context.config)) context.print(line);
     if (runId !== undefined) {
-      for (const p of runs) context.print(formatRunSummary(p));
+      for (const p of runs) context.print(formatRunSummary(p, context.config));
       if (failedChunks.length > 0) context.print(formatFailedChunks(failedChunks, runId!));
       if (report.unplaceableRecords.length > 0) {
         context.print(formatUnplaceableRecords(report.unplaceableRecords, runs[0]!));
@@ -62,7 +64,7 @@ export async function printStatus(
     } else if (runs.length > 0) {
       context.print('');
       context.print('recent runs:');
-      for (const p of runs) context.print(`  ${formatRunLine(p)}`);
+      for (const p of runs) context.print(`  ${formatRunLine(p, context.config)}`);
     }
     if (runId === undefined && report.setAside.length > 0) {
       context.print('');
@@ -114,8 +116,9 @@ export async function printStatus(
   }
 }
 
-function formatRunLine(p: RunProgress): string {
-  const pct = p.total === 0 ? 100 : Math.floor(((p.done + p.failed) / p.total) * 100);
+function formatRunLine(p: RunProgress, config: Pick<Config, 'quota' | 'rateLimits'>): string {
+  // Progress is what landed: a run whose chunks all failed is at 0 %, not 100 %.
+  const pct = p.total === 0 ? 100 : Math.floor((p.done / p.total) * 100);
   const failures = Object.entries(p.failures)
     .map(([code, n]) => `${code} ${n}`)
     .join(', ');
@@ -129,7 +132,7 @@ function formatRunLine(p: RunProgress): string {
     (p.setAside.length
       ? `, ${p.setAside.reduce((n, g) => n + valuesOf(g), 0)} value(s) set aside`
       : '') +
-    (p.waiting ? `, ${formatWaiting(p.waiting)}` : '') +
+    (p.waiting ? `, ${formatWaiting(p.waiting)}${formatHeldEta(p, config)}` : '') +
     `  (${p.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`
   );
 }

@@ -76,6 +76,7 @@ export async function runDemoCommand(context: CommandContext): Promise<void> {
               logger: app.logger,
               print: (l) => context.print(`  ${l}`),
               outages: app.outages,
+              config: app.config,
             }),
         }),
       config,

@@ -1,4 +1,7 @@
+import { formatHeldEta } from './format-held-eta.js';
 import { formatWaiting } from './format-waiting.js';
+import { heldRunEtaMs } from '../planner/held-run-eta.js';
+import type { Config } from '../config/config.js';
 import type { Kysely } from 'kysely';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { runProgress, type RunProgress } from '../ledger/run-progress.js';
@@ -32,6 +35,11 @@ export interface WatchOptions {
    * resumes when it is over. Without it, a failed read of the ledger throws.
    */
   readonly outages?: OutageMonitor;
+  /**
+   * The quota and rate settings: while the run waits on a quota or the budget, its ETA is at
+   * least the reset plus the work left after it (`heldRunEtaMs`). Without them, the pace alone.
+   */
+  readonly config?: Pick<Config, 'quota' | 'rateLimits'>;
   /**
    * What the queue adds to the run's holds (`readQueueHolds`): the line then says `throttled
    * (429)` or `no worker connected — start \`envdata worker\`` too. Read at most every
@@ -100,11 +108,12 @@ export async function watchRun(
     const finished = p.done + p.failed;
     const left = p.total - finished;
     const chunksPerSecond = (finished - startFinished) / seconds;
+    const paceMs = left > 0 && chunksPerSecond > 0 ? (left / chunksPerSecond) * 1000 : undefined;
     return {
       finished,
       left,
       callsPerSecond: Number(((p.calls - startCalls) / seconds).toFixed(1)),
-      etaMs: left > 0 && chunksPerSecond > 0 ? (left / chunksPerSecond) * 1000 : undefined,
+      etaMs: options.config ? heldRunEtaMs(left, p.waiting, options.config, paceMs) : paceMs,
     };
   };
   const line = (p: RunProgress) => {
@@ -186,7 +195,10 @@ export function runSucceeded(p: RunProgress): boolean {
 }
 
 /** The end-of-run summary: counts, hours that did not land by cause, failures by error code. */
-export function formatRunSummary(p: RunProgress): string {
+export function formatRunSummary(
+  p: RunProgress,
+  config?: Pick<Config, 'quota' | 'rateLimits'>,
+): string {
   const lines = [
     `run ${p.runId} (${p.kind}) ${p.status}: ${p.done}/${p.total} chunks done, ${p.failed} failed, ${p.rows} rows, ${p.calls} calls`,
   ];
@@ -226,7 +238,7 @@ export function formatRunSummary(p: RunProgress): string {
   }
   if (p.waiting) {
     const after = p.waiting.until === null ? '' : ' (no attempt used; resumes by itself)';
-    lines.push(`  ${formatWaiting(p.waiting)}${after}`);
+    lines.push(`  ${formatWaiting(p.waiting)}${after}${config ? formatHeldEta(p, config) : ''}`);
   }
   if (p.blockedDatasets.length) lines.push(`  stopped fetching: ${p.blockedDatasets.join(', ')}`);
   if (p.errorMessage) lines.push(`  ${p.errorCode ?? 'error'}: ${p.errorMessage}`);

@@ -185,7 +185,7 @@ export function consoleRoutes(
       method: 'GET',
       path: '/api/runs',
       handler: read(async (_q, response) => {
-        const runs = await listRunRows(app.db, { limit: RUNS_SHOWN });
+        const runs = await listRunRows(app.db, { limit: RUNS_SHOWN, config: app.config });
         const holds = await queueHolds();
         return sendJson(response, 200, { runs: runs.map((run) => rowWaiting(run, holds)) });
       }, 'api'),
@@ -195,7 +195,7 @@ export function consoleRoutes(
       path: '/api/runs/:id',
       handler: read(async (_q, response, params) => {
         const runId = runIdOf(params);
-        const [run] = await listRunRows(app.db, { limit: 1, runId });
+        const [run] = await listRunRows(app.db, { limit: 1, runId, config: app.config });
         const progress = await runProgress(app.db, runId);
         if (!run || !progress)
           return sendJson(response, 404, { error: `there is no run ${runId}` });

@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
 import { ledgerWaiting, type RunProgress } from '../ledger/run-progress.js';
+import { heldRunEtaMs } from '../planner/held-run-eta.js';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
 import { withoutJit } from './without-jit.js';
 
@@ -32,10 +34,18 @@ export interface RunRow extends Pick<
     /** On the queue, or windows of the plan not yet made chunks. */
     readonly queued: number;
     readonly failed: number;
+    /**
+     * Never to be fetched: a cancelled run's chunks dropped by `envdata cancel` and the windows of
+     * its plan never made chunks (0 for any other run, whose are `queued`).
+     */
+    readonly dropped: number;
   };
   /** Calls per second over the last minute (chunks finished in it). */
   readonly callsPerSecond: number;
-  /** Seconds left at the pace of the last five minutes; `null` when idle or finished. */
+  /**
+   * Seconds left at the pace of the last five minutes, but while the run waits on a quota or
+   * the budget at least its reset plus the work left (`heldRunEtaMs`); `null` when idle or finished.
+   */
   readonly etaSeconds: number | null;
 }
 
@@ -51,7 +61,12 @@ const PACE_WINDOW_S = 300;
  */
 export async function listRunRows(
   db: Kysely<Database>,
-  options: { limit: number; runId?: number | undefined },
+  options: {
+    limit: number;
+    runId?: number | undefined;
+    /** The quota and rate: a run held on a quota then has an ETA of at least its reset. */
+    config?: Pick<Config, 'quota' | 'rateLimits'> | undefined;
+  },
 ): Promise<RunRow[]> {
   const filter = options.runId === undefined ? sql`true` : sql`run_id = ${options.runId}`;
   const { rows } = await withoutJit(db, (trx) =>
@@ -77,6 +92,7 @@ export async function listRunRows(
       pace_window: number;
       waiting_reason: string | null;
       waiting_until: Date | null;
+      dropped_chunks: number;
       now: Date;
     }>`
     with r as (
@@ -84,6 +100,7 @@ export async function listRunRows(
     )
     select r.run_id, r.kind, r.status, r.created_at, r.finished_at, r.error_code,
       r.error_message, r.waiting_reason, r.waiting_until, now() as now,
+      coalesce((r.request->>'droppedChunks')::int, 0) as dropped_chunks,
       r.folded_chunks + c.done as done, c.missing, c.running, c.queued, c.failed,
       g.waiting::text as waiting,
       (r.folded_rows + c.rows)::text as rows, (r.folded_calls + c.calls)::text as calls,
@@ -117,17 +134,34 @@ export async function listRunRows(
     order by r.run_id desc`.execute(trx),
   );
   return rows.map((r) => {
-    const queued = r.queued + Number(r.waiting);
+    const notFetched = r.queued + Number(r.waiting);
+    // A cancelled run fetches nothing more: what it had not fetched is dropped, not queued.
+    const cancelled = r.status === 'cancelled';
+    const queued = cancelled ? 0 : notFetched;
+    const dropped = cancelled ? notFetched + r.dropped_chunks : 0;
     const chunks = {
       done: r.done,
       missingUpstream: r.missing,
       running: r.running,
       queued,
       failed: r.failed,
+      dropped,
     };
     const left = queued + r.running;
     const pace = r.recent_chunks / r.pace_window;
     const open = r.status === 'running' || r.status === 'planning';
+    const waiting = ledgerWaiting({
+      runId: r.run_id,
+      status: r.status,
+      reason: r.waiting_reason,
+      until: r.waiting_until,
+      now: r.now,
+    });
+    const paceMs = open && left > 0 && pace > 0 ? (left / pace) * 1000 : undefined;
+    const etaMs =
+      open && options.config
+        ? heldRunEtaMs(left, waiting, options.config, paceMs, r.now.getTime())
+        : paceMs;
     return {
       runId: r.run_id,
       kind: r.kind,
@@ -137,18 +171,12 @@ export async function listRunRows(
       errorCode: r.error_code,
       errorMessage: r.error_message,
       chunks,
-      total: r.done + r.missing + r.running + queued + r.failed,
+      total: r.done + r.missing + r.running + queued + r.failed + dropped,
       rows: Number(r.rows),
       calls: Number(r.calls),
       callsPerSecond: open ? Number(r.recent_calls) / r.rate_window : 0,
-      etaSeconds: open && left > 0 && pace > 0 ? Math.round(left / pace) : null,
-      waiting: ledgerWaiting({
-        runId: r.run_id,
-        status: r.status,
-        reason: r.waiting_reason,
-        until: r.waiting_until,
-        now: r.now,
-      }),
+      etaSeconds: etaMs === undefined ? null : Math.round(etaMs / 1000),
+      waiting,
     };
   });
 }

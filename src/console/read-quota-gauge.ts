@@ -14,6 +14,8 @@ export interface QuotaGauge {
   readonly reserve: number;
   /** ISO 8601 instant of the window's reset. */
   readonly resetsAt: string;
+  /** The service itself refused the window before `limit`: `used` is envdata's count then. */
+  readonly refusedByService: boolean;
   /** What `used` cost, formatted (`€0.48`); `null` without ENVDATA_PRICE_PER_CALL. */
   readonly cost: string | null;
   /** ENVDATA_BUDGET formatted, on the month; `null` otherwise. */
@@ -34,6 +36,7 @@ export async function readQuotaGauge(
     limitedBy: u.limitedBy,
     reserve: u.reserve,
     resetsAt: new Date(u.resetsAtMs).toISOString(),
+    refusedByService: u.refusedByService,
     cost: price ? formatMoney(costOf(u.used, price)) : null,
     budget: u.window === 'month' && budget ? formatMoney(budget.amount) : null,
   }));

@@ -22,6 +22,11 @@ export interface QuotaHold {
   readonly by: QuotaLimitedBy;
   /** The real instant of the window's reset, epoch ms (the provider's midnight). */
   readonly untilMs: number;
+  /**
+   * The service itself refused the window (QUOTA_EXCEEDED) below envdata's cap: the calls envdata
+   * had counted then, and that cap. Absent when envdata's own cap holds the work.
+   */
+  readonly refusedByService?: { readonly counted: number; readonly limit: number };
 }
 
 /** A cap that binds nothing: the counters stay well within Postgres's integer. */
@@ -60,7 +65,17 @@ export class QuotaGate {
     if (taken.granted || taken.refusedBy === undefined) return undefined;
     const window = taken.refusedBy;
     const by = window === 'month' ? (month?.by ?? 'quota') : 'quota';
-    return { window, by, untilMs: this.resetMs(window, nowMs) };
+    const hold = { window, by, untilMs: this.resetMs(window, nowMs) };
+    return this.withRefusal(hold, nowMs);
+  }
+
+  /** `hold` with the service's refusal of its window, when the service refused it. */
+  private async withRefusal(hold: QuotaHold, nowMs: number): Promise<QuotaHold> {
+    const refusals = await this.counter.refusals(quotaPeriodsOf(this.quota, nowMs));
+    const counted = refusals[hold.window];
+    if (counted === undefined) return hold;
+    const limit = hold.window === 'day' ? this.quota.perDay : monthCapOf(this.quota)?.limit;
+    return { ...hold, by: 'quota', refusedByService: { counted, limit: limit ?? counted } };
   }
 
   /**
@@ -90,7 +105,7 @@ export class QuotaGate {
     if (hold === undefined) return undefined;
     const cap = hold.window === 'day' ? this.quota.perDay! : this.quota.perMonth!;
     await this.counter.spend(quotaPeriodsOf(this.quota, nowMs), hold.window, cap);
-    return hold;
+    return this.withRefusal(hold, nowMs);
   }
 
   /** Each configured quota's use of its current window (`readQuotaUsage`). */

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { IngestJobData } from '../../jobs/ingest-chunk-job.js';
+import { quotaHoldReason } from '../dispatch/quota-hold-reason.js';
 import { blockDataset } from '../ledger/block-dataset.js';
 import type { ClaimedChunk } from '../ledger/claim-chunk.js';
 import { markRunWaiting } from '../ledger/mark-run-waiting.js';
@@ -79,8 +80,8 @@ export function createStepInterpreter(
         const { hold } = step;
         // The service's "quota spent" answered a call that was sent: it counts in the run.
         await releaseChunk(deps.db, chunkId, { callMade: step.said });
-        const reason = `${hold.by} (${hold.window})`;
-        await markRunWaiting(deps.db, runId, reason, new Date(hold.untilMs));
+        const reason = quotaHoldReason(hold);
+        await markRunWaiting(deps.db, runId, reason, new Date(hold.untilMs), hold.refusedByService);
         const said = `${reason} ${hold.untilMs}`;
         if (holdSaid !== said) {
           holdSaid = said;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
 
@@ -11,8 +11,8 @@ export interface CancelledRun {
 
 /**
  * Cancels a run that has not finished: it ends `cancelled`, the chunks it had not fetched are
- * dropped, chunks in flight finish and land, and every hour that landed stays (it is in the
- * coverage). The rollups of what landed so far are refreshed in the same transaction. Returns
+ * dropped (their count kept in the run's `request` as `droppedChunks`), chunks in flight finish
+ * and land, and every hour that landed stays (it is in the coverage). The rollups of what landed so far are refreshed in the same transaction. Returns
  * `undefined` when the run had already finished.
  */
 export async function cancelRun(
@@ -38,6 +38,12 @@ export async function cancelRun(
       .where('status', 'in', ['pending', 'queued'])
       .returning('chunk_id')
       .execute();
+    // The chunks dropped are deleted: their count is kept on the run, so the console can draw
+    // them as dropped (with the windows of its plan never made chunks), not as "queued".
+    await sql`
+      update envdata.run
+      set request = request || jsonb_build_object('droppedChunks', ${dropped.length}::int)
+      where run_id = ${runId}`.execute(trx);
     const inFlight = await trx
       .selectFrom('chunk')
       .select((eb) => eb.fn.countAll<string>().as('n'))

@@ -146,6 +146,8 @@ async function checkQuotaBound(app: Uses<'config' | 'db'>, now: Date): Promise<v
     .where((eb) =>
       eb.or([eb('waiting_reason', 'like', 'quota%'), eb('waiting_reason', 'like', 'budget%')]),
     )
+    // A window the service itself refused needs a person: `quota-reached` says so (markRunWaiting).
+    .where('waiting_reason', 'not like', '%refused by the service')
     .execute();
   for (const run of held) {
     const key = `run:${run.run_id}:quota-bound`;

@@ -46,7 +46,9 @@ export function notificationText(
     case 'run-stopped':
       return `envdata: run ${str(d.runId)} stopped (${str(d.code)}): ${str(d.message)}${todo}`;
     case 'quota-reached':
-      return `envdata: ${str(d.reason)} reached; runs wait until ${str(d.until)}${todo}`;
+      return d.refusedByService === true
+        ? `envdata: the service refused: quota exceeded; envdata had counted ${str(d.counted)} of ${str(d.limit)} calls (${str(d.reason)}); runs wait until ${str(d.until)}${todo}`
+        : `envdata: ${str(d.reason)} reached; runs wait until ${str(d.until)}${todo}`;
     case 'quota-freed':
       return `envdata: ${str(d.reason)} reset at ${str(d.until)}; runs go on by themselves`;
     case 'run-quota-bound':

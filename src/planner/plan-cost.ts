@@ -4,7 +4,9 @@ import { monthCapOf } from '../config/quota.js';
 import type { OpenRunCalls } from '../ledger/open-run-calls.js';
 import { quotaInstant, realMsUntilQuota } from '../windows/quota-instant.js';
 import { quotaWindow } from '../windows/quota-window.js';
+import { allowanceWindows, type WindowCount } from './allowance-windows.js';
 import { estimateDurationMs } from './estimate-plan.js';
+import { expectedDuration, type ExpectedDuration } from './expected-duration.js';
 
 /** What bounds how long a plan takes: the rate, or the window of a quota or the budget. */
 export type PlanBound = 'rate' | 'quota (day)' | 'quota (month)' | 'budget (month)';
@@ -13,10 +15,7 @@ export type PlanBound = 'rate' | 'quota (day)' | 'quota (month)' | 'budget (mont
 export type PlanUse = 'sync' | 'other';
 
 /** A window's use as the shared counters read it (`QuotaUsage`, src/queue/quota-usage.ts). */
-export interface WindowUse {
-  readonly window: 'day' | 'month';
-  readonly used: number;
-}
+export type WindowUse = WindowCount;
 
 /** What a plan of `calls` costs in money and in days of the plan's quotas. */
 export interface PlanCost {
@@ -54,6 +53,11 @@ export interface PlanCost {
   readonly boundBy: PlanBound | undefined;
   /** Calls a day this plan may take: the day's quota, less the reserve for a backfill. */
   readonly callsPerDay: number | undefined;
+  /**
+   * How long the calls take from now (`expectedDuration`): at the rate, within what is left of
+   * today's allowance, the rest after the resets. The one duration dry runs and plans print.
+   */
+  readonly expected: ExpectedDuration;
 }
 
 /** Days in an average Gregorian month: months after the current one, estimated. */
@@ -134,5 +138,11 @@ export function planCost(
     days: calls === 0 ? 0 : longest?.days,
     boundBy: longest?.bound,
     callsPerDay,
+    expected: expectedDuration({
+      calls,
+      rules: config.rateLimits,
+      nowMs,
+      ...allowanceWindows(quota, usage, use, nowMs),
+    }),
   };
 }

@@ -1,6 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
-import type { QuotaCaps, QuotaCounter, QuotaPeriods, QuotaTake } from './quota-counter.js';
+import {
+  serviceRefusalPeriod,
+  type QuotaCaps,
+  type QuotaCounter,
+  type QuotaPeriods,
+  type QuotaTake,
+  type ServiceRefusals,
+} from './quota-counter.js';
 
 /**
  * The quota and budget counters as rows of `envdata.quota_usage` (migration 0027), on either
@@ -10,6 +17,8 @@ import type { QuotaCaps, QuotaCounter, QuotaPeriods, QuotaTake } from './quota-c
  * in the same order: else two of them, each holding one row, deadlock), checks both caps and
  * counts in both or neither: workers on several hosts queue on the row locks and never both take
  * the last call. The first take of a period finds a row missing, makes both and takes again.
+ * A refusal by the service keeps the count it found in a row of its own (period
+ * `2026-11-26:refused-by-service`), so `status` shows what envdata had counted, not the cap.
  *
  * The statement commits as every other does, waiting for its WAL to reach the disk: the count is
  * money spent at the provider, and a crash of Postgres must not forget it (a `synchronous_commit`
@@ -92,11 +101,31 @@ export class PostgresQuotaCounter implements QuotaCounter {
   async spend(periods: QuotaPeriods, window: 'day' | 'month', cap: number): Promise<void> {
     const period = window === 'day' ? periods.day : periods.month;
     const keepMs = window === 'day' ? periods.dayKeepMs : periods.monthKeepMs;
+    const expires = sql`now() + make_interval(secs => ${keepMs} / 1000.0)`;
     await sql`
+      with counted as (
+        insert into envdata.quota_usage (quota_window, period, used, expires_at)
+        select ${window}, ${serviceRefusalPeriod(period)},
+               coalesce((select used from envdata.quota_usage
+                         where quota_window = ${window} and period = ${period}), 0),
+               ${expires}
+        on conflict (quota_window, period) do nothing)
       insert into envdata.quota_usage as q (quota_window, period, used, expires_at)
-      values (${window}, ${period}, ${cap}, now() + make_interval(secs => ${keepMs} / 1000.0))
+      values (${window}, ${period}, ${cap}, ${expires})
       on conflict (quota_window, period) do update set used = greatest(q.used, excluded.used)
     `.execute(this.db());
+  }
+
+  async refusals(periods: QuotaPeriods): Promise<ServiceRefusals> {
+    const day = serviceRefusalPeriod(periods.day);
+    const month = serviceRefusalPeriod(periods.month);
+    const { rows } = await sql<{ quota_window: 'day' | 'month'; used: number }>`
+      select quota_window, used from envdata.quota_usage
+      where (quota_window = 'day' and period = ${day})
+         or (quota_window = 'month' and period = ${month})`.execute(this.db());
+    const found: { day?: number; month?: number } = {};
+    for (const row of rows) found[row.quota_window] = Number(row.used);
+    return found;
   }
 
   async used(periods: QuotaPeriods): Promise<{ day: number; month: number }> {

@@ -39,9 +39,26 @@ export interface QuotaCounter {
   take(periods: QuotaPeriods, caps: QuotaCaps): Promise<QuotaTake>;
   /**
    * Records that the service says `window` is spent: its count rises to `cap` (never falls), so
-   * every worker's next `take` is refused until the period ends, without asking the service.
+   * every worker's next `take` is refused until the period ends, without asking the service; the
+   * count envdata had reached when the service refused is kept beside it (`refusals`).
    */
   spend(periods: QuotaPeriods, window: 'day' | 'month', cap: number): Promise<void>;
   /** The calls counted so far in the day and the month. */
   used(periods: QuotaPeriods): Promise<{ day: number; month: number }>;
+  /**
+   * The windows the service itself refused (QUOTA_EXCEEDED) in these periods, each with the calls
+   * envdata had counted in it when it did; a window absent: not refused by the service.
+   */
+  refusals(periods: QuotaPeriods): Promise<ServiceRefusals>;
+}
+
+/** Per window the service refused: the calls envdata had counted in it then. */
+export interface ServiceRefusals {
+  readonly day?: number;
+  readonly month?: number;
+}
+
+/** The period key under which the count at the service's refusal of `period` is kept. */
+export function serviceRefusalPeriod(period: string): string {
+  return `${period}:refused-by-service`;
 }

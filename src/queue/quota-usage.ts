@@ -15,6 +15,11 @@ export interface QuotaUsage {
   readonly reserve: number;
   /** The real instant of the window's next reset, epoch ms. */
   readonly resetsAtMs: number;
+  /**
+   * The service itself refused the window (QUOTA_EXCEEDED) before envdata's cap: `used` is then
+   * what envdata had counted when it did, and no call is made until the reset.
+   */
+  readonly refusedByService: boolean;
 }
 
 /** The quota settings the counters are read with. */
@@ -59,7 +64,10 @@ export async function readQuotaUsage(
   nowMs = Date.now(),
 ): Promise<QuotaUsage[]> {
   if (!quotaConfigured(quota)) return [];
-  const used = await counter.used(quotaPeriodsOf(quota, nowMs));
+  const periods = quotaPeriodsOf(quota, nowMs);
+  const [counted, refusals] = await Promise.all([counter.used(periods), counter.refusals(periods)]);
+  // A window the service refused shows what envdata had counted, not the cap it was raised to.
+  const used = { day: refusals.day ?? counted.day, month: refusals.month ?? counted.month };
   const month = monthCapOf(quota);
   const usage: QuotaUsage[] = [];
   if (quota.perDay !== undefined) {
@@ -70,6 +78,7 @@ export async function readQuotaUsage(
       limitedBy: 'quota',
       reserve: quota.syncReserve,
       resetsAtMs: quotaResetMs(quota, 'day', nowMs),
+      refusedByService: refusals.day !== undefined,
     });
   }
   if (month !== undefined) {
@@ -80,6 +89,7 @@ export async function readQuotaUsage(
       limitedBy: month.by,
       reserve: 0,
       resetsAtMs: quotaResetMs(quota, 'month', nowMs),
+      refusedByService: refusals.month !== undefined,
     });
   }
   return usage;

@@ -106,7 +106,7 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
       'budget: €5.00/month (ENVDATA_BUDGET), €0.00 spent this month, €5.00 left — this plan goes OVER it',
     );
     expect(dry.stdout).toMatch(
-      /takes ~\d+(\.\d+)? day\(s\) of the quota, bound by the month's budget/,
+      /expected duration: ~.+ \(today's allowance covers 10 of 20 calls; the rest after the reset at .+ of the month's budget \(ENVDATA_BUDGET\)/,
     );
     expect(dry.stdout).toContain(
       'backfill would be refused (over the budget): pass --allow-over-budget to backfill anyway',
@@ -196,6 +196,7 @@ describe('a monthly budget (ENVDATA_BUDGET)', () => {
             limitedBy: 'budget',
             reserveCalls: 0,
             resetsAt: until,
+            refusedByService: false,
             usedCost: '5',
           },
         ],

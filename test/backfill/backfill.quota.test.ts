@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
+import { notificationText } from '../../src/notify/notification-text.js';
 import { planRun } from '../../src/planner/plan-run.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startSync } from '../../src/sync/start-sync.js';
@@ -198,6 +199,7 @@ describe('the service’s own "quota exceeded"', () => {
   it('pauses every worker until the reset: one refused call per day, then the run finishes', async () => {
     // The simulator's plan allows 5 calls a day; envdata believes 1000.
     const env = { ENVDATA_QUOTA: '1000/day', ENVDATA_QUOTA_DAY_SECONDS: String(DAY_S) };
+    const startedAt = new Date();
     await clearQueue(fx.app);
     const app = fx.newApp(env);
     shortDays({ perDay: 5 });
@@ -217,12 +219,14 @@ describe('the service’s own "quota exceeded"', () => {
         until: (p) =>
           p.waiting?.until != null && p.waiting.until.getTime() - Date.now() > DAY_MS / 2,
       });
-      expect(held.waiting!.reason).toBe('quota (day)');
+      // The service's refusal is its own state, not envdata's cap (issue 38, item 7).
+      const reason = 'quota (day) refused by the service';
+      expect(held.waiting!.reason).toBe(reason);
       // What an operator sees meanwhile: the state, its reason and its end, text and --json.
       const until = held.waiting!.until?.toISOString();
       // Seconds are shown only when the reset is not on a whole minute (short test days).
       const clock = until!.slice(17, 19) === '00' ? until!.slice(11, 16) : until!.slice(11, 19);
-      const shown = `waiting: quota (day) until ${until!.slice(0, 10)} ${clock} UTC`;
+      const shown = `waiting: ${reason} until ${until!.slice(0, 10)} ${clock} UTC`;
       const [text, json, list] = await Promise.all([
         runCliInProcess(['status', String(runId)], fx.cliEnv(env)),
         runCliInProcess(['status', String(runId), '--json'], fx.cliEnv(env)),
@@ -234,11 +238,27 @@ describe('the service’s own "quota exceeded"', () => {
         .find((l) => l.trim().startsWith(`${runId}  backfill`));
       expect(runLine).toContain(`running`);
       expect(runLine).toContain(`, ${shown}`);
-      expect(JSON.parse(json.stdout).run.waiting).toEqual({
-        reason: 'quota (day)',
-        until,
-        hint: null,
-      });
+      expect(JSON.parse(json.stdout).run.waiting).toEqual({ reason, until, hint: null });
+      // The quota line: envdata's real count of the day (a handful, not the 1000 of its cap).
+      const dayLine = list.stdout.split('\n').find((l) => l.trim().startsWith('day '));
+      expect(dayLine).toMatch(
+        /^ {2}day {4}\d of 1000 calls \(100 kept for the sync\), refused by the service \(quota exceeded\) — check the plan with the provider or other users of the key, resets /,
+      );
+      // The alert names the refusal and what to check, never "raise ENVDATA_QUOTA".
+      const { rows: events } = await sql<{ details: Record<string, unknown> }>`
+        select details from envdata.notification
+        where event = 'quota-reached' and created_at >= ${startedAt}
+        order by notification_id`.execute(app.db);
+      expect(events.length).toBeGreaterThanOrEqual(1);
+      for (const { details } of events) {
+        const text = notificationText('quota-reached', details);
+        expect(text).toMatch(
+          /^envdata: the service refused: quota exceeded; envdata had counted \d of 1000 calls \(quota \(day\) refused by the service\); runs wait until /,
+        );
+        expect(text).toContain('check the plan of the API key with the provider');
+        expect(text).toContain('someone else uses the same key');
+        expect(text).not.toMatch(/raise ENVDATA_QUOTA to go faster/);
+      }
       const done = await waitForRun(app.db, runId!, { timeoutMs: 4 * DAY_MS });
       expect(done).toMatchObject({ status: 'done', done: 12, failed: 0 });
       expect(new Set((await runChunks(app.db, runId!)).map((c) => c.attempts))).toEqual(

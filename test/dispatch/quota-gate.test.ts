@@ -55,6 +55,7 @@ describe('the quota gate', () => {
         limitedBy: 'quota',
         reserve: 5,
         resetsAtMs: held.untilMs,
+        refusedByService: false,
       },
       expect.objectContaining({ window: 'month', used: 20, limit: 1000, reserve: 0 }),
     ]);
@@ -69,7 +70,12 @@ describe('the quota gate', () => {
     expect(await a.take('sync', now)).toBeUndefined();
     const spent = await a.spent(now);
     expect(spent?.window).toBe('day');
+    // Its own state: the count envdata had made (1 of 500), not the cap it is raised to.
+    expect(spent?.refusedByService).toEqual({ counted: 1, limit: 500 });
     expect(await b.take('sync', now + 1)).toEqual(spent);
+    expect(await b.usage(now + 1)).toEqual([
+      expect.objectContaining({ window: 'day', used: 1, limit: 500, refusedByService: true }),
+    ]);
   });
 
   it('caps the month at the calls the budget pays for when that is tighter than the quota', async () => {

@@ -105,7 +105,6 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         { formatPlanCost },
         { refuseOverBudget },
         { formatOverBudgetNote },
-        { formatPlanDuration },
       ] = await Promise.all([
         import('../../locations/resolve-locations.js'),
         import('../../runs/start-backfill.js'),
@@ -113,7 +112,6 @@ export function registerBackfillCommand(program: Command, context: CommandContex
         import('../format-plan-cost.js'),
         import('../refuse-over-budget.js'),
         import('../format-over-budget-note.js'),
-        import('../../planner/format-plan-duration.js'),
       ]);
       // A dry run writes nothing and dispatches nothing: Redis is not needed for it.
       await context.withApp(
@@ -166,7 +164,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           context.print(
             `${options.dryRun ? 'would plan' : start.resumed ? `resumed run ${start.runId}:` : `run ${start.runId}:`} ` +
               `${e.chunks} chunk(s) = ${e.calls} API call(s) for ${locations.length} location(s), ` +
-              `~${e.expectedRows} rows, ${formatPlanDuration(e.durationMs, config.rateLimits)}`,
+              `~${e.expectedRows} rows`,
           );
           for (const [dataset, d] of Object.entries(e.byDataset)) {
             const window = e.windowAuto ? ` of ${d.windowHours} h (learned)` : '';

@@ -53,16 +53,12 @@ export function registerSyncCommands(program: Command, context: CommandContext):
           { formatPlanCost },
           { refuseOverBudget },
           { formatOverBudgetNote },
-          { estimateDurationMs },
-          { formatPlanDuration },
         ] = await Promise.all([
           import('../../sync/start-sync.js'),
           import('../read-plan-cost.js'),
           import('../format-plan-cost.js'),
           import('../refuse-over-budget.js'),
           import('../format-over-budget-note.js'),
-          import('../../planner/estimate-plan.js'),
-          import('../../planner/format-plan-duration.js'),
         ]);
         if (options.dryRun) {
           await context.withApp(async (app) => {
@@ -77,11 +73,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             const { estimate: e, locations, snapshots, leftToBackfill } = sync;
             context.print(
               `would sync ${locations} location(s): ${e.calls + snapshots} API call(s) — ${e.calls} history ` +
-                `(${e.chunks} chunk(s), ~${e.expectedRows} rows) + ${snapshots} latest/forecast — ` +
-                formatPlanDuration(
-                  estimateDurationMs(e.calls + snapshots, config.rateLimits),
-                  config.rateLimits,
-                ),
+                `(${e.chunks} chunk(s), ~${e.expectedRows} rows) + ${snapshots} latest/forecast`,
             );
             for (const [dataset, d] of Object.entries(e.byDataset)) {
               context.print(`  ${dataset}: ${d.chunks} chunk(s), ~${d.expectedRows} rows`);

@@ -116,6 +116,7 @@ export const STATUS_EXAMPLE: StatusJson = {
         limitedBy: 'quota',
         reserveCalls: 5000,
         resetsAt: '2024-07-01T00:00:00.000Z',
+        refusedByService: false,
         usedCost: '18',
       },
       {
@@ -125,6 +126,7 @@ export const STATUS_EXAMPLE: StatusJson = {
         limitedBy: 'budget',
         reserveCalls: 0,
         resetsAt: '2024-07-01T00:00:00.000Z',
+        refusedByService: false,
         usedCost: '204.8',
       },
     ],

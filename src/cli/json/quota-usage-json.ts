@@ -30,6 +30,11 @@ export const quotaUsageJson = z
             'calls of the day only the sync may take (ENVDATA_SYNC_RESERVE); 0 for the month',
           ),
           resetsAt: isoTimestamp.describe('when the window next resets'),
+          refusedByService: z
+            .boolean()
+            .describe(
+              'the service itself refused the window (quota exceeded) before `limitCalls`: `usedCalls` is what envdata had counted then; check the plan with the provider or other users of the key',
+            ),
           usedCost: decimalJson
             .nullable()
             .describe('what `usedCalls` cost at the price; `null` without a price'),
@@ -63,6 +68,7 @@ export function toQuotaUsageJson(
       limitedBy: u.limitedBy,
       reserveCalls: u.reserve,
       resetsAt: new Date(u.resetsAtMs).toISOString(),
+      refusedByService: u.refusedByService,
       usedCost: price ? decimalString(costOf(u.used, price).nanos) : null,
     })),
   };

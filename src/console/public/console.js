@@ -74,6 +74,7 @@ const SEGMENTS = [
   ['running', 'running'],
   ['queued', 'queued'],
   ['failed', 'failed'],
+  ['dropped', 'dropped (cancelled)'],
 ];
 
 function progressBar(run) {
@@ -103,6 +104,11 @@ function barLegend() {
     { class: 'legend' },
     SEGMENTS.map(([key, label]) => h('span', {}, h('i', { class: `swatch-${key}` }), label)),
   );
+}
+
+/** `5 chunk(s) dropped, never fetched`: what cancelling a run left undone. */
+function droppedText(run) {
+  return `${fmt(run.chunks.dropped)} chunk(s) dropped, never fetched`;
 }
 
 function doneOf(run) {
@@ -145,6 +151,7 @@ const pages = {
                 'data-state': run.status,
                 'data-done': doneOf(run),
                 'data-failed': run.chunks.failed,
+                'data-dropped': run.chunks.dropped,
                 'data-total': run.total,
               },
               h('td', {}, h('a', { href: `#/runs/${run.runId}` }, `#${run.runId}`)),
@@ -153,6 +160,9 @@ const pages = {
                 'td',
                 {},
                 h('span', { class: `state ${run.status}` }, run.status),
+                run.chunks.dropped > 0
+                  ? h('div', { class: 'dropped-count muted' }, droppedText(run))
+                  : null,
                 run.waiting ? h('div', { class: 'waiting muted' }, waitingText(run.waiting)) : null,
               ),
               h('td', {}, progressBar(run)),
@@ -212,6 +222,9 @@ const pages = {
               'data-total': run.total,
             }),
             row('Failed', fmt(failed), { 'data-failed': failed }),
+            run.status === 'cancelled'
+              ? row('Dropped', droppedText(run), { 'data-dropped': run.chunks.dropped })
+              : null,
             row('Rows landed', fmt(run.rows)),
             row(
               'Calls',
@@ -601,9 +614,11 @@ function quotaGauges(windows) {
     h('h2', {}, 'Quota'),
     ...windows.map((w) => {
       const share = w.limit > 0 ? Math.min(1, w.used / w.limit) : 0;
-      const fill = h('span', { class: share >= 1 ? 'fill full' : 'fill' });
+      const spent = share >= 1 || w.refusedByService;
+      const fill = h('span', { class: spent ? 'fill full' : 'fill' });
       fill.style.width = `${(share * 100).toFixed(1)}%`;
       const detail = [
+        w.refusedByService ? 'refused by the service (quota exceeded)' : null,
         w.limitedBy === 'budget' ? 'the budget’s calls' : null,
         w.reserve > 0 ? `${fmt(w.reserve)} kept for the sync` : null,
         w.cost !== null ? `${w.cost} spent` : null,
