@@ -1,9 +1,10 @@
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
+import { EnvdataCommand } from './envdata-command.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerDeclaredCommands } from './commands/declared-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
@@ -37,7 +38,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
 
 /** Builds the `envdata` program; each command is a thin shell over a library function. */
 export function buildProgram(context: CommandContext): Command {
-  const program = new Command('envdata')
+  const program = new EnvdataCommand('envdata')
     .description(
       'Build and keep a Postgres warehouse of pollen and weather history from the Environmental Data Service.',
     )

@@ -1,0 +1,69 @@
+import { Command, type ParseOptionsResult } from 'commander';
+import { didYouMean } from '../errors/did-you-mean.js';
+
+/** The flags that ask a command for its help (commander's own, not declared as options). */
+const HELP_FLAGS: ReadonlySet<string> = new Set(['-h', '--help']);
+
+/**
+ * A commander command that names the typo first. Commander checks required options before
+ * unknown ones, so `backfill --datset pollen` said "required option '--dataset' not specified";
+ * and an unknown command followed by `--help` printed the parent's help with exit 0. Here the
+ * options are read, then an unknown command (`certify --help`) or an unknown option of a command
+ * without subcommands (`--datset`) is refused at once, exit 2, with the closest known names.
+ */
+export class EnvdataCommand extends Command {
+  override createCommand(name?: string): EnvdataCommand {
+    return new EnvdataCommand(name);
+  }
+
+  override parseOptions(argv: string[]): ParseOptionsResult {
+    const parsed = super.parseOptions(argv);
+    // The program reads the whole line: its operands are the command path (`locations add`).
+    if (this.parent === null) refuseUnknownCommand(this, parsed.operands);
+    if (this.commands.length === 0 && !parsed.unknown.some((a) => HELP_FLAGS.has(a))) {
+      const flag = parsed.unknown[0];
+      if (flag !== undefined && flag.startsWith('-') && flag !== '-') this.refuseOption(flag);
+    }
+    return parsed;
+  }
+
+  /** `--datset pollen`: named before any missing required option, with the closest flags. */
+  private refuseOption(arg: string): void {
+    const flag = arg.split('=')[0]!;
+    const flags = this.createHelp()
+      .visibleOptions(this)
+      .flatMap((o) => (o.long === undefined ? [] : [o.long]));
+    const suggestion = flag.startsWith('--') ? didYouMean(flag, flags) : '';
+    this.error(`error: unknown option '${flag}'${suggestion}`, {
+      code: 'commander.unknownOption',
+      exitCode: 2,
+    });
+  }
+}
+
+/**
+ * Follows `operands` down from `program` (`locations add`, `help locations add`) and refuses the
+ * first name that is no command where one is expected (`certify`, `locations ad`).
+ */
+function refuseUnknownCommand(program: Command, operands: readonly string[]): void {
+  let command = program;
+  for (const name of operands) {
+    if (command.commands.length === 0 || command.registeredArguments.length > 0) return;
+    const found = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (found) {
+      command = found;
+      continue;
+    }
+    // `help` (commander's own command) names the command whose help it shows.
+    if (name === 'help') continue;
+    const visible = command
+      .createHelp()
+      .visibleCommands(command)
+      .map((c) => c.name())
+      .filter((n) => n !== 'help');
+    command.error(`error: unknown command '${name}'${didYouMean(name, visible)}`, {
+      code: 'commander.unknownCommand',
+      exitCode: 2,
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { runEnvdata } from '../harness/run-envdata.js';
+
+// The messages of a mistyped command line, through the real binary: the typo is named first,
+// with the closest known name, exit 2.
+
+describe('a mistyped option is named before anything else', () => {
+  it('`backfill --datset pollen`: unknown option with a suggestion, not "required option"', async () => {
+    const result = await runEnvdata(['backfill', '--datset', 'pollen']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "error: unknown option '--datset' — did you mean '--dataset'?\n",
+    );
+    expect(result.stderr).not.toContain('required option');
+  });
+
+  it('`--datset=pollen` names the flag without its value', async () => {
+    const result = await runEnvdata(['backfill', '--from', '2024-01-01', '--datset=pollen']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: unknown option '--datset' — did you mean '--dataset'\?\n/,
+    );
+  });
+
+  it('an option far from every known one gets no suggestion', async () => {
+    const result = await runEnvdata(['migrate', '--force-everything']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: unknown option '--force-everything'\n/);
+  });
+});
+
+describe('an unknown command is refused, even with --help', () => {
+  it.each([
+    [['certify', '--help'], "error: unknown command 'certify'\n"],
+    [['help', 'certify'], "error: unknown command 'certify'\n"],
+    [['backfil', '--help'], "error: unknown command 'backfil' — did you mean 'backfill'?\n"],
+    [['locations', 'ad', '--help'], "error: unknown command 'ad' — did you mean 'add'?\n"],
+  ])('%j: exit 2 naming it', async (args, message) => {
+    const result = await runEnvdata(args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.startsWith(message)).toBe(true);
+  });
+
+  it('a known command’s --help still prints its help, exit 0', async () => {
+    const result = await runEnvdata(['locations', 'help', 'add']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: envdata locations add/);
+  });
+});
