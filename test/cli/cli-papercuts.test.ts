@@ -48,3 +48,17 @@ describe('an unknown command is refused, even with --help', () => {
     expect(result.stdout).toMatch(/^Usage: envdata locations add/);
   });
 });
+
+describe('-y is --yes wherever --yes is', () => {
+  it('`apply -y` reads as `apply --yes` (here: on to the missing file)', async () => {
+    const result = await runEnvdata(['apply', '-y', '--file', '/nonexistent/envdata.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^envdata: cannot read \/nonexistent\/envdata\.yaml/);
+  });
+
+  it('`locations remove -y` reads as `--yes` (which only confirms --purge)', async () => {
+    const result = await runEnvdata(['locations', 'remove', 'Nowhere', '-y']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^envdata: --yes only confirms --purge\n/);
+  });
+});
