@@ -24,7 +24,11 @@ import { registerUpstreamCommand } from './commands/upstream-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
-import { environmentHelp } from './environment-help.js';
+import { COMMAND_SUMMARIES } from './command-summaries.js';
+import {
+  ENVIRONMENT_HELP_POINTER,
+  registerEnvironmentHelp,
+} from './commands/environment-command.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -48,7 +52,7 @@ export function buildProgram(context: CommandContext): Command {
       writeOut: (text) => context.io.stdout.write(text),
       writeErr: (text) => context.io.stderr.write(text),
     })
-    .addHelpText('after', environmentHelp())
+    .addHelpText('after', ENVIRONMENT_HELP_POINTER)
     .hook('preAction', () => context.prepare())
     .exitOverride();
   registerMigrateCommand(program, context);
@@ -70,6 +74,11 @@ export function buildProgram(context: CommandContext): Command {
   registerUpstreamCommand(program, context);
   registerSimulateCommand(program, context);
   registerCompletionCommand(program, context);
+  registerEnvironmentHelp(program, context);
+  for (const command of program.commands) {
+    const summary = COMMAND_SUMMARIES[command.name()];
+    if (summary !== undefined) command.summary(summary);
+  }
   const withHelpHints = (parent: Command, path: string): void => {
     for (const command of parent.commands) {
       const name = `${path} ${command.name()}`;

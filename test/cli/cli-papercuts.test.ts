@@ -62,3 +62,23 @@ describe('-y is --yes wherever --yes is', () => {
     expect(result.stderr).toMatch(/^envdata: --yes only confirms --purge\n/);
   });
 });
+
+describe('the top-level help fits a screen; the environment has its own help', () => {
+  it('`--help`: at most 50 lines of at most 80 columns, one line pointing to the variables', async () => {
+    const result = await runEnvdata(['--help']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(50);
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+    expect(result.stdout).toContain('`envdata help environment`');
+    expect(result.stdout).not.toContain('ENVDATA_WORKER_CONCURRENCY');
+  });
+
+  it('`help environment`: every variable, with defaults, exit 0', async () => {
+    const result = await runEnvdata(['help', 'environment']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Environment variables:\n/);
+    expect(result.stdout).toMatch(/ENVDATA_WORKER_CONCURRENCY +.*\[default: 8\]/);
+    expect(result.stdout).toContain('Environment variables of the simulator');
+  });
+});
