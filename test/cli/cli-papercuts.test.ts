@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runEnvdata } from '../harness/run-envdata.js';
+import { useTempDir } from '../harness/temp-dir.js';
 
 // The messages of a mistyped command line, through the real binary: the typo is named first,
 // with the closest known name, exit 2.
@@ -80,5 +81,28 @@ describe('the top-level help fits a screen; the environment has its own help', (
     expect(result.stdout).toMatch(/^Environment variables:\n/);
     expect(result.stdout).toMatch(/ENVDATA_WORKER_CONCURRENCY +.*\[default: 8\]/);
     expect(result.stdout).toContain('Environment variables of the simulator');
+  });
+});
+
+describe('envdata.yaml problems in plain words, with the key meant', () => {
+  const dir = useTempDir('envdata-papercuts-');
+
+  it('a mistyped key suggests the closest valid one at its line:column; a range names its bounds', async () => {
+    const file = await dir.write(
+      'envdata.yaml',
+      'version: 1\nlocations:\n  - { nme: Berlin, lat: 91, lng: 13.4 }\ndatasets:\n  weathr: { since: -30d }\n',
+    );
+    const result = await runEnvdata(['plan', '--file', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}:3:7: locations[0].nme: unknown key "nme" — did you mean 'name'?\n`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:3:25: locations[0].lat: latitude must be between -90 and 90, got 91\n`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:5:3: datasets.weathr: unknown key "weathr" — did you mean 'weather'?\n`,
+    );
+    expect(result.stderr).not.toMatch(/Too big|expected number/);
   });
 });
