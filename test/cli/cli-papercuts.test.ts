@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import { addPointLocation } from '../harness/add-point-location.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { useTempDir } from '../harness/temp-dir.js';
+import { useTestEnvironment } from '../harness/test-environment.js';
 
 // The messages of a mistyped command line, through the real binary: the typo is named first,
 // with the closest known name, exit 2.
@@ -104,5 +107,35 @@ describe('envdata.yaml problems in plain words, with the key meant', () => {
       `${file}:5:3: datasets.weathr: unknown key "weathr" — did you mean 'weather'?\n`,
     );
     expect(result.stderr).not.toMatch(/Too big|expected number/);
+  });
+});
+
+describe('a mistyped location name is told the registered one it is closest to', () => {
+  const env = useTestEnvironment();
+  let app: App;
+  beforeAll(async () => {
+    app = createApp(env.config());
+    await addPointLocation(app.db, { name: 'Berlin', lat: 52.52, lng: 13.405 });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('`--location Berln` (and `locations remove Berln`): did you mean Berlin, exit 2', async () => {
+    const vars = env.cliEnv({ LOG_LEVEL: 'silent' });
+    const range = ['--dataset', 'pollen', '--from', '2024-06-01', '--to', '2024-06-02'];
+    const backfill = await runEnvdata(
+      ['backfill', ...range, '--location', 'Berln', '--dry-run'],
+      vars,
+    );
+    expect(backfill.code).toBe(2);
+    expect(backfill.stderr).toBe(
+      'envdata: unknown location(s): "Berln" — did you mean \'Berlin\'? (registered ones: `envdata locations list`)\n',
+    );
+    const remove = await runEnvdata(['locations', 'remove', 'Berln', 'Atlantis'], vars);
+    expect(remove.code).toBe(2);
+    expect(remove.stderr).toMatch(
+      /^envdata: unknown location\(s\): "Berln" — did you mean 'Berlin'\?; "Atlantis" \(registered/,
+    );
   });
 });
