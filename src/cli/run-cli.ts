@@ -24,6 +24,7 @@ import { registerUpstreamCommand } from './commands/upstream-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
+import { examplesHelp } from './command-examples.js';
 import { COMMAND_SUMMARIES } from './command-summaries.js';
 import {
   ENVIRONMENT_HELP_POINTER,
@@ -83,6 +84,8 @@ export function buildProgram(context: CommandContext): Command {
     for (const command of parent.commands) {
       const name = `${path} ${command.name()}`;
       command.exitOverride().showHelpAfterError(usageHint(name));
+      const examples = examplesHelp(name.replace(/^envdata /, ''));
+      if (examples !== undefined) command.addHelpText('after', examples);
       withHelpHints(command, name);
     }
   };

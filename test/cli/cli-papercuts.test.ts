@@ -139,3 +139,22 @@ describe('a mistyped location name is told the registered one it is closest to',
     );
   });
 });
+
+describe('the commands people start with have examples in their --help', () => {
+  it.each([['backfill'], ['sync'], ['plan'], ['apply'], ['locations', 'add']])(
+    '%j --help: examples of itself, with options it has',
+    async (...path) => {
+      const result = await runEnvdata([...path, '--help']);
+      expect(result.code).toBe(0);
+      const [usage, examples] = result.stdout.split('\nExamples:\n');
+      const commands = (examples ?? '').split('\n').filter((l) => l.startsWith('  envdata '));
+      expect(commands.length).toBeGreaterThan(0);
+      for (const line of commands) {
+        expect(line.startsWith(`  envdata ${path.join(' ')}`), line).toBe(true);
+        for (const flag of line.match(/ (-[a-z]|--[a-z-]+)/g) ?? []) {
+          expect(usage, `${line}: ${flag}`).toContain(`${flag.trim()}`);
+        }
+      }
+    },
+  );
+});
