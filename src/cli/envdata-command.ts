@@ -16,11 +16,17 @@ export class EnvdataCommand extends Command {
     return new EnvdataCommand(name);
   }
 
+  /** On the program: the command the line names (`locations add`), found when it is read. */
+  private named: Command | undefined;
+
   override parseOptions(argv: string[]): ParseOptionsResult {
     const parsed = super.parseOptions(argv);
+    const root = rootOf(this);
     // The program reads the whole line: its operands are the command path (`locations add`).
-    if (this.parent === null) refuseUnknownCommand(this, parsed.operands);
-    if (this.commands.length === 0 && !parsed.unknown.some((a) => HELP_FLAGS.has(a))) {
+    if (root === this) this.named = namedCommand(this, parsed.operands);
+    // The named command refuses an unknown option before commander checks required ones.
+    const named = root instanceof EnvdataCommand ? root.named : undefined;
+    if (named === this && !parsed.unknown.some((a) => HELP_FLAGS.has(a))) {
       const flag = parsed.unknown[0];
       if (flag !== undefined && flag.startsWith('-') && flag !== '-') this.refuseOption(flag);
     }
@@ -42,13 +48,14 @@ export class EnvdataCommand extends Command {
 }
 
 /**
- * Follows `operands` down from `program` (`locations add`, `help locations add`) and refuses the
- * first name that is no command where one is expected (`certify`, `locations ad`).
+ * Follows `operands` down from `program` (`locations add`, `help locations add`) to the command
+ * they name, and refuses the first name that is no command where one is expected (`certify`,
+ * `locations ad`).
  */
-function refuseUnknownCommand(program: Command, operands: readonly string[]): void {
+function namedCommand(program: Command, operands: readonly string[]): Command {
   let command = program;
   for (const name of operands) {
-    if (command.commands.length === 0 || command.registeredArguments.length > 0) return;
+    if (command.commands.length === 0 || command.registeredArguments.length > 0) return command;
     const found = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
     if (found) {
       command = found;
@@ -66,4 +73,10 @@ function refuseUnknownCommand(program: Command, operands: readonly string[]): vo
       exitCode: 2,
     });
   }
+  return command;
+}
+
+/** The program a command belongs to. */
+function rootOf(command: Command): Command {
+  return command.parent === null ? command : rootOf(command.parent);
 }

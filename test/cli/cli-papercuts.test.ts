@@ -158,3 +158,20 @@ describe('the commands people start with have examples in their --help', () => {
     },
   );
 });
+
+describe('an unknown option is told by the command the line names', () => {
+  it.each([
+    [
+      ['upstream', '--datset', 'pollen'],
+      "'--datset' — did you mean '--dataset'?",
+      'envdata upstream',
+    ],
+    [['upstream', 'accept', 'x', '--bogus'], "'--bogus'", 'envdata upstream accept'],
+  ])('%j', async (args, named, command) => {
+    const result = await runEnvdata(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: unknown option ${named}\n(run \`${command} --help\` for usage)\n`,
+    );
+  });
+});
