@@ -1,6 +1,7 @@
 /**
  * The examples at the end of a command's `--help` (commander's `addHelpText('after', …)`), by
- * command path: the commands people start with, each line one they can paste. Kept beside each
+ * command path: the commands people start with, each line one they can paste (`locations add`
+ * has its own, beside its rules). Kept beside each
  * other, outside the command definitions, so they read as one set of recipes.
  */
 export const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
@@ -29,12 +30,6 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'envdata apply',
     '# in CI: no question; follow the run to the end, exit 1 if chunks fail',
     'envdata apply -f deploy/envdata.yaml -y --wait',
-  ],
-  'locations add': [
-    '# a place, geocoded once by the service (only matches in Spain)',
-    'envdata locations add --place Valencia --country es',
-    '# a point with the name to keep; without --name, the service names it',
-    'envdata locations add --lat 52.52 --lng 13.405 --name Berlin',
   ],
 };
 
