@@ -1,9 +1,10 @@
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
 import type { CliIo } from './cli-io.js';
 import { CommandContext } from './command-context.js';
+import { EnvdataCommand } from './envdata-command.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerDeclaredCommands } from './commands/declared-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
@@ -23,7 +24,12 @@ import { registerUpstreamCommand } from './commands/upstream-command.js';
 import { registerWorkerCommand } from './commands/worker-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerSyncCommands } from './commands/sync-command.js';
-import { environmentHelp } from './environment-help.js';
+import { examplesHelp } from './command-examples.js';
+import { COMMAND_SUMMARIES } from './command-summaries.js';
+import {
+  ENVIRONMENT_HELP_POINTER,
+  registerEnvironmentHelp,
+} from './commands/environment-command.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -37,7 +43,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
 
 /** Builds the `envdata` program; each command is a thin shell over a library function. */
 export function buildProgram(context: CommandContext): Command {
-  const program = new Command('envdata')
+  const program = new EnvdataCommand('envdata')
     .description(
       'Build and keep a Postgres warehouse of pollen and weather history from the Environmental Data Service.',
     )
@@ -47,7 +53,7 @@ export function buildProgram(context: CommandContext): Command {
       writeOut: (text) => context.io.stdout.write(text),
       writeErr: (text) => context.io.stderr.write(text),
     })
-    .addHelpText('after', environmentHelp())
+    .addHelpText('after', ENVIRONMENT_HELP_POINTER)
     .hook('preAction', () => context.prepare())
     .exitOverride();
   registerMigrateCommand(program, context);
@@ -69,10 +75,17 @@ export function buildProgram(context: CommandContext): Command {
   registerUpstreamCommand(program, context);
   registerSimulateCommand(program, context);
   registerCompletionCommand(program, context);
+  registerEnvironmentHelp(program, context);
+  for (const command of program.commands) {
+    const summary = COMMAND_SUMMARIES[command.name()];
+    if (summary !== undefined) command.summary(summary);
+  }
   const withHelpHints = (parent: Command, path: string): void => {
     for (const command of parent.commands) {
       const name = `${path} ${command.name()}`;
       command.exitOverride().showHelpAfterError(usageHint(name));
+      const examples = examplesHelp(name.replace(/^envdata /, ''));
+      if (examples !== undefined) command.addHelpText('after', examples);
       withHelpHints(command, name);
     }
   };

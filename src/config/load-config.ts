@@ -16,6 +16,7 @@ import { notifyEventsSchema } from './notify-events-schema.js';
 import { notifyTargetsSchema } from './notify-targets.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 import { driftPolicySchema } from './drift-policy.js';
+import { plainZodMessage } from '../errors/plain-zod-message.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -273,7 +274,8 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     const raw = env[variable.name];
     input[variable.name] = raw === undefined || raw === '' ? variable.default : raw;
   }
-  const result = schema.superRefine(crossCheck).safeParse(input);
+  // Plain messages (`must be …`) where a schema sets none of its own.
+  const result = schema.superRefine(crossCheck).safeParse(input, { error: plainZodMessage });
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? 'environment');

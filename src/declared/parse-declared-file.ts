@@ -5,6 +5,8 @@ import { locationNameKey } from '../locations/location-name-key.js';
 import { locationTextProblem } from '../locations/location-text-problem.js';
 import { parseCountryCode } from '../locations/parse-country-code.js';
 import { roundCoordinate } from '../locations/insert-location.js';
+import { didYouMean } from '../errors/did-you-mean.js';
+import { plainZodMessage } from '../errors/plain-zod-message.js';
 import { DATASETS, type Dataset } from '../types.js';
 import {
   datasetEntry,
@@ -24,6 +26,7 @@ import type {
 } from './declared-file.js';
 import { declaredFileInvalid, type DeclaredProblem } from './declared-problem.js';
 import { expandVariables } from './expand-variables.js';
+import { schemaKeysAt } from './schema-keys-at.js';
 import { parseSince } from './since-date.js';
 import { yamlPosition, type YamlPath } from './yaml-position.js';
 
@@ -100,11 +103,13 @@ export async function parseDeclaredFile(
     path.length === 3 && path[0] === 'locations' && path[2] === 'file';
   const expanded = expandVariables(plain, options.env, isFileValue);
   for (const p of expanded.problems) at(p.path, `${dotted(p.path)}: ${p.message}`);
-  const parsed = declaredFileSchema.safeParse(expanded.value);
+  const parsed = declaredFileSchema.safeParse(expanded.value, { error: plainZodMessage });
   for (const issue of schemaIssues(parsed.error?.issues ?? [], expanded.value)) {
     if (issue.code === 'unrecognized_keys') {
+      const known = schemaKeysAt(declaredFileSchema, issue.path);
       for (const key of issue.keys) {
-        at(issue.path, `${dotted([...issue.path, key])}: unknown key "${key}"`, key);
+        const hint = didYouMean(key, known);
+        at(issue.path, `${dotted([...issue.path, key])}: unknown key "${key}"${hint}`, key);
       }
     } else if (valueAt(expanded.value, issue.path) === undefined) {
       at(issue.path, `${dotted(issue.path)}: missing`);
@@ -193,7 +198,7 @@ function schemaIssues(issues: readonly z.core.$ZodIssue[], value: unknown): z.co
       return [{ ...issue, message: 'must be a map with name, lat and lng; or place; or file' }];
     }
     const shape = 'file' in entry ? fileEntry : 'place' in entry ? placeEntry : pointEntry;
-    const again = shape.safeParse(entry);
+    const again = shape.safeParse(entry, { error: plainZodMessage });
     return (again.error?.issues ?? []).map((i) => ({ ...i, path: [...issue.path, ...i.path] }));
   });
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { didYouMean } from '../errors/did-you-mean.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import type { Database } from '../warehouse/schema.js';
 import { toLocation } from './insert-location.js';
@@ -18,7 +19,8 @@ export { LOCATION_REFERENCE_HELP } from './location-reference-help.js';
  *
  * A bare number that is the id of one location and the name of another is a `USAGE` error
  * naming both (say `id:N` or `name:N`); unknown references are one `NOT_FOUND` naming all of
- * them. Either way nothing is returned, so nothing is done to the others.
+ * them, each with the registered name closest to it when one is close (`Berln`: did you mean
+ * `Berlin`?). Either way nothing is returned, so nothing is done to the others.
  */
 export async function resolveLocations(
   db: Kysely<Database>,
@@ -90,9 +92,13 @@ export async function resolveLocations(
     );
   }
   if (missing.length > 0) {
+    // A typo (`Berln`) is told the registered name it is closest to, if one is close.
+    const known = await db.selectFrom('location').select('name').execute();
+    const names = known.map((row) => row.name);
+    const told = missing.map((m) => `"${m}"${didYouMean(m.trim(), names)}`);
     throw new EnvdataError(
       'NOT_FOUND',
-      `unknown location(s): ${missing.map((m) => `"${m}"`).join(', ')} — see \`envdata locations list\``,
+      `unknown location(s): ${told.join('; ')} (registered ones: \`envdata locations list\`)`,
     );
   }
   return [...found.values()].sort((a, b) => a.locationId - b.locationId);

@@ -106,7 +106,7 @@ datasets:
   it('an unknown key is refused where the key is written', async () => {
     expect(
       await problemsOf('version: 1\ndatasets:\n  pollen:\n    since: -30d\n    sinse: -1d\n'),
-    ).toEqual(['5:5 datasets.pollen.sinse: unknown key "sinse"']);
+    ).toEqual(['5:5 datasets.pollen.sinse: unknown key "sinse" — did you mean \'since\'?']);
   });
 
   it('a bad date is refused with what to write', async () => {
@@ -149,14 +149,14 @@ token: sk_live_4eC39HqLyjWDarjtT1zdp7dc
       expect.stringMatching(/^1:10 version: /),
       '3:46 locations[0].colour: unknown key "colour"',
       expect.stringMatching(/^4:33 locations\[1\]\.country: must be an ISO 3166-1 alpha-2/),
-      '5:26 locations[2].lat: Invalid input: expected number, received string',
+      '5:26 locations[2].lat: latitude must be a number, not text',
       expect.stringMatching(/^6:11 file: bad\.csv: line 2: lat /),
       expect.stringMatching(/^7:11 file: missing\.csv: cannot read it \(ENOENT\)/),
       '8:43 locations[5].country: ${NOPE}: NOPE is not set in the environment',
       '9:36 Map keys must be unique',
       expect.stringMatching(/^11:20 datasets\.pollen\.since is not a date/),
       '12:12 datasets.weather.since: missing',
-      '12:14 datasets.weather.sinse: unknown key "sinse"',
+      '12:14 datasets.weather.sinse: unknown key "sinse" — did you mean \'since\'?',
       '13:3 datasets.dust: unknown key "dust"',
       '14:1 token: unknown key "token"',
       expect.stringMatching(/^14:8 token: looks like a secret/),

@@ -72,7 +72,7 @@ export function registerDeclaredCommands(program: Command, context: CommandConte
       'Do what `envdata plan` shows: the locations in one transaction, then one backfill run for the missing history',
     )
     .option('-f, --file <file>', 'the declared file', DEFAULT_FILE)
-    .option('--yes', 'apply without asking (required when not on a terminal)')
+    .option('-y, --yes', 'apply without asking (required when not on a terminal)')
     .option(
       '--wait',
       'block until the run is finished, with progress and a local worker; exit 1 if chunks failed',

@@ -223,7 +223,10 @@ border) it records it as given and warns.`,
     )
     .argument('<location...>', 'names or ids: Berlin, 12, id:12, name:12')
     .option('--purge', 'delete the locations and every fact, snapshot and ledger row of theirs')
-    .option('--yes', 'with --purge: confirm the deletion (asked on a terminal, required otherwise)')
+    .option(
+      '-y, --yes',
+      'with --purge: confirm the deletion (asked on a terminal, required otherwise)',
+    )
     .addHelpText('after', `\nReferences: ${LOCATION_REFERENCE_HELP}.`)
     .action(async (refs: string[], options: { purge?: boolean; yes?: boolean }) => {
       if (options.yes && !options.purge) throw usageError('--yes only confirms --purge');
