@@ -117,10 +117,11 @@ export async function watchRun(
     };
   };
   const line = (p: RunProgress) => {
-    const { finished, callsPerSecond, etaMs } = pace(p);
+    const { callsPerSecond, etaMs } = pace(p);
     const bar = formatProgressBar({
       runId,
-      finished,
+      done: p.done,
+      failed: p.failed,
       total: p.total,
       rows: p.rows,
       callsPerSecond,

@@ -68,7 +68,8 @@ describe('formatProgressBar', () => {
     expect(
       formatProgressBar({
         runId: 12,
-        finished: 40,
+        done: 40,
+        failed: 0,
         total: 200,
         rows: 9120,
         callsPerSecond: 19.75,
@@ -82,12 +83,28 @@ describe('formatProgressBar', () => {
   it('an empty plan is complete; an unknown time left is a dash, never "0 s"', () => {
     const text = formatProgressBar({
       runId: 1,
-      finished: 0,
+      done: 0,
+      failed: 0,
       total: 0,
       rows: 0,
       callsPerSecond: 0,
       etaMs: undefined,
     });
     expect(text).toMatch(/ 100% \| 0\/0 chunks \| 0 rows \| 0\.0 calls\/s \| ETA —$/);
+  });
+
+  it('a failed chunk is finished but not done: a run whose chunks all failed is at 0 %', () => {
+    const text = formatProgressBar({
+      runId: 3,
+      done: 0,
+      failed: 3,
+      total: 3,
+      rows: 0,
+      callsPerSecond: 0,
+      etaMs: undefined,
+    });
+    expect(text).toBe(
+      `run 3 ${'\u2591'.repeat(40)} 0% | 0/3 chunks, 3 failed | 0 rows | 0.0 calls/s | ETA —`,
+    );
   });
 });
