@@ -244,13 +244,22 @@ describe('the console in a browser', needsTools('chromium'), () => {
       // Times in UTC, 24-hour, whatever the browser's locale: the page's clock and the chart's
       // cursor (its axis is drawn on a canvas, with the same formatter).
       expect(await page.locator('#updated').textContent()).toMatch(/^updated \d\d:\d\d:\d\d UTC$/);
-      await page.mouse.move(chartBox!.x + chartBox!.width / 2, chartBox!.y + chartBox!.height / 2);
       const cursorTime = page
         .locator('#rate-chart .u-legend .u-series')
         .first()
         .locator('.u-value');
+      // The chart may be drawn (or redrawn by a refresh) after the gauge shows, and uPlot only
+      // reads the cursor on a mouse move: move over the plot on every look, from its box now.
+      const hoverPlot = async () => {
+        const plot = await page.locator('#rate-chart .u-over').boundingBox();
+        if (plot) {
+          await page.mouse.move(plot.x + plot.width / 2 - 1, plot.y + plot.height / 2);
+          await page.mouse.move(plot.x + plot.width / 2, plot.y + plot.height / 2);
+        }
+        return cursorTime.textContent();
+      };
       await expect
-        .poll(() => cursorTime.textContent(), { timeout: DOM_TIMEOUT_MS })
+        .poll(hoverPlot, { timeout: DOM_TIMEOUT_MS })
         .toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
       await page.close();
     } finally {
