@@ -37,11 +37,11 @@ export const LAYERS = [
   ['landing'],
   // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
   // for them (`ProcessResources`), and its HTTP server.
-  ['app'],
+  ['runtime'],
   ['dispatch', 'status', 'notify'],
   ['ingest', 'runs', 'sync', 'declared'],
   ['worker', 'console'],
-  // The composition root: use cases take `Uses<…>` from src/app/, never the whole `App`.
+  // The composition root: use cases take `Uses<…>` from src/runtime/, never the whole `App`.
   ['app.ts'],
   ['demo'],
   // The boundary: it may use everything; nothing uses it.

@@ -1,7 +1,7 @@
-import type { AppComponent } from './app/app-component.js';
-import type { CreateAppOptions } from './app/create-app-options.js';
-import type { HttpRoute, HttpServer } from './app/http-server.js';
-import { ProcessResources } from './app/process-resources.js';
+import type { AppComponent } from './runtime/app-component.js';
+import type { CreateAppOptions } from './runtime/create-app-options.js';
+import type { HttpRoute, HttpServer } from './runtime/http-server.js';
+import { ProcessResources } from './runtime/process-resources.js';
 import type { Config } from './config/config.js';
 import { coerceError } from './errors/coerce-error.js';
 import { settlesWithin } from './lifecycle/settles-within.js';
@@ -12,7 +12,7 @@ import type {
 import type { SyncScheduler } from './sync/sync-scheduler.js';
 import type { IngestWorker, IngestWorkerOptions } from './worker/ingest-worker.js';
 
-export type { AppComponent } from './app/app-component.js';
+export type { AppComponent } from './runtime/app-component.js';
 
 /** The components `App.start()` adds, after those added with `add()`, in this order. */
 export interface StartOptions {
@@ -105,7 +105,7 @@ export class App extends ProcessResources {
     // database (`status`, `locations list`) never loads the worker, the scheduler, the
     // notifier or the HTTP server, nor the packages they use.
     if (options.http) {
-      const { HEALTHZ_ROUTE, HttpServer } = await import('./app/http-server.js');
+      const { HEALTHZ_ROUTE, HttpServer } = await import('./runtime/http-server.js');
       this.add(
         new HttpServer({
           ...options.http,

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import { createApp, type App } from '../../src/app.js';
-import type { CreateAppOptions } from '../../src/app/create-app-options.js';
+import type { CreateAppOptions } from '../../src/runtime/create-app-options.js';
 import type { QueueBackend } from '../../src/config/config.js';
 import { configFromDefaults } from '../../src/config/load-config.js';
 import { runProgress, type RunProgress } from '../../src/ledger/run-progress.js';

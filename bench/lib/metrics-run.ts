@@ -1,5 +1,5 @@
 import type { Location } from '../../src/locations/location.js';
-import { metricsRoute } from '../../src/app/metrics-route.js';
+import { metricsRoute } from '../../src/runtime/metrics-route.js';
 import { benchApp, timedBackfill, type BenchTarget } from './bench-app.js';
 
 /** One backfill of `bench:metrics`, with metrics or without. */

@@ -1,5 +1,5 @@
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import type { DeclaredPlan } from '../declared/declared-plan.js';
 import { runProgress, type RunProgress } from '../ledger/run-progress.js';
 import { readQueueHolds, withQueueWaiting } from '../status/run-waiting.js';

@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { openRunCalls } from '../ledger/open-run-calls.js';
 import { planCost, type PlanCost, type PlanUse } from '../planner/plan-cost.js';

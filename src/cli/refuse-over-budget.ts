@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import type { PlanCost, PlanUse } from '../planner/plan-cost.js';
 import { overBudgetMessage } from './format-plan-cost.js';
 import { readPlanCost } from './read-plan-cost.js';

@@ -1,8 +1,8 @@
 import type { App } from '../app.js';
-import type { HttpRoute } from '../app/http-server.js';
+import type { HttpRoute } from '../runtime/http-server.js';
 import { consoleRoutes } from '../console/console-routes.js';
 import { readinessRoute } from '../console/readiness-route.js';
-import { metricsRoute } from '../app/metrics-route.js';
+import { metricsRoute } from '../runtime/metrics-route.js';
 import type { ServeOptions } from './commands/serve-command.js';
 
 /**

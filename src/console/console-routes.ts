@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Uses } from '../app/app-resources.js';
-import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../app/http-server.js';
+import type { Uses } from '../runtime/app-resources.js';
+import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../runtime/http-server.js';
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
 import { runProgress } from '../ledger/run-progress.js';

@@ -6,8 +6,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import express from 'express';
-import { sendText, type HttpHandler } from '../app/http-server.js';
-import type { Uses } from '../app/app-resources.js';
+import { sendText, type HttpHandler } from '../runtime/http-server.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /** Where the queues board is mounted. */

@@ -1,5 +1,5 @@
-import type { Uses } from '../app/app-resources.js';
-import { sendJson, type HttpRoute } from '../app/http-server.js';
+import type { Uses } from '../runtime/app-resources.js';
+import { sendJson, type HttpRoute } from '../runtime/http-server.js';
 import { collectReadiness } from '../status/collect-readiness.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { cachedGeocoder } from '../locations/cached-geocoder.js';

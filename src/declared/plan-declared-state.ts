@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { HISTORY_STARTS } from '../datasets/dataset-coverage.js';
 import { EnvdataError } from '../errors/envdata-error.js';

@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { historyWindowScope } from './history-window-scope.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import type { IngestJobData } from '../../jobs/ingest-chunk-job.js';

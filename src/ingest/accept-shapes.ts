@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { acceptUpstreamShape } from '../ledger/accept-upstream-shape.js';
 import { SET_ASIDE_REASONS } from '../normalize/set-aside-reason.js';

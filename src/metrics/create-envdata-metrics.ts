@@ -18,7 +18,7 @@ import {
 
 /**
  * What the metrics read at scrape time: the app's resources of these names
- * (`Uses<'config' | 'db' | 'logger' | 'queues'>`), spelled out here because src/app/ sits in a
+ * (`Uses<'config' | 'db' | 'logger' | 'queues'>`), spelled out here because src/runtime/ sits in a
  * layer above src/metrics/ (`AppResources` lends the metrics; eslint.walls.js).
  */
 export interface MetricsSources {

@@ -1,6 +1,6 @@
 import { getNextMillis } from 'bullmq';
 import { sql } from 'kysely';
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import {
   forgetObservation,
   observedSince,

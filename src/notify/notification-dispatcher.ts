@@ -1,5 +1,5 @@
-import type { AppComponent } from '../app/app-component.js';
-import type { Uses } from '../app/app-resources.js';
+import type { AppComponent } from '../runtime/app-component.js';
+import type { Uses } from '../runtime/app-resources.js';
 import type { NotifyTarget } from '../config/config.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';

@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { ingestJobId, type IngestJobData } from '../../jobs/ingest-chunk-job.js';
 import { cancelRun, type CancelledRun } from '../ledger/cancel-run.js';
 import { pauseRun } from '../ledger/pause-run.js';

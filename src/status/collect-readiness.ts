@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';

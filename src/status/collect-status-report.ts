@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { countUndelivered } from '../ledger/notification-deliveries.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';

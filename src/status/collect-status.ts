@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import type { QueueBackend } from '../config/config.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';

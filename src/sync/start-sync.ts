@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { snapshotJob, snapshotJobId, type SnapshotJobData } from '../../jobs/snapshot-job.js';
 import { SNAPSHOT_PRODUCTS } from '../datasets/snapshot-products.js';

@@ -1,6 +1,6 @@
 import { ErrorCode, Worker } from 'bullmq';
-import type { Uses } from '../app/app-resources.js';
-import type { AppComponent } from '../app/app-component.js';
+import type { Uses } from '../runtime/app-resources.js';
+import type { AppComponent } from '../runtime/app-component.js';
 import {
   NIGHTLY_SYNC_JOB_PAYLOAD,
   NIGHTLY_SYNC_SCHEDULER_ID,

@@ -1,4 +1,4 @@
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { capQueuePause } from '../queue/queue-pause.js';

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
 import { CallPacer } from '../dispatch/call-pacer.js';
 import { QuotaGate } from '../dispatch/quota-gate.js';

@@ -1,5 +1,5 @@
 import type { Job, Worker } from 'bullmq';
-import type { Uses } from '../app/app-resources.js';
+import type { Uses } from '../runtime/app-resources.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { workerName } from '../queue/worker-identity.js';
 import { isLostJob } from '../queue/lost-job.js';

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
-import type { Uses } from '../app/app-resources.js';
-import type { AppComponent } from '../app/app-component.js';
+import type { Uses } from '../runtime/app-resources.js';
+import type { AppComponent } from '../runtime/app-component.js';
 import type { CallPacer } from '../dispatch/call-pacer.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';

@@ -10,7 +10,7 @@
  * `test/architecture/queue-suites.test.ts` fails when a listed file is gone.
  */
 export const QUEUE_SUITES: readonly string[] = [
-  'test/app/app.lifecycle.test.ts',
+  'test/runtime/app.lifecycle.test.ts',
   'test/backfill/backfill.budget.test.ts',
   'test/backfill/backfill.by-place.test.ts',
   'test/backfill/backfill.calls-counted.test.ts',

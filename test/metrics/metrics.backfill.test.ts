@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import type { Config } from '../../src/config/config.js';
 import { parseRateLimits, type RateLimitRule } from '../../src/config/rate-limit.js';
-import { metricsRoute } from '../../src/app/metrics-route.js';
+import { metricsRoute } from '../../src/runtime/metrics-route.js';
 import { QUEUE_JOB_STATES } from '../../src/metrics/envdata-metrics.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';

@@ -92,7 +92,7 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
         if (listen) await assertMetricsHostResolves(listen.host);
         requireApiKey(config);
         const [{ metricsRoute }, { runUntilSignal }] = await Promise.all([
-          import('../../app/metrics-route.js'),
+          import('../../runtime/metrics-route.js'),
           import('../run-until-signal.js'),
         ]);
         await context.withApp(

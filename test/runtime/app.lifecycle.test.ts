@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App, type AppComponent } from '../../src/app.js';
-import { sendText } from '../../src/app/http-server.js';
+import { sendText } from '../../src/runtime/http-server.js';
 import { isEnvdataError } from '../../src/errors/envdata-error.js';
 import { openResources, type OpenResource } from '../../src/lifecycle/open-resources.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';

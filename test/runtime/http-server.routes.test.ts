@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpServer, sendJson, sendText } from '../../src/app/http-server.js';
+import { HttpServer, sendJson, sendText } from '../../src/runtime/http-server.js';
 import { createLogger } from '../../src/logging/create-logger.js';
 
 const servers: HttpServer[] = [];
