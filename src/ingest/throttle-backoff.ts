@@ -1,3 +1,5 @@
+import { backoffMs } from '../lifecycle/backoff.js';
+
 /** The doubling is capped at 2^12 times the base, so a long outage cannot overflow it. */
 const MAX_DOUBLINGS = 12;
 
@@ -11,9 +13,7 @@ export function jitteredBackoffMs(
   capMs = Number.POSITIVE_INFINITY,
   random: () => number = Math.random,
 ): number {
-  return Math.round(
-    Math.min(capMs, baseMs * 2 ** Math.min(times, MAX_DOUBLINGS)) * (0.5 + random()),
-  );
+  return backoffMs(times, { baseMs, capMs, maxDoublings: MAX_DOUBLINGS, jitter: 0.5, random });
 }
 
 /**

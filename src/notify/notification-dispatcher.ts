@@ -2,6 +2,7 @@ import type { AppComponent } from '../runtime/app-component.js';
 import type { Uses } from '../runtime/app-resources.js';
 import type { NotifyTarget } from '../config/config.js';
 import { coerceError } from '../errors/coerce-error.js';
+import { backoffMs } from '../lifecycle/backoff.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
 import {
   addPendingDeliveries,
@@ -222,8 +223,8 @@ export class NotificationDispatcher implements AppComponent {
   }
 
   private retryDelayMs(attempts: number): number {
-    const exponential = this.retryBaseMs * 2 ** Math.min(attempts - 1, 20);
-    return Math.round(Math.min(this.retryCapMs, exponential) * (0.8 + Math.random() * 0.4));
+    const { retryBaseMs: baseMs, retryCapMs: capMs } = this;
+    return backoffMs(attempts - 1, { baseMs, capMs, maxDoublings: 20, jitter: 0.2 });
   }
 
   private labelOf(id: string): string {

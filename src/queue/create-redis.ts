@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { backoffMs } from '../lifecycle/backoff.js';
 import { trackResource } from '../lifecycle/open-resources.js';
 import { redisUnavailable } from './redis-unavailable.js';
 import { clusterNodesOf, describeRedisTarget, urlOf, type RedisTarget } from './redis-target.js';
@@ -17,7 +18,7 @@ export type RedisClient = Redis | Cluster;
  * Reconnect with a capped backoff; never give up on a long backfill. The cap is short so that
  * work resumes within a couple of seconds of Redis coming back.
  */
-const reconnectDelay = (times: number) => Math.min(100 * 2 ** Math.min(times, 5), 2_000);
+const reconnectDelay = (times: number) => backoffMs(times, { baseMs: 100, capMs: 2_000 });
 
 /**
  * The Redis seam: every ioredis connection of envdata is made here, to one Redis or, when the

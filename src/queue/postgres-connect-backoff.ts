@@ -1,10 +1,10 @@
 import type { EventEmitter } from 'node:events';
 import { setTimeout } from 'node:timers/promises';
 import { isServiceUnavailable } from '../errors/is-service-unavailable.js';
+import { backoffMs } from '../lifecycle/backoff.js';
 
-/** First pause after a failed connect; doubles per failure up to `MAX_DELAY_MS`. */
-const MIN_DELAY_MS = 250;
-const MAX_DELAY_MS = 5_000;
+/** The pause after a failed connect: 250 ms, doubling per failure up to 5 s. */
+const PAUSE = { baseMs: 250, capMs: 5_000 } as const;
 
 /** What of a BullMQ object on its Postgres backend (bullmq 6.x, `postgres/`) this file touches. */
 interface Memoized {
@@ -34,7 +34,7 @@ export interface PostgresConnectBackoff {
  * microtasks only: a core at 100 %, no timer or signal handler ever runs (SIGTERM is not
  * honoured), for good, even after connections free up. Here, a failed readiness is forgotten, so
  * the next query connects again, and after a failed connect every query waits a pause first
- * (250 ms doubling to 5 s), so the loop turns at most once per pause. What the operator sees
+ * (`PAUSE`: 250 ms doubling to 5 s), so the loop turns at most once per pause. What the operator sees
  * comes from the errors BullMQ emits (the outage monitor's one line), not from here.
  */
 export function addPostgresConnectBackoff(bullObject: unknown): PostgresConnectBackoff {
@@ -61,7 +61,7 @@ export function addPostgresConnectBackoff(bullObject: unknown): PostgresConnectB
     } catch (error) {
       // Queries failing together (one per job slot) start one pause, not one each.
       if (isServiceUnavailable(error) && Date.now() >= pauseUntil) {
-        pauseUntil = Date.now() + Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** failures);
+        pauseUntil = Date.now() + backoffMs(failures, PAUSE);
         failures = Math.min(failures + 1, 16);
       }
       throw error;
