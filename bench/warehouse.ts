@@ -6,7 +6,7 @@
  * server-side (`generate_series`, not through the API: `lib/warehouse-fill.ts`) with hourly
  * weather, pollen and species, a month of forecasts and a consistent coverage ledger; marks
  * every hour dirty and times envdata's own `refresh_daily_rollups()`; runs ANALYZE; prints the
- * bytes per row of each table; then times every example query of docs/warehouse.md, the
+ * bytes per row of each table; then times every example query of docs/warehouse-queries.md, the
  * Grafana series, an hourly one-location-year query per hourly view, every location's current
  * 120 h pollen forecast (and, as its baseline, the same read from the history of snapshots as
  * the view did before migration 0040), the five-day risk per city, and a location-year of hour

@@ -1,5 +1,5 @@
 /**
- * `npm run docs:screenshots` — the pictures of the README's "Operations console":
+ * `npm run docs:screenshots` — the pictures of docs/console.md ("Operations console"):
  * docs/console-runs.png (the Runs page) and docs/console-coverage.png (the coverage grid), taken
  * in headless Chromium (/usr/bin/chromium) from `envdata serve`'s routes over a scratch database
  * filled like `npm run bench:console`'s (200 locations × 30 years, holes of every kind, runs in

@@ -27,7 +27,7 @@ async function admin(text: string): Promise<void> {
   } catch (error) {
     throw new Error(
       `Postgres at ${maskUrl(serverUrl)} did not answer (${(error as Error).message}): start it ` +
-        '(see README, "When Postgres or Redis is not running") or set TEST_DATABASE_URL to a superuser URL',
+        '(see docs/services.md) or set TEST_DATABASE_URL to a superuser URL',
       { cause: error },
     );
   }

@@ -26,7 +26,7 @@ export const CLASS_LABEL: Readonly<Record<QueryClass, string>> = {
   current: 'current forecast, every location',
 };
 
-/** One query of docs/warehouse.md ("Example queries"), its places and dates set to the bench's data. */
+/** One query of docs/warehouse-queries.md ("Example queries"), its places and dates set to the bench's data. */
 export interface ExampleQuery {
   /** `1`…`8` as numbered in the doc, `grafana`, `H-…` (hourly) or `F-…` (forecast) added by the bench. */
   readonly id: string;
@@ -96,7 +96,7 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 const instant = (d: Date) => d.toISOString().replace('T', ' ').replace('.000Z', '+00');
 
 /**
- * The eight example queries of docs/warehouse.md, the Grafana hourly series, and one hourly
+ * The eight example queries of docs/warehouse-queries.md, the Grafana hourly series, and one hourly
  * one-location query per hourly view (a year of weather, of pollen; every forecast pair of the
  * month of forecasts), every location's current 120 h pollen forecast, and a year of one
  * location's hour status (the function docs/warehouse.md recommends for a span, and the view

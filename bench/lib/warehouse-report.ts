@@ -156,7 +156,7 @@ export function printWarehouseReport(r: WarehouseReport): void {
     ];
   });
   console.log(
-    `example queries of docs/warehouse.md as envdata_bi: 1 warm-up, then ${o.runs} runs each; judged on the median`,
+    `example queries of docs/warehouse-queries.md as envdata_bi: 1 warm-up, then ${o.runs} runs each; judged on the median`,
   );
   console.log(
     table(['query', 'rows', 'median ms', 'p95 ms', 'server ms', 'class', 'target', 'result'], rows),

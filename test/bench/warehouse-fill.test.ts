@@ -145,7 +145,7 @@ describe("bench:warehouse's fill", () => {
     expect(rows[0]!.days).toBeGreaterThanOrEqual(2 * 365);
   });
 
-  it('answers every example query of docs/warehouse.md as envdata_bi with rows', async () => {
+  it('answers every example query of docs/warehouse-queries.md as envdata_bi with rows', async () => {
     await ensureBiRole(wh.app.db);
     const queries = exampleQueries(fill.spans, queryPlaces(locations));
     expect(queries.map((q) => q.id)).toEqual([

@@ -19,15 +19,15 @@ afterEach(() => {
   }
 });
 
-/** The command the README tells operators to start `envdata COMMAND` with, as argv. */
-function readmeCommand(command: string): string[] {
-  const readme = readFileSync(new URL('README.md', `file://${ROOT}`), 'utf8');
-  const line = readme
+/** The command docs/commands.md tells operators to start `envdata COMMAND` with, as argv. */
+function documentedCommand(command: string): string[] {
+  const commands = readFileSync(new URL('docs/commands.md', `file://${ROOT}`), 'utf8');
+  const line = commands
     .split('\n')
     .find((l) =>
       new RegExp(`^(node|npx|\\S*envdata\\S*) .*\\benvdata(\\.js)? ${command}\\b`).test(l),
     );
-  if (!line) throw new Error(`the README shows no way to start \`envdata ${command}\``);
+  if (!line) throw new Error(`docs/commands.md shows no way to start \`envdata ${command}\``);
   return line.replace(/#.*$/, '').trim().split(/\s+/);
 }
 
@@ -48,11 +48,11 @@ function processGroup(pgid: number): number[] {
   return members;
 }
 
-describe('a long-running command started the way the README shows', () => {
+describe('a long-running command started the way docs/commands.md shows', () => {
   it.each(['worker', 'scheduler'])(
     '`%s` exits cleanly on SIGTERM to its pid, leaving no process behind',
     async (command) => {
-      const argv = readmeCommand(command);
+      const argv = documentedCommand(command);
       // Not npx: it runs its command under a shell that does not pass SIGTERM on.
       expect(argv[0]).not.toBe('npx');
       const [file, ...args] = argv;

@@ -9,7 +9,7 @@ describe('the alerts line of `envdata status`', () => {
 
   it('counts undelivered events, and says what to set when no target is', () => {
     expect(formatUndeliveredAlerts(3, 0)).toBe(
-      'alerts: 3 undelivered event(s) in the outbox: set ENVDATA_NOTIFY_URL to receive them (README, "Alerts")',
+      'alerts: 3 undelivered event(s) in the outbox: set ENVDATA_NOTIFY_URL to receive them (docs/alerts.md)',
     );
     expect(formatUndeliveredAlerts(2, 1)).toMatch(
       /^alerts: 2 undelivered event\(s\) to 1 target\(s\); .*`envdata notify test` checks the targets/,

@@ -57,10 +57,10 @@ async function syncAt(on: App, now: Date): Promise<void> {
   }
 }
 
-/** Example `n` of docs/warehouse.md, run as envdata_bi. */
+/** Example `n` of docs/warehouse-queries.md, run as envdata_bi. */
 async function example(n: number): Promise<Record<string, unknown>[]> {
   const query = examples.find((q) => q.number === n);
-  if (query === undefined) throw new Error(`docs/warehouse.md has no example ${n}`);
+  if (query === undefined) throw new Error(`docs/warehouse-queries.md has no example ${n}`);
   return (await bi.query<Record<string, unknown>>(query.sql)).rows;
 }
 
@@ -104,7 +104,7 @@ afterAll(async () => {
   await simulator?.close();
 });
 
-describe('the example queries of docs/warehouse.md', () => {
+describe('the example queries of docs/warehouse-queries.md', () => {
   it('are numbered 1 to 8, each with its SQL', () => {
     expect(examples.map((q) => q.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });

@@ -9,7 +9,7 @@ const TEST_TIMEOUT_MS = 10_000;
 export function registerNotifyCommand(program: Command, context: CommandContext): void {
   const notify = program
     .command('notify')
-    .description('Alerts posted to ENVDATA_NOTIFY_URL (see README, "Alerts")');
+    .description('Alerts posted to ENVDATA_NOTIFY_URL (see docs/alerts.md)');
   notify
     .command('test')
     .description(

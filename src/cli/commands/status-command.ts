@@ -27,7 +27,7 @@ export function formatUndeliveredAlerts(
 ): string | undefined {
   if (undelivered === null || (undelivered === 0 && targets === 0)) return undefined;
   if (targets === 0) {
-    return `alerts: ${undelivered} undelivered event(s) in the outbox: set ENVDATA_NOTIFY_URL to receive them (README, "Alerts")`;
+    return `alerts: ${undelivered} undelivered event(s) in the outbox: set ENVDATA_NOTIFY_URL to receive them (docs/alerts.md)`;
   }
   return undelivered === 0
     ? `alerts: all delivered to ${targets} target(s)`

@@ -98,7 +98,7 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
     command: 'ENVDATA_NOTIFY_FORMAT=json (the body of each alert POSTed to ENVDATA_NOTIFY_URL)',
     kind: 'notification',
     about:
-      'One alert: a state transition a person should hear of (README, "Alerts"). Posted by the worker, scheduler or serve process that claims it, once per transition; retried until a 2xx answer, so a receiver may see one again after a timeout: `id` tells. `envdata notify test` posts one with `event: "test"`.',
+      'One alert: a state transition a person should hear of (docs/alerts.md). Posted by the worker, scheduler or serve process that claims it, once per transition; retried until a 2xx answer, so a receiver may see one again after a timeout: `id` tells. `envdata notify test` posts one with `event: "test"`.',
     schema: notificationJson,
     example: NOTIFICATION_EXAMPLE,
   }),

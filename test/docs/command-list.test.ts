@@ -5,11 +5,11 @@ import { CommandContext } from '../../src/cli/command-context.js';
 import { completionTree, type CompletionNode } from '../../src/cli/completion/completion-tree.js';
 import { buildProgram } from '../../src/cli/run-cli.js';
 
-const README = new URL('../../README.md', import.meta.url);
+const COMMANDS = new URL('../../docs/commands.md', import.meta.url);
 const nowhere = new Writable({ write: (_chunk, _encoding, callback) => callback() });
 const program = buildProgram(new CommandContext({ env: {}, stdout: nowhere, stderr: nowhere }));
 
-/** Options every command has, which the README need not repeat. */
+/** Options every command has, which the command list need not repeat. */
 const GENERIC = new Set(['-h', '--help', '-V', '--version']);
 
 /** The commands a user runs, as commander defines them: leaves only, `help` left out. */
@@ -19,19 +19,20 @@ const commands: CompletionNode[] = completionTree(program).filter(
 const optionsOf = (node: CompletionNode) =>
   node.options.flatMap((o) => o.flags).filter((f) => f.startsWith('--') && !GENERIC.has(f));
 
-/** One `envdata …` line of the README's command list: the command and the options it shows. */
+/** One `envdata …` line of docs/commands.md's command list: the command and the options it shows. */
 interface ListedCommand {
   readonly line: string;
   readonly path: string;
   readonly options: readonly string[];
 }
 
-/** The first `sh` block of "## Operating envdata": the command list. */
-async function readmeCommands(): Promise<ListedCommand[]> {
-  const text = await readFile(README, 'utf8');
-  const section = /^## Operating envdata\n([\s\S]*?)^## /m.exec(text)?.[1];
+/** The first `sh` block of docs/commands.md ("# Operating envdata"): the command list. */
+async function listedCommands(): Promise<ListedCommand[]> {
+  const text = await readFile(COMMANDS, 'utf8');
+  const section = /^# Operating envdata\n([\s\S]*?)(?:^## |$(?![\s\S]))/m.exec(text)?.[1];
   const block = section && /^```sh\n([\s\S]*?)^```/m.exec(section)?.[1];
-  if (!block) throw new Error('README.md has no command list (```sh) under "## Operating envdata"');
+  if (!block)
+    throw new Error('docs/commands.md has no command list (```sh) under "# Operating envdata"');
   return (
     block
       .split('\n')
@@ -50,9 +51,9 @@ async function readmeCommands(): Promise<ListedCommand[]> {
   );
 }
 
-describe('the README command list and the commander definitions (`envdata --help`)', () => {
+describe('the command list of docs/commands.md and the commander definitions (`envdata --help`)', () => {
   it('lists every command, each with every one of its options', async () => {
-    const listed = await readmeCommands();
+    const listed = await listedCommands();
     const missing: string[] = [];
     for (const node of commands) {
       const path = node.path.join(' ');
@@ -66,12 +67,12 @@ describe('the README command list and the commander definitions (`envdata --help
           missing.push(`envdata ${path} ${option}`);
       }
     }
-    expect(missing, 'add these to the command list of README.md').toEqual([]);
+    expect(missing, 'add these to the command list of docs/commands.md').toEqual([]);
   });
 
   it('lists only commands and options that exist', async () => {
     const unknown: string[] = [];
-    for (const entry of await readmeCommands()) {
+    for (const entry of await listedCommands()) {
       const node = commands.find((c) => c.path.join(' ') === entry.path);
       if (node === undefined) {
         unknown.push(`envdata ${entry.path} (${entry.line.trim()})`);
@@ -81,7 +82,7 @@ describe('the README command list and the commander definitions (`envdata --help
         if (!optionsOf(node).includes(option)) unknown.push(`envdata ${entry.path} ${option}`);
       }
     }
-    expect(unknown, 'README.md lists what `envdata --help` does not know').toEqual([]);
+    expect(unknown, 'docs/commands.md lists what `envdata --help` does not know').toEqual([]);
   });
 
   it('reads the definitions, not a copy of them', () => {
