@@ -48,6 +48,7 @@
 --   2026_11_28_0047_one_definition_of_fresh
 --   2026_11_28_0048_analytics_view_comments
 --   2026_11_28_0049_declared_history
+--   2026_11_28_0050_folded_missing_chunks
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -504,12 +505,14 @@ create table envdata.run (
   folded_no_data_hours bigint not null default 0,
   window_auto boolean not null default false,
   waiting_reason text,
-  waiting_until timestamp with time zone
+  waiting_until timestamp with time zone,
+  folded_missing_chunks integer not null default 0
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
 alter table envdata.run add constraint run_status_check CHECK (status = ANY (ARRAY['planning'::text, 'running'::text, 'paused'::text, 'done'::text, 'failed'::text, 'stopped'::text, 'cancelled'::text]));
 CREATE INDEX run_running ON envdata.run USING btree (status) WHERE (status = 'running'::text);
+comment on column envdata.run.folded_missing_chunks is 'Of folded_chunks, those that landed with hours missing upstream (missing_hours > 0).';
 
 create table envdata.run_gap (
   run_gap_id bigint not null generated always as identity,

@@ -126,6 +126,7 @@ function formatRunLine(p: RunProgress, config: Pick<Config, 'quota' | 'rateLimit
     `${String(p.runId).padStart(4)}  ${p.kind.padEnd(8)} ${p.status.padEnd(8)} ${String(pct).padStart(3)}%  ` +
     `${p.done}/${p.total} chunks, ${p.rows} rows, ${p.calls} calls` +
     (p.failed ? `, failed: ${failures}` : '') +
+    (p.dropped ? `, ${p.dropped} dropped (cancelled)` : '') +
     (p.quarantinedHours ? `, ${p.quarantinedHours} h quarantined` : '') +
     (p.missingHours ? `, ${p.missingHours} h missing upstream` : '') +
     (p.unplaceableRecords ? `, ${p.unplaceableRecords} record(s) unplaceable` : '') +

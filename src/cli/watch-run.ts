@@ -122,6 +122,7 @@ export async function watchRun(
       runId,
       done: p.done,
       failed: p.failed,
+      dropped: p.dropped,
       total: p.total,
       rows: p.rows,
       callsPerSecond,
@@ -201,7 +202,9 @@ export function formatRunSummary(
   config?: Pick<Config, 'quota' | 'rateLimits'>,
 ): string {
   const lines = [
-    `run ${p.runId} (${p.kind}) ${p.status}: ${p.done}/${p.total} chunks done, ${p.failed} failed, ${p.rows} rows, ${p.calls} calls`,
+    `run ${p.runId} (${p.kind}) ${p.status}: ${p.done}/${p.total} chunks done, ${p.failed} failed` +
+      (p.dropped > 0 ? `, ${p.dropped} dropped (cancelled)` : '') +
+      `, ${p.rows} rows, ${p.calls} calls`,
   ];
   // Records whose values were set aside have their own line below; their hours landed.
   const setAsideRecords = p.setAside.reduce((n, g) => n + g.records, 0);

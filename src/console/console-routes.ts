@@ -3,7 +3,7 @@ import type { Uses } from '../runtime/app-resources.js';
 import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../runtime/http-server.js';
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
-import { runProgress } from '../ledger/run-progress.js';
+import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-progress.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { queuePauseMs } from '../queue/queue-pause.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
@@ -16,19 +16,13 @@ import { sendAsset, sendPage } from './console-assets.js';
 import { coverageGrid, COVERAGE_STATES, type CoverageBucket } from './coverage-grid.js';
 import { describeRunScope } from './describe-run-scope.js';
 import { freshnessBoard } from './freshness-board.js';
-import { listRunRows } from './list-run-rows.js';
+import { runRows } from './run-rows.js';
 import { loginPage } from './login-page.js';
 import { queueBoardHandler, QUEUE_BOARD_PATH } from './queue-board.js';
 import { readCallRate } from './read-call-rate.js';
 import { readQuotaGauge } from './read-quota-gauge.js';
 import { safeNext } from './safe-next.js';
-import {
-  queueWaiting,
-  readQueueHolds,
-  withQueueWaiting,
-  type QueueHolds,
-} from '../status/run-waiting.js';
-import type { RunRow } from './list-run-rows.js';
+import { readQueueHolds, withQueueWaiting, type QueueHolds } from '../status/run-waiting.js';
 
 /** Runs the Runs page lists. */
 const RUNS_SHOWN = 50;
@@ -108,18 +102,12 @@ export function consoleRoutes(
       workers: undefined,
     }));
   };
-  const rowWaiting = (run: RunRow, holds: QueueHolds): RunRow => ({
-    ...run,
-    waiting: queueWaiting(
-      {
-        status: run.status,
-        inFlight: run.chunks.running + run.chunks.queued,
-        notYetDispatched: 0,
-        waiting: run.waiting,
-      },
-      holds,
-    ),
-  });
+  /** The progress of `runIds` (`readRunProgress`, as `envdata status` reads it) with the holds. */
+  const progressOf = async (runIds: readonly number[], setAside = true): Promise<RunProgress[]> => {
+    const runs = await readRunProgress(app.db, runIds, { setAside });
+    const holds = await queueHolds();
+    return runs.map((p) => withQueueWaiting(p, holds));
+  };
 
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/', handler: read((_q, r) => sendAsset(r, 'index.html'), 'page') },
@@ -185,9 +173,8 @@ export function consoleRoutes(
       method: 'GET',
       path: '/api/runs',
       handler: read(async (_q, response) => {
-        const runs = await listRunRows(app.db, { limit: RUNS_SHOWN, config: app.config });
-        const holds = await queueHolds();
-        return sendJson(response, 200, { runs: runs.map((run) => rowWaiting(run, holds)) });
+        const progress = await progressOf(await recentRunIds(app.db, RUNS_SHOWN), false);
+        return sendJson(response, 200, { runs: await runRows(app.db, progress, app.config) });
       }, 'api'),
     },
     {
@@ -195,19 +182,12 @@ export function consoleRoutes(
       path: '/api/runs/:id',
       handler: read(async (_q, response, params) => {
         const runId = runIdOf(params);
-        const [run] = await listRunRows(app.db, { limit: 1, runId, config: app.config });
-        const progress = await runProgress(app.db, runId);
-        if (!run || !progress)
-          return sendJson(response, 404, { error: `there is no run ${runId}` });
+        const [progress] = await progressOf([runId]);
+        if (!progress) return sendJson(response, 404, { error: `there is no run ${runId}` });
+        const [run] = await runRows(app.db, [progress], app.config);
         const failures = await failedChunkGroups(app.db, runId, 5);
-        const scope = await describeRunScope(app.db, app.config, runId, run.calls);
-        const holds = await queueHolds();
-        return sendJson(response, 200, {
-          run: rowWaiting(run, holds),
-          progress: withQueueWaiting(progress, holds),
-          failures,
-          scope,
-        });
+        const scope = await describeRunScope(app.db, app.config, runId, progress.calls);
+        return sendJson(response, 200, { run, progress, failures, scope });
       }, 'api'),
     },
     {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
-import { withoutJit } from './without-jit.js';
+import { withoutJit } from '../ledger/without-jit.js';
 
 /**
  * The state of one cell (a location's month or year) of the console's coverage grid, one

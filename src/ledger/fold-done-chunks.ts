@@ -3,7 +3,8 @@ import type { Database } from '../warehouse/schema.js';
 
 /**
  * Folds chunks that finished more than `retentionMs` ago into their run's totals and deletes
- * them: what landed is in `coverage`, what a run did is in its totals, so a finished 30-year
+ * them: what landed is in `coverage`, what a run did is in its totals (a chunk with hours missing
+ * upstream counted as such, `folded_missing_chunks`), so a finished 30-year
  * plan keeps kilobytes of ledger, not a row per request. Failed chunks stay (for `status RUN`
  * and `envdata retry`). One statement per batch: a run's figures are never counted twice or
  * lost, whichever processes fold at once. Returns the chunks folded.
@@ -26,6 +27,7 @@ export async function foldDoneChunks(
         returning c.*
       ), sums as (
         select run_id, count(*) filter (where status = 'done') as chunks,
+          count(*) filter (where status = 'done' and missing_hours > 0) as missing_chunks,
           sum(rows_landed) as rows, sum(calls) as calls, sum(rows_quarantined) as quarantined,
           sum(missing_hours) as missing, sum(quarantined_hours) as quarantined_hours,
           sum(not_covered_hours) as not_covered, sum(no_data_hours) as no_data, count(*) as n
@@ -33,6 +35,7 @@ export async function foldDoneChunks(
       ), folded as (
         update envdata.run r set
           folded_chunks = folded_chunks + s.chunks,
+          folded_missing_chunks = folded_missing_chunks + s.missing_chunks,
           folded_rows = folded_rows + s.rows,
           folded_calls = folded_calls + s.calls,
           folded_records_quarantined = folded_records_quarantined + s.quarantined,

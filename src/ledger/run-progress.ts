@@ -1,7 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
 import { countWindows } from '../windows/tile-windows.js';
 import { valuesSetAside, type SetAsideGroup } from './values-set-aside.js';
+import { withoutJit } from './without-jit.js';
 
 export interface RunProgress {
   readonly runId: number;
@@ -12,13 +13,30 @@ export interface RunProgress {
   readonly errorCode: string | null;
   readonly errorMessage: string | null;
   readonly blockedDatasets: readonly string[];
-  /** Chunks to do in all: materialized ones (splits replaced by their halves) + windows to come. */
+  /**
+   * Chunks of the plan in all: materialized ones (splits replaced by their halves), windows to
+   * come and chunks dropped; `done + failed + inFlight + notYetDispatched + dropped`.
+   */
   readonly total: number;
+  /** Landed (or answered "no data" / "not covered"), folded ones included. */
   readonly done: number;
+  /**
+   * Of `done`, chunks that landed with hours the service never sent (`missingHours`), folded ones
+   * included (`folded_missing_chunks`): the console's "missing upstream".
+   */
+  readonly missingUpstream: number;
   readonly failed: number;
+  /** Made chunks not finished (pending, queued, running); of a cancelled run, running only. */
   readonly inFlight: number;
-  /** Windows of the plan not yet materialized as chunks. */
+  /** Of `inFlight`, chunks held by a worker now. */
+  readonly running: number;
+  /** Windows of the plan not yet materialized as chunks (0 once the run is cancelled). */
   readonly notYetDispatched: number;
+  /**
+   * Chunks never to be fetched: those `envdata cancel` dropped and, of a cancelled run, the
+   * windows of its plan never made chunks (0 for a run not cancelled).
+   */
+  readonly dropped: number;
   readonly rows: number;
   readonly calls: number;
   /** Records set aside (invalid, conflicting duplicates). */
@@ -106,14 +124,41 @@ export function ledgerWaiting(run: {
 }
 
 /**
- * Where a run stands, from the ledger alone (`envdata status`, `--wait`): the totals of chunks
- * already folded into the run plus its chunk rows, read in one snapshot.
+ * Where a run stands, from the ledger alone (`envdata status`, `--wait`, the console):
+ * `readRunProgress` of one run.
  */
 export async function runProgress(
   db: Kysely<Database>,
   runId: number,
 ): Promise<RunProgress | undefined> {
+  return (await readRunProgress(db, [runId]))[0];
+}
+
+/**
+ * Where the runs `runIds` stand, in that order (a run not in the ledger left out): the one read
+ * model of progress, behind `envdata status` (text and `--json`), the `--wait` bar and the
+ * console. Per run, the totals of chunks already folded into it plus its chunk rows, read in one
+ * statement, and the windows of its plan not yet made chunks (`countWindows` of its open gaps).
+ * A chunk that landed with hours missing upstream counts as such (`missingUpstream`) before and
+ * after it is folded. `setAside: false` skips `valuesSetAside` (`[]`), a read per finished run.
+ */
+export async function readRunProgress(
+  db: Kysely<Database>,
+  runIds: readonly number[],
+  options: { setAside?: boolean } = {},
+): Promise<RunProgress[]> {
+  if (runIds.length === 0) return [];
+  return withoutJit(db, async (trx) => readIn(trx, [...runIds], options.setAside ?? true));
+}
+
+/** `readRunProgress` in one transaction (one snapshot). */
+async function readIn(
+  trx: Transaction<Database>,
+  ids: number[],
+  setAside: boolean,
+): Promise<RunProgress[]> {
   const { rows } = await sql<{
+    run_id: number;
     kind: RunKind;
     status: RunStatus;
     created_at: Date;
@@ -122,8 +167,11 @@ export async function runProgress(
     error_message: string | null;
     blocked_datasets: string[];
     done: number;
+    missing_chunks: number;
     failed: number;
-    in_flight: number;
+    running: number;
+    queued: number;
+    dropped: number;
     refetching: number;
     rows: string;
     calls: string;
@@ -139,9 +187,11 @@ export async function runProgress(
     frozen_shapes: string[] | null;
     now: Date;
   }>`
-    select r.kind, r.status, r.created_at, r.finished_at, r.error_code, r.error_message,
-      r.blocked_datasets,
-      r.folded_chunks + c.done as done, c.failed, c.in_flight, c.refetching,
+    select r.run_id, r.kind, r.status, r.created_at, r.finished_at, r.error_code,
+      r.error_message, r.blocked_datasets,
+      r.folded_chunks + c.done as done, r.folded_missing_chunks + c.missing_chunks as missing_chunks,
+      c.failed, c.running, c.queued, c.refetching,
+      coalesce((r.request->>'droppedChunks')::int, 0) as dropped,
       (r.folded_rows + c.rows)::text as rows, (r.folded_calls + c.calls)::text as calls,
       (r.folded_records_quarantined + c.quarantined)::text as quarantined,
       (select count(*)::int from envdata.quarantine q
@@ -159,8 +209,10 @@ export async function runProgress(
     cross join lateral (
       select
         (count(*) filter (where status = 'done'))::int as done,
+        (count(*) filter (where status = 'done' and missing_hours > 0))::int as missing_chunks,
         (count(*) filter (where status = 'failed'))::int as failed,
-        (count(*) filter (where status in ('pending', 'queued', 'running')))::int as in_flight,
+        (count(*) filter (where status = 'running'))::int as running,
+        (count(*) filter (where status in ('pending', 'queued')))::int as queued,
         (count(*) filter (where status in ('pending', 'queued', 'running')
           and error_code = 'MISSING_HOURS'))::int as refetching,
         coalesce(sum(rows_landed), 0) as rows, coalesce(sum(calls), 0) as calls,
@@ -175,56 +227,71 @@ export async function runProgress(
         ) as failures
       from envdata.chunk where run_id = r.run_id
     ) c
-    where r.run_id = ${runId}`.execute(db);
-  const run = rows[0];
-  if (!run) return undefined;
-  const gaps = await db
+    where r.run_id = any(${ids}::int[])`.execute(trx);
+  const gaps = await trx
     .selectFrom('run_gap')
-    .select(['next_from', 'gap_to', 'window_hours'])
-    .where('run_id', '=', runId)
+    .select(['run_id', 'next_from', 'gap_to', 'window_hours'])
+    .where('run_id', 'in', ids)
     .whereRef('next_from', '<', 'gap_to')
     .execute();
-  const notYetDispatched = gaps.reduce(
-    (n, g) => n + countWindows(g.next_from, g.gap_to, g.window_hours),
-    0,
-  );
-  return {
-    runId,
-    kind: run.kind,
-    status: run.status,
-    createdAt: run.created_at,
-    finishedAt: run.finished_at,
-    errorCode: run.error_code,
-    errorMessage: run.error_message,
-    blockedDatasets: run.blocked_datasets,
-    total: run.done + run.failed + run.in_flight + notYetDispatched,
-    done: run.done,
-    failed: run.failed,
-    inFlight: run.in_flight,
-    notYetDispatched,
-    rows: Number(run.rows),
-    calls: Number(run.calls),
-    recordsQuarantined: Number(run.quarantined),
-    unplaceableRecords: run.unplaceable,
-    quarantinedHours: Number(run.quarantined_hours),
-    missingHours: Number(run.missing),
-    notCoveredHours: Number(run.not_covered),
-    noDataHours: Number(run.no_data),
-    refetching: run.refetching,
-    setAside:
-      run.status === 'planning' || run.status === 'running'
-        ? []
-        : await valuesSetAside(db, [runId]),
-    failures: run.failures ?? {},
-    waiting: ledgerWaiting({
+  const windows = new Map<number, number>();
+  for (const g of gaps) {
+    const n = countWindows(g.next_from, g.gap_to, g.window_hours);
+    windows.set(g.run_id, (windows.get(g.run_id) ?? 0) + n);
+  }
+  const byId = new Map(rows.map((r) => [r.run_id, r]));
+  const read: RunProgress[] = [];
+  for (const runId of ids) {
+    const run = byId.get(runId);
+    if (!run) continue;
+    // A cancelled run fetches nothing more: what it had not fetched is dropped, not to come.
+    const cancelled = run.status === 'cancelled';
+    const notFetched = run.queued + (windows.get(runId) ?? 0);
+    const inFlight = run.running + (cancelled ? 0 : run.queued);
+    const notYetDispatched = cancelled ? 0 : (windows.get(runId) ?? 0);
+    const dropped = run.dropped + (cancelled ? notFetched : 0);
+    read.push({
       runId,
+      kind: run.kind,
       status: run.status,
-      reason: run.waiting_reason,
-      until: run.waiting_until,
-      now: run.now,
-      frozenShapes: run.frozen_shapes ?? [],
-    }),
-  };
+      createdAt: run.created_at,
+      finishedAt: run.finished_at,
+      errorCode: run.error_code,
+      errorMessage: run.error_message,
+      blockedDatasets: run.blocked_datasets,
+      total: run.done + run.failed + inFlight + notYetDispatched + dropped,
+      done: run.done,
+      missingUpstream: run.missing_chunks,
+      failed: run.failed,
+      inFlight,
+      running: run.running,
+      notYetDispatched,
+      dropped,
+      rows: Number(run.rows),
+      calls: Number(run.calls),
+      recordsQuarantined: Number(run.quarantined),
+      unplaceableRecords: run.unplaceable,
+      quarantinedHours: Number(run.quarantined_hours),
+      missingHours: Number(run.missing),
+      notCoveredHours: Number(run.not_covered),
+      noDataHours: Number(run.no_data),
+      refetching: run.refetching,
+      setAside:
+        !setAside || run.status === 'planning' || run.status === 'running'
+          ? []
+          : await valuesSetAside(trx, [runId]),
+      failures: run.failures ?? {},
+      waiting: ledgerWaiting({
+        runId,
+        status: run.status,
+        reason: run.waiting_reason,
+        until: run.waiting_until,
+        now: run.now,
+        frozenShapes: run.frozen_shapes ?? [],
+      }),
+    });
+  }
+  return read;
 }
 
 /** The ids of the most recent runs, newest first (`envdata status`). */

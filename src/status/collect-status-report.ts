@@ -2,7 +2,7 @@ import type { Uses } from '../runtime/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { countUndelivered } from '../ledger/notification-deliveries.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
-import { recentRunIds, runProgress, type RunProgress } from '../ledger/run-progress.js';
+import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
 import { valuesSetAside, type SetAsideGroup } from '../ledger/values-set-aside.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
@@ -87,15 +87,11 @@ export async function collectStatusReport(
     };
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
-  const runs: RunProgress[] = [];
   // What the queue adds to the ledger's holds: the pause of every worker, no worker connected.
   const holds = status.redis.ok
     ? { pausedUntil: status.redis.pausedUntil ?? null, workers: status.redis.workers?.length }
     : { pausedUntil: null, workers: undefined };
-  for (const id of ids) {
-    const progress = await runProgress(app.db, id);
-    if (progress) runs.push(withQueueWaiting(progress, holds));
-  }
+  const runs = (await readRunProgress(app.db, ids)).map((p) => withQueueWaiting(p, holds));
   if (runId !== undefined && runs.length === 0) {
     return {
       status,

@@ -170,6 +170,8 @@ export interface RunTable {
   folded_quarantined_hours: ColumnType<string, number | undefined, number>;
   folded_not_covered_hours: ColumnType<string, number | undefined, number>;
   folded_no_data_hours: ColumnType<string, number | undefined, number>;
+  /** Of `folded_chunks`, those that landed with hours missing upstream (`missing_hours > 0`). */
+  folded_missing_chunks: ColumnType<number, number | undefined, number>;
   /** Chunks are sized by the learned history window (`history_window`), not `window_hours`. */
   window_auto: ColumnType<boolean, boolean | undefined, boolean>;
   /** Why the run does not move though it has work (`quota (day)`), until `waiting_until`. */

@@ -47,6 +47,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/cli/watch-run.terminal.test.ts',
   'test/console/console.api.test.ts',
   'test/console/console.browser.test.ts',
+  'test/console/console.progress-agreement.test.ts',
   'test/console/console.run-ends.test.ts',
   'test/demo/run-demo.test.ts',
   'test/declared/declared-owed-runs.test.ts',

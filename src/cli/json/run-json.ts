@@ -44,11 +44,24 @@ export const runJson = z.object({
     .describe('finished chunks (done or failed) per hundred of `chunks.total`, rounded down'),
   chunks: z
     .object({
-      total: count.describe('chunks of the plan in all, those not yet created included'),
+      total: count.describe(
+        'chunks of the plan in all, those not yet created and those dropped included: `done + failed + inFlight + notYetDispatched + dropped`',
+      ),
       done: count.describe('landed (or answered "no data" / "not covered")'),
+      missingUpstream: count.describe(
+        'of `done`, those that landed with hours the service never sent (`hours.missingUpstream`); the console draws them apart',
+      ),
       failed: count.describe('gave up on; `envdata retry RUN` queues them again'),
-      inFlight: count.describe('created and not finished: pending, queued or running'),
-      notYetDispatched: count.describe('windows of the plan not yet created as chunks'),
+      inFlight: count.describe(
+        'created and not finished: pending, queued or running (of a cancelled run, running only)',
+      ),
+      running: count.describe('of `inFlight`, those a worker holds now'),
+      notYetDispatched: count.describe(
+        'windows of the plan not yet created as chunks (0 once the run is cancelled)',
+      ),
+      dropped: count.describe(
+        'never to be fetched: a cancelled run’s chunks `envdata cancel` dropped and the windows of its plan never created (0 for a run not cancelled)',
+      ),
       refetching: count.describe(
         'in flight again because hours were missing from their answer (part of `inFlight`)',
       ),
@@ -116,9 +129,12 @@ export function toRunJson(p: RunProgress): RunJson {
     chunks: {
       total: p.total,
       done: p.done,
+      missingUpstream: p.missingUpstream,
       failed: p.failed,
       inFlight: p.inFlight,
+      running: p.running,
       notYetDispatched: p.notYetDispatched,
+      dropped: p.dropped,
       refetching: p.refetching,
     },
     rows: p.rows,
