@@ -84,10 +84,31 @@ function reaching(part) {
   return `^(\\.\\.?/)+${literal(part)}/`;
 }
 
-/** The product never imports its tests, benchmarks or scripts. */
+/** The product never imports its tests, benchmarks, scripts or tools. */
 const OUTSIDE_SRC = {
-  regex: '^(\\.\\./)+(test|bench|scripts)/',
-  message: 'the product never imports its tests, benchmarks or scripts (eslint.walls.js)',
+  regex: '^(\\.\\./)+(test|bench|scripts|tools)/',
+  message: 'the product never imports its tests, benchmarks, scripts or tools (eslint.walls.js)',
+};
+
+/**
+ * tools/ holds the code only scripts and tests run (the generators of docs/, .env.example and
+ * the schema snapshot): it may import the product, never the tests, benchmarks or scripts.
+ */
+const TOOLS = {
+  files: ['tools/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^(\\.\\./)+(test|bench|scripts)/',
+            message: 'tools/ never imports the tests, benchmarks or scripts (eslint.walls.js)',
+          },
+        ],
+      },
+    ],
+  },
 };
 
 /**
@@ -122,5 +143,5 @@ export function wallConfigs(layers = LAYERS) {
       },
     };
   });
-  return [product, ...walls];
+  return [product, ...walls, TOOLS];
 }
