@@ -38,7 +38,9 @@ export const LAYERS = [
   // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
   // for them (`ProcessResources`), and its HTTP server.
   ['runtime'],
-  ['dispatch', 'status', 'notify'],
+  // Feeding the queue, reading the status, alerts; and housekeeping (chunk folding, snapshot
+  // retention), a component started beside every worker.
+  ['dispatch', 'status', 'notify', 'housekeeping'],
   ['ingest', 'runs', 'sync', 'declared'],
   ['worker', 'console'],
   // The composition root: use cases take `Uses<…>` from src/runtime/, never the whole `App`.
