@@ -5,7 +5,8 @@
  * `types.ts` and `app.ts`) stand in ordered layers; a part may import from itself and from the
  * parts of lower layers, nothing else. ESLint's own `no-restricted-imports` checks every import
  * and re-export, type-only ones included, so a wall holds for types too; no plugin is needed
- * (envdata imports by relative path, so a folder shows in the specifier).
+ * (envdata imports by relative path, so a folder shows in the specifier). It does not read a
+ * later `import('…')`: test/architecture/no-cycles.test.ts holds those to the same order.
  */
 
 /**
