@@ -5,7 +5,8 @@
  * `types.ts` and `app.ts`) stand in ordered layers; a part may import from itself and from the
  * parts of lower layers, nothing else. ESLint's own `no-restricted-imports` checks every import
  * and re-export, type-only ones included, so a wall holds for types too; no plugin is needed
- * (envdata imports by relative path, so a folder shows in the specifier).
+ * (envdata imports by relative path, so a folder shows in the specifier). It does not read a
+ * later `import('…')`: test/architecture/no-cycles.test.ts holds those to the same order.
  */
 
 /**
@@ -38,7 +39,9 @@ export const LAYERS = [
   // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
   // for them (`ProcessResources`), and its HTTP server.
   ['runtime'],
-  ['dispatch', 'status', 'notify'],
+  // Feeding the queue, reading the status, alerts; and housekeeping (chunk folding, snapshot
+  // retention), a component started beside every worker.
+  ['dispatch', 'status', 'notify', 'housekeeping'],
   ['ingest', 'runs', 'sync', 'declared'],
   ['worker', 'console'],
   // The composition root: use cases take `Uses<…>` from src/runtime/, never the whole `App`.
@@ -84,10 +87,31 @@ function reaching(part) {
   return `^(\\.\\.?/)+${literal(part)}/`;
 }
 
-/** The product never imports its tests, benchmarks or scripts. */
+/** The product never imports its tests, benchmarks, scripts or tools. */
 const OUTSIDE_SRC = {
-  regex: '^(\\.\\./)+(test|bench|scripts)/',
-  message: 'the product never imports its tests, benchmarks or scripts (eslint.walls.js)',
+  regex: '^(\\.\\./)+(test|bench|scripts|tools)/',
+  message: 'the product never imports its tests, benchmarks, scripts or tools (eslint.walls.js)',
+};
+
+/**
+ * tools/ holds the code only scripts and tests run (the generators of docs/, .env.example and
+ * the schema snapshot): it may import the product, never the tests, benchmarks or scripts.
+ */
+const TOOLS = {
+  files: ['tools/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^(\\.\\./)+(test|bench|scripts)/',
+            message: 'tools/ never imports the tests, benchmarks or scripts (eslint.walls.js)',
+          },
+        ],
+      },
+    ],
+  },
 };
 
 /**
@@ -122,5 +146,5 @@ export function wallConfigs(layers = LAYERS) {
       },
     };
   });
-  return [product, ...walls];
+  return [product, ...walls, TOOLS];
 }

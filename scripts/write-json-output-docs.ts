@@ -1,17 +1,15 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { JSON_OUTPUTS } from '../src/cli/json/json-outputs.js';
-import {
-  DECLARED_SCHEMA_FILE,
-  renderDeclaredSchema,
-} from '../src/declared/render-declared-schema.js';
+import { JSON_OUTPUTS } from '../tools/json-output/json-outputs.js';
+import { DECLARED_SCHEMA_FILE } from '../src/declared/declared-schema-modeline.js';
+import { renderDeclaredSchema } from '../tools/declared-schema/render-declared-schema.js';
 import {
   JSON_OUTPUT_DOC_FILE,
   JSON_SCHEMA_DIR,
   jsonSchemaFileName,
   renderJsonOutputDoc,
   renderJsonSchemaFile,
-} from '../src/cli/json/render-json-output-doc.js';
+} from '../tools/json-output/render-json-output-doc.js';
 
 /**
  * `npm run docs:json`: writes docs/json-output.md and docs/json-schemas/KIND.schema.json from the

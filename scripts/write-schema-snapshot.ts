@@ -9,7 +9,7 @@ import { migrateToLatest } from '../src/warehouse/migrate-to-latest.js';
 import {
   renderSchemaSnapshot,
   SCHEMA_SNAPSHOT_FILE,
-} from '../src/warehouse/render-schema-snapshot.js';
+} from '../tools/schema-snapshot/render-schema-snapshot.js';
 
 /**
  * `npm run schema:snapshot`: migrates a scratch database from nothing, writes its description to

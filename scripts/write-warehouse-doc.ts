@@ -1,10 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { renderWarehouseDoc, WAREHOUSE_DOC_FILE } from '../src/warehouse/render-warehouse-doc.js';
+import {
+  renderWarehouseDoc,
+  WAREHOUSE_DOC_FILE,
+} from '../tools/warehouse-doc/render-warehouse-doc.js';
 
 /**
  * `npm run docs:warehouse`: rewrites the column tables of docs/warehouse.md from the meanings of
- * the `analytics` columns (src/warehouse/analytics-columns.ts), the prose around them untouched.
+ * the `analytics` columns (tools/warehouse-doc/analytics-columns.ts), the prose around them untouched.
  * test/warehouse/warehouse-doc.test.ts fails while they differ.
  */
 writeFileSync(WAREHOUSE_DOC_FILE, renderWarehouseDoc(readFileSync(WAREHOUSE_DOC_FILE, 'utf8')));

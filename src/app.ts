@@ -23,7 +23,10 @@ export interface StartOptions {
     readonly port: number;
     readonly routes?: readonly HttpRoute[];
   };
-  /** An ingest worker (`envdata worker`): takes jobs and feeds the queue. */
+  /**
+   * An ingest worker (`envdata worker`): takes jobs and feeds the queue; with it, housekeeping
+   * (src/housekeeping/) folds finished chunks and drops expired snapshots.
+   */
   readonly worker?: IngestWorkerOptions;
   /** The nightly sync's schedule and the worker that plans it (`envdata scheduler`). */
   readonly scheduler?: boolean;
@@ -115,8 +118,13 @@ export class App extends ProcessResources {
       );
     }
     if (options.worker) {
-      const { IngestWorker } = await import('./worker/ingest-worker.js');
+      const [{ IngestWorker }, { createHousekeeping }] = await Promise.all([
+        import('./worker/ingest-worker.js'),
+        import('./housekeeping/create-housekeeping.js'),
+      ]);
       this.add(IngestWorker.create(this, options.worker));
+      // Beside every worker: folds finished chunks and drops expired snapshots every 30 s.
+      this.add(createHousekeeping(this));
     }
     if (options.scheduler) {
       const { SyncScheduler } = await import('./sync/sync-scheduler.js');

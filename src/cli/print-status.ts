@@ -19,7 +19,7 @@ import { formatHeldEta } from './format-held-eta.js';
 import type { Config } from '../config/config.js';
 import { formatQuotaUsage } from './format-quota-usage.js';
 import { formatWorkers } from './format-workers.js';
-import { formatUndeliveredAlerts } from './commands/status-command.js';
+import { formatUndeliveredAlerts } from './format-undelivered-alerts.js';
 
 const RECENT_RUNS = 10;
 

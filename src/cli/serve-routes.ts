@@ -3,7 +3,7 @@ import type { HttpRoute } from '../runtime/http-server.js';
 import { consoleRoutes } from '../console/console-routes.js';
 import { readinessRoute } from '../console/readiness-route.js';
 import { metricsRoute } from '../runtime/metrics-route.js';
-import type { ServeOptions } from './commands/serve-command.js';
+import type { ServeOptions } from './serve-options.js';
 
 /**
  * The routes of `envdata serve`, besides `/healthz` (which the app always adds): readiness, the

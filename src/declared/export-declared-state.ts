@@ -6,7 +6,7 @@ import type { LocationWithAliases } from '../locations/location.js';
 import { DATASETS, type Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import type { DeclaredFileInput } from './declared-file-schema.js';
-import { DECLARED_SCHEMA_MODELINE } from './render-declared-schema.js';
+import { DECLARED_SCHEMA_MODELINE } from './declared-schema-modeline.js';
 
 type LocationInput = DeclaredFileInput['locations'][number];
 type DatasetInput = NonNullable<DeclaredFileInput['datasets'][Dataset]>;

@@ -14,8 +14,6 @@ export function createFeeder(app: Uses<'config' | 'db' | 'logger' | 'queues'>): 
       retry: app.config.worker,
       recheckMs: app.config.ingest.recheckMs,
       noDataRecheckMs: app.config.ingest.noDataRecheckMs,
-      chunkRetentionMs: app.config.worker.chunkRetentionMs,
-      snapshotRetentionMs: app.config.sync.snapshotRetentionMs,
       windowScope: historyWindowScope(app.config),
     },
     app.logger.child({ component: 'feeder' }),

@@ -1,8 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
-import { hasSqlState, SQLSTATE } from '../errors/pg-errors.js';
 import type { Logger } from '../logging/create-logger.js';
-import { foldDoneChunks } from '../ledger/fold-done-chunks.js';
 import {
   materializeChunks,
   undispatchedChunks,
@@ -12,7 +10,6 @@ import {
 import { runningRunIds } from '../ledger/reopen-runs.js';
 import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { RunCloser } from '../ledger/run-closer.js';
-import { dropExpiredSnapshots } from '../warehouse/drop-expired-snapshots.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
 import { chunkJob, type IngestJobData } from '../../jobs/ingest-chunk-job.js';
@@ -27,28 +24,19 @@ export interface QueueFeederOptions {
   readonly recheckMs: number;
   /** "No data" hours answered less than this long ago are not fetched again; 0 never (ENVDATA_NO_DATA_RECHECK). */
   readonly noDataRecheckMs?: number;
-  /** Finished chunks are folded into their run's totals this long after (ENVDATA_CHUNK_RETENTION). */
-  readonly chunkRetentionMs: number;
-  /** Snapshots are dropped by whole months this long after their fetch; unset: kept (ENVDATA_SNAPSHOT_RETENTION). */
-  readonly snapshotRetentionMs?: number | undefined;
   /** The key and address whose learned window sizes the chunks of auto-window runs. */
   readonly windowScope?: WindowScope;
 }
-
-/** How often a feeder folds finished chunks into their runs and drops expired snapshots. */
-const FOLD_EVERY_MS = 30_000;
 
 /**
  * Feeds the ingest queue from the ledger in bounded batches: Postgres holds the plan, Redis only
  * the next few hundred jobs. When the queue is empty while the ledger still has chunks in flight
  * (Redis restarted or was flushed, a worker died), those chunks are dispatched again; job ids are
  * per chunk, so nothing is ever queued twice. Safe to run in every worker on every host.
+ * Folding finished chunks and dropping expired snapshots is housekeeping's (src/housekeeping/).
  */
 export class QueueFeeder {
   private running: Promise<number> | undefined;
-  private lastFold = 0;
-  /** Whether the last drop of expired snapshots gave up behind a reader (said once). */
-  private retentionHeld = false;
   private readonly closer: RunCloser;
 
   constructor(
@@ -107,37 +95,7 @@ export class QueueFeeder {
     added += await this.add(await this.materialize(room - added, false));
     if (idle && added === 0) await this.finishIdleRuns();
     if (added > 0) this.logger.debug({ added, queued }, 'queue topped up');
-    if (Date.now() - this.lastFold >= FOLD_EVERY_MS) {
-      this.lastFold = Date.now();
-      const folded = await foldDoneChunks(this.db, this.options.chunkRetentionMs);
-      if (folded > 0) this.logger.debug({ folded }, 'finished chunks folded into their runs');
-      if (this.options.snapshotRetentionMs !== undefined) {
-        await this.dropExpiredSnapshots(this.options.snapshotRetentionMs);
-      }
-    }
     return added;
-  }
-
-  /**
-   * Drops the months of snapshots past ENVDATA_SNAPSHOT_RETENTION; a failure waits for the next
-   * pass. A drop that gave up behind a reader of the snapshot tables (55P03: a BI report) is said
-   * once, however many passes it takes the report to end.
-   */
-  private async dropExpiredSnapshots(retentionMs: number): Promise<void> {
-    try {
-      const dropped = await dropExpiredSnapshots(this.db, retentionMs);
-      if (dropped.length > 0) this.logger.info({ dropped }, 'expired snapshots dropped');
-      this.retentionHeld = false;
-    } catch (error) {
-      if (!hasSqlState(error, SQLSTATE.lockNotAvailable)) {
-        this.logger.warn({ err: error }, 'could not drop expired snapshots; will try again');
-      } else if (!this.retentionHeld) {
-        this.retentionHeld = true;
-        this.logger.info(
-          'expired snapshots wait for a reader of the snapshot tables (a long report?) to end: dropping them gave up rather than hold up the stores, and is tried again every pass',
-        );
-      }
-    }
   }
 
   private materialize(limit: number, urgentOnly: boolean): Promise<DispatchChunk[]> {

@@ -1,59 +1,35 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { relative, sep, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { layerOf } from '../../eslint.walls.js';
+import { importsOf, sourceFiles as allSourceFiles } from '../harness/import-graph.js';
 
 const SRC = resolve('src');
 /** The queue's contract, imported by src/ and importing src/types.ts: one graph with it. */
 const JOBS = resolve('jobs');
-/** The migrations, whose column meanings src/warehouse/analytics-columns.ts reads. */
+/** The migrations, whose column meanings tools/warehouse-doc/analytics-columns.ts reads. */
 const MIGRATIONS = resolve('migrations');
+/** The generators of docs/ and the schema snapshot: they import src/, src/ never imports them. */
+const TOOLS = resolve('tools');
 
 /** Every `.ts` file under `dir`. */
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Relative specifiers of `import … from`, `export … from` and `import '…'`, each statement whole. */
-function importStatements(file: string): { statement: string; specifier: string }[] {
-  const text = readFileSync(file, 'utf8');
-  const statements =
-    text.match(/^(?:(?:import|export)\s[^;]*?from\s+|import\s+)'(\.[^']+)';/gms) ?? [];
-  return statements.map((statement) => ({
-    statement,
-    specifier: /'(\.[^']+)';$/.exec(statement)![1]!,
-  }));
-}
-
-/** `specifier` as written in `file`, resolved to the `.ts` file it names. */
-function resolveImport(file: string, specifier: string): string {
-  return resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+  return allSourceFiles(dir).filter((file) => file.endsWith('.ts'));
 }
 
 /**
- * The files `file` imports at run time: relative `import … from` and `export … from`, leaving
- * out `import type` / `export type` (erased by the compiler, so no cycle at run time).
+ * The files `file` imports at run time: relative `import … from`, `export … from`, `import '…'`
+ * and `import('…')` (loaded later, but loaded: a cycle through it is a cycle), leaving out
+ * `import type` / `export type` (erased by the compiler, so no cycle at run time).
  */
 function runtimeImports(file: string): string[] {
-  return importStatements(file)
-    .filter(({ statement }) => !/^(?:import|export)\s+type\s/.test(statement))
-    .map(({ specifier }) => resolveImport(file, specifier));
+  return importsOf(file)
+    .filter((edge) => !edge.typeOnly)
+    .map((edge) => edge.file);
 }
 
-/** Every file `file` imports, type-only imports (`import type`, `import { type X }`) included. */
-function staticImports(file: string): string[] {
-  return importStatements(file).map(({ specifier }) => resolveImport(file, specifier));
-}
-
-/** The files `file` loads later, when it runs: `import('…')`, in code or in a type. */
-function lazyImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) =>
-    resolveImport(file, m[1]!),
-  );
+/** Every file `file` imports: type-only imports and later ones (`import('…')`) included. */
+function allImports(file: string): string[] {
+  return importsOf(file).map((edge) => edge.file);
 }
 
 /** The part of `src/` a file belongs to: its top folder (`ledger`), or the file (`types.ts`). */
@@ -67,10 +43,20 @@ function partGraph(files: ReadonlyMap<string, readonly string[]>): Map<string, s
   for (const [file, imports] of files) {
     const from = partOf(file);
     const to = parts.get(from) ?? new Set<string>();
-    for (const imported of imports) if (partOf(imported) !== from) to.add(partOf(imported));
+    for (const imported of imports) {
+      const part = partOf(imported);
+      if (part !== from && !part.startsWith('..')) to.add(part);
+    }
     parts.set(from, to);
   }
   return new Map([...parts].map(([part, to]) => [part, [...to].sort()]));
+}
+
+/** The edges of a graph between parts of `src/` that run up the layers of eslint.walls.js. */
+function upward(parts: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...parts].flatMap(([from, to]) =>
+    to.filter((part) => layerOf(part) >= layerOf(from)).map((part) => `src/${from} → src/${part}`),
+  );
 }
 
 /** The first import cycle found, as the files around it, or `undefined`. */
@@ -97,12 +83,9 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
   return undefined;
 }
 
-describe('the import graph of src/, jobs/ and migrations/', () => {
+describe('the import graph of src/, jobs/, migrations/ and tools/', () => {
   const graph = new Map(
-    [...sourceFiles(SRC), ...sourceFiles(JOBS), ...sourceFiles(MIGRATIONS)].map((f) => [
-      f,
-      runtimeImports(f),
-    ]),
+    [SRC, JOBS, MIGRATIONS, TOOLS].flatMap(sourceFiles).map((f) => [f, runtimeImports(f)]),
   );
 
   it('is read: every relative import names a file that exists', () => {
@@ -118,18 +101,37 @@ describe('the import graph of src/, jobs/ and migrations/', () => {
     expect(cycle?.map((f) => relative(SRC, f)).join(' → ')).toBeUndefined();
   });
 
-  it('has no cycle between files, type imports included', () => {
-    const cycle = findCycle(new Map(sourceFiles(SRC).map((f) => [f, staticImports(f)])));
+  it('has no cycle between files, type imports and later imports included', () => {
+    const cycle = findCycle(new Map(sourceFiles(SRC).map((f) => [f, allImports(f)])));
     expect(cycle?.map((f) => relative(SRC, f)).join(' → ')).toBeUndefined();
   });
 
   it('has no cycle between folders, type imports and later imports included', () => {
-    const files = sourceFiles(SRC).map(
-      (f) => [f, [...staticImports(f), ...lazyImports(f)]] as const,
-    );
-    const parts = partGraph(new Map(files));
+    const parts = partGraph(new Map(sourceFiles(SRC).map((f) => [f, allImports(f)])));
     expect(parts.get('cli')?.length).toBeGreaterThan(20);
     expect(findCycle(parts)?.join(' → ')).toBeUndefined();
+  });
+
+  it('imports between folders only downward, later imports and the composition root included', () => {
+    // Lint (eslint.walls.js) reads `import … from` and `export … from`; `import('…')` only here.
+    const parts = partGraph(new Map(sourceFiles(SRC).map((f) => [f, allImports(f)])));
+    expect(upward(parts)).toEqual([]);
+    expect(parts.get('app.ts')).toContain('worker');
+  });
+
+  it('reads a later import as an edge: import(…) in code', () => {
+    expect(runtimeImports(join(SRC, 'app.ts'))).toContain(join(SRC, 'worker', 'ingest-worker.ts'));
+  });
+
+  it('finds an upward import where there is one', () => {
+    expect(
+      upward(
+        new Map([
+          ['ledger', ['warehouse']],
+          ['warehouse', ['cli']],
+        ]),
+      ),
+    ).toEqual(['src/warehouse → src/cli']);
   });
 
   it('counts a type-only import as an edge between folders', () => {

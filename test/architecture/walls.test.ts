@@ -103,6 +103,16 @@ describe('the walls between src/ folders', () => {
       "import type { App } from '../app.js';\nexport type A = App;\n",
     ],
     [
+      'the product importing a tool',
+      'src/cli/probe.ts',
+      "import { JSON_OUTPUTS } from '../../tools/json-output/json-outputs.js';\nexport const o = JSON_OUTPUTS;\n",
+    ],
+    [
+      'a tool importing a test',
+      'tools/json-output/probe.ts',
+      "import { useBackfillFixture } from '../../test/harness/backfill-fixture.js';\nexport const f = useBackfillFixture;\n",
+    ],
+    [
       'the product importing a test',
       'src/ledger/probe.ts',
       "import { useBackfillFixture } from '../../test/harness/backfill-fixture.js';\nexport const f = useBackfillFixture;\n",

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JSON_OUTPUTS } from '../../src/cli/json/json-outputs.js';
+import { JSON_OUTPUTS } from '../../tools/json-output/json-outputs.js';
 import {
   JSON_OUTPUT_DOC_FILE,
   JSON_OUTPUT_DOCS_COMMAND,
@@ -9,7 +9,7 @@ import {
   jsonSchemaFileName,
   renderJsonOutputDoc,
   renderJsonSchemaFile,
-} from '../../src/cli/json/render-json-output-doc.js';
+} from '../../tools/json-output/render-json-output-doc.js';
 import { unifiedDiff } from '../harness/unified-diff.js';
 
 const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderEnvExample } from '../../src/config/render-env-example.js';
+import { renderEnvExample } from '../../tools/env-example/render-env-example.js';
 import { ENV_EXAMPLE_SECTIONS } from '../../src/cli/env-example-sections.js';
 
 describe('.env.example', () => {

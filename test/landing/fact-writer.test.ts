@@ -10,7 +10,7 @@ import { SpeciesIds } from '../../src/warehouse/species-ids.js';
 import type { ChunkLanding } from '../../src/ledger/landing-decision.js';
 import { FactWriter } from '../../src/landing/fact-writer.js';
 import { WireDialect } from '../../src/warehouse/wire/index.js';
-import { upsertFacts } from '../../src/warehouse/upsert-facts.js';
+import { upsertFacts } from '../harness/upsert-facts.js';
 import type { FactTableSpec } from '../../src/warehouse/fact-table-spec.js';
 import type { FactRow } from '../../src/warehouse/fact-rows.js';
 import { hoursBetween, pollenHistoryBody, weatherHistoryBody } from '../fixtures/payload-bodies.js';

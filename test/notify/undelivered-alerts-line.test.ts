@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUndeliveredAlerts } from '../../src/cli/commands/status-command.js';
+import { formatUndeliveredAlerts } from '../../src/cli/format-undelivered-alerts.js';
 
 describe('the alerts line of `envdata status`', () => {
   it('says nothing without targets or events, or when the ledger was not read', () => {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createFeeder } from '../../src/dispatch/create-feeder.js';
+import { createHousekeeping } from '../../src/housekeeping/create-housekeeping.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -58,7 +58,7 @@ describe('snapshot retention (ENVDATA_SNAPSHOT_RETENTION)', () => {
   it('unset, keeps every month of snapshots stored by the syncs', async () => {
     for (const at of SYNCS) await syncAt(fx, at);
     expect(fx.app.config.sync.snapshotRetentionMs).toBeUndefined();
-    await createFeeder(fx.app).topUp();
+    await createHousekeeping(fx.app).pass();
     expect(await snapshotPartitions(fx.app.db)).toEqual(
       TABLES.flatMap((t) => ['2025_01', '2025_02', '2025_03'].map((m) => `${t}_m${m}`)),
     );
@@ -91,14 +91,14 @@ describe('snapshot retention (ENVDATA_SNAPSHOT_RETENTION)', () => {
 
     // Retention up to 2025-03-15: January and February are past it, March only in part.
     const retentionMs = Date.now() - Date.parse('2025-03-15T00:00:00Z');
-    const { config, db: appDb, logger, queues } = fx.app;
-    const feeder = createFeeder({
+    const { config, db: appDb, logger, outages } = fx.app;
+    const housekeeping = createHousekeeping({
       db: appDb,
       logger,
-      queues,
+      outages,
       config: { ...config, sync: { ...config.sync, snapshotRetentionMs: retentionMs } },
     });
-    await feeder.topUp();
+    await housekeeping.pass();
 
     expect(await snapshotPartitions(db)).toEqual(TABLES.map((t) => `${t}_m2025_03`));
     const march = SYNCS[3]!.toISOString();

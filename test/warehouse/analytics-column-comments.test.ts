@@ -2,7 +2,7 @@ import { ensureMonthPartitions } from '../../src/warehouse/month-partitions.js';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FactWriter } from '../../src/landing/fact-writer.js';
-import { ANALYTICS_COLUMNS } from '../../src/warehouse/analytics-columns.js';
+import { ANALYTICS_COLUMNS } from '../../tools/warehouse-doc/analytics-columns.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import { hoursBetween } from '../fixtures/payload-bodies.js';
 import { RECORDED_WEATHER_HOUR } from '../fixtures/weather-record.js';
@@ -59,7 +59,7 @@ beforeAll(async () => {
 });
 
 describe('the columns of the analytics views', () => {
-  it('each carry the comment, type and order src/warehouse/analytics-columns.ts gives them', async () => {
+  it('each carry the comment, type and order tools/warehouse-doc/analytics-columns.ts gives them', async () => {
     const { rows } = await sql<{
       view: string;
       name: string;

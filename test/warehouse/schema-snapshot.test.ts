@@ -4,12 +4,12 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/create-logger.js';
 import { createDatabase } from '../../src/warehouse/create-database.js';
-import { portableViewDefinition } from '../../src/warehouse/portable-view-definition.js';
+import { portableViewDefinition } from '../../tools/schema-snapshot/portable-view-definition.js';
 import {
   renderSchemaSnapshot,
   SCHEMA_SNAPSHOT_COMMAND,
   SCHEMA_SNAPSHOT_FILE,
-} from '../../src/warehouse/render-schema-snapshot.js';
+} from '../../tools/schema-snapshot/render-schema-snapshot.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { useTestEnvironment } from '../harness/test-environment.js';
 import { unifiedDiff } from '../harness/unified-diff.js';

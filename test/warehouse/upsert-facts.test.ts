@@ -18,7 +18,7 @@ import type { LocatedRows } from '../../src/warehouse/located-rows.js';
 import { stageRows } from '../../src/warehouse/wire/index.js';
 import { defineFactTable, type FactTableSpec } from '../../src/warehouse/fact-table-spec.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
-import { upsertFacts } from '../../src/warehouse/upsert-facts.js';
+import { upsertFacts } from '../harness/upsert-facts.js';
 import {
   ALL_TECHNIQUES,
   RowsStoredAlready,

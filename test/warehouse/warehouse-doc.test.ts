@@ -1,23 +1,23 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ANALYTICS_COLUMNS } from '../../src/warehouse/analytics-columns.js';
+import { ANALYTICS_COLUMNS } from '../../tools/warehouse-doc/analytics-columns.js';
 import {
   renderWarehouseDoc,
   WAREHOUSE_DOC_FILE,
   WAREHOUSE_DOCS_COMMAND,
-} from '../../src/warehouse/render-warehouse-doc.js';
+} from '../../tools/warehouse-doc/render-warehouse-doc.js';
 import { unifiedDiff } from '../harness/unified-diff.js';
 
 describe(`docs/warehouse.md (regenerate its column tables: ${WAREHOUSE_DOCS_COMMAND})`, () => {
-  it('has the column tables src/warehouse/analytics-columns.ts generates', () => {
+  it('has the column tables tools/warehouse-doc/analytics-columns.ts generates', () => {
     const committed = readFileSync(WAREHOUSE_DOC_FILE, 'utf8');
     const expected = renderWarehouseDoc(committed);
     if (committed === expected) return;
     const name = path.relative(process.cwd(), WAREHOUSE_DOC_FILE);
     expect.fail(
       [
-        `${name} does not match the meanings of the analytics columns (src/warehouse/analytics-columns.ts).`,
+        `${name} does not match the meanings of the analytics columns (tools/warehouse-doc/analytics-columns.ts).`,
         `Regenerate it and commit it with the change: ${WAREHOUSE_DOCS_COMMAND}`,
         '',
         unifiedDiff(committed, expected, { before: `${name} (committed)`, after: 'generated' }),

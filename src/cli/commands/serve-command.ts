@@ -1,31 +1,8 @@
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../../console/console-access.js';
 import type { CommandContext } from '../command-context.js';
-import { parseWholeNumber } from '../parse-cli-values.js';
+import { DEFAULT_SERVE_HOST, DEFAULT_SERVE_PORT, parseServeOptions } from '../serve-options.js';
 import { usageError } from '../usage-error.js';
-
-export const DEFAULT_SERVE_HOST = '127.0.0.1';
-export const DEFAULT_SERVE_PORT = 8080;
-
-export interface ServeOptions {
-  readonly host: string;
-  readonly port: number;
-}
-
-/** `--host` and `--port` checked, before anything is opened. */
-export function parseServeOptions(options: { host?: string; port?: string }): ServeOptions {
-  const host = (options.host ?? DEFAULT_SERVE_HOST).trim();
-  if (host === '' || /[\s/]/.test(host)) {
-    throw usageError(
-      `--host must be an interface address such as 127.0.0.1 or 0.0.0.0 (got "${options.host}")`,
-    );
-  }
-  const port =
-    options.port === undefined
-      ? DEFAULT_SERVE_PORT
-      : parseWholeNumber('--port', options.port, { min: 0, max: 65_535 });
-  return { host, port };
-}
 
 export function registerServeCommand(program: Command, context: CommandContext): void {
   program

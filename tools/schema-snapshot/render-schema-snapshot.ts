@@ -10,7 +10,7 @@ import {
   type CatalogType,
   type SchemaCatalog,
 } from './read-schema-catalog.js';
-import type { Database } from './schema.js';
+import type { Database } from '../../src/warehouse/schema.js';
 
 /** The committed snapshot of a freshly migrated warehouse, next to the migrations that make it. */
 export const SCHEMA_SNAPSHOT_FILE = fileURLToPath(

@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { FactRow } from './fact-rows.js';
-import type { FactTableSpec } from './fact-table-spec.js';
-import type { LocatedRows } from './located-rows.js';
-import type { Database } from './schema.js';
-import { RowsStoredAlready, writeFacts } from './write-facts.js';
+import type { FactRow } from '../../src/warehouse/fact-rows.js';
+import type { FactTableSpec } from '../../src/warehouse/fact-table-spec.js';
+import type { LocatedRows } from '../../src/warehouse/located-rows.js';
+import type { Database } from '../../src/warehouse/schema.js';
+import { RowsStoredAlready, writeFacts } from '../../src/warehouse/write-facts.js';
 
 /**
  * Writes one table's fact rows as the `FactWriter` writes a batch (`writeFacts`), without a

@@ -8,7 +8,7 @@ export const WAREHOUSE_DOC_FILE = fileURLToPath(
 /** What rewrites the column tables of docs/warehouse.md from `ANALYTICS_COLUMNS`. */
 export const WAREHOUSE_DOCS_COMMAND = 'npm run docs:warehouse';
 
-const SOURCE = 'src/warehouse/analytics-columns.ts';
+const SOURCE = 'tools/warehouse-doc/analytics-columns.ts';
 /**
  * A generated table: `<!-- analytics columns: VIEW[, VIEW…] (generated …) -->`, the table, then
  * `<!-- end of analytics columns -->`. Views that share one table have the same columns.

@@ -1,16 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { JSON_OUTPUT_VERSION } from './json-document.js';
+import { JSON_OUTPUT_VERSION } from '../../src/cli/json/json-document.js';
 import type { JsonOutput } from './json-outputs.js';
 import { toJsonSchema, type JsonSchema } from './render-json-schema.js';
 
 /** docs/json-output.md, made by `JSON_OUTPUT_DOCS_COMMAND` from `renderJsonOutputDoc`. */
 export const JSON_OUTPUT_DOC_FILE = fileURLToPath(
-  new URL('../../../docs/json-output.md', import.meta.url),
+  new URL('../../docs/json-output.md', import.meta.url),
 );
 /** docs/json-schemas/: one `KIND.schema.json` per document (`renderJsonSchemaFile`). */
-export const JSON_SCHEMA_DIR = fileURLToPath(
-  new URL('../../../docs/json-schemas/', import.meta.url),
-);
+export const JSON_SCHEMA_DIR = fileURLToPath(new URL('../../docs/json-schemas/', import.meta.url));
 /** What regenerates both from the code. */
 export const JSON_OUTPUT_DOCS_COMMAND = 'npm run docs:json';
 

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { portableViewDefinition } from './portable-view-definition.js';
-import type { Database } from './schema.js';
+import type { Database } from '../../src/warehouse/schema.js';
 
 /** The schemas migrations own: the BI views and the warehouse. */
 export const SNAPSHOT_SCHEMAS = ['analytics', 'envdata'] as const;

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../../src/warehouse/schema.js';
 
 const PROBE = 'envdata_snapshot_view';
 const HEAD = ' WITH q AS (';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { backfillPlanJson } from './backfill-plan-json.js';
+import { backfillPlanJson } from '../../src/cli/json/backfill-plan-json.js';
 import {
   BACKFILL_PLAN_EXAMPLE,
   DECLARED_PLAN_EXAMPLE,
@@ -10,13 +10,13 @@ import {
   SYNC_PLAN_EXAMPLE,
   UPSTREAM_EXAMPLE,
 } from './json-output-examples.js';
-import { declaredPlanJson } from './declared-plan-json.js';
-import { locationsJson } from './locations-json.js';
-import { notificationJson } from '../../notify/notification-document.js';
-import { runStatusJson } from './run-status-json.js';
-import { statusJson } from './status-json.js';
-import { syncPlanJson } from './sync-plan-json.js';
-import { upstreamJson } from './upstream-json.js';
+import { declaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
+import { locationsJson } from '../../src/cli/json/locations-json.js';
+import { notificationJson } from '../../src/notify/notification-document.js';
+import { runStatusJson } from '../../src/cli/json/run-status-json.js';
+import { statusJson } from '../../src/cli/json/status-json.js';
+import { syncPlanJson } from '../../src/cli/json/sync-plan-json.js';
+import { upstreamJson } from '../../src/cli/json/upstream-json.js';
 
 /** One command's `--json` document: its schema, where it is documented, and an example. */
 export interface JsonOutput {

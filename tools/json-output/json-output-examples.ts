@@ -1,12 +1,12 @@
-import type { DeclaredPlanJson } from './declared-plan-json.js';
-import type { UpstreamJson } from './upstream-json.js';
-import type { NotificationJson } from '../../notify/notification-document.js';
-import type { BackfillPlanJson } from './backfill-plan-json.js';
-import type { LocationsJson } from './locations-json.js';
-import type { RunJson } from './run-json.js';
-import type { RunStatusJson } from './run-status-json.js';
-import type { StatusJson } from './status-json.js';
-import type { SyncPlanJson } from './sync-plan-json.js';
+import type { DeclaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
+import type { UpstreamJson } from '../../src/cli/json/upstream-json.js';
+import type { NotificationJson } from '../../src/notify/notification-document.js';
+import type { BackfillPlanJson } from '../../src/cli/json/backfill-plan-json.js';
+import type { LocationsJson } from '../../src/cli/json/locations-json.js';
+import type { RunJson } from '../../src/cli/json/run-json.js';
+import type { RunStatusJson } from '../../src/cli/json/run-status-json.js';
+import type { StatusJson } from '../../src/cli/json/status-json.js';
+import type { SyncPlanJson } from '../../src/cli/json/sync-plan-json.js';
 
 // The examples of docs/json-output.md. Typed by each document's schema, so that they cannot
 // drift from it; test/cli/json-output-docs.test.ts parses them with the schemas too.

@@ -1,5 +1,8 @@
-import { ENVIRONMENT_VARIABLES, type EnvironmentVariable } from './environment-variables.js';
-import { formatRange } from './format-range.js';
+import {
+  ENVIRONMENT_VARIABLES,
+  type EnvironmentVariable,
+} from '../../src/config/environment-variables.js';
+import { formatRange } from '../../src/config/format-range.js';
 
 /** The text of `.env.example`: every variable, its default and what it does. */
 export function renderEnvExample(

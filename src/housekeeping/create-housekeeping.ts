@@ -1,0 +1,17 @@
+import type { Uses } from '../runtime/app-resources.js';
+import { Housekeeping } from './housekeeping.js';
+
+/** The app's housekeeping (chunk folding, snapshot retention), configured from its config. */
+export function createHousekeeping(
+  app: Uses<'config' | 'db' | 'logger' | 'outages'>,
+): Housekeeping {
+  return new Housekeeping(
+    app.db,
+    {
+      chunkRetentionMs: app.config.worker.chunkRetentionMs,
+      snapshotRetentionMs: app.config.sync.snapshotRetentionMs,
+    },
+    app.logger.child({ component: 'housekeeping' }),
+    app.outages,
+  );
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { createHousekeeping } from '../../src/housekeeping/create-housekeeping.js';
+import { runProgress } from '../../src/ledger/run-progress.js';
+import { IngestWorker } from '../../src/worker/ingest-worker.js';
+import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
+import { pollUntil } from '../harness/poll-until.js';
+import { waitForRun } from '../harness/wait-for-run.js';
+
+// Finished chunks are folded at once: what housekeeping does is seen on its first pass.
+const fx = useBackfillFixture({}, { ENVDATA_CHUNK_RETENTION: '0h' });
+
+/** The chunks of `runId` still in the ledger. */
+async function chunksOf(runId: number): Promise<number> {
+  const { n } = await fx.app.db
+    .selectFrom('chunk')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('run_id', '=', runId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** A backfill of `from`..`to` worked to its end by a worker alone (no housekeeping). */
+async function workedWithoutHousekeeping(from: string, to: string) {
+  const { runId } = await fx.planBackfill(backfillRange(from, to));
+  const worker = IngestWorker.start(fx.app, { concurrency: 4 });
+  try {
+    const progress = await waitForRun(fx.app.db, runId!);
+    expect(progress).toMatchObject({ status: 'done', failed: 0 });
+    return { runId: runId!, progress };
+  } finally {
+    await worker.close();
+  }
+}
+
+describe('housekeeping', () => {
+  it('folds the finished chunks into their run, its progress unchanged; the feeder does not', async () => {
+    const { runId, progress } = await workedWithoutHousekeeping('2024-05-01', '2024-05-05');
+    expect(await chunksOf(runId)).toBe(progress.done);
+
+    await createHousekeeping(fx.app).pass();
+    expect(await chunksOf(runId)).toBe(0);
+    expect(await runProgress(fx.app.db, runId)).toEqual(progress);
+  });
+
+  it('runs beside every worker the app starts, a pass at once', async () => {
+    const { runId } = await workedWithoutHousekeeping('2024-05-07', '2024-05-11');
+    expect(await chunksOf(runId)).toBeGreaterThan(0);
+    const app = fx.newApp();
+    await app.start({ worker: { concurrency: 1 } });
+    try {
+      await pollUntil(
+        async () => ((await chunksOf(runId)) === 0 ? { done: true } : { last: 'chunks left' }),
+        { describe: () => 'the worker app folded no chunk' },
+      );
+    } finally {
+      await app.stop();
+    }
+  });
+});
