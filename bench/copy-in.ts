@@ -19,8 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { CopyIn } from '../src/warehouse/wire/copy-in.js';
-import { copyData } from '../src/warehouse/wire/encoded-rows.js';
+import { CopyIn, copyData } from '../src/warehouse/wire/index.js';
 import { benchDatabase, DEFAULT_SERVER_URL } from './lib/bench-database.js';
 
 const { values } = parseArgs({

@@ -8,3 +8,4 @@ export { instants, ArrayLiteral } from './array-literal.js';
 export { byteaArray } from './bytea-array.js';
 export { stageRows, copyData, encodeCopyTuples } from './encoded-rows.js';
 export { factDigest, storedDigest } from './fact-digest.js';
+export { CopyIn, type CopyResult } from './copy-in.js';
