@@ -17,7 +17,7 @@ export interface AdmissionCall {
   readonly budgeted: boolean;
 }
 
-/** A call admitted: it goes now; tell its pace when its answer came (and if it was a 429). */
+/** A call admitted: it goes now; tell its pace when its answer came (a refusal: `refused`). */
 export type Permit = Pick<PacedCall, 'answered' | 'throttled'>;
 
 /** What `admit` decided: a permit, or why the call waits. No call is made but with a permit. */
@@ -61,9 +61,9 @@ const UNPACED: Permit = { answered: () => {}, throttled: () => {} };
  * reserve (`QuotaGate`), then the call budget (`CallBudget`) — and returns a permit or why the
  * call waits. The quota and the budget are counted once the slot has come, just before the call:
  * a call waiting for its slot across midnight counts in the day it reaches the service; refused,
- * its slot goes back. What the service answers comes back through the same door: a throttled
- * answer's pause (`pauseMs`, `pause`), a call that got through (`through`), the service's own
- * "quota spent" (`quotaSpent`).
+ * its slot goes back. What the service answers comes back through the same door: a refusal
+ * (`refused`: a 429, the service's own "quota spent"), a throttled answer's pause (`pauseMs`,
+ * `pause`), a call that got through (`through`).
  *
  * @example
  * ```ts
@@ -143,11 +143,22 @@ export class Admission {
   }
 
   /**
-   * The service said the quota is spent (QUOTA_EXCEEDED): the tightest window is marked spent for
-   * every worker (`QuotaGate.spent`). `undefined` without a quota.
+   * The service refused `permit`'s call with `code`: a 429 (RATE_LIMITED) widens the pace's
+   * margin at once (`PacedCall.throttled`); its "quota spent" (QUOTA_EXCEEDED) without a
+   * `Retry-After` marks the tightest window spent for every worker (`QuotaGate.spent`) and is
+   * returned, so none asks the service again before the reset. `undefined` otherwise, or
+   * without a quota.
    */
-  async quotaSpent(): Promise<QuotaHold | undefined> {
-    return this.policies.quota?.enabled ? this.policies.quota.spent() : undefined;
+  async refused(
+    permit: Permit,
+    code: string,
+    retryAfterMs: number | undefined,
+  ): Promise<QuotaHold | undefined> {
+    if (code === 'RATE_LIMITED') permit.throttled();
+    const { quota } = this.policies;
+    if (code !== 'QUOTA_EXCEEDED' || retryAfterMs !== undefined || !quota?.enabled)
+      return undefined;
+    return quota.spent();
   }
 
   /** The pause of every worker for one throttled answer (`ThrottleBackoff.pauseMs`). */

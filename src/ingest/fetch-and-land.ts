@@ -136,13 +136,10 @@ export function createChunkFetcher(
       }
       const error = coerceError(thrown);
       const { code, outcome, retryAfterMs } = outcomeOf(error);
-      if (code === 'RATE_LIMITED') permit.throttled();
       // The service says the quota is spent: every worker holds its jobs until the quota's
       // reset (or the Retry-After it sent), reading the shared counter, not asking the service.
-      if (code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined) {
-        const hold = await admission.quotaSpent();
-        if (hold) return { kind: 'quota-hold', hold, said: true };
-      }
+      const hold = await admission.refused(permit, code, retryAfterMs);
+      if (hold) return { kind: 'quota-hold', hold, said: true };
       if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
         return { kind: 'release', answered: true };
       }

@@ -29,7 +29,7 @@ export interface FetchSnapshotDeps {
    * quota refuses (or the service's "quota exceeded") pauses every worker until the reset:
    * nothing else may call. A throttled answer pauses every worker through it too.
    */
-  readonly admission: Pick<Admission, 'admit' | 'quotaSpent' | 'pauseMs' | 'through' | 'pause'>;
+  readonly admission: Pick<Admission, 'admit' | 'refused' | 'pauseMs' | 'through' | 'pause'>;
   /** Aborted when the worker stops: a job waiting for its call's slot goes back to the queue. */
   readonly stopping?: AbortSignal;
   /** Takes the shape of each answer (`envdata upstream`); without it, shapes are not kept. */
@@ -80,15 +80,11 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
         .finally(() => permit.answered());
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);
-      if (code === 'RATE_LIMITED') permit.throttled();
+      const hold = await admission.refused(permit, code, retryAfterMs);
       switch (outcome.kind) {
         case 'land-empty':
           return 0;
         case 'pause-all': {
-          const hold =
-            code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined
-              ? await admission.quotaSpent()
-              : undefined;
           if (hold) {
             log.warn(
               {

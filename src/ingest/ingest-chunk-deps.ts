@@ -24,7 +24,7 @@ export interface IngestChunkDeps {
    * goes back to the queue, delayed, no attempt used, and its run shows why; the call budget
    * spent or a throttled answer pauses every worker through it (`Admission.pause`).
    */
-  readonly admission: Pick<Admission, 'admit' | 'quotaSpent' | 'pauseMs' | 'through' | 'pause'>;
+  readonly admission: Pick<Admission, 'admit' | 'refused' | 'pauseMs' | 'through' | 'pause'>;
   /** Longest a held job sleeps before it looks at the quota again (ENVDATA_MAX_PAUSE). */
   readonly quotaRecheckMs?: number;
   /** Aborted when the worker stops: a job waiting for its call's slot gives its chunk back. */
