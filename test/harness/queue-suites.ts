@@ -51,6 +51,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/demo/run-demo.test.ts',
   'test/declared/declared-owed-runs.test.ts',
   'test/dispatch/job-options.test.ts',
+  'test/admission/admission.test.ts',
   'test/admission/call-pacer.test.ts',
   'test/dispatch/queue-feeder.test.ts',
   'test/admission/quota-gate.test.ts',
