@@ -1,6 +1,6 @@
-import { admissionStores } from '../../src/admission/admission-stores.js';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { QuotaGate } from '../../src/admission/quota-gate.js';
 import { benchApp, type BenchTarget } from './bench-app.js';
 import { BENCH_QUOTA } from './rate-limited-run.js';

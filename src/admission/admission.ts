@@ -75,7 +75,7 @@ const UNPACED: Permit = { answered: () => {}, throttled: () => {} };
 export class Admission {
   constructor(private readonly policies: AdmissionPolicies) {}
 
-  /** The policies of `config` over `stores`: ENVDATA_RATE_LIMIT, ENVDATA_QUOTA, ENVDATA_MAX_PAUSE. */
+  /** The policies `config` sets (ENVDATA_RATE_LIMIT, ENVDATA_QUOTA, ENVDATA_MAX_PAUSE). */
   static open(
     stores: AdmissionStores,
     config: Pick<Config, 'quota' | 'rateLimits' | 'worker'>,

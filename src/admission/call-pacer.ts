@@ -59,8 +59,9 @@ export interface PacedCall {
 
 /**
  * Spaces the calls of the tightest rate-limit rule over every worker of every host, at the moment
- * of each call: a call reserves a slot (`WindowCounters.reserve`, on the backend's clock) such that no window
- * of the rule's length plus a margin holds more than `max` slots, waits for it, and goes.
+ * of each call: a call reserves a slot (`WindowCounters.reserve`, on the backend's clock) such
+ * that no window of the rule's length plus a margin holds more than `max` slots, waits for it,
+ * and goes.
  *
  * Why at the call and not at the job's start (BullMQ's limiter): the service counts a call when
  * it arrives, and both sides count fixed windows opened by a first call. Counted at the job's

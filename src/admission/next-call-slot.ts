@@ -8,7 +8,8 @@ export interface NextCallSlot {
 
 /**
  * The call slots' rule (`WindowCounters`) on a sorted array, oldest first, at the backend's `now`:
- * what `PostgresWindowCounters` runs under the rule's lock. `RedisWindowCounters` runs the same in Lua.
+ * what `PostgresWindowCounters` runs under the rule's lock. `RedisWindowCounters` runs the same
+ * in Lua.
  */
 export function nextCallSlot(
   current: readonly number[],

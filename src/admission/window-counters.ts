@@ -23,8 +23,9 @@ export interface WindowCounters {
 
   /**
    * Reserves a slot for one call of `rule`: now, `spacingMs` after the latest slot, or when the
-   * `max`-th latest slot is `windowMs` old, whichever is latest (see `WindowCounters`). Beyond `horizonMs` from now nothing is reserved:
-   * `slot` is `undefined` and `waitMs` says when the slot would be (ask again `horizonMs` before).
+   * `max`-th latest slot is `windowMs` old, whichever is latest (see `WindowCounters`). Beyond
+   * `horizonMs` from now nothing is reserved: `slot` is `undefined` and `waitMs` says when the
+   * slot would be (ask again `horizonMs` before).
    * With `moving` (a slot of this caller no call was made at, missed): that slot moves to now when
    * no slot is reserved a window after it (always, when it is less than `windowMs - horizonMs`
    * late); else it is given back and a slot reserved as without it.

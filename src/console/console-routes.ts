@@ -1,5 +1,5 @@
-import { admissionStores } from '../admission/admission-stores.js';
 import type { IncomingMessage } from 'node:http';
+import { admissionStores } from '../admission/admission-stores.js';
 import type { Uses } from '../runtime/app-resources.js';
 import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../runtime/http-server.js';
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';

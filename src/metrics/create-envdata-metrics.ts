@@ -1,6 +1,6 @@
-import { admissionStores } from '../admission/admission-stores.js';
 import type { JobType, Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
+import { admissionStores } from '../admission/admission-stores.js';
 import type { Config } from '../config/config.js';
 import { countOpenChunks } from '../ledger/count-open-chunks.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';

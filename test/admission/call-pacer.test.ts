@@ -1,7 +1,7 @@
-import { admissionStores } from '../../src/admission/admission-stores.js';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { CallPacer } from '../../src/admission/call-pacer.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 

@@ -1,5 +1,5 @@
-import { admissionStores } from '../../src/admission/admission-stores.js';
 import { describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { configFromDefaults } from '../../src/config/load-config.js';
 import { QuotaGate } from '../../src/admission/quota-gate.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';

@@ -1,6 +1,6 @@
-import { admissionStores } from '../../src/admission/admission-stores.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { QuotaGate } from '../../src/admission/quota-gate.js';
 import { recordNotification } from '../../src/ledger/record-notification.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';

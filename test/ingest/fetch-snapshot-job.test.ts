@@ -1,7 +1,7 @@
-import { admissionStores } from '../../src/admission/admission-stores.js';
 import { Worker, type Job } from 'bullmq';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { queueLimiter } from '../../src/admission/call-budget.js';
 import { snapshotJob } from '../../jobs/snapshot-job.js';
 import type { SnapshotJobData } from '../../jobs/snapshot-job.js';

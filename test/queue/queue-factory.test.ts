@@ -1,6 +1,6 @@
-import { admissionStores } from '../../src/admission/admission-stores.js';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { QUEUE_BACKENDS } from '../../src/config/config.js';
 import { QueueFactory } from '../../src/queue/queue-factory.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
