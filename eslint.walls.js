@@ -28,6 +28,9 @@ export const LAYERS = [
   // The steps every dataset's normalizer shares (pure); Redis and BullMQ; a local PostgreSQL;
   // the shape of an answer and how two shapes differ (pure).
   ['normalize', 'queue', 'local', 'upstream'],
+  // A call's admission, one door: the pace, the calendar quota, the call budget, the pauses of
+  // throttled answers, their counters on either queue backend, and the readers of their usage.
+  ['admission'],
   ['locations'],
   // A dataset's definition: its endpoints, its normalization, its fact tables.
   ['datasets'],

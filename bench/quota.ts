@@ -21,9 +21,10 @@
  * @example npm run bench:quota
  * @example npm run bench:quota -- --takes 5000 --calls 500 --concurrency 32
  */
+import { admissionStores } from '../src/admission/admission-stores.js';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { QuotaGate } from '../src/dispatch/quota-gate.js';
+import { QuotaGate } from '../src/admission/quota-gate.js';
 import { createRedis } from '../src/queue/create-redis.js';
 import { createServiceClient } from '../src/service/service-client.js';
 import { DEMO_API_KEY } from '../src/simulator/simulator-options.js';
@@ -100,7 +101,7 @@ if (options !== undefined) {
     try {
       // No cap binds: every take counts.
       const quota = { ...app.config.quota, perDay: 2_000_000_000, syncReserve: 0 };
-      const gate = new QuotaGate(app.queues.quotaCounter(), quota);
+      const gate = new QuotaGate(admissionStores(app.queues).quota, quota);
       console.log(`quota take on envdata.quota_usage: ${options.takes} takes`);
       const postgres = await timeEach(options.takes, () => gate.take('other'));
       stopIfInterrupted();

@@ -1,4 +1,4 @@
-import { PaceMargin } from '../../src/dispatch/pace-margin.js';
+import { PaceMargin } from '../../src/admission/pace-margin.js';
 import type { LedgerSize } from '../ledger-size.js';
 import type { BackendFigures } from './backend-run.js';
 import type { BackfillOptions } from './backfill-options.js';

@@ -1,6 +1,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { QuotaGate } from '../../src/dispatch/quota-gate.js';
+import { admissionStores } from '../../src/admission/admission-stores.js';
+import { QuotaGate } from '../../src/admission/quota-gate.js';
 import { benchApp, type BenchTarget } from './bench-app.js';
 import { BENCH_QUOTA } from './rate-limited-run.js';
 
@@ -31,7 +32,7 @@ export async function measureQuotaCheck(
     'c',
   );
   try {
-    const gate = new QuotaGate(app.queues.quotaCounter(), app.config.quota);
+    const gate = new QuotaGate(admissionStores(app.queues).quota, app.config.quota);
     // Warm: the connection, the script or the statement.
     for (let i = 0; i < 50; i += 1) await gate.take('other');
     const t0 = performance.now();

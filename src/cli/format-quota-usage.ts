@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { costOf, formatMoney } from '../config/money.js';
-import type { QuotaUsage } from '../queue/quota-usage.js';
+import type { QuotaUsage } from '../admission/quota-usage.js';
 import { SPENT_SINCE_NOTE } from './spent-since-note.js';
 
 const utc = (ms: number) => {

@@ -1,8 +1,9 @@
+import { admissionStores } from '../admission/admission-stores.js';
 import type { Uses } from '../runtime/app-resources.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { openRunCalls } from '../ledger/open-run-calls.js';
 import { planCost, type PlanCost, type PlanUse } from '../planner/plan-cost.js';
-import { quotaConfigured, readQuotaUsage } from '../queue/quota-usage.js';
+import { quotaConfigured, readQuotaUsage } from '../admission/quota-usage.js';
 
 /**
  * The cost of a plan of `calls` (`planCost`) with this month's use read from the quota counters
@@ -22,7 +23,7 @@ export async function readPlanCost(
   let usage: Awaited<ReturnType<typeof readQuotaUsage>> | undefined = [];
   if (quotaConfigured(config.quota)) {
     try {
-      usage = await readQuotaUsage(app.queues.quotaCounter(), config.quota, now);
+      usage = await readQuotaUsage(admissionStores(app.queues).quota, config.quota, now);
     } catch (error) {
       if (!isEnvdataError(error)) throw error;
       usage = undefined;

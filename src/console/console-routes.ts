@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
+import { admissionStores } from '../admission/admission-stores.js';
 import type { Uses } from '../runtime/app-resources.js';
 import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../runtime/http-server.js';
 import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
 import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-progress.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
-import { queuePauseMs } from '../queue/queue-pause.js';
+import { queuePauseMs } from '../admission/queue-pause.js';
 import { resumeRuns, retryFailedChunks } from '../runs/resume-runs.js';
 import { DATASETS, type Dataset } from '../types.js';
 import { alertsBoard } from './alerts-board.js';
@@ -275,7 +276,7 @@ export function consoleRoutes(
         ingest ??= app.queues.queue(QUEUE_NAMES.ingest);
         const pauseMs = await queuePauseMs(ingest);
         const pausedUntil = pauseMs > 0 ? new Date(Date.now() + pauseMs).toISOString() : null;
-        const quota = await readQuotaGauge(app.queues.quotaCounter(), app.config);
+        const quota = await readQuotaGauge(admissionStores(app.queues).quota, app.config);
         return sendJson(response, 200, { ...rate, pausedUntil, quota });
       }, 'api'),
     },
@@ -285,7 +286,7 @@ export function consoleRoutes(
       handler: read(
         async (_q, response) =>
           sendJson(response, 200, {
-            quota: await readQuotaGauge(app.queues.quotaCounter(), app.config),
+            quota: await readQuotaGauge(admissionStores(app.queues).quota, app.config),
           }),
         'api',
       ),

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import { costOf, formatMoney } from '../config/money.js';
-import type { QuotaCounter } from '../queue/quota-counter.js';
-import { readQuotaUsage } from '../queue/quota-usage.js';
+import type { QuotaCounter } from '../admission/quota-counter.js';
+import { readQuotaUsage } from '../admission/quota-usage.js';
 
 /** One window of the console's quota gauge, beside the rate chart. */
 export interface QuotaGauge {

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { IngestJobData } from '../../jobs/ingest-chunk-job.js';
-import { quotaHoldReason } from '../dispatch/quota-hold-reason.js';
+import { quotaHoldReason } from '../admission/quota-hold-reason.js';
 import { blockDataset } from '../ledger/block-dataset.js';
 import type { ClaimedChunk } from '../ledger/claim-chunk.js';
 import { markRunWaiting } from '../ledger/mark-run-waiting.js';
@@ -31,7 +31,7 @@ export type StepInterpreter = (
  * delayed, paused or rethrown).
  */
 export function createStepInterpreter(
-  deps: Pick<IngestChunkDeps, 'db' | 'quotaRecheckMs' | 'pauseAll' | 'dispatch'>,
+  deps: Pick<IngestChunkDeps, 'db' | 'quotaRecheckMs' | 'admission' | 'dispatch'>,
   parts: {
     readonly log: Logger;
     readonly closer: RunCloser;
@@ -107,7 +107,7 @@ export function createStepInterpreter(
             'throttled: pausing all workers',
           );
         }
-        return deps.pauseAll(step.ms, step.code ? 'throttled' : 'budget');
+        return deps.admission.pause(step.ms, step.code ? 'throttled' : 'budget');
       case 'release':
         await releaseChunk(deps.db, chunkId, { callMade: step.answered === true });
         // ABORTED: the worker is shutting down; the job goes back for another worker.

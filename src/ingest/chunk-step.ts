@@ -1,8 +1,8 @@
-import type { QuotaHold } from '../dispatch/quota-gate.js';
+import type { QuotaHold } from '../admission/quota-gate.js';
 import type { ChunkJobOutcome } from '../metrics/metrics-observer.js';
 import type { LandingResult } from '../ledger/landing-decision.js';
 import type { Outcome, PolicyCode } from './outcome-policy.js';
-import type { ThrottleBackoff } from './throttle-backoff.js';
+import type { ThrottleBackoff } from '../admission/throttle-backoff.js';
 
 /**
  * What the job does next with its chunk: decided from the landing, or from the code of what was

@@ -1,5 +1,5 @@
-import type { PacedCall } from '../dispatch/call-pacer.js';
-import type { QuotaUse } from '../dispatch/quota-gate.js';
+import type { QuotaUse } from '../admission/quota-gate.js';
+import { jitteredBackoffMs } from '../admission/throttle-backoff.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import type { ClaimedChunk } from '../ledger/claim-chunk.js';
@@ -10,11 +10,9 @@ import type { LandingResult } from '../ledger/landing-decision.js';
 import { fetchChunk } from './fetch-chunk.js';
 import type { IngestChunkDeps } from './ingest-chunk-deps.js';
 import { OUTCOME_POLICY, outcomeOf } from './outcome-policy.js';
-import { pacingError } from './pacing-error.js';
 import type { Dataset, ShareField } from '../types.js';
 import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { ledgerShareUnitMemory, type ShareUnitMemory } from './share-unit-memory.js';
-import { jitteredBackoffMs } from './throttle-backoff.js';
 import type { WindowLearner } from './window-learner.js';
 import type { WrongAddressCheck } from './wrong-address-check.js';
 
@@ -22,10 +20,10 @@ import type { WrongAddressCheck } from './wrong-address-check.js';
 export type ChunkFetcher = (chunk: ClaimedChunk, attempts: number) => Promise<ChunkStep>;
 
 /**
- * The ingest job's call and landing: the pacer's slot first, then the quota and the call budget,
- * then the request, what the answer teaches of the window and of the base address, and the
- * landing. What is thrown on the way becomes a step through `OUTCOME_POLICY` (`stepOf`); nothing
- * here touches the chunk's state but the landing.
+ * The ingest job's call and landing: admitted first (`Admission.admit`: the pace, the quota and
+ * the call budget), then the request, what the answer teaches of the window and of the base
+ * address, and the landing. What is thrown on the way becomes a step through `OUTCOME_POLICY`
+ * (`stepOf`); nothing here touches the chunk's state but the landing.
  */
 export function createChunkFetcher(
   deps: Pick<
@@ -33,23 +31,20 @@ export function createChunkFetcher(
     | 'db'
     | 'client'
     | 'landings'
-    | 'budget'
-    | 'quota'
-    | 'pacer'
+    | 'admission'
     | 'stopping'
     | 'maxAttempts'
     | 'refetchAttempts'
     | 'refetchDelayMs'
     | 'speciesRisk'
-    | 'throttle'
     | 'shapes'
     | 'logger'
   >,
   parts: { readonly learner: WindowLearner; readonly checkAddress: WrongAddressCheck },
 ): ChunkFetcher {
-  const { throttle } = deps;
+  const { admission } = deps;
   const { learner, checkAddress } = parts;
-  const policy = { throttle, maxAttempts: deps.maxAttempts };
+  const policy = { throttle: admission, maxAttempts: deps.maxAttempts };
   // Share fields whose unit an answer of history just taught: shares set aside before, for
   // want of it, are filled from the archive after the next landing (`fillSetAsideShares`).
   const ledgerUnits = ledgerShareUnitMemory(deps.db);
@@ -99,26 +94,21 @@ export function createChunkFetcher(
   };
 
   return async (chunk, attempts) => {
-    const use = deps.quota?.enabled ? await useOf(chunk.runId) : undefined;
-    let paced: PacedCall | undefined;
-    try {
-      paced = await deps.pacer?.acquire(deps.stopping);
-    } catch (thrown) {
-      // No call was made: the chunk goes back. Stopping, the job goes back to the queue; an
-      // outage of the slots' backend, the worker waits it out first (IngestWorker.run).
-      return { kind: 'release', error: pacingError(thrown, deps.stopping) };
+    const admitted = await admission.admit(
+      { use: () => useOf(chunk.runId), budgeted: true },
+      deps.stopping,
+    );
+    switch (admitted.kind) {
+      case 'pace':
+        // No call was made: the chunk goes back. Stopping, the job goes back to the queue; an
+        // outage of the slots' backend, the worker waits it out first (IngestWorker.run).
+        return { kind: 'release', error: admitted.error };
+      case 'quota':
+        return { kind: 'quota-hold', hold: admitted.hold, said: false };
+      case 'budget':
+        return { kind: 'pause-all', code: undefined, ms: admitted.ms };
     }
-    // The quota and the call budget are taken once the slot has come, just before the call:
-    // a call waiting for its slot across midnight counts in the day it reaches the service.
-    // Refused, the call is not made and its slot goes back.
-    const refused = await takeQuotaAndBudget(deps, use).catch((thrown: unknown) => {
-      void paced?.unused();
-      throw thrown;
-    });
-    if (refused) {
-      void paced?.unused();
-      return refused;
-    }
+    const { permit } = admitted;
 
     let result: LandingResult;
     try {
@@ -126,7 +116,7 @@ export function createChunkFetcher(
         deps.client,
         { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
         { speciesRisk: deps.speciesRisk, shareUnits, shapes: deps.shapes },
-      ).finally(() => paced?.answered());
+      ).finally(() => permit.answered());
       // Before the landing marks the chunk done: a probe counts as in flight until what it
       // taught is recorded, so the feeder never plans the same probe twice.
       if (landing.outcome === 'rows') await learner.learn(chunk, 'accepted');
@@ -136,7 +126,7 @@ export function createChunkFetcher(
         return { kind: 'release', answered: true };
       }
       result = await deps.landings.land(landing);
-      throttle.reset();
+      admission.through();
       await fillWhatWasSetAside();
     } catch (thrown) {
       // The shutdown deadline cancelled the landing on the server: its transaction rolled back,
@@ -146,13 +136,10 @@ export function createChunkFetcher(
       }
       const error = coerceError(thrown);
       const { code, outcome, retryAfterMs } = outcomeOf(error);
-      if (code === 'RATE_LIMITED') paced?.throttled();
       // The service says the quota is spent: every worker holds its jobs until the quota's
       // reset (or the Retry-After it sent), reading the shared counter, not asking the service.
-      if (code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled) {
-        const hold = await deps.quota.spent();
-        if (hold) return { kind: 'quota-hold', hold, said: true };
-      }
+      const hold = await admission.refused(permit, code, retryAfterMs);
+      if (hold) return { kind: 'quota-hold', hold, said: true };
       if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
         return { kind: 'release', answered: true };
       }
@@ -180,23 +167,6 @@ export function createChunkFetcher(
     }
     return { kind: 'landed', result };
   };
-}
-
-/**
- * Counts the call in the calendar quotas (`use`: whose call it is, when a quota is configured)
- * and the call budget: `undefined` when both grant it, else the step of the one that refused.
- */
-async function takeQuotaAndBudget(
-  deps: Pick<IngestChunkDeps, 'quota' | 'budget'>,
-  use: QuotaUse | undefined,
-): Promise<ChunkStep | undefined> {
-  if (use !== undefined && deps.quota) {
-    const hold = await deps.quota.take(use);
-    if (hold) return { kind: 'quota-hold', hold, said: false };
-  }
-  const wait = await deps.budget.take();
-  if (wait > 0) return { kind: 'pause-all', code: undefined, ms: wait };
-  return undefined;
 }
 
 /** What a job whose landing the shutdown deadline cancelled in Postgres rethrows: ABORTED. */

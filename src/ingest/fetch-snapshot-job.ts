@@ -1,13 +1,10 @@
-import type { CallPacer, PacedCall } from '../dispatch/call-pacer.js';
-import type { QuotaGate } from '../dispatch/quota-gate.js';
-import { pacingError } from './pacing-error.js';
+import type { Admission } from '../admission/admission.js';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Kysely } from 'kysely';
 import { coerceError } from '../errors/coerce-error.js';
 import { snapshotSourceOf } from '../datasets/snapshot-source-of.js';
 import type { SnapshotJobData } from '../../jobs/snapshot-job.js';
 import type { Logger } from '../logging/create-logger.js';
-import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
 import type { ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { ShareField } from '../types.js';
@@ -19,7 +16,6 @@ import { outcomeOf } from './outcome-policy.js';
 import { fillSnapshotSetAside } from './fill-snapshot-set-aside.js';
 import { ledgerShareUnitMemory, shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import type { ShapeRecorder } from './shape-recorder.js';
-import type { ThrottleBackoff } from './throttle-backoff.js';
 
 export interface FetchSnapshotDeps {
   readonly db: Kysely<Database>;
@@ -27,19 +23,15 @@ export interface FetchSnapshotDeps {
   readonly species: SpeciesIds;
   readonly logger: Logger;
   readonly speciesRisk: boolean;
-  /** Pauses every worker of the queue for `ms` and puts the job back, attempts untouched. */
-  readonly pauseAll: (ms: number, reason: RateLimitWaitReason) => Promise<never>;
-  /** How long a throttled answer pauses every worker: one per worker, shared by its job kinds. */
-  readonly throttle: ThrottleBackoff;
-  /** Spaces the calls of the tightest rate-limit rule, when it is paced (see `CallPacer`). */
-  readonly pacer?: Pick<CallPacer, 'acquire'>;
+  /**
+   * The door every call goes through (`Admission`): the pace, then the calendar quota (a
+   * snapshot is the sync's and may take the reserve; not counted in the call budget). One the
+   * quota refuses (or the service's "quota exceeded") pauses every worker until the reset:
+   * nothing else may call. A throttled answer pauses every worker through it too.
+   */
+  readonly admission: Pick<Admission, 'admit' | 'refused' | 'pauseMs' | 'through' | 'pause'>;
   /** Aborted when the worker stops: a job waiting for its call's slot goes back to the queue. */
   readonly stopping?: AbortSignal;
-  /**
-   * The calendar quotas: a snapshot is the sync's and may take the reserve. One it refuses (or
-   * the service's "quota exceeded") pauses every worker until the reset: nothing else may call.
-   */
-  readonly quota?: Pick<QuotaGate, 'enabled' | 'take' | 'spent'>;
   /** Takes the shape of each answer (`envdata upstream`); without it, shapes are not kept. */
   readonly shapes?: ShapeRecorder;
 }
@@ -62,7 +54,7 @@ export interface FetchSnapshotDeps {
  */
 export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
   const log = deps.logger.child({ component: 'snapshot' });
-  const { throttle } = deps;
+  const { admission } = deps;
   const shareUnits = ledgerShareUnitMemory(deps.db);
   return async (job: Job<SnapshotJobData>): Promise<number> => {
     const { locationId, product, dataset } = job.data;
@@ -75,39 +67,24 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     const source = snapshotSourceOf(dataset, product);
     const fetchedAt = new Date(job.data.fetchedAt);
     let payload: ParsedPayload<unknown>;
-    let paced: PacedCall | undefined;
-    try {
-      paced = await deps.pacer?.acquire(deps.stopping);
-    } catch (thrown) {
-      throw pacingError(thrown, deps.stopping);
+    const admitted = await admission.admit({ use: 'sync', budgeted: false }, deps.stopping);
+    if (admitted.kind === 'pace') throw admitted.error;
+    if (admitted.kind !== 'permit') {
+      const untilMs = admitted.kind === 'quota' ? admitted.hold.untilMs : Date.now() + admitted.ms;
+      return admission.pause(Math.max(1, untilMs - Date.now()), 'budget');
     }
-    // Counted once the slot has come, in the day the call reaches the service; refused, the
-    // slot goes back.
-    if (deps.quota?.enabled) {
-      const hold = await deps.quota.take('sync').catch((thrown: unknown) => {
-        void paced?.unused();
-        throw thrown;
-      });
-      if (hold) {
-        void paced?.unused();
-        return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
-      }
-    }
+    const { permit } = admitted;
     try {
       payload = await source
         .fetch(deps.client, { location, options: { speciesRisk: deps.speciesRisk }, fetchedAt })
-        .finally(() => paced?.answered());
+        .finally(() => permit.answered());
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);
-      if (code === 'RATE_LIMITED') paced?.throttled();
+      const hold = await admission.refused(permit, code, retryAfterMs);
       switch (outcome.kind) {
         case 'land-empty':
           return 0;
         case 'pause-all': {
-          const hold =
-            code === 'QUOTA_EXCEEDED' && retryAfterMs === undefined && deps.quota?.enabled
-              ? await deps.quota.spent()
-              : undefined;
           if (hold) {
             log.warn(
               {
@@ -118,11 +95,11 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
               },
               'the service says the quota is spent: every worker waits for its reset',
             );
-            return deps.pauseAll(Math.max(1, hold.untilMs - Date.now()), 'budget');
+            return admission.pause(Math.max(1, hold.untilMs - Date.now()), 'budget');
           }
-          const pauseMs = throttle.pauseMs(outcome, retryAfterMs);
+          const pauseMs = admission.pauseMs(outcome, retryAfterMs);
           log.warn({ locationId, product, code, pauseMs }, 'throttled: pausing all workers');
-          return deps.pauseAll(pauseMs, 'throttled');
+          return admission.pause(pauseMs, 'throttled');
         }
         case 'release':
           throw error;
@@ -135,7 +112,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
       }
     }
     // A call got through: the next throttled answer starts a new burst.
-    throttle.reset();
+    admission.through();
     // Latest and forecast answers are read as history is: the unit decided per field.
     const verdicts = source.shareUnitOf(payload);
     let taught: readonly ShareField[] = [];

@@ -1,16 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { CallBudget } from '../dispatch/call-budget.js';
-import type { CallPacer } from '../dispatch/call-pacer.js';
-import type { QuotaGate } from '../dispatch/quota-gate.js';
+import type { Admission } from '../admission/admission.js';
 import type { ClaimRechecks } from '../ledger/claim-chunk.js';
 import type { Logger } from '../logging/create-logger.js';
-import type { MetricsObserver, RateLimitWaitReason } from '../metrics/metrics-observer.js';
+import type { MetricsObserver } from '../metrics/metrics-observer.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Database } from '../warehouse/schema.js';
 import type { WindowScope } from '../windows/learned-window.js';
 import type { LandingBatcher } from '../landing/landing-batcher.js';
 import type { ShapeRecorder } from './shape-recorder.js';
-import type { ThrottleBackoff } from './throttle-backoff.js';
 
 /** What the ingest job is given (`createIngestChunkProcessor`); its parts take what they use. */
 export interface IngestChunkDeps {
@@ -21,16 +18,15 @@ export interface IngestChunkDeps {
    * grouped with the chunks other jobs of the process land at about the same time.
    */
   readonly landings: Pick<LandingBatcher, 'land'>;
-  readonly budget: CallBudget;
   /**
-   * The calendar quotas and the sync's reserve (ENVDATA_QUOTA, ENVDATA_SYNC_RESERVE): a chunk
-   * they refuse goes back to the queue, delayed, no attempt used, and its run shows why.
+   * The door every call goes through (`Admission`): the pace, the calendar quotas with the sync's
+   * reserve (ENVDATA_QUOTA, ENVDATA_SYNC_RESERVE) and the call budget. A chunk the quota refuses
+   * goes back to the queue, delayed, no attempt used, and its run shows why; the call budget
+   * spent or a throttled answer pauses every worker through it (`Admission.pause`).
    */
-  readonly quota?: Pick<QuotaGate, 'enabled' | 'take' | 'spent'>;
+  readonly admission: Pick<Admission, 'admit' | 'refused' | 'pauseMs' | 'through' | 'pause'>;
   /** Longest a held job sleeps before it looks at the quota again (ENVDATA_MAX_PAUSE). */
   readonly quotaRecheckMs?: number;
-  /** Spaces the calls of the tightest rate-limit rule, when it is paced (see `CallPacer`). */
-  readonly pacer?: Pick<CallPacer, 'acquire'>;
   /** Aborted when the worker stops: a job waiting for its call's slot gives its chunk back. */
   readonly stopping?: AbortSignal;
   readonly logger: Logger;
@@ -48,13 +44,6 @@ export interface IngestChunkDeps {
   readonly baseUrl: string;
   /** Ask for per-species risk on pollen history (ENVDATA_SPECIES_RISK). */
   readonly speciesRisk: boolean;
-  /**
-   * Pauses every worker of the queue for `ms` and puts the job back, attempts untouched: for the
-   * call budget (`budget`) or a throttled answer (`throttled`).
-   */
-  readonly pauseAll: (ms: number, reason: RateLimitWaitReason) => Promise<never>;
-  /** How long a throttled answer pauses every worker: one per worker, shared by its job kinds. */
-  readonly throttle: ThrottleBackoff;
   /** Dispatches chunks created while working (the halves of a split). */
   readonly dispatch: (chunkIds: readonly number[]) => Promise<unknown>;
   /** Takes an error meaning Postgres or Redis is down (said once per outage): `true` if so. */

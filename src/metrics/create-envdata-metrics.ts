@@ -1,12 +1,13 @@
 import type { JobType, Queue } from 'bullmq';
 import type { Kysely } from 'kysely';
+import { admissionStores } from '../admission/admission-stores.js';
 import type { Config } from '../config/config.js';
 import { countOpenChunks } from '../ledger/count-open-chunks.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { QueueFactory } from '../queue/queue-factory.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
-import { readQuotaUsage } from '../queue/quota-usage.js';
+import { readQuotaUsage } from '../admission/quota-usage.js';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import {
@@ -51,7 +52,7 @@ export function createEnvdataMetrics(
       },
       freshness: async () =>
         freshnessByDataset(await readFreshness(app.db, app.config.sync.maxLagHours)),
-      quota: () => readQuotaUsage(app.queues.quotaCounter(), app.config.quota),
+      quota: () => readQuotaUsage(admissionStores(app.queues).quota, app.config.quota),
       workersAlive: async () =>
         (await app.queues.listWorkers(QUEUE_NAMES.ingest)).filter((w) => w.alive).length,
     },

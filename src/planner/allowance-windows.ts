@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { monthCapOf } from '../config/quota.js';
-import { quotaResetMs, type QuotaUsage } from '../queue/quota-usage.js';
+import { quotaResetMs, type QuotaUsage } from '../admission/quota-usage.js';
 import type { AllowanceWindow } from './expected-duration.js';
 
 /** A window's use as the counters read it: `QuotaUsage`, or only its count. */

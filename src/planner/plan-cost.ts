@@ -14,7 +14,7 @@ export type PlanBound = 'rate' | 'quota (day)' | 'quota (month)' | 'budget (mont
 /** Whose plan it is: a sync may take the day's reserve, a backfill may not. */
 export type PlanUse = 'sync' | 'other';
 
-/** A window's use as the shared counters read it (`QuotaUsage`, src/queue/quota-usage.ts). */
+/** A window's use as the shared counters read it (`QuotaUsage`, src/admission/quota-usage.ts). */
 export type WindowUse = WindowCount;
 
 /** What a plan of `calls` costs in money and in days of the plan's quotas. */

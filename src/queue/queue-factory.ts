@@ -6,8 +6,6 @@ import { settlesWithin } from '../lifecycle/settles-within.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertQueueAnswers } from './assert-queue-answers.js';
 import { CLOSE_WAIT_MS, type BullmqHandle } from './bullmq-handle.js';
-import type { CallCounter } from './call-counter.js';
-import type { CallSlots } from './call-slots.js';
 import { createRedis, type RedisClient } from './create-redis.js';
 import {
   listPostgresConnections,
@@ -15,22 +13,16 @@ import {
   mergeWorkers,
   type ConnectedWorker,
 } from './list-workers.js';
-import { PostgresCallCounter } from './postgres-call-counter.js';
-import { PostgresCallSlots } from './postgres-call-slots.js';
 import { openPostgresEvents, openPostgresQueue, openPostgresWorker } from './postgres-bullmq.js';
-import { PostgresQuotaCounter } from './postgres-quota-counter.js';
 import { POSTGRES_QUEUE_SCHEMA } from './postgres-queue-schema.js';
 import { PostgresWorkerHeartbeats } from './postgres-worker-heartbeats.js';
 import { DEFAULT_HEARTBEAT_MS, type QueueFactoryOptions } from './queue-factory-options.js';
-import type { QuotaCounter } from './quota-counter.js';
 import {
   closeRedisConnection,
   openRedisEvents,
   openRedisQueue,
   openRedisWorker,
 } from './redis-bullmq.js';
-import { RedisCallCounter } from './redis-call-counter.js';
-import { RedisCallSlots } from './redis-call-slots.js';
 import { RedisKeyspace } from './redis-keyspace.js';
 import { clusterNodesOf, describeRedisTarget, type RedisTarget } from './redis-target.js';
 import { RedisWorkerHeartbeats } from './redis-worker-heartbeats.js';
@@ -89,8 +81,8 @@ export class QueueFactory {
 
   /**
    * One shared non-blocking Redis connection for queues and plain commands. Redis backend only:
-   * code that works on both backends goes through `callCounter()`, `listWorkers()` and
-   * `assertAnswers()`.
+   * code that works on both backends goes through `listWorkers()` and `assertAnswers()`
+   * (and the admission's counters, `admissionStores`).
    */
   connection(): RedisClient {
     if (this.backend !== 'redis') {
@@ -100,29 +92,12 @@ export class QueueFactory {
     return this.shared;
   }
 
-  /** The call budget's counters, beside the queue: Redis keys, or `envdata.call_budget`. */
-  callCounter(): CallCounter {
-    return this.backend === 'redis'
-      ? new RedisCallCounter(this.connection(), this.keyspace)
-      : new PostgresCallCounter(this.options.db!);
-  }
-
   /**
-   * The calendar quotas' and the budget's counters: rows of `envdata.quota_usage` in the
-   * warehouse on either backend. They count money: Redis, even the queue's, may lose its keys
-   * (a restart without persistence, a flush), the warehouse does not, so what was spent is
-   * never counted again.
+   * The warehouse the Postgres backend keeps its tables in (and the admission's counters on
+   * either backend: `admissionStores`); `undefined` when none was given.
    */
-  quotaCounter(): QuotaCounter {
-    if (!this.options.db) throw new Error('QueueFactory.quotaCounter() needs the warehouse (db)');
-    return new PostgresQuotaCounter(this.options.db);
-  }
-
-  /** The call slots of the tightest rule, beside the queue: a Redis list, or `envdata.call_pace`. */
-  callSlots(): CallSlots {
-    return this.backend === 'redis'
-      ? new RedisCallSlots(this.connection(), this.keyspace)
-      : new PostgresCallSlots(this.options.db!);
+  get warehouse(): QueueFactoryOptions['db'] {
+    return this.options.db;
   }
 
   /** The workers' heartbeats, beside the queue: Redis keys, or `envdata.worker_heartbeat`. */

@@ -26,12 +26,12 @@ export class RedisKeyspace {
     return [this.bullmqPrefix, 'envdata', ...parts].join(':');
   }
 
-  /** The call budget's counter of one fixed window (`CallBudget`, `RedisCallCounter`). */
+  /** The call budget's counter of one fixed window (`CallBudget`, `RedisWindowCounters.increment`). */
   budgetCounter(durationMs: number, windowIndex: number): string {
     return this.key('budget', durationMs, windowIndex);
   }
 
-  /** The latest call slots of a paced rule (`CallPacer`, `RedisCallSlots`). */
+  /** The latest call slots of a paced rule (`CallPacer`, `RedisWindowCounters.reserve`). */
   paceSlots(rule: string): string {
     return this.key('pace', rule);
   }

@@ -1,7 +1,7 @@
 import type { Uses } from '../runtime/app-resources.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import { reopenRuns, requeueFailedChunks } from '../ledger/reopen-runs.js';
-import { clearQueuePause } from '../queue/queue-pause.js';
+import { clearQueuePause } from '../admission/queue-pause.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
 /**

@@ -1,3 +1,4 @@
+import { admissionStores } from '../admission/admission-stores.js';
 import type { Uses } from '../runtime/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { countUndelivered } from '../ledger/notification-deliveries.js';
@@ -6,7 +7,7 @@ import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-p
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
 import { valuesSetAside, type SetAsideGroup } from '../ledger/values-set-aside.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
-import { readQuotaUsage, type QuotaUsage } from '../queue/quota-usage.js';
+import { readQuotaUsage, type QuotaUsage } from '../admission/quota-usage.js';
 import { collectStatus, type EnvdataStatus } from './collect-status.js';
 import { withQueueWaiting } from './run-waiting.js';
 
@@ -53,7 +54,7 @@ export interface StatusReport {
  */
 async function readQuota(app: Uses<'config' | 'queues'>): Promise<readonly QuotaUsage[] | null> {
   try {
-    return await readQuotaUsage(app.queues.quotaCounter(), app.config.quota);
+    return await readQuotaUsage(admissionStores(app.queues).quota, app.config.quota);
   } catch (error) {
     if (isEnvdataError(error)) return null;
     throw error;

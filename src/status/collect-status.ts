@@ -3,7 +3,7 @@ import type { QueueBackend } from '../config/config.js';
 import { isEnvdataError } from '../errors/envdata-error.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import type { ConnectedWorker } from '../queue/list-workers.js';
-import { queuePauseMs } from '../queue/queue-pause.js';
+import { queuePauseMs } from '../admission/queue-pause.js';
 import { redisAddressOf, redisTargetOf } from '../queue/redis-target.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertDatabaseAnswers } from '../warehouse/create-database.js';

@@ -1,6 +1,6 @@
 import type { RunProgress, RunWaiting } from '../ledger/run-progress.js';
 import type { ConnectedWorker } from '../queue/list-workers.js';
-import { queuePauseMs } from '../queue/queue-pause.js';
+import { queuePauseMs } from '../admission/queue-pause.js';
 import type { Queue } from 'bullmq';
 
 /** What only the queue knows of why work does not move, read at one instant. */

@@ -1,7 +1,7 @@
 import type { Uses } from '../runtime/app-resources.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
-import { capQueuePause } from '../queue/queue-pause.js';
+import { capQueuePause } from '../admission/queue-pause.js';
 
 /**
  * A pause of every worker left in the queue longer than ENVDATA_MAX_PAUSE (set by an older

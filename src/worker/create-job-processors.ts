@@ -1,17 +1,14 @@
 import { Worker } from 'bullmq';
 import type { Uses } from '../runtime/app-resources.js';
-import { CallBudget, queueLimiter, splitRateLimits } from '../dispatch/call-budget.js';
-import { CallPacer } from '../dispatch/call-pacer.js';
-import { QuotaGate } from '../dispatch/quota-gate.js';
+import { Admission, type PauseReason } from '../admission/admission.js';
+import { admissionStores } from '../admission/admission-stores.js';
 import { historyWindowScope } from '../dispatch/history-window-scope.js';
 import { FactWriter } from '../landing/fact-writer.js';
 import { LandingBatcher } from '../landing/landing-batcher.js';
 import { createFetchSnapshotProcessor } from '../ingest/fetch-snapshot-job.js';
 import { createIngestChunkProcessor } from '../ingest/ingest-chunk-job.js';
 import { ShapeRecorder } from '../ingest/shape-recorder.js';
-import { ThrottleBackoff } from '../ingest/throttle-backoff.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
-import type { RateLimitWaitReason } from '../metrics/metrics-observer.js';
 import type { JobProcessors } from './route-job.js';
 
 /** What the processors need of the worker that runs them. */
@@ -33,16 +30,14 @@ export interface WorkerProcessors extends JobProcessors {
   readonly batcher: LandingBatcher;
   /** Takes the shape of every answer; its counts are flushed when the worker closes. */
   readonly shapes: ShapeRecorder;
-  /** Spaces this process's calls of the tightest rule, when it is paced: its margin is measured. */
-  readonly pacer: CallPacer | undefined;
-  /** BullMQ's limiter: the tightest rule when it is not paced, else one that binds nothing. */
-  readonly limiter: { max: number; duration: number };
+  /** The one door of every call (pace, quota, budget, pauses); its pacer's margin is measured. */
+  readonly admission: Admission;
 }
 
 /**
- * The processors of both job kinds, sharing one landing batcher, call budget, quota gate, pacer
- * and throttle backoff: the limits hold for the process, whichever kind makes the call. Throws
- * `CONFIG_INVALID` without ENVDATA_API_KEY, before anything is created.
+ * The processors of both job kinds, sharing one landing batcher and one `Admission` (the pace,
+ * quota, call budget and throttle backoff): the limits hold for the process, whichever kind
+ * makes the call. Throws `CONFIG_INVALID` without ENVDATA_API_KEY, before anything is created.
  */
 export function createJobProcessors(
   app: Uses<'config' | 'db' | 'logger' | 'observers' | 'outages' | 'queues' | 'serviceClient'>,
@@ -51,12 +46,6 @@ export function createJobProcessors(
   const { config, logger, observers } = app;
   const client = app.serviceClient;
   const windowScope = historyWindowScope(config);
-  const { limiter, others } = splitRateLimits(config.rateLimits);
-  const budget = new CallBudget(app.queues.callCounter(), others);
-  const quota = new QuotaGate(app.queues.quotaCounter(), config.quota);
-  // The tightest rule is paced at each call when it can be (see CallPacer); BullMQ's limiter
-  // then binds nothing and only carries the pauses of 429s.
-  const pacer = CallPacer.for(app.queues.callSlots(), limiter);
   const writer = new FactWriter(app.db, {
     archiveRaw: config.ingest.archiveRaw,
     observer: observers,
@@ -65,16 +54,16 @@ export function createJobProcessors(
     maxBatch: Math.max(1, Math.min(32, hooks.concurrency)),
     maxWaitMs: 15,
   });
-  // Both job kinds pause every worker on a throttled answer: one burst, one growing pause.
-  const { maxPauseMs } = config.worker;
-  const throttle = new ThrottleBackoff(Math.random, maxPauseMs);
   // The one place a pause of every worker is set: never beyond ENVDATA_MAX_PAUSE, whoever
   // asked (a header, the backoff, the call budget), so no answer can stop ingestion for long.
-  const pauseAll = async (ms: number, reason: RateLimitWaitReason): Promise<never> => {
+  const { maxPauseMs } = config.worker;
+  const pauseAll = async (ms: number, reason: PauseReason): Promise<never> => {
     observers.rateLimitWait(reason);
     await hooks.pauseWorkers(Math.min(ms, maxPauseMs));
     throw Worker.RateLimitError();
   };
+  // Both job kinds go through one door: one pace, one quota, one burst's growing pause.
+  const admission = Admission.open(admissionStores(app.queues), config, pauseAll);
   const shapes = new ShapeRecorder(app.db, {
     observer: observers,
     logger,
@@ -84,10 +73,8 @@ export function createJobProcessors(
     db: app.db,
     client,
     landings: batcher,
-    budget,
-    quota,
+    admission,
     quotaRecheckMs: config.worker.maxPauseMs,
-    pacer,
     stopping: hooks.stopping,
     logger,
     maxAttempts: config.worker.maxAttempts,
@@ -99,8 +86,6 @@ export function createJobProcessors(
     refetchDelayMs: config.ingest.refetchDelayMs,
     baseUrl: config.service.baseUrl,
     speciesRisk: config.ingest.speciesRisk,
-    pauseAll,
-    throttle,
     dispatch: hooks.dispatch,
     outages: app.outages,
     observer: observers,
@@ -113,11 +98,8 @@ export function createJobProcessors(
     species: new SpeciesIds(),
     logger,
     speciesRisk: config.ingest.speciesRisk,
-    pauseAll,
-    throttle,
-    pacer,
+    admission,
     stopping: hooks.stopping,
-    quota,
     shapes,
   });
   return {
@@ -125,7 +107,6 @@ export function createJobProcessors(
     snapshots,
     batcher,
     shapes,
-    pacer,
-    limiter: queueLimiter(pacer ? undefined : limiter),
+    admission,
   };
 }

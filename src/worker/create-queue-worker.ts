@@ -9,7 +9,7 @@ import type { IngestQueueData, IngestQueueResult } from './route-job.js';
 /** What the BullMQ worker is built around. */
 export interface QueueWorkerOptions {
   readonly concurrency: number;
-  /** BullMQ's limiter (`WorkerProcessors.limiter`). */
+  /** BullMQ's limiter (`Admission.limiter`). */
   readonly limiter: { max: number; duration: number };
   /** Runs one job. */
   readonly process: (job: Job<IngestQueueData>, token?: string) => Promise<IngestQueueResult>;

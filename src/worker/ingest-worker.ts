@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
 import type { Uses } from '../runtime/app-resources.js';
 import type { AppComponent } from '../runtime/app-component.js';
-import type { CallPacer } from '../dispatch/call-pacer.js';
+import type { CallPacer } from '../admission/call-pacer.js';
 import { createFeeder } from '../dispatch/create-feeder.js';
 import type { QueueFeeder } from '../dispatch/queue-feeder.js';
 import type { OutageMonitor } from '../lifecycle/outage-monitor.js';
@@ -82,7 +82,7 @@ export class IngestWorker implements AppComponent {
       dispatch: (chunkIds) => this.feeder.add(chunkIds),
       feed: () => void this.feed(),
     });
-    this.pacer = this.processors.pacer;
+    this.pacer = this.processors.admission.pacer;
     this.feeder = createFeeder(app);
     this.callMinutes = new ApiCallMinuteRecorder({
       db: app.db,
@@ -92,7 +92,7 @@ export class IngestWorker implements AppComponent {
     this.unobserve = app.observers.add(this.callMinutes);
     this.worker = createQueueWorker(app, {
       concurrency: options.concurrency,
-      limiter: this.processors.limiter,
+      limiter: this.processors.admission.limiter,
       process: (job, token) => this.process(job, token),
       feed: () => void this.feed(),
     });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import type { Environment } from '../../src/config/load-config.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
-import { queuePauseMs } from '../../src/queue/queue-pause.js';
+import { queuePauseMs } from '../../src/admission/queue-pause.js';
 import { startBackfill, type BackfillRequest } from '../../src/runs/start-backfill.js';
 import { DEMO_API_KEY, type RetryAfterFormat } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { QuotaGate } from '../../src/dispatch/quota-gate.js';
+import { admissionStores } from '../../src/admission/admission-stores.js';
+import { QuotaGate } from '../../src/admission/quota-gate.js';
 import { recordNotification } from '../../src/ledger/record-notification.js';
 import { startBackfill } from '../../src/runs/start-backfill.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
@@ -201,7 +202,7 @@ describe('the console in a browser', needsTools('chromium'), () => {
     const quoted = await serveConsole(fx, { env });
     try {
       // Three calls counted by a worker elsewhere, on the shared counters.
-      const gate = new QuotaGate(quoted.app.queues.quotaCounter(), quoted.app.config.quota);
+      const gate = new QuotaGate(admissionStores(quoted.app.queues).quota, quoted.app.config.quota);
       for (let i = 0; i < 3; i += 1) expect(await gate.take('sync')).toBeUndefined();
       const [day, month] = await gate.usage();
       // A 12-hour locale: the console must not follow it.

@@ -1,17 +1,16 @@
 import { Worker, type Job } from 'bullmq';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queueLimiter } from '../../src/dispatch/call-budget.js';
+import { admissionStores } from '../../src/admission/admission-stores.js';
+import { queueLimiter } from '../../src/admission/call-budget.js';
 import { snapshotJob } from '../../jobs/snapshot-job.js';
 import type { SnapshotJobData } from '../../jobs/snapshot-job.js';
-import {
-  createFetchSnapshotProcessor,
-  type FetchSnapshotDeps,
-} from '../../src/ingest/fetch-snapshot-job.js';
-import { CallPacer } from '../../src/dispatch/call-pacer.js';
-import { QuotaGate } from '../../src/dispatch/quota-gate.js';
-import { quotaPeriodsOf } from '../../src/queue/quota-usage.js';
-import { ThrottleBackoff } from '../../src/ingest/throttle-backoff.js';
+import { createFetchSnapshotProcessor } from '../../src/ingest/fetch-snapshot-job.js';
+import { Admission, type AdmissionPolicies } from '../../src/admission/admission.js';
+import { CallPacer } from '../../src/admission/call-pacer.js';
+import { QuotaGate } from '../../src/admission/quota-gate.js';
+import { quotaPeriodsOf } from '../../src/admission/quota-usage.js';
+import { ThrottleBackoff } from '../../src/admission/throttle-backoff.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/service-client.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
@@ -54,22 +53,25 @@ function startSnapshotWorker(
   onPause: (ms: number) => void,
   apiKey = DEMO_API_KEY,
   baseUrl = fx.app.config.service.baseUrl,
-  gates: Pick<FetchSnapshotDeps, 'pacer' | 'quota'> = {},
+  gates: Pick<AdmissionPolicies, 'pacer' | 'quota'> = {},
 ) {
   client = createServiceClient({ ...fx.app.config.service, apiKey, baseUrl });
-  const processor = createFetchSnapshotProcessor({
+  const admission = new Admission({
     ...gates,
-    db: fx.app.db,
-    client,
-    species: new SpeciesIds(),
-    logger: fx.app.logger,
-    speciesRisk: false,
     throttle,
     pauseAll: async (ms) => {
       onPause(ms);
       await worker!.rateLimit(ms);
       throw Worker.RateLimitError();
     },
+  });
+  const processor = createFetchSnapshotProcessor({
+    db: fx.app.db,
+    client,
+    species: new SpeciesIds(),
+    logger: fx.app.logger,
+    speciesRisk: false,
+    admission,
   });
   worker = fx.app.queues.worker<SnapshotJobData, number>(QUEUE_NAMES.ingest, processor, {
     limiter: queueLimiter(undefined),
@@ -293,9 +295,9 @@ describe('the snapshot job under a quota and a paced rule', () => {
       ENVDATA_SYNC_RESERVE: '0',
       ENVDATA_QUOTA_DAY_SECONDS: '1',
     });
-    const quota = new QuotaGate(app.queues.quotaCounter(), app.config.quota);
+    const quota = new QuotaGate(admissionStores(app.queues).quota, app.config.quota);
     const rule = { max: 1, durationMs: 3_000, label: '1/3s' };
-    const pacer = CallPacer.for(app.queues.callSlots(), rule)!;
+    const pacer = CallPacer.for(admissionStores(app.queues).windows, rule)!;
     (await pacer.acquire()).answered();
     await sql`delete from envdata.quota_usage`.execute(app.db);
     fx.simulator.resetStats();

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { QUEUE_BACKENDS } from '../../src/config/config.js';
 import { QueueFactory } from '../../src/queue/queue-factory.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
@@ -73,9 +74,9 @@ describe.each(QUEUE_BACKENDS.filter((b) => b !== 'redis' || !withoutRedis()))(
       const other = create();
       try {
         const window = Math.floor(Date.now() / 60_000);
-        expect(await factory.callCounter().increment(60_000, window)).toBe(1);
-        expect(await other.callCounter().increment(60_000, window)).toBe(2);
-        expect(await factory.callCounter().increment(60_000, window + 1)).toBe(1);
+        expect(await admissionStores(factory).windows.increment(60_000, window)).toBe(1);
+        expect(await admissionStores(other).windows.increment(60_000, window)).toBe(2);
+        expect(await admissionStores(factory).windows.increment(60_000, window + 1)).toBe(1);
       } finally {
         await other.close();
       }

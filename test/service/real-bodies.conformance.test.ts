@@ -11,7 +11,8 @@ import {
 } from '../../src/datasets/weather/normalize-weather.js';
 import { weatherDataset } from '../../src/datasets/weather/weather-dataset.js';
 import { createFetchSnapshotProcessor } from '../../src/ingest/fetch-snapshot-job.js';
-import { ThrottleBackoff } from '../../src/ingest/throttle-backoff.js';
+import { Admission } from '../../src/admission/admission.js';
+import { ThrottleBackoff } from '../../src/admission/throttle-backoff.js';
 import { FactWriter } from '../../src/landing/fact-writer.js';
 import { readShareUnits, recordShareUnits } from '../../src/ledger/share-unit.js';
 import type { Location } from '../../src/locations/location.js';
@@ -83,8 +84,10 @@ function snapshotProcessor() {
     species: new SpeciesIds(),
     logger: wh.app.logger,
     speciesRisk: false,
-    throttle: new ThrottleBackoff(),
-    pauseAll: (ms) => Promise.reject(new Error(`unexpected pause of ${ms} ms`)),
+    admission: new Admission({
+      throttle: new ThrottleBackoff(),
+      pauseAll: (ms) => Promise.reject(new Error(`unexpected pause of ${ms} ms`)),
+    }),
   });
 }
 

@@ -12,7 +12,7 @@ import {
   readLockFunctionFence,
 } from '../../src/warehouse/fence-lock-functions.js';
 import { migrateToLatest } from '../../src/warehouse/migrate-to-latest.js';
-import { PostgresCallSlots } from '../../src/queue/postgres-call-slots.js';
+import { PostgresWindowCounters } from '../../src/admission/postgres-window-counters.js';
 import * as fenceMigration from '../../migrations/2026_11_26_0022_fence_lock_functions.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import type { Database } from '../../src/warehouse/schema.js';
@@ -384,7 +384,11 @@ describe('envdata_bi cannot hold up writers', () => {
       const { rows: chunk } = await sql<{ status: string }>`
         select status::text from envdata.chunk where chunk_id = ${chunkId}`.execute(wh.app.db);
       expect(chunk[0]!.status).toBe('queued');
-      const slot = await new PostgresCallSlots(() => wh.app.db).reserve('bi-role-test', 5, 1000);
+      const slot = await new PostgresWindowCounters(() => wh.app.db).reserve(
+        'bi-role-test',
+        5,
+        1000,
+      );
       expect(slot.waitMs).toBe(0);
       await sql`select envdata.ensure_year_partitions('envdata.weather_hourly'::regclass, 2031, 2031)`.execute(
         wh.app.db,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
 import { costOf, decimalString } from '../../config/money.js';
-import type { QuotaUsage } from '../../queue/quota-usage.js';
+import type { QuotaUsage } from '../../admission/quota-usage.js';
 import { count, isoTimestamp } from './json-document.js';
 import { decimalJson } from './plan-cost-json.js';
 

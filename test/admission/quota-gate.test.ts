@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { admissionStores } from '../../src/admission/admission-stores.js';
 import { configFromDefaults } from '../../src/config/load-config.js';
-import { QuotaGate } from '../../src/dispatch/quota-gate.js';
+import { QuotaGate } from '../../src/admission/quota-gate.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 
 // The quota's counters are rows of envdata.quota_usage, on either queue backend.
@@ -9,7 +10,7 @@ const fx = useBackfillFixture();
 /** A gate on its own app (its own connections: another host), days of one real day. */
 function gate(env: Record<string, string>): QuotaGate {
   const app = fx.newApp(env);
-  return new QuotaGate(app.queues.quotaCounter(), configFromDefaults(env).quota);
+  return new QuotaGate(admissionStores(app.queues).quota, configFromDefaults(env).quota);
 }
 
 describe('the quota gate', () => {

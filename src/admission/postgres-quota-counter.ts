@@ -11,7 +11,7 @@ import {
 
 /**
  * The quota and budget counters as rows of `envdata.quota_usage` (migration 0027), on either
- * queue backend (`QueueFactory.quotaCounter`): they count money, and Redis may lose its keys.
+ * queue backend (`admissionStores`): they count money, and Redis may lose its keys.
  *
  * A take is one statement: it locks the day's and the month's rows, the day's first (every taker
  * in the same order: else two of them, each holding one row, deadlock), checks both caps and

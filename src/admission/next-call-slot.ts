@@ -7,8 +7,9 @@ export interface NextCallSlot {
 }
 
 /**
- * The call slots' rule (`CallSlots`) on a sorted array, oldest first, at the backend's `now`:
- * what `PostgresCallSlots` runs under the rule's lock. `RedisCallSlots` runs the same in Lua.
+ * The call slots' rule (`WindowCounters`) on a sorted array, oldest first, at the backend's `now`:
+ * what `PostgresWindowCounters` runs under the rule's lock. `RedisWindowCounters` runs the same
+ * in Lua.
  */
 export function nextCallSlot(
   current: readonly number[],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PaceMargin } from '../../src/dispatch/pace-margin.js';
+import { PaceMargin } from '../../src/admission/pace-margin.js';
 
 /** Feeds `calls` calls: each `late` ms after its slot, answered `roundTrip` ms after it went. */
 function feed(

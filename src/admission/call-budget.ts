@@ -1,15 +1,15 @@
 import type { RateLimitRule } from '../config/rate-limit.js';
-import type { CallCounter } from '../queue/call-counter.js';
+import type { WindowCounters } from './window-counters.js';
 
 /**
  * The rate-limit rules BullMQ's queue limiter does not cover (it takes one: the tightest), kept
- * as fixed windows beside the queue (Redis keys or a Postgres table: `app.queues.callCounter()`)
+ * as fixed windows beside the queue (`WindowCounters.increment`: Redis keys or a Postgres table)
  * so every worker on every host draws from the same budget, e.g. the `50000/day` of
  * `20/s,50000/day`.
  */
 export class CallBudget {
   constructor(
-    private readonly counter: CallCounter,
+    private readonly counter: Pick<WindowCounters, 'increment'>,
     private readonly rules: readonly RateLimitRule[],
   ) {}
 

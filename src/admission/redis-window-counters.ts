@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { RedisClient } from './create-redis.js';
-import type { RedisKeyspace } from './redis-keyspace.js';
-import type { CallSlots, Reservation, ReserveOptions } from './call-slots.js';
+import type { RedisClient } from '../queue/create-redis.js';
+import type { RedisKeyspace } from '../queue/redis-keyspace.js';
+import type { Reservation, ReserveOptions, WindowCounters } from './window-counters.js';
 
 /**
  * `nextCallSlot` in one script, on Redis's clock: the slots newest first in a list. ARGV: max,
@@ -56,12 +56,27 @@ const RELEASE = `redis.call('LREM', KEYS[1], 1, ARGV[1])`;
 /** No horizon: far beyond any window the pacer spaces. */
 const NO_HORIZON = 1e12;
 
-/** Call slots as Redis lists (`RedisKeyspace.paceSlots`: `<prefix>:envdata:pace:<rule>`). */
-export class RedisCallSlots implements CallSlots {
+/**
+ * The window counters as Redis keys, each in the installation's one slot beside BullMQ's on a
+ * cluster: a fixed window's count (`RedisKeyspace.budgetCounter`: `<prefix>:envdata:budget:
+ * <durationMs>:<window>`, INCR + PEXPIRE in one MULTI) and a rule's call slots as a list
+ * (`RedisKeyspace.paceSlots`: `<prefix>:envdata:pace:<rule>`).
+ */
+export class RedisWindowCounters implements WindowCounters {
   constructor(
     private readonly redis: RedisClient,
     private readonly keyspace: RedisKeyspace,
   ) {}
+
+  async increment(durationMs: number, windowIndex: number): Promise<number> {
+    const key = this.keyspace.budgetCounter(durationMs, windowIndex);
+    const [[, used]] = (await this.redis
+      .multi()
+      .incr(key)
+      .pexpire(key, durationMs * 2)
+      .exec()) as [[Error | null, number]];
+    return used;
+  }
 
   async reserve(
     rule: string,

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitRule } from '../config/rate-limit.js';
-import type { CallSlots } from '../queue/call-slots.js';
+import type { WindowCounters } from './window-counters.js';
 import { PaceMargin } from './pace-margin.js';
 
 /** `promise`, or `signal`'s reason once it is aborted, whichever comes first. */
@@ -59,8 +59,9 @@ export interface PacedCall {
 
 /**
  * Spaces the calls of the tightest rate-limit rule over every worker of every host, at the moment
- * of each call: a call reserves a slot (`CallSlots`, on the backend's clock) such that no window
- * of the rule's length plus a margin holds more than `max` slots, waits for it, and goes.
+ * of each call: a call reserves a slot (`WindowCounters.reserve`, on the backend's clock) such
+ * that no window of the rule's length plus a margin holds more than `max` slots, waits for it,
+ * and goes.
  *
  * Why at the call and not at the job's start (BullMQ's limiter): the service counts a call when
  * it arrives, and both sides count fixed windows opened by a first call. Counted at the job's
@@ -96,7 +97,7 @@ export class CallPacer {
   private readonly key: string;
 
   private constructor(
-    private readonly slots: CallSlots,
+    private readonly slots: WindowCounters,
     readonly rule: RateLimitRule,
   ) {
     this.margin = new PaceMargin(rule.durationMs);
@@ -119,7 +120,7 @@ export class CallPacer {
   }
 
   /** A pacer for `rule` when it can be paced (a window up to a minute), else `undefined`. */
-  static for(slots: CallSlots, rule: RateLimitRule | undefined): CallPacer | undefined {
+  static for(slots: WindowCounters, rule: RateLimitRule | undefined): CallPacer | undefined {
     if (rule === undefined) return undefined;
     if (rule.durationMs > MAX_PACED_WINDOW_MS || rule.max > MAX_PACED_CALLS) return undefined;
     return new CallPacer(slots, rule);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextCallSlot } from '../../src/queue/next-call-slot.js';
+import { nextCallSlot } from '../../src/admission/next-call-slot.js';
 
 const rule = { max: 4, windowMs: 1_000, horizonMs: 500, spacingMs: 0, moving: undefined };
 

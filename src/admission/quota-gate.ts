@@ -1,16 +1,16 @@
 import type { Config } from '../config/config.js';
 import { monthCapOf, type QuotaLimitedBy, type QuotaWindowName } from '../config/quota.js';
-import type { QuotaCounter } from '../queue/quota-counter.js';
+import type { QuotaCounter } from './quota-counter.js';
 import {
   quotaConfigured,
   quotaPeriodsOf,
   quotaResetMs,
   readQuotaUsage,
   type QuotaUsage,
-} from '../queue/quota-usage.js';
+} from './quota-usage.js';
 
 export type { QuotaLimitedBy } from '../config/quota.js';
-export type { QuotaUsage } from '../queue/quota-usage.js';
+export type { QuotaUsage } from './quota-usage.js';
 
 /** Whose call it is: the sync's may take the reserve, everyone else's (backfill, rebuild) may not. */
 export type QuotaUse = 'sync' | 'other';

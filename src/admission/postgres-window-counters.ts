@@ -1,17 +1,35 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
-import type { CallSlots, Reservation, ReserveOptions } from './call-slots.js';
+import type { Reservation, ReserveOptions, WindowCounters } from './window-counters.js';
 import { nextCallSlot } from './next-call-slot.js';
 
 /**
- * Call slots as rows of `envdata.call_pace` (migration 0016), for the Postgres queue backend: a
- * rule's slots, oldest first, in one array, the rule (`nextCallSlot`) applied here under a
+ * The window counters as rows, for the Postgres queue backend. A fixed window's count is a row of
+ * `envdata.call_budget` (migration 0013): one upsert per call, atomic under concurrent workers
+ * like Redis's INCR; the first call of a window also deletes the windows that have expired, so
+ * the table stays a few rows long. A rule's call slots are a row of `envdata.call_pace`
+ * (migration 0016), oldest first in one array, the rule (`nextCallSlot`) applied here under a
  * transaction-scoped advisory lock. The lock takes turns between workers before the clock is
  * read, so a slot is never reserved on a clock read while another worker held the row.
  */
-export class PostgresCallSlots implements CallSlots {
+export class PostgresWindowCounters implements WindowCounters {
   constructor(private readonly db: () => Kysely<Database>) {}
+
+  async increment(durationMs: number, windowIndex: number): Promise<number> {
+    const db = this.db();
+    const { rows } = await sql<{ used: number }>`
+      insert into envdata.call_budget as b (duration_ms, window_index, used, expires_at)
+      values (${durationMs}, ${windowIndex}, 1,
+              now() + make_interval(secs => ${durationMs * 2} / 1000.0))
+      on conflict (duration_ms, window_index) do update set used = b.used + 1
+      returning b.used`.execute(db);
+    const used = rows[0]!.used;
+    if (used === 1) {
+      await sql`delete from envdata.call_budget where expires_at < now()`.execute(db);
+    }
+    return used;
+  }
 
   async reserve(
     rule: string,
@@ -66,13 +84,12 @@ export class PostgresCallSlots implements CallSlots {
 
   roundTrip(): Promise<Pick<Reservation, 'askedAt' | 'answeredAt'>> {
     // Timed once a connection of the pool is held: waiting for one is not the network's.
-    return this.db()
-      .connection()
-      .execute(async (connection) => {
-        const askedAt = performance.now();
-        await sql`select 1`.execute(connection);
-        return { askedAt, answeredAt: performance.now() };
-      });
+    const db = this.db();
+    return db.connection().execute(async (connection) => {
+      const askedAt = performance.now();
+      await sql`select 1`.execute(connection);
+      return { askedAt, answeredAt: performance.now() };
+    });
   }
 }
 

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { CallPacer } from '../../src/dispatch/call-pacer.js';
+import { admissionStores } from '../../src/admission/admission-stores.js';
+import { CallPacer } from '../../src/admission/call-pacer.js';
 import { useBackfillFixture } from '../harness/backfill-fixture.js';
 
 // The call slots live beside the queue: a Redis list, or envdata.call_pace on the postgres backend.
@@ -12,8 +13,8 @@ const freshRule = () => `test-${process.pid}-${Date.now()}-${(rules += 1)}`;
 
 describe('call slots', () => {
   it('give the first max reservations now and space the rest a window apart, across connections', async () => {
-    const mine = fx.app.queues.callSlots();
-    const other = fx.newApp().queues.callSlots();
+    const mine = admissionStores(fx.app.queues).windows;
+    const other = admissionStores(fx.newApp().queues).windows;
     const rule = freshRule();
     // A window far longer than the 16 reservations take, however loaded the machine: none of them
     // may see the first ones' window end (at 300 ms, a slow run gave a fifth caller a free slot).
@@ -39,7 +40,7 @@ describe('call slots', () => {
 
 describe('call slots given back and moved', () => {
   it('give a slot back: the window holds one call fewer, and the next caller goes now', async () => {
-    const slots = fx.app.queues.callSlots();
+    const slots = admissionStores(fx.app.queues).windows;
     const rule = freshRule();
     const [max, windowMs] = [3, 60_000];
     const taken = [];
@@ -56,7 +57,7 @@ describe('call slots given back and moved', () => {
   });
 
   it('reserve nothing beyond the horizon: a caller told to wait holds no slot', async () => {
-    const slots = fx.newApp().queues.callSlots();
+    const slots = admissionStores(fx.newApp().queues).windows;
     const rule = freshRule();
     const [max, windowMs] = [2, 60_000];
     await slots.reserve(rule, max, windowMs);
@@ -72,7 +73,7 @@ describe('call slots given back and moved', () => {
   });
 
   it('space a new slot from the latest', async () => {
-    const slots = fx.app.queues.callSlots();
+    const slots = admissionStores(fx.app.queues).windows;
     const rule = freshRule();
     const first = await slots.reserve(rule, 100, 60_000, { spacingMs: 5_000 });
     const second = await slots.reserve(rule, 100, 60_000, { spacingMs: 5_000 });
@@ -80,7 +81,7 @@ describe('call slots given back and moved', () => {
   });
 
   it('move a missed slot to now, keeping the window at its calls', async () => {
-    const slots = fx.app.queues.callSlots();
+    const slots = admissionStores(fx.app.queues).windows;
     const rule = freshRule();
     const [max, windowMs] = [2, 5_000];
     const first = await slots.reserve(rule, max, windowMs, { horizonMs: 10_000 });
@@ -111,8 +112,8 @@ describe('the call pacer', () => {
   it('lets no window of the rule hold more than its calls, whoever asks', async () => {
     const rule = { max: 5, durationMs: 250, label: '5/250ms' };
     // Two apps, two connections: one rule, so one set of slots.
-    const shared = CallPacer.for(fx.app.queues.callSlots(), rule)!;
-    const again = CallPacer.for(fx.newApp().queues.callSlots(), rule)!;
+    const shared = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
+    const again = CallPacer.for(admissionStores(fx.newApp().queues).windows, rule)!;
     const released: number[] = [];
     await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
@@ -136,7 +137,7 @@ describe('the call pacer', () => {
     // One call a minute: a second call would wait for the next minute, but for the first's
     // slot given back (the quota refused that call once its slot came).
     const rule = { max: 1, durationMs: 60_000, label: '1/min' };
-    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    const pacer = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
     await (await pacer.acquire()).unused();
     // Stops waiting (and fails) long before the minute a slot not given back would cost.
     const next = await pacer.acquire(AbortSignal.timeout(20_000));
@@ -146,7 +147,7 @@ describe('the call pacer', () => {
 
   it('holds a call until its peer a window back was read, when that answer came late', async () => {
     const rule = { max: 2, durationMs: 200, label: '2/200ms' };
-    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    const pacer = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
     // Answered at once: the fastest round trip is next to nothing.
     (await pacer.acquire()).answered();
     (await pacer.acquire()).answered();
@@ -165,7 +166,7 @@ describe('the call pacer', () => {
 
   it('waits for a peer answer later than any recent one: a stall, not a slow service', async () => {
     const rule = { max: 10, durationMs: 100, label: '10/100ms' };
-    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    const pacer = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
     // Enough calls answered at once to know the slowest round trip: next to nothing.
     for (let i = 0; i < 130; i += 1) (await pacer.acquire()).answered();
     const stalled = await pacer.acquire();
@@ -184,7 +185,7 @@ describe('the call pacer', () => {
 
   it('earns a narrower margin from the calls it measures', async () => {
     const rule = { max: 50, durationMs: 1_000, label: '50/s' };
-    const pacer = CallPacer.for(fx.app.queues.callSlots(), rule)!;
+    const pacer = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
     expect(pacer.margin.earned).toBe(false);
     // Calls answered at once: what is left is the pacer's own lateness on this host.
     for (let i = 0; i < 130; i += 1) (await pacer.acquire()).answered();
@@ -194,7 +195,7 @@ describe('the call pacer', () => {
   });
 
   it('paces only rules of a minute or less', () => {
-    const slots = fx.app.queues.callSlots();
+    const slots = admissionStores(fx.app.queues).windows;
     expect(CallPacer.for(slots, undefined)).toBeUndefined();
     expect(CallPacer.for(slots, { max: 1000, durationMs: 3_600_000, label: '1000/h' })).toBe(
       undefined,

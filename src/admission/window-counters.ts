@@ -1,9 +1,10 @@
 /**
- * Call slots shared by every worker of an installation, on whichever backend holds the queue
- * (`RedisCallSlots`, `PostgresCallSlots`): the `CallPacer` spaces the calls of the tightest
- * rate-limit rule with them.
+ * The rate-limit rules' counters, shared by every worker of an installation, on whichever backend
+ * holds the queue (`RedisWindowCounters`, `PostgresWindowCounters`; `admissionStores`): fixed
+ * windows for the rules the `CallBudget` keeps (`increment`), and the call slots the `CallPacer`
+ * spaces the tightest rule with (`reserve`, `release`, `roundTrip`).
  *
- * The rule both keep, on the backend's clock (Redis `TIME`, Postgres `clock_timestamp()`, one
+ * The slots' rule, on the backend's clock (Redis `TIME`, Postgres `clock_timestamp()`, one
  * for every host): no `windowMs` holds more than `max` slots. A new slot is the earliest instant
  * from now on that keeps it, and `spacingMs` after the latest slot at least (the slots stay
  * sorted, and calls reach the service one by one rather than as a burst it reads in turn); a
@@ -12,11 +13,19 @@
  * taken yet. Slots a window old can share no window with a new one and are dropped; a rule's
  * slots are forgotten two windows after the last.
  */
-export interface CallSlots {
+export interface WindowCounters {
+  /**
+   * Counts one call in fixed window `windowIndex` (whole `durationMs` since the epoch) of the rule
+   * lasting `durationMs`; returns the calls counted in that window so far, this one included.
+   * A window is forgotten some time after it ends (twice its length).
+   */
+  increment(durationMs: number, windowIndex: number): Promise<number>;
+
   /**
    * Reserves a slot for one call of `rule`: now, `spacingMs` after the latest slot, or when the
-   * `max`-th latest slot is `windowMs` old, whichever is latest (see `CallSlots`). Beyond `horizonMs` from now nothing is reserved:
-   * `slot` is `undefined` and `waitMs` says when the slot would be (ask again `horizonMs` before).
+   * `max`-th latest slot is `windowMs` old, whichever is latest (see `WindowCounters`). Beyond
+   * `horizonMs` from now nothing is reserved: `slot` is `undefined` and `waitMs` says when the
+   * slot would be (ask again `horizonMs` before).
    * With `moving` (a slot of this caller no call was made at, missed): that slot moves to now when
    * no slot is reserved a window after it (always, when it is less than `windowMs - horizonMs`
    * late); else it is given back and a slot reserved as without it.
