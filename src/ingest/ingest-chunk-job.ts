@@ -55,7 +55,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const learner = new WindowLearner(deps.db, deps.windowScope, log, deps.windowLearned);
   const checkAddress = wrongAddressCheck(deps.db, deps.baseUrl, log);
   const fetchAndLand = createChunkFetcher(deps, { learner, checkAddress });
-  const act = createStepInterpreter(deps, { log, closer, learner });
+  const act = createStepInterpreter(deps, { log, closer });
 
   const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
     const chunk = await claimChunk(deps.db, job.data.chunkId, deps.rechecks);
