@@ -24,8 +24,9 @@ export type ChunkFetcher = (chunk: ClaimedChunk, attempts: number) => Promise<Ch
 /**
  * The ingest job's call and landing: the pacer's slot first, then the quota and the call budget,
  * then the request, what the answer teaches of the window and of the base address, and the
- * landing. What is thrown on the way becomes a step through `OUTCOME_POLICY` (`stepOf`); nothing
- * here touches the chunk's state but the landing.
+ * landing. What is thrown on the way becomes a step through `OUTCOME_POLICY` (`stepOf`); a window
+ * refused as too long is learned here, for the split. Nothing here touches the chunk's state but
+ * the landing.
  */
 export function createChunkFetcher(
   deps: Pick<
