@@ -1,20 +1,4 @@
-import { backoffMs } from '../lifecycle/backoff.js';
-
-/** The doubling is capped at 2^12 times the base, so a long outage cannot overflow it. */
-const MAX_DOUBLINGS = 12;
-
-/**
- * `baseMs` doubled `times` times (at most 12), capped at `capMs`, then jittered to between half
- * and one and a half of that, so workers that waited together do not all call again together.
- */
-export function jitteredBackoffMs(
-  baseMs: number,
-  times: number,
-  capMs = Number.POSITIVE_INFINITY,
-  random: () => number = Math.random,
-): number {
-  return backoffMs(times, { baseMs, capMs, maxDoublings: MAX_DOUBLINGS, jitter: 0.5, random });
-}
+import { jitteredBackoffMs } from '../lifecycle/jittered-backoff.js';
 
 /**
  * How long every worker pauses when the service throttles (`pause-all` in `OUTCOME_POLICY`):

@@ -18,8 +18,13 @@ export type ChunkStep =
   /** A calendar quota refused the call (`said`: the service said it is spent). */
   | { readonly kind: 'quota-hold'; readonly hold: QuotaHold; readonly said: boolean }
   | { readonly kind: 'block-dataset'; readonly code: PolicyCode; readonly message: string }
-  /** `unsplittable`: the failure's message when the chunk is one hour already. */
-  | { readonly kind: 'split'; readonly code: PolicyCode; readonly unsplittable: string }
+  /** `pieceHours`: the window a refused probe of an auto-window run goes back to. */
+  | {
+      readonly kind: 'split';
+      readonly code: PolicyCode;
+      readonly message: string;
+      readonly pieceHours?: number;
+    }
   /**
    * With `error`: rethrown for the worker to put the job back; without, the job is skipped.
    * `answered`: a call was sent and answered (from what looks like a wrong address): it counts.
@@ -29,14 +34,10 @@ export type ChunkStep =
       readonly kind: 'retry' | 'fail';
       readonly code: PolicyCode;
       readonly message: string;
-      /** `false`: the call was counted already (a trimmed answer, counted when its rows landed). */
-      readonly madeCall: boolean;
+      /** The landing recorded it already (a trimmed 206 answer): the ledger writes nothing more. */
+      readonly landed: boolean;
       readonly error: Error;
     };
-
-/**
- * The ingest job: claim the chunk in the ledger, make its one history request, land the rows,
- * the coverage and the chunk's state in one transaction. What a code leads to is
 
 /**
  * The table's outcome for a chunk whose call ended with `code` (the ingest job's reading of
@@ -46,32 +47,20 @@ export function stepOf(
   code: PolicyCode,
   outcome: Outcome,
   error: Error,
-  call: { attempts: number; madeCall: boolean; retryAfterMs: number | undefined },
+  call: { attempts: number; retryAfterMs: number | undefined },
   policy: { throttle: Pick<ThrottleBackoff, 'pauseMs'>; maxAttempts: number },
 ): ChunkStep {
   const { message } = error;
-  const { attempts, madeCall } = call;
+  const { attempts } = call;
   switch (outcome.kind) {
     case 'pause-all':
       return { kind: 'pause-all', code, ms: policy.throttle.pauseMs(outcome, call.retryAfterMs) };
     case 'stop-run':
-      // The client's message says what was refused; what it means here is this job's to say.
-      return {
-        kind: 'stop-run',
-        code,
-        message: `${message}; the run stops until the key is fixed`,
-      };
+      return { kind: 'stop-run', code, message };
     case 'block-dataset':
       return { kind: 'block-dataset', code, message };
     case 'split':
-      return {
-        kind: 'split',
-        code,
-        unsplittable:
-          code === 'RESPONSE_TOO_LARGE'
-            ? `${message} (one hour is the shortest window: only a higher limit helps)`
-            : message,
-      };
+      return { kind: 'split', code, message };
     case 'release':
       return { kind: 'release', error };
     case 'retry':
@@ -79,13 +68,13 @@ export function stepOf(
         kind: attempts < policy.maxAttempts ? 'retry' : 'fail',
         code,
         message,
-        madeCall,
+        landed: false,
         error,
       };
     // `fetchChunk` turns "no data" and "not covered" into landings: thrown, the chunk fails.
     case 'land-empty':
     case 'fail':
-      return { kind: 'fail', code, message, madeCall, error };
+      return { kind: 'fail', code, message, landed: false, error };
   }
 }
 

@@ -1,16 +1,16 @@
 import type { QuotaUse } from '../admission/quota-gate.js';
-import { jitteredBackoffMs } from '../admission/throttle-backoff.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import type { ClaimedChunk } from '../ledger/claim-chunk.js';
 import { runKindOf } from '../ledger/run-kind-of.js';
 import { ServiceError } from '../service/service-error.js';
 import { stepOf, type ChunkStep } from './chunk-step.js';
-import type { LandingResult } from '../ledger/landing-decision.js';
+import { PARTIAL_MESSAGE, type LandingResult } from '../ledger/landing-decision.js';
 import { fetchChunk } from './fetch-chunk.js';
 import type { IngestChunkDeps } from './ingest-chunk-deps.js';
 import { OUTCOME_POLICY, outcomeOf } from './outcome-policy.js';
 import type { Dataset, ShareField } from '../types.js';
+import { pieceHoursAfterRefusal } from '../windows/learned-window.js';
 import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { ledgerShareUnitMemory, type ShareUnitMemory } from './share-unit-memory.js';
 import type { WindowLearner } from './window-learner.js';
@@ -23,7 +23,8 @@ export type ChunkFetcher = (chunk: ClaimedChunk, attempts: number) => Promise<Ch
  * The ingest job's call and landing: admitted first (`Admission.admit`: the pace, the quota and
  * the call budget), then the request, what the answer teaches of the window and of the base
  * address, and the landing. What is thrown on the way becomes a step through `OUTCOME_POLICY`
- * (`stepOf`); nothing here touches the chunk's state but the landing.
+ * (`stepOf`); a window refused as too long is learned here, for the split. Nothing here touches
+ * the chunk's state but the landing.
  */
 export function createChunkFetcher(
   deps: Pick<
@@ -42,9 +43,9 @@ export function createChunkFetcher(
   >,
   parts: { readonly learner: WindowLearner; readonly checkAddress: WrongAddressCheck },
 ): ChunkFetcher {
-  const { admission } = deps;
+  const { admission, maxAttempts, refetchAttempts, refetchDelayMs } = deps;
   const { learner, checkAddress } = parts;
-  const policy = { throttle: admission, maxAttempts: deps.maxAttempts };
+  const policy = { throttle: admission, maxAttempts };
   // Share fields whose unit an answer of history just taught: shares set aside before, for
   // want of it, are filled from the archive after the next landing (`fillSetAsideShares`).
   const ledgerUnits = ledgerShareUnitMemory(deps.db);
@@ -114,7 +115,11 @@ export function createChunkFetcher(
     try {
       const landing = await fetchChunk(
         deps.client,
-        { ...chunk, attempts, refetchAllowed: chunk.refetches < deps.refetchAttempts },
+        {
+          ...chunk,
+          attempts,
+          retries: { refetches: chunk.refetches, refetchAttempts, refetchDelayMs, maxAttempts },
+        },
         { speciesRisk: deps.speciesRisk, shareUnits, shapes: deps.shapes },
       ).finally(() => permit.answered());
       // Before the landing marks the chunk done: a probe counts as in flight until what it
@@ -143,29 +148,32 @@ export function createChunkFetcher(
       if (outcome.wrongAddressSign && (await checkAddress(chunk.runId, true))) {
         return { kind: 'release', answered: true };
       }
-      return stepOf(code, outcome, error, { attempts, madeCall: true, retryAfterMs }, policy);
+      const step = stepOf(code, outcome, error, { attempts, retryAfterMs }, policy);
+      if (step.kind !== 'split' || code !== 'RANGE_TOO_LONG') return step;
+      // A refused chunk of an auto-window run goes back to the window known to be accepted:
+      // a probe too long costs its one call.
+      const known = await learner.learn(chunk, 'refused');
+      const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
+      if (!chunk.windowAuto || !known) return step;
+      return { ...step, pieceHours: pieceHoursAfterRefusal(known, hours) };
     }
 
-    if (result.state === 'refetch') {
-      return {
-        kind: 'refetch',
-        result,
-        delayMs: jitteredBackoffMs(deps.refetchDelayMs, chunk.refetches),
-      };
+    // The ledger decided, and recorded in the landing, what a lacking or trimmed answer means.
+    switch (result.state) {
+      case 'refetch':
+        return { kind: 'refetch', result, delayMs: result.refetchDelayMs };
+      case 'partial':
+      case 'failed':
+        return {
+          kind: result.state === 'partial' ? 'retry' : 'fail',
+          code: 'PARTIAL',
+          message: PARTIAL_MESSAGE,
+          landed: true,
+          error: new Error(PARTIAL_MESSAGE),
+        };
+      default:
+        return { kind: 'landed', result };
     }
-    if (result.state === 'partial') {
-      const trimmed = new Error(
-        'the service trimmed the payload (206); rows kept, the chunk will be fetched again',
-      );
-      return stepOf(
-        'PARTIAL',
-        OUTCOME_POLICY.PARTIAL,
-        trimmed,
-        { attempts, madeCall: false, retryAfterMs: undefined },
-        policy,
-      );
-    }
-    return { kind: 'landed', result };
   };
 }
 

@@ -5,7 +5,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import { isServiceError } from '../service/service-error.js';
 import { NO_FACTS } from '../warehouse/fact-table.js';
 import { holdFacts } from '../normalize/hold-facts.js';
-import type { ChunkLanding } from '../ledger/landing-decision.js';
+import type { ChunkLanding, ChunkRetries } from '../ledger/landing-decision.js';
 import type { ShapeRecorder } from './shape-recorder.js';
 import { shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import { clipWindow } from '../windows/hour-ranges.js';
@@ -18,8 +18,8 @@ export interface ChunkToFetch extends Pick<
 > {
   /** Attempts made so far, this one included. */
   readonly attempts: number;
-  /** The re-fetch policy allows another call if hours are missing from this answer. */
-  readonly refetchAllowed: boolean;
+  /** The chunk's retry policy, for the ledger to decide a re-fetch or a 206's retry by. */
+  readonly retries: ChunkRetries;
 }
 
 /**
@@ -56,7 +56,7 @@ export async function fetchChunk(
     dataset: chunk.dataset,
     // The hours the answer should hold: within the dataset's history, before the current hour.
     expected: clipWindow(chunk.window, definition.historyStart, lastCompleteHourEnd(startedAt)),
-    refetchAllowed: chunk.refetchAllowed,
+    retries: chunk.retries,
     locationId: chunk.location.locationId,
     window: chunk.window,
     calls: 1,
@@ -104,7 +104,7 @@ export async function fetchChunk(
   const held = shape !== undefined && shape.policy !== 'evolve';
   return {
     ...base,
-    ...(held && { refetchAllowed: false }),
+    ...(held && { held: true }),
     outcome: 'rows',
     complete: payload.complete,
     httpStatus: payload.complete ? 200 : 206,

@@ -21,8 +21,9 @@ import { wrongAddressCheck } from './wrong-address-check.js';
  *   again after a growing delay, up to `refetchAttempts` times, then the hours still absent are
  *   recorded as missing upstream (or quarantined) and the chunk is done.
  * - `land-empty` (NO_DATA, NOT_COVERED): the chunk is done with zero rows (`fetchChunk`).
- * - `retry`: PARTIAL (206) lands the trimmed rows first; the chunk is fetched again after an
- *   exponential backoff with jitter (the job's options) up to `maxAttempts`, then fails.
+ * - `retry`: the chunk is fetched again after an exponential backoff with jitter (the job's
+ *   options) up to `maxAttempts`, then fails. A PARTIAL (206) lands its trimmed rows, and its
+ *   landing records the retry, or the failure at the last attempt (`decideLanding`).
  * - `pause-all` (RATE_LIMITED, QUOTA_EXCEEDED): every worker pauses (`ThrottleBackoff`); the job
  *   goes back without using an attempt.
  * - `stop-run` (UNAUTHORIZED): the run stops at once; no retry can fix a refused key.
@@ -37,7 +38,8 @@ import { wrongAddressCheck } from './wrong-address-check.js';
  *   coverage.
  *
  * Composed of: the call and landing, which decide the next step (`createChunkFetcher`), the step
- * interpreter that does it (`createStepInterpreter`), the window learner (`WindowLearner`), the
+ * interpreter that has the ledger decide and write it (`decideChunkOutcome`) and moves the job
+ * (`createStepInterpreter`), the window learner (`WindowLearner`), the
  * wrong-address check (`wrongAddressCheck`) and the run closer (`RunCloser`: a chunk that
  * finishes its run closes it, deferred so that chunks finishing together close it once).
  */
@@ -55,7 +57,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const learner = new WindowLearner(deps.db, deps.windowScope, log, deps.windowLearned);
   const checkAddress = wrongAddressCheck(deps.db, deps.baseUrl, log);
   const fetchAndLand = createChunkFetcher(deps, { learner, checkAddress });
-  const act = createStepInterpreter(deps, { log, closer, learner });
+  const act = createStepInterpreter(deps, { log, closer });
 
   const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
     const chunk = await claimChunk(deps.db, job.data.chunkId, deps.rechecks);

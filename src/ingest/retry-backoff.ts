@@ -1,5 +1,5 @@
 import { isServiceError } from '../service/service-error.js';
-import { jitteredBackoffMs } from '../admission/throttle-backoff.js';
+import { jitteredBackoffMs } from '../lifecycle/jittered-backoff.js';
 
 /**
  * How long a job whose call ended in a `retry` outcome (`OUTCOME_POLICY`: a 5xx, a timeout…)

@@ -111,7 +111,7 @@ export async function rebuildFromArchive(
           complete: true,
           rebuild: true,
           expected: undefined,
-          refetchAllowed: false,
+          retries: { refetches: 0, refetchAttempts: 0, refetchDelayMs: 0, maxAttempts: 1 },
           calls: 0,
           attempts: 0,
           startedAt: row.fetched_at,

@@ -1,11 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dataset } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import { recordNotification } from './record-notification.js';
 
 /**
  * The key may not use this dataset (403): the run stops fetching it and goes on with the rest.
- * The one caller that blocks it first records `product-refused` in the same transaction.
+ * The one caller that blocks it first records `product-refused` in the same transaction: `db`'s
+ * when it is one, else one of its own.
  */
 export async function blockDataset(
   db: Kysely<Database>,
@@ -13,7 +14,7 @@ export async function blockDataset(
   dataset: Dataset,
   message: string,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  const write = async (trx: Transaction<Database>): Promise<void> => {
     const { rows } = await sql<{ kind: string }>`
       update envdata.run set
         blocked_datasets = array(select distinct unnest(blocked_datasets || ${[dataset]}::text[])),
@@ -40,5 +41,6 @@ export async function blockDataset(
         action: `enable ${dataset} for the key with the provider, then run the ${rows[0]!.kind} again`,
       },
     });
-  });
+  };
+  await (db.isTransaction ? write(db as Transaction<Database>) : db.transaction().execute(write));
 }

@@ -1,6 +1,7 @@
 import type { Dataset, Window } from '../types.js';
 import type { LandingFacts } from '../warehouse/fact-table.js';
 import type { ChunkOutcome } from '../warehouse/schema.js';
+import { jitteredBackoffMs } from '../lifecycle/jittered-backoff.js';
 import { formatHourRanges, hourRanges, hoursOf } from '../windows/hour-ranges.js';
 import type { LandingRecord, LandingState } from './record-landings.js';
 
@@ -14,7 +15,7 @@ interface LandingBase {
   readonly outcome: ChunkOutcome;
   /**
    * `false` for a trimmed (206, PARTIAL) payload: its rows land, but the chunk is not marked
-   * done and will be fetched again.
+   * done: it is fetched again as an attempt, or fails at its last (`retries.maxAttempts`).
    */
   readonly complete: boolean;
   /**
@@ -23,11 +24,13 @@ interface LandingBase {
    * quarantined are missing.
    */
   readonly expected: Window | undefined;
+  /** The chunk's retry policy, from which the ledger decides whether it is asked again. */
+  readonly retries: ChunkRetries;
   /**
-   * The re-fetch policy still allows another call for this chunk: missing or quarantined hours
-   * then make it wait again instead of being recorded as holes.
+   * An answer of a shape held under the drift policy (`quarantine`, `freeze`): never fetched
+   * again (the same shape would come back, paid for).
    */
-  readonly refetchAllowed: boolean;
+  readonly held?: boolean;
   /** A re-landing from the archive: adds what landed, changes no chunk and no hole. */
   readonly rebuild?: boolean;
   /** API calls made for this landing (0 for a rebuild from the archive). */
@@ -36,6 +39,22 @@ interface LandingBase {
   readonly startedAt: Date;
   readonly httpStatus: number;
 }
+
+/** The retry policy a landing meets: what `decideLanding` decides a re-fetch and a 206 from. */
+export interface ChunkRetries {
+  /** Re-fetches already made for hours missing from earlier answers. */
+  readonly refetches: number;
+  /** Re-fetches of a chunk whose answer lacked hours (ENVDATA_REFETCH_ATTEMPTS). */
+  readonly refetchAttempts: number;
+  /** First delay before such a re-fetch, doubled each time (ENVDATA_REFETCH_DELAY_MS). */
+  readonly refetchDelayMs: number;
+  /** Attempts of a chunk (ENVDATA_MAX_ATTEMPTS): a 206 at the last fails it. */
+  readonly maxAttempts: number;
+}
+
+/** What the ledger records of a trimmed (206) answer: the one wording. */
+export const PARTIAL_MESSAGE =
+  'the service trimmed the payload (206); rows kept, the chunk will be fetched again';
 
 /**
  * What one chunk brings to the warehouse: rows, already normalized by the job (the warehouse
@@ -51,8 +70,10 @@ export interface ChunkLanding extends LandingBase {
 
 export interface LandingResult {
   readonly chunkId: number;
-  /** What the ledger made of it (`done`, `refetch`, `partial`, `rebuild`). */
+  /** What the ledger made of it (`done`, `refetch`, `partial`, `failed`, `rebuild`). */
   readonly state: LandingState;
+  /** For `refetch`: how long the job waits before the chunk's next call (0 otherwise). */
+  readonly refetchDelayMs: number;
   /** Fact rows the answer normalized to. */
   readonly rows: number;
   readonly quarantined: number;
@@ -74,10 +95,15 @@ export interface LandingDecision {
 /**
  * What the ledger records of one landing: hours landed, quarantined and missing, and the state
  * the chunk moves to. Missing hours are the expected ones that neither landed nor were
- * quarantined; while the re-fetch policy allows it, missing or quarantined hours make the chunk
- * wait for another call rather than become holes.
+ * quarantined; while the re-fetch policy allows it (`retries`, never for a held shape), missing
+ * or quarantined hours make the chunk wait for another call, after a growing delay with jitter
+ * (`random`), rather than become holes. A trimmed (206) answer keeps its rows and is retried
+ * as an attempt, or fails at the last one.
  */
-export function decideLanding(landing: ChunkLanding): LandingDecision {
+export function decideLanding(
+  landing: ChunkLanding,
+  random: () => number = Math.random,
+): LandingDecision {
   const { facts } = landing;
   let rows = 0;
   const rowsByHour = new Map<number, number>();
@@ -93,11 +119,15 @@ export function decideLanding(landing: ChunkLanding): LandingDecision {
   const missing = expected.filter((h) => !landedHours.has(h) && !facts.quarantinedHours.has(h));
   const quarantinedHours = [...facts.quarantinedHours].filter((h) => !landedHours.has(h));
   const incomplete = missing.length + quarantinedHours.length > 0;
+  const { retries } = landing;
+  const refetchAllowed = !landing.held && retries.refetches < retries.refetchAttempts;
   const state: LandingState = landing.rebuild
     ? 'rebuild'
     : !landing.complete
-      ? 'partial'
-      : incomplete && landing.refetchAllowed
+      ? landing.attempts < retries.maxAttempts
+        ? 'partial'
+        : 'failed'
+      : incomplete && refetchAllowed
         ? 'refetch'
         : 'done';
   const done = state === 'done';
@@ -136,11 +166,8 @@ export function decideLanding(landing: ChunkLanding): LandingDecision {
           '; the chunk is fetched again',
       },
     }),
-    ...(state === 'partial' && {
-      error: {
-        code: 'PARTIAL',
-        message: 'the service trimmed the payload (206); rows kept, chunk will be fetched again',
-      },
+    ...((state === 'partial' || state === 'failed') && {
+      error: { code: 'PARTIAL', message: PARTIAL_MESSAGE },
     }),
     quarantine: facts.quarantined.map((q) => ({
       source: `${landing.dataset}_history`,
@@ -153,6 +180,10 @@ export function decideLanding(landing: ChunkLanding): LandingDecision {
   const result: LandingResult = {
     chunkId: landing.chunkId,
     state,
+    refetchDelayMs:
+      state === 'refetch'
+        ? jitteredBackoffMs(retries.refetchDelayMs, retries.refetches, undefined, random)
+        : 0,
     rows,
     quarantined: facts.quarantined.length,
     outsideWindow: facts.outsideWindow,

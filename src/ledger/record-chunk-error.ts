@@ -6,12 +6,10 @@ export interface ChunkError {
   readonly attempts: number;
   readonly code: string;
   readonly message: string;
-  /** `false`: the call was already counted (a trimmed answer counts when its rows land). */
-  readonly madeCall?: boolean;
 }
 
 /**
- * A failed call: `retry` puts the chunk back to waiting with the error on record; `fail` ends
+ * A failed call, counted in the chunk's calls: `retry` puts the chunk back to waiting with the error on record; `fail` ends
  * it for good (the run goes on without it; `envdata retry RUN` re-queues it). A done chunk is
  * never touched.
  */
@@ -26,7 +24,7 @@ export async function recordChunkError(
     .set((eb) => ({
       status: outcome === 'retry' ? 'queued' : 'failed',
       attempts: error.attempts,
-      calls: error.madeCall === false ? eb.ref('calls') : eb('calls', '+', 1),
+      calls: eb('calls', '+', 1),
       error_code: error.code,
       error_message: error.message,
       ...(outcome === 'fail' && { finished_at: new Date() }),

@@ -10,10 +10,13 @@ import type { ChunkOutcome, HoleCause } from '../warehouse/schema.js';
  * - `done`: the chunk is finished; its window's holes are rewritten from this answer.
  * - `refetch`: hours are missing or quarantined and the re-fetch policy allows another call;
  *   the chunk waits again (`MISSING_HOURS`), what arrived is covered.
- * - `partial`: a trimmed (206) answer; what arrived is covered, the chunk is fetched again.
+ * - `partial`: a trimmed (206) answer; what arrived is covered, the chunk is fetched again (an
+ *   attempt: `PARTIAL`).
+ * - `failed`: a trimmed answer at the chunk's last attempt: what arrived is covered, the chunk
+ *   fails (`PARTIAL`).
  * - `rebuild`: re-landed from the archive; only adds what landed, touches no chunk.
  */
-export type LandingState = 'done' | 'refetch' | 'partial' | 'rebuild';
+export type LandingState = 'done' | 'refetch' | 'partial' | 'failed' | 'rebuild';
 
 /** One chunk's landing as the ledger records it, in the landing's own transaction. */
 export interface LandingRecord {
@@ -45,7 +48,7 @@ export interface LandingRecord {
   readonly holes: Readonly<Record<HoleCause, readonly Window[]>>;
   /** Hours answered "Data not available!": a clean zero. */
   readonly noData: readonly Window[];
-  /** Why the chunk waits again (states `refetch` and `partial`): its code and message. */
+  /** Why the chunk waits again or failed (`refetch`, `partial`, `failed`): code and message. */
   readonly error?: { readonly code: 'MISSING_HOURS' | 'PARTIAL'; readonly message: string };
   readonly quarantine: readonly QuarantineEntry[];
   readonly archive?: ArchivedPayload;
@@ -286,7 +289,8 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
     update envdata.chunk c set
       status = case when ${forgotten} then 'queued'::envdata.chunk_status
         when u.state = 'done' then 'done'::envdata.chunk_status
-        when u.state = 'refetch' then 'queued'::envdata.chunk_status else c.status end,
+        when u.state in ('refetch', 'partial') then 'queued'::envdata.chunk_status
+        when u.state = 'failed' then 'failed'::envdata.chunk_status else c.status end,
       outcome = case when ${forgotten} then null else u.outcome end,
       -- Rows of hours new to the coverage, added: a re-read of landed hours counts none.
       rows_landed = c.rows_landed + u.rows,
@@ -301,7 +305,8 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
       error_code = u.error_code,
       error_message = u.message,
       started_at = coalesce(c.started_at, u.started_at),
-      finished_at = case when u.state = 'done' and not ${forgotten} then now() else c.finished_at end
+      finished_at = case when u.state = 'done' and not ${forgotten} or u.state = 'failed' then now()
+        else c.finished_at end
     from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
       ${col((l) => l.outcome)}::text[], ${col((l) => l.newRows ?? l.rows)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],

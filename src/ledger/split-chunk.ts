@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { Window } from '../types.js';
 import type { Database } from '../warehouse/schema.js';
 import type { ClaimedChunk } from './claim-chunk.js';
 
@@ -7,7 +8,7 @@ import type { ClaimedChunk } from './claim-chunk.js';
  * two halves on whole hours (queued, same run), or into windows of `pieceHours` from its start
  * when given (a refused probe goes back to the window known to be accepted), and marked
  * `split`. Returns the new chunks' ids, or `[]` for a one-hour chunk, which cannot be split
- * (the caller fails it).
+ * (the caller fails it). Within `db`'s transaction when it is one, else in one of its own.
  */
 export async function splitChunk(
   db: Kysely<Database>,
@@ -16,21 +17,9 @@ export async function splitChunk(
   code = 'RANGE_TOO_LONG',
   pieceHours?: number,
 ): Promise<number[]> {
-  const hours = (chunk.window.to.getTime() - chunk.window.from.getTime()) / 3_600_000;
-  if (hours <= 1) return [];
-  const halving = pieceHours === undefined || pieceHours < 1 || pieceHours >= hours;
-  const step = halving ? Math.floor(hours / 2) : pieceHours;
-  return db.transaction().execute(async (trx) => {
-    const halves: { from: Date; to: Date }[] = [];
-    for (let t = chunk.window.from.getTime(); t < chunk.window.to.getTime();) {
-      const to = Math.min(t + step * 3_600_000, chunk.window.to.getTime());
-      halves.push({ from: new Date(t), to: new Date(to) });
-      t = to;
-    }
-    // Halves of an odd number of hours: the second takes the extra hour, as it always did.
-    if (halving && halves.length === 3) {
-      halves.splice(1, 2, { from: halves[1]!.from, to: chunk.window.to });
-    }
+  const halves = splitWindows(chunk.window, pieceHours);
+  if (halves.length === 0) return [];
+  const write = async (trx: Transaction<Database>) => {
     const ids: number[] = [];
     for (const half of halves) {
       const row = await trx
@@ -68,5 +57,26 @@ export async function splitChunk(
       .where('chunk_id', '=', chunk.chunkId)
       .execute();
     return ids;
-  });
+  };
+  return db.isTransaction ? write(db as Transaction<Database>) : db.transaction().execute(write);
+}
+
+/**
+ * The windows `splitChunk` cuts `window` into: two halves on whole hours (the second takes an
+ * odd hour), or windows of `pieceHours` from its start; none for a window of one hour.
+ */
+export function splitWindows(window: Window, pieceHours?: number): Window[] {
+  const hours = (window.to.getTime() - window.from.getTime()) / 3_600_000;
+  if (hours <= 1) return [];
+  const halving = pieceHours === undefined || pieceHours < 1 || pieceHours >= hours;
+  const step = halving ? Math.floor(hours / 2) : pieceHours;
+  const halves: Window[] = [];
+  for (let t = window.from.getTime(); t < window.to.getTime();) {
+    const to = Math.min(t + step * 3_600_000, window.to.getTime());
+    halves.push({ from: new Date(t), to: new Date(to) });
+    t = to;
+  }
+  // Halves of an odd number of hours: the second takes the extra hour, as it always did.
+  if (halving && halves.length === 3) halves.splice(1, 2, { from: halves[1]!.from, to: window.to });
+  return halves;
 }

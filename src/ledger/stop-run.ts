@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 import { recordNotification, type NotificationEvent } from './record-notification.js';
 
@@ -14,7 +14,8 @@ function eventOfStop(code: string): NotificationEvent {
  * service for it any more; `envdata resume RUN` runs it again. With `forgetNotCovered`, the
  * "not covered" (404) hours the run recorded are forgotten: answers from a wrong address say
  * nothing about the service's coverage. The one caller that stopped it records the event
- * (`key-refused`, `wrong-address`, `run-stopped`) in the same transaction.
+ * (`key-refused`, `wrong-address`, `run-stopped`) in the same transaction: `db`'s when it is
+ * one, else one of its own.
  */
 export async function stopRun(
   db: Kysely<Database>,
@@ -23,7 +24,7 @@ export async function stopRun(
   message: string,
   options: { readonly forgetNotCovered?: boolean } = {},
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  const write = async (trx: Transaction<Database>): Promise<boolean> => {
     const stopped = await trx
       .updateTable('run')
       .set({ status: 'stopped', error_code: code, error_message: message, finished_at: new Date() })
@@ -51,5 +52,6 @@ export async function stopRun(
       details: { runId, code, message, action: `fix the cause, then envdata resume ${runId}` },
     });
     return true;
-  });
+  };
+  return db.isTransaction ? write(db as Transaction<Database>) : db.transaction().execute(write);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OUTCOME_POLICY } from '../../src/ingest/outcome-policy.js';
-import { ThrottleBackoff, jitteredBackoffMs } from '../../src/admission/throttle-backoff.js';
+import { ThrottleBackoff } from '../../src/admission/throttle-backoff.js';
+import { jitteredBackoffMs } from '../../src/lifecycle/jittered-backoff.js';
 
 const RATE = OUTCOME_POLICY.RATE_LIMITED;
 const QUOTA = OUTCOME_POLICY.QUOTA_EXCEEDED;

@@ -31,7 +31,7 @@ export interface TestWarehouse {
     locationId: number,
     window: Window,
     body: string,
-    extra?: Partial<Pick<ChunkLanding, 'expected' | 'refetchAllowed'>>,
+    extra?: Partial<Pick<ChunkLanding, 'expected' | 'retries'>>,
   ): Promise<ChunkLanding>;
   /**
    * Lands hourly weather over `window` at the location through the production write path (a

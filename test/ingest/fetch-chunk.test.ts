@@ -64,7 +64,7 @@ function chunk(dataset: Dataset, where: Location = location()): ChunkToFetch {
     location: where,
     window: WINDOW,
     attempts: 1,
-    refetchAllowed: true,
+    retries: { refetches: 0, refetchAttempts: 2, refetchDelayMs: 1_000, maxAttempts: 5 },
   };
 }
 

@@ -225,6 +225,41 @@ describe('ledgerStatements', () => {
     expect(holes.filter((h) => h.includes('2020-07-03'))).toEqual([]);
   });
 
+  it('a trimmed (206) answer is written once: queued for its retry, or failed at its last attempt', async () => {
+    const trimmed = { code: 'PARTIAL' as const, message: 'trimmed' };
+    for (const [day, state, status] of [
+      ['2020-07-07', 'partial', 'queued'],
+      ['2020-07-08', 'failed', 'failed'],
+    ] as const) {
+      const chunk = await claimedDay(day);
+      await record([
+        landing(chunk, {
+          state,
+          rows: 4,
+          attempts: 3,
+          landed: [w(`${day}T00:00:00`, `${day}T04:00:00`)],
+          error: trimmed,
+        }),
+      ]);
+      expect(await chunkRow(chunk.chunkId)).toMatchObject({
+        status,
+        rows_landed: 4,
+        calls: 1,
+        attempts: 3,
+        refetches: 0,
+        missing_hours: 0,
+        error_code: 'PARTIAL',
+        error_message: 'trimmed',
+        finished_at: state === 'failed' ? expect.any(Date) : null,
+      });
+    }
+    // What arrived is covered; no hole is written for a chunk that is not done.
+    const { landed, holes } = await coverage();
+    expect(landed).toContain(range('07 00:00', '07 04:00'));
+    expect(landed).toContain(range('08 00:00', '08 04:00'));
+    expect(holes.filter((h) => h.includes('2020-07-07') || h.includes('2020-07-08'))).toEqual([]);
+  });
+
   it('a chunk done stays as it was; a settled batch writes the log alone', async () => {
     const chunk = await claimedDay('2020-07-05');
     const full = landing(chunk, {
