@@ -4,9 +4,13 @@ import type { HistoryPayload, ParsedPayload } from '../service/models.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { ShareUnits, Window } from '../types.js';
 import type { FactRow, QuarantinedRecord } from '../warehouse/fact-rows.js';
-import type { FactTable, LandingFacts } from '../warehouse/fact-table.js';
+import type {
+  FactTable,
+  LandingFacts,
+  SnapshotRows,
+  SnapshotTable,
+} from '../warehouse/fact-table.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
-import type { SnapshotRows, SnapshotTable } from '../warehouse/write-snapshot.js';
 
 /** Ingest settings a dataset may honour when it calls the service (from the config). */
 export interface DatasetOptions {

@@ -4,7 +4,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import type { Dataset, ShareUnits } from '../types.js';
 import type { QuarantinedRecord } from '../warehouse/fact-rows.js';
 import type { SnapshotProduct } from '../warehouse/schema.js';
-import type { SnapshotRows } from '../warehouse/write-snapshot.js';
+import type { SnapshotRows } from '../warehouse/fact-table.js';
 import type { SnapshotRequest } from './dataset-definition.js';
 import { datasetDefinition } from './registry.js';
 

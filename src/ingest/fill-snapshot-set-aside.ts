@@ -16,7 +16,7 @@ import type { Dataset, ShareField, ShareUnits } from '../types.js';
 import { fillSnapshotShares, type SnapshotShareFill } from '../warehouse/fill-snapshot-shares.js';
 import type { FactRow } from '../warehouse/fact-rows.js';
 import type { Database, SnapshotProduct } from '../warehouse/schema.js';
-import type { SnapshotTable } from '../warehouse/write-snapshot.js';
+import type { SnapshotTable } from '../warehouse/fact-table.js';
 
 /** The most records one transaction of a fill takes; the next takes the rest. */
 const BATCH = 1_000;

@@ -3,7 +3,7 @@ import { SHARE_FIELDS, type ShareField } from '../types.js';
 import type { Database, SnapshotProduct } from './schema.js';
 import { ArrayLiteral, instants } from './wire/index.js';
 import type { FactRow } from './fact-rows.js';
-import type { SnapshotTable } from './write-snapshot.js';
+import type { SnapshotTable } from './fact-table.js';
 
 /** Shares of one stored snapshot row, as fractions, to fill where the row holds none. */
 export interface SnapshotShareFill {

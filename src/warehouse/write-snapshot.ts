@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Dataset, ShareField } from '../types.js';
+import type { Dataset } from '../types.js';
 import type { FactRow } from './fact-rows.js';
-import type { WriteContext } from './fact-table.js';
+import type { SnapshotRows, SnapshotTable, WriteContext } from './fact-table.js';
+import type { FactTableSpec } from './fact-table-spec.js';
 import { ensureMonthPartitions } from './month-partitions.js';
 import type { Database, SnapshotProduct } from './schema.js';
 import type { SpeciesIds } from './species-ids.js';
@@ -13,46 +14,6 @@ export interface SnapshotTarget {
   readonly dataset: Dataset;
   readonly product: SnapshotProduct;
   readonly fetchedAt: Date;
-}
-
-/** The tables of `envdata` that keep snapshots (`weather_snapshot`…). */
-export type SnapshotTableName = Extract<keyof Database, `${string}_snapshot`>;
-
-/**
- * A snapshot table as `writeSnapshot` sees it: how rows of one fetch are inserted. Declared by
- * the dataset whose readings it holds (`src/datasets/`), beside its fact tables.
- */
-export interface SnapshotTable<Row extends FactRow> {
-  readonly name: SnapshotTableName;
-  /**
-   * The column each share field is stored in, as a fraction (`humidity_fraction`…), in this
-   * table and in its current copy (`<name>_current`): where `fillSnapshotShares` fills values
-   * set aside for a unit unknown. Absent for a table without shares.
-   */
-  readonly shareColumns?: Readonly<Partial<Record<ShareField, string>>>;
-  /** Before the transaction: ids the rows need (species). */
-  prepare?(db: Kysely<Database>, rows: readonly Row[], context: WriteContext): Promise<void>;
-  /** Inserts the rows, keeping the rows of a snapshot already stored. Returns the rows written. */
-  insert(
-    trx: Transaction<Database>,
-    target: SnapshotTarget,
-    rows: readonly Row[],
-    context: WriteContext,
-  ): Promise<number>;
-}
-
-/** Rows bound for one snapshot table; build it with `snapshotRows` so the two agree. */
-export interface SnapshotRows {
-  readonly table: SnapshotTable<FactRow>;
-  readonly rows: readonly FactRow[];
-}
-
-/** Pairs rows with their snapshot table, checking at compile time that it takes such rows. */
-export function snapshotRows<Row extends FactRow>(
-  table: SnapshotTable<Row>,
-  rows: readonly Row[],
-): SnapshotRows {
-  return { table, rows };
 }
 
 /**
@@ -88,7 +49,7 @@ export async function writeSnapshot(
   return db.transaction().execute(async (trx) => {
     let written = 0;
     for (const { table, rows } of filled) {
-      written += await table.insert(trx, target, rows, context);
+      written += await insertRows(trx, table, target, rows, context);
     }
     if (target.product !== 'latest') await markForecastHours(trx, target, filled);
     await advanceCurrentSnapshot(trx, target);
@@ -97,28 +58,37 @@ export async function writeSnapshot(
 }
 
 /**
- * A row bound for a snapshot table: the hour it is about, and whether envdata gave that hour (a
- * latest reading the service sent without a stamp, stamped with the hour of the fetch).
+ * Inserts the rows of one table, keeping the rows of a snapshot already stored: the columns of
+ * every snapshot row (which snapshot, the hour it is about, whether that hour is the fetch's
+ * rather than the service's), then the table's own (`spec`). Returns the rows written.
  */
-export interface SnapshotRow extends FactRow {
-  readonly stampedAtFetch?: true;
-}
-
-/**
- * The columns every snapshot row starts with: which snapshot it belongs to, the hour it is about,
- * and whether that hour is the fetch's rather than the service's (`stamped_at_fetch`).
- */
-export function snapshotStamp(
+async function insertRows(
+  trx: Transaction<Database>,
+  table: SnapshotTable<FactRow>,
   { locationId, product, fetchedAt }: SnapshotTarget,
-  row: SnapshotRow,
-) {
-  return {
-    location_id: locationId,
-    product,
-    fetched_at: fetchedAt,
-    valid_at: row.observedAt,
-    stamped_at_fetch: row.stampedAtFetch === true,
-  };
+  rows: readonly (FactRow & { readonly stampedAtFetch?: true })[],
+  context: WriteContext,
+): Promise<number> {
+  const { key, columns } = table.spec(context) as FactTableSpec<FactRow>;
+  const declared = [...key, ...columns];
+  const values = rows.map((row) => {
+    const value: Record<string, unknown> = {
+      location_id: locationId,
+      product,
+      fetched_at: fetchedAt,
+      valid_at: row.observedAt,
+      stamped_at_fetch: row.stampedAtFetch === true,
+    };
+    for (const column of declared) value[column.name] = column.value(row);
+    return value;
+  });
+  const result = await trx
+    .insertInto(table.name)
+    // The declaration is checked against the table's columns when it compiles (`declareTables`).
+    .values(values as never)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
 }
 
 /** Makes the snapshot its location's current one of the product, unless a newer one is. */

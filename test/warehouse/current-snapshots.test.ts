@@ -9,7 +9,8 @@ import type { PollenSpeciesRow, PollenTypeRow } from '../../src/datasets/pollen/
 import { dropExpiredSnapshots } from '../../src/warehouse/drop-expired-snapshots.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
-import { snapshotRows, writeSnapshot } from '../../src/warehouse/write-snapshot.js';
+import { tableRows } from '../../src/warehouse/fact-table.js';
+import { writeSnapshot } from '../../src/warehouse/write-snapshot.js';
 import { storeWeatherForecast } from '../fixtures/weather-forecast.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -38,7 +39,7 @@ function pollenForecast(fetchedAt: Date, count: number, species = true) {
         riskLevel: null,
       }))
     : [];
-  return [snapshotRows(POLLEN_SNAPSHOT, types), snapshotRows(POLLEN_SPECIES_SNAPSHOT, perSpecies)];
+  return [tableRows(POLLEN_SNAPSHOT, types), tableRows(POLLEN_SPECIES_SNAPSHOT, perSpecies)];
 }
 
 async function storePollen(

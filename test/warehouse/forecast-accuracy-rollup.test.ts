@@ -4,7 +4,8 @@ import { WEATHER_SNAPSHOT } from '../../src/datasets/weather/weather-tables.js';
 import { FactWriter } from '../../src/landing/fact-writer.js';
 import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.js';
 import { SpeciesIds } from '../../src/warehouse/species-ids.js';
-import { snapshotRows, writeSnapshot } from '../../src/warehouse/write-snapshot.js';
+import { tableRows } from '../../src/warehouse/fact-table.js';
+import { writeSnapshot } from '../../src/warehouse/write-snapshot.js';
 import { hoursBetween, weatherHistoryBody } from '../fixtures/payload-bodies.js';
 import { storeWeatherForecast, temperatureRow } from '../fixtures/weather-forecast.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -122,7 +123,7 @@ describe('analytics.forecast_accuracy_daily', () => {
         product: 'latest',
         fetchedAt: new Date('2024-03-02T00:00:00Z'),
       },
-      [snapshotRows(WEATHER_SNAPSHOT, [temperatureRow(new Date('2024-03-02T00:00:00Z'), 1)])],
+      [tableRows(WEATHER_SNAPSHOT, [temperatureRow(new Date('2024-03-02T00:00:00Z'), 1)])],
     );
     const after = await sql<{ n: number }>`
       select count(*)::int as n from envdata.rollup_dirty`.execute(wh.app.db);

@@ -4,7 +4,6 @@ import type { PollenPayload } from '../../service/models.js';
 import { parsePollenBody } from '../../service/parse-pollen-body.js';
 import type { PollenRegion } from '../../types.js';
 import { tableRows } from '../../warehouse/fact-table.js';
-import { snapshotRows } from '../../warehouse/write-snapshot.js';
 import type { DatasetDefinition, DatasetOptions } from '../dataset-definition.js';
 import {
   POLLEN_HOURLY,
@@ -88,8 +87,8 @@ export const pollenDataset: DatasetDefinition<'pollen', PollenPayload> = {
     toRows(payload) {
       const { typeRows, speciesRows } = normalizePollen(payload);
       return [
-        snapshotRows(POLLEN_SNAPSHOT, typeRows),
-        snapshotRows(POLLEN_SPECIES_SNAPSHOT, speciesRows),
+        tableRows(POLLEN_SNAPSHOT, typeRows),
+        tableRows(POLLEN_SPECIES_SNAPSHOT, speciesRows),
       ];
     },
   },

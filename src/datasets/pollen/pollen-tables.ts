@@ -1,20 +1,13 @@
-import type { Kysely } from 'kysely';
 import type { PollenSpeciesRow, PollenTypeRow } from './pollen-rows.js';
-import type { FactTable, WriteContext } from '../../warehouse/fact-table.js';
-import type { Database } from '../../warehouse/schema.js';
-import { defineFactTable, type FactTableSpec } from '../../warehouse/fact-table-spec.js';
-import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
+import { declareTables } from '../../warehouse/declare-tables.js';
 
-/** Species rows carry a smallint id: new species get theirs before the transaction. */
-const resolveSpecies = (
-  db: Kysely<Database>,
-  rows: readonly PollenSpeciesRow[],
-  { species }: WriteContext,
-): Promise<void> => species.resolve(db, rows);
-
-/** The columns of `envdata.pollen_hourly`. */
-const POLLEN_HOURLY_SPEC = defineFactTable<PollenTypeRow>({
-  table: 'envdata.pollen_hourly',
+/**
+ * `envdata.pollen_hourly` (one row per location, hour and pollen type) and
+ * `envdata.pollen_snapshot` (latest readings and forecasts by type, as fetched): their columns.
+ */
+const POLLEN = declareTables<PollenTypeRow>()({
+  fact: 'pollen_hourly',
+  snapshot: 'pollen_snapshot',
   key: [{ name: 'pollen_type', type: 'envdata.pollen_type', value: (r) => r.pollenType }],
   columns: [
     { name: 'count', type: 'int', value: (r) => r.count },
@@ -22,94 +15,33 @@ const POLLEN_HOURLY_SPEC = defineFactTable<PollenTypeRow>({
   ],
 });
 
-/** The id of a (category, species) pair in `envdata.pollen_species`, already resolved. */
-export interface SpeciesIdLookup {
-  require(category: PollenSpeciesRow['category'], species: string): number;
-}
-
 /**
- * `envdata.pollen_species_hourly`: one row per location, hour and species, the species by the
- * id `species` resolved for it (`SpeciesIds`).
+ * `envdata.pollen_species_hourly` (one row per location, hour and species, `Others` included)
+ * and `envdata.pollen_species_snapshot` (latest readings and forecasts by species, as fetched):
+ * their columns, the species by the id the writer's `species` resolved for it (`SpeciesIds`),
+ * new species getting theirs before the transaction.
  */
-function pollenSpeciesHourlySpec(species: SpeciesIdLookup): FactTableSpec<PollenSpeciesRow> {
-  let spec = SPECIES_SPECS.get(species);
-  if (!spec) {
-    spec = defineSpeciesSpec(species);
-    SPECIES_SPECS.set(species, spec);
-  }
-  return spec;
-}
-
-/** One spec per writer's species lookup, declared once rather than once per landed batch. */
-const SPECIES_SPECS = new WeakMap<SpeciesIdLookup, FactTableSpec<PollenSpeciesRow>>();
-
-function defineSpeciesSpec(species: SpeciesIdLookup): FactTableSpec<PollenSpeciesRow> {
-  return defineFactTable<PollenSpeciesRow>({
-    table: 'envdata.pollen_species_hourly',
-    key: [
-      {
-        name: 'species_id',
-        type: 'smallint',
-        value: (r) => species.require(r.category, r.species),
-      },
-    ],
-    columns: [
-      { name: 'count', type: 'int', value: (r) => r.count },
-      { name: 'risk_level', type: 'envdata.risk_level', value: (r) => r.riskLevel },
-    ],
-  });
-}
+const POLLEN_SPECIES = declareTables<PollenSpeciesRow>()({
+  fact: 'pollen_species_hourly',
+  snapshot: 'pollen_species_snapshot',
+  key: ({ species }) => [
+    { name: 'species_id', type: 'smallint', value: (r) => species.require(r.category, r.species) },
+  ],
+  columns: [
+    { name: 'count', type: 'int', value: (r) => r.count },
+    { name: 'risk_level', type: 'envdata.risk_level', value: (r) => r.riskLevel },
+  ],
+  prepare: (db, rows, { species }) => species.resolve(db, rows),
+});
 
 /** `envdata.pollen_hourly`: one row per location, hour and pollen type. */
-export const POLLEN_HOURLY: FactTable<PollenTypeRow> = {
-  name: 'pollen_hourly',
-  spec: () => POLLEN_HOURLY_SPEC,
-};
+export const POLLEN_HOURLY = POLLEN.fact;
 
 /** `envdata.pollen_species_hourly`: one row per location, hour and species (`Others` included). */
-export const POLLEN_SPECIES_HOURLY: FactTable<PollenSpeciesRow> = {
-  name: 'pollen_species_hourly',
-  prepare: resolveSpecies,
-  spec: ({ species }) => pollenSpeciesHourlySpec(species),
-};
+export const POLLEN_SPECIES_HOURLY = POLLEN_SPECIES.fact;
 
 /** `envdata.pollen_snapshot`: latest readings and forecasts by type, as fetched. */
-export const POLLEN_SNAPSHOT: SnapshotTable<PollenTypeRow> = {
-  name: 'pollen_snapshot',
-  async insert(trx, target, rows) {
-    const result = await trx
-      .insertInto('pollen_snapshot')
-      .values(
-        rows.map((row) => ({
-          ...snapshotStamp(target, row),
-          pollen_type: row.pollenType,
-          count: row.count,
-          risk_level: row.riskLevel,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n);
-  },
-};
+export const POLLEN_SNAPSHOT = POLLEN.snapshot;
 
 /** `envdata.pollen_species_snapshot`: latest readings and forecasts by species, as fetched. */
-export const POLLEN_SPECIES_SNAPSHOT: SnapshotTable<PollenSpeciesRow> = {
-  name: 'pollen_species_snapshot',
-  prepare: resolveSpecies,
-  async insert(trx, target, rows, { species }) {
-    const result = await trx
-      .insertInto('pollen_species_snapshot')
-      .values(
-        rows.map((row) => ({
-          ...snapshotStamp(target, row),
-          species_id: species.require(row.category, row.species),
-          count: row.count,
-          risk_level: row.riskLevel,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n);
-  },
-};
+export const POLLEN_SPECIES_SNAPSHOT = POLLEN_SPECIES.snapshot;

@@ -4,7 +4,6 @@ import { stampAtFetch } from '../../normalize/stamp-at-fetch.js';
 import type { WeatherPayload } from '../../service/models.js';
 import { parseWeatherBody } from '../../service/parse-weather-body.js';
 import { tableRows } from '../../warehouse/fact-table.js';
-import { snapshotRows } from '../../warehouse/write-snapshot.js';
 import type { DatasetDefinition } from '../dataset-definition.js';
 import { WEATHER_HOURLY, WEATHER_SNAPSHOT } from './weather-tables.js';
 
@@ -43,7 +42,7 @@ export const weatherDataset: DatasetDefinition<'weather', WeatherPayload> = {
     ],
     tables: [WEATHER_SNAPSHOT],
     toRows: (payload, remembered) => [
-      snapshotRows(WEATHER_SNAPSHOT, normalizeWeather(payload, undefined, remembered).rows),
+      tableRows(WEATHER_SNAPSHOT, normalizeWeather(payload, undefined, remembered).rows),
     ],
     setAside: (payload, remembered) =>
       normalizeWeather(payload, undefined, remembered).quarantined.filter((q) =>

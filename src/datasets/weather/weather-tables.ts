@@ -1,11 +1,13 @@
 import type { WeatherRow } from './weather-rows.js';
-import type { FactTable } from '../../warehouse/fact-table.js';
-import { defineFactTable } from '../../warehouse/fact-table-spec.js';
-import { snapshotStamp, type SnapshotTable } from '../../warehouse/write-snapshot.js';
+import { declareTables } from '../../warehouse/declare-tables.js';
 
-/** The columns of `envdata.weather_hourly`. */
-const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
-  table: 'envdata.weather_hourly',
+/**
+ * `envdata.weather_hourly` (one row per location and hour) and `envdata.weather_snapshot`
+ * (latest readings and forecasts as fetched, one row per valid hour): their columns.
+ */
+const WEATHER = declareTables<WeatherRow>()({
+  fact: 'weather_hourly',
+  snapshot: 'weather_snapshot',
   key: [],
   columns: [
     { name: 'temperature_c', type: 'real', value: (r) => r.temperatureC },
@@ -31,50 +33,15 @@ const WEATHER_HOURLY_SPEC = defineFactTable<WeatherRow>({
     { name: 'icon', type: 'envdata.weather_icon', value: (r) => r.icon },
     { name: 'icon_raw', type: 'text', value: (r) => r.iconRaw },
   ],
-});
-
-/** `envdata.weather_hourly`: one row per location and hour. */
-export const WEATHER_HOURLY: FactTable<WeatherRow> = {
-  name: 'weather_hourly',
-  spec: () => WEATHER_HOURLY_SPEC,
-};
-
-/** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */
-export const WEATHER_SNAPSHOT: SnapshotTable<WeatherRow> = {
-  name: 'weather_snapshot',
-  shareColumns: {
+  shares: {
     humidity: 'humidity_fraction',
     cloudCover: 'cloud_cover_fraction',
     precipProbability: 'precip_probability_fraction',
   },
-  async insert(trx, target, rows) {
-    const result = await trx
-      .insertInto('weather_snapshot')
-      .values(
-        rows.map((r) => ({
-          ...snapshotStamp(target, r),
-          temperature_c: r.temperatureC,
-          apparent_temperature_c: r.apparentTemperatureC,
-          dew_point_c: r.dewPointC,
-          humidity_fraction: r.humidityFraction,
-          pressure_hpa: r.pressureHpa,
-          wind_speed_ms: r.windSpeedMs,
-          wind_gust_ms: r.windGustMs,
-          wind_bearing_deg: r.windBearingDeg,
-          cloud_cover_fraction: r.cloudCoverFraction,
-          visibility_km: r.visibilityKm,
-          uv_index: r.uvIndex,
-          ozone_du: r.ozoneDu,
-          precip_intensity_mm_h: r.precipIntensityMmH,
-          precip_probability_fraction: r.precipProbabilityFraction,
-          precip_type: r.precipType,
-          summary: r.summary,
-          icon: r.icon,
-          icon_raw: r.iconRaw,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n);
-  },
-};
+});
+
+/** `envdata.weather_hourly`: one row per location and hour. */
+export const WEATHER_HOURLY = WEATHER.fact;
+
+/** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */
+export const WEATHER_SNAPSHOT = WEATHER.snapshot;
