@@ -294,7 +294,13 @@ describe('drift contained: a policy per dataset, read by the workers from the le
     const accepted = await runEnvdata(['upstream', 'accept', shape], fx.cliEnv());
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toMatch(/held hour\(s\) landed from \d+ archived answer/);
-    expect(accepted.stdout).toMatch(/\d+ waiting chunk\(s\) dispatched again/);
+    // Chunks still in the ledger are dispatched again and said; windows the feeder had not made
+    // into chunks yet (it makes none of a frozen dataset) are made by the workers' next top-up,
+    // unsaid. Which of the two a run holds at the freeze is a matter of timing: the run ending
+    // done, each chunk called once, is what holds either way.
+    const said = /(\d+) waiting chunk\(s\) dispatched again/.exec(accepted.stdout);
+    if (said)
+      expect(Number(said[1])).toBeLessThanOrEqual(frozen.inFlight + frozen.notYetDispatched);
     const done = await waitForRun(fx.app.db, runId!, { timeoutMs: 120_000 });
     expect(done.status).toBe('done');
     // Each chunk called once in all: the held ones were landed from the archive.
