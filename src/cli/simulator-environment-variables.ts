@@ -97,6 +97,12 @@ export const SIMULATOR_ENVIRONMENT_VARIABLES = [
       'Freeze the simulator clock at an ISO-8601 instant (2024-07-01T12:00:00Z); default the system clock.',
   },
   {
+    name: 'ENVDATA_SIM_REVISE',
+    default: 'off',
+    description:
+      'Revise history after the fact: the share of weather and pollen history hours (25% or 0.25) whose second and later answers bring other values, optionally :SEED to pick other hours (25%:v2); off for none.',
+  },
+  {
     name: 'ENVDATA_SIM_ADMIN',
     default: 'on',
     description: 'Whether the /__admin/ endpoint (stats, faults, options) answers: on or off.',

@@ -9,6 +9,7 @@ import {
   type QuotaOption,
   type RateLimitOption,
   type RetryAfterMode,
+  type ReviseOption,
   type SimulatorOptions,
 } from '../simulator/simulator-options.js';
 import type { Environment } from '../config/load-config.js';
@@ -98,6 +99,7 @@ export function parseSimulatorEnvironment(env: Environment): SimulatorOptions {
   const now = check('ENVDATA_SIM_NOW', (t) =>
     t === '' ? null : Number.isNaN(Date.parse(t)) ? new Problem('must be an ISO-8601 instant') : t,
   );
+  const revise = check('ENVDATA_SIM_REVISE', parseRevise);
   const admin = check('ENVDATA_SIM_ADMIN', (t) =>
     ['on', 'true', '1'].includes(t)
       ? true
@@ -128,6 +130,7 @@ export function parseSimulatorEnvironment(env: Environment): SimulatorOptions {
     faults: faults!,
     legacyShapes: legacyShapes!,
     now: now!,
+    revise: revise!,
     admin: admin!,
     adminToken,
   });
@@ -218,6 +221,18 @@ function quotaOf(
     status: daily?.status ?? monthly?.status ?? 429,
     retryAfter,
   };
+}
+
+function parseRevise(text: string): ReviseOption | null | Problem {
+  if (text === 'off' || text === 'none') return null;
+  const m = /^(\d+(?:\.\d+)?)(%?)(?::(.{1,64}))?$/.exec(text);
+  const share = m === null ? NaN : Number(m[1]) / (m[2] === '%' ? 100 : 1);
+  if (m === null || !(share >= 0 && share <= 1)) {
+    return new Problem(
+      'must be a share of hours from 0 to 1 or 0% to 100% (0.25, 25%), optionally :SEED (25%:v2), or off',
+    );
+  }
+  return m[3] === undefined ? { share } : { share, seed: m[3] };
 }
 
 function parseShapes(text: string): boolean | Partial<ShapeVariants> | Problem {

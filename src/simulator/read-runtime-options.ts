@@ -109,6 +109,16 @@ const schema = z
         z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 instant'),
       ])
       .nullable(),
+    revise: z
+      .object({
+        share: z
+          .number({ error: 'must be a number from 0 to 1 (the share of hours revised)' })
+          .min(0, 'must be from 0 to 1 (the share of hours revised)')
+          .max(1, 'must be from 0 to 1 (the share of hours revised)'),
+        seed: z.string().min(1).max(64).optional(),
+      })
+      .strict()
+      .nullable(),
   })
   .partial()
   .strict();

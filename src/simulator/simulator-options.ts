@@ -67,6 +67,37 @@ export interface DailyQuotaOption {
   readonly retryAfterFormat?: RetryAfterFormat;
 }
 
+/**
+ * History the service revises after the fact (weather reanalysis, pollen counts checked later):
+ * a share of the hours of weather and pollen history answers come back with other values once
+ * they have been answered before.
+ *
+ * Which hours: each (site, hour) is revised with probability `share`, decided by a hash of the
+ * site (coordinates to 4 decimals), the hour and `seed` (`isRevisedHour`), the same every time.
+ * When: the simulator remembers, per dataset and site, the hours it has sent in a whole 200
+ * history answer (always, whether `revise` is set or not; a bounded record, see `ServedHours`).
+ * An hour's first answer gives its original values; every later answer of a revised hour, while
+ * `revise` is set, gives its revised values (the same every time). So "read a window, read it
+ * again" shows about `share` of its hours changed and the rest identical, and a third read equals
+ * the second, whether `revise` was set at start or between the reads. Setting `revise` to `null`
+ * brings the original values back; `POST /__admin/reset` (or `forgetServedHours()`) forgets what
+ * was answered, so every hour's next answer is original again.
+ *
+ * A revised weather hour is 0.7 °C warmer (temperature and apparent temperature), its humidity
+ * 0.02 nearer 0.5, its dew point recomputed from both and its pressure 0.3 hPa higher; a revised
+ * pollen hour has every species count raised by 15 % (at least 1) and each type's `Count` by its
+ * species' rise. Values keep their usual decimals and stay in the service's valid ranges. Latest
+ * and forecast answers are never revised.
+ *
+ * @example { share: 0.25 } // a quarter of the hours, on their second and later answers
+ */
+export interface ReviseOption {
+  /** The share of hours revised, 0–1: 0 none, 1 every hour answered before. */
+  readonly share: number;
+  /** Picks which hours (any text, 1–64 characters); another seed revises other hours. Default `''`. */
+  readonly seed?: string;
+}
+
 /** The options that can change while the simulator runs (`setOptions`, `POST /__admin/options`). */
 export interface SimulatorRuntimeOptions {
   /** Accepted keys → the products each may call. Default: `DEMO_API_KEY` for everything. */
@@ -94,6 +125,8 @@ export interface SimulatorRuntimeOptions {
    * `null` (default) follows the system clock.
    */
   readonly now: number | string | null;
+  /** History revised after its first answer (`ReviseOption`); default `null`: never. */
+  readonly revise: ReviseOption | null;
 }
 
 /** Everything `startSimulator` accepts. */
@@ -132,6 +165,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = Object.freeze({
   legacyShapes: false,
   drift: null,
   now: null,
+  revise: null,
   port: 0,
   host: '127.0.0.1',
   faults: Object.freeze({}),

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../logging/create-logger.js';
 import { AccessGate } from './access/access-gate.js';
 import { QuotaClock } from './access/quota-clock.js';
+import { ServedHours } from './data/served-hours.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import type { FaultSettings } from './faults/fault-settings.js';
 import { resolveShapes, type ShapeVariants } from './render/shape-variants.js';
@@ -20,6 +21,8 @@ export class SimulatorState {
   /** The clock quotas count on: the simulator's, or faster with short days. */
   readonly quotaClock: QuotaClock;
   readonly stats = new StatsRecorder();
+  /** The history hours answered so far, which the `revise` option revises on later answers. */
+  readonly served = new ServedHours();
   /** The recent requests with their queries (`requestLog` option; off by default). */
   readonly requests: RequestLog;
   /** Responses held by `hang` faults, ended when the simulator closes. */

@@ -32,6 +32,11 @@ export interface RunningSimulator {
   requests(): LoggedRequest[];
   /** Forgets rate-limit windows and quota counts. */
   resetLimits(): void;
+  /**
+   * Forgets which history hours were answered: every hour's next answer is its first, with its
+   * original values (`revise` option).
+   */
+  forgetServedHours(): void;
   /** Replaces every fault rule and script: settings or the compact spec text. */
   setFaults(faults: FaultSettings | string): void;
   /** Appends one-shot scripts: objects or spec text (`history:error=503x3`). */
@@ -39,7 +44,7 @@ export interface RunningSimulator {
   clearFaults(): void;
   /** Faults in force, with what each script has left. */
   faults(): FaultState;
-  /** Changes runtime options (shapes, limits, keys, frozen clock); validated. */
+  /** Changes runtime options (shapes, limits, keys, frozen clock, revisions); validated. */
   setOptions(patch: Partial<SimulatorRuntimeOptions>): void;
   options(): SimulatorRuntimeOptions;
 }
@@ -130,6 +135,7 @@ export async function startSimulator(
     },
     requests: () => state.requests.entries(),
     resetLimits: () => state.gate.reset(),
+    forgetServedHours: () => state.served.clear(),
     setFaults: (settings) => state.faults.set(readFaultSettings(settings)),
     addFaultScripts: (scripts) =>
       state.faults.addScripts(

@@ -149,6 +149,21 @@ describe('parseSimulatorEnvironment', () => {
     ).toThrow(/the quota has one status/);
   });
 
+  it('reads ENVDATA_SIM_REVISE as a share, in percent or not, with an optional seed', () => {
+    expect(parseSimulatorEnvironment({}).revise).toBeNull();
+    expect(parseSimulatorEnvironment({ ENVDATA_SIM_REVISE: '25%:v2' }).revise).toEqual({
+      share: 0.25,
+      seed: 'v2',
+    });
+    expect(parseSimulatorEnvironment({ ENVDATA_SIM_REVISE: '0.1' }).revise).toEqual({ share: 0.1 });
+    expect(parseSimulatorEnvironment({ ENVDATA_SIM_REVISE: 'off' }).revise).toBeNull();
+    for (const text of ['150%', '1.5', '-0.1', 'lots']) {
+      expect(() => parseSimulatorEnvironment({ ENVDATA_SIM_REVISE: text })).toThrow(
+        `ENVDATA_SIM_REVISE (got "${text}"): must be a share of hours from 0 to 1`,
+      );
+    }
+  });
+
   it('documents every variable it reads, with a description', () => {
     const names = SIMULATOR_ENVIRONMENT_VARIABLES.map((v) => v.name);
     expect(names).toEqual(

@@ -36,3 +36,13 @@ export function smoothNoise(seed: number, salt: number, t: number, period: numbe
   const b = unit3(seed, salt, k + 1);
   return a + (b - a) * f * f * (3 - 2 * f);
 }
+
+/** A text as an unsigned 32-bit integer (FNV-1a over its UTF-16 code units), for text seeds. */
+export function hashText(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -8,6 +8,8 @@ import {
   POLLEN_HISTORY_START_S,
 } from '../data/coverage.js';
 import { generatePollenHour } from '../data/generate-pollen-hour.js';
+import { isRevisedHour } from '../data/is-revised-hour.js';
+import { revisePollenHour } from '../data/revise-pollen-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
 import { conflictingPollenHour } from '../faults/conflicting-pollen-hour.js';
 import { withHostileFault } from '../faults/make-records-hostile.js';
@@ -63,10 +65,17 @@ export function answerPollen(ctx: RequestContext): Answer {
       stamp = 'latest';
   }
   const forecast = stamp === 'forecast' || stamp === 'forecast-120hr';
+  const series = `pollen:${site.id}`;
+  const revise = stamp === 'history' ? (ctx.revise ?? null) : null;
   let generated = hours.map((hour) => {
     // Forecasts miss by more the further ahead they look.
     const scale = forecast && hour > nowHour ? forecastScale(site.seed, nowHour, hour) : 1;
-    return generatePollenHour(site, hour, scale);
+    const pollen = generatePollenHour(site, hour, scale);
+    const revised =
+      revise !== null &&
+      ctx.served?.has(series, hour) === true &&
+      isRevisedHour(site.seed, hour, revise);
+    return revised ? revisePollenHour(site, pollen) : pollen;
   });
   if (stamp === 'history' && ctx.recordFault !== undefined) {
     generated = applyRecordFault(generated, ctx.recordFault, conflictingPollenHour);
@@ -75,8 +84,15 @@ export function answerPollen(ctx: RequestContext): Answer {
   let records = generated.map((hour) =>
     renderPollenRecord(site, hour, stamp, shapes, speciesRisk, requestS),
   );
-  if (stamp === 'history') records = withHostileFault(records, ctx.recordFault, 'pollen');
-  return { status: 200, body: renderPollenBody(site.lat, site.lng, records, shapes) };
+  if (stamp !== 'history') {
+    return { status: 200, body: renderPollenBody(site.lat, site.lng, records, shapes) };
+  }
+  records = withHostileFault(records, ctx.recordFault, 'pollen');
+  return {
+    status: 200,
+    body: renderPollenBody(site.lat, site.lng, records, shapes),
+    served: { series, hours: generated.map((hour) => hour.epochHour) },
+  };
 }
 
 function locatePlace(place: string): { lat: number; lng: number } {

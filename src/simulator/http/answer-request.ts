@@ -37,6 +37,8 @@ export function answerRequest(
     nowMs,
     maxRangeHours: state.options.maxRangeHours,
     recordFault,
+    revise: state.options.revise,
+    served: state.served,
   };
   try {
     switch (endpoint.product) {

@@ -1,10 +1,12 @@
 import { historyHours, WEATHER_FORECAST_HOURS, WEATHER_HISTORY_START_S } from '../data/coverage.js';
 import { generateWeatherHour, type WeatherHour } from '../data/generate-weather-hour.js';
+import { isRevisedHour } from '../data/is-revised-hour.js';
+import { reviseWeatherHour } from '../data/revise-weather-hour.js';
 import { applyRecordFault } from '../faults/apply-record-fault.js';
 import { ambiguousWeatherHour } from '../faults/ambiguous-weather-hour.js';
 import { conflictingWeatherHour } from '../faults/conflicting-weather-hour.js';
 import { withHostileFault } from '../faults/make-records-hostile.js';
-import { HOUR_MS } from '../data/time-math.js';
+import { HOUR_MS, HOUR_S } from '../data/time-math.js';
 import { weatherClimateOf } from '../data/weather-climate.js';
 import { applyWeatherDrift } from '../render/drift-variant.js';
 import { DATA_NOT_AVAILABLE_BODY } from '../render/response-text.js';
@@ -54,9 +56,16 @@ export function answerWeather(ctx: RequestContext): Answer {
   }
   const span = historyHours(range!.fromS, range!.toS, WEATHER_HISTORY_START_S, ctx.nowMs);
   if (span === undefined) return { status: 200, body: DATA_NOT_AVAILABLE_BODY };
+  const series = `weather:${climate.id}`;
+  const revise = ctx.revise ?? null;
   let hours: WeatherHour[] = [];
   for (let hour = span.first; hour <= span.last; hour++) {
-    hours.push(generateWeatherHour(climate, hour));
+    const generated = generateWeatherHour(climate, hour);
+    const revised =
+      revise !== null &&
+      ctx.served?.has(series, hour) === true &&
+      isRevisedHour(climate.seed, hour, revise);
+    hours.push(revised ? reviseWeatherHour(generated) : generated);
   }
   if (ctx.recordFault !== undefined) {
     hours = applyRecordFault(hours, ctx.recordFault, conflictingWeatherHour, (hour) =>
@@ -68,5 +77,9 @@ export function answerWeather(ctx: RequestContext): Answer {
     ctx.recordFault,
     'weather',
   );
-  return { status: 200, body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes) };
+  return {
+    status: 200,
+    body: renderWeatherHistoryBody(climate.lat, climate.lng, records, shapes),
+    served: { series, hours: hours.map((hour) => hour.time / HOUR_S) },
+  };
 }

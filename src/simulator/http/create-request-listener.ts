@@ -129,6 +129,10 @@ function serve(
   } else {
     record(answer.status);
     sendAnswer(res, answer);
+    // Hours count as answered once a whole answer sent them (`ReviseOption`).
+    if (answer.served !== undefined && answer.status === 200) {
+      state.served.add(answer.served.series, answer.served.hours);
+    }
   }
 }
 

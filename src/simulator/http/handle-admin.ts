@@ -18,13 +18,13 @@ const MAX_BODY_BYTES = 1_000_000;
  * |---|---|---|
  * | `GET /__admin/stats` | | `SimulatorStats` (with each key's quota use and next resets) |
  * | `GET /__admin/requests` | | `LoggedRequest[]`, oldest first (`requestLog` option) |
- * | `POST /__admin/reset` | zero stats, request log, rate windows and quotas | `{"ok": true}` |
+ * | `POST /__admin/reset` | zero stats, request log, rate windows, quotas and answered hours (`revise`) | `{"ok": true}` |
  * | `GET /__admin/faults` | | `FaultState` (scripts with `remaining`) |
  * | `POST /__admin/faults` | replace faults: `{"spec"?, "rules"?, "scripts"?, "seed"?}` | `FaultState` |
  * | `POST /__admin/scripts` | append scripts: `{"spec"?, "scripts"?}` | `FaultState` |
  * | `DELETE /__admin/faults` | clear every fault | `FaultState` |
  * | `GET /__admin/options` | | runtime options, keys masked |
- * | `POST /__admin/options` | change runtime options (`legacyShapes`, `rateLimit`, …) | same |
+ * | `POST /__admin/options` | change runtime options (`legacyShapes`, `rateLimit`, `revise`, …) | same |
  *
  * A body may also be the bare fault spec text. Bad input answers 400 `{"message": …}`. With an
  * admin token (`ENVDATA_SIM_ADMIN_TOKEN`), a request without it answers 401 and changes nothing.
@@ -77,6 +77,7 @@ function act(state: SimulatorState, route: string, body: unknown): unknown {
       state.stats.reset();
       state.requests.clear();
       state.gate.reset();
+      state.served.clear();
       return { ok: true };
     case 'GET /__admin/faults':
       return state.faults.state();
