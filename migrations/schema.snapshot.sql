@@ -49,6 +49,7 @@
 --   2026_11_28_0048_analytics_view_comments
 --   2026_11_28_0049_declared_history
 --   2026_11_28_0050_folded_missing_chunks
+--   2026_11_29_0051_provenance
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -70,6 +71,8 @@ create type envdata.species_category as enum ('tree', 'grass', 'weed', 'other');
 
 create type envdata.weather_icon as enum ('cloudy', 'partly-cloudy', 'clear', 'snow', 'rain', 'fog');
 
+create sequence envdata.answer_id_seq;
+
 create table envdata.alert_state (
   alert text not null,
   active boolean not null default false,
@@ -77,6 +80,42 @@ create table envdata.alert_state (
   changed_at timestamp with time zone not null default now()
 );
 alter table envdata.alert_state add constraint alert_state_pkey PRIMARY KEY (alert);
+
+create table envdata.answer (
+  answer_id bigint not null,
+  chunk_id bigint,
+  run_id integer,
+  location_id integer not null,
+  dataset envdata.dataset not null,
+  window_from timestamp with time zone not null,
+  window_to timestamp with time zone not null,
+  endpoint text,
+  http_status smallint not null,
+  fetched_at timestamp with time zone not null,
+  landed_at timestamp with time zone not null default now(),
+  body_sha256 bytea not null
+);
+alter table envdata.answer add constraint answer_body_sha256_check CHECK (octet_length(body_sha256) = 32);
+alter table envdata.answer add constraint answer_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+alter table envdata.answer add constraint answer_pkey PRIMARY KEY (answer_id);
+alter table envdata.answer add constraint answer_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
+CREATE INDEX answer_body_sha256 ON envdata.answer USING btree (body_sha256);
+CREATE INDEX answer_chunk ON envdata.answer USING btree (chunk_id, answer_id);
+CREATE INDEX answer_replay ON envdata.answer USING btree (dataset, location_id, window_from);
+CREATE INDEX answer_run ON envdata.answer USING btree (run_id);
+comment on table envdata.answer is 'Each answer that landed anything: what was asked, when it was fetched and landed, and the SHA-256 of its body (kept in answer_body while the archive keeps it).';
+
+create table envdata.answer_body (
+  body_sha256 bytea not null,
+  encoding text not null default 'gzip'::text,
+  body bytea not null,
+  body_bytes integer not null,
+  stored_at timestamp with time zone not null default now()
+);
+alter table envdata.answer_body add constraint answer_body_body_sha256_check CHECK (octet_length(body_sha256) = 32);
+alter table envdata.answer_body add constraint answer_body_encoding_check CHECK (encoding = 'gzip'::text);
+alter table envdata.answer_body add constraint answer_body_pkey PRIMARY KEY (body_sha256);
+comment on table envdata.answer_body is 'Each answer body the archive keeps, once per SHA-256 of the body as received (gzip).';
 
 create table envdata.api_call_minute (
   minute timestamp with time zone not null,
@@ -331,7 +370,8 @@ create table envdata.pollen_hourly (
   observed_at timestamp with time zone not null,
   pollen_type envdata.pollen_type not null,
   count integer,
-  risk_level envdata.risk_level
+  risk_level envdata.risk_level,
+  answer_id bigint
 ) partition by RANGE (observed_at);
 alter table envdata.pollen_hourly add constraint pollen_hourly_count_check CHECK (count >= 0);
 alter table envdata.pollen_hourly add constraint pollen_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
@@ -339,6 +379,24 @@ alter table envdata.pollen_hourly add constraint pollen_hourly_pkey PRIMARY KEY 
 -- 15 partition(s) of envdata.pollen_hourly:
 --   envdata.pollen_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
 --   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
+comment on column envdata.pollen_hourly.answer_id is 'The answer (envdata.answer) that last set this row''s values; null when landed before provenance was kept (migration 0051).';
+
+create table envdata.pollen_hourly_revision (
+  location_id integer not null,
+  observed_at timestamp with time zone not null,
+  pollen_type envdata.pollen_type,
+  count integer,
+  risk_level envdata.risk_level,
+  answer_id bigint,
+  valid_from timestamp with time zone,
+  valid_to timestamp with time zone not null,
+  replaced_by_answer bigint,
+  replaced_by_run integer
+);
+alter table envdata.pollen_hourly_revision add constraint pollen_hourly_revision_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+CREATE INDEX pollen_hourly_revision_key ON envdata.pollen_hourly_revision USING btree (location_id, observed_at, valid_to);
+CREATE INDEX pollen_hourly_revision_run ON envdata.pollen_hourly_revision USING btree (replaced_by_run);
+comment on table envdata.pollen_hourly_revision is 'Values of envdata.pollen_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
 
 create table envdata.pollen_snapshot (
   location_id integer not null,
@@ -385,7 +443,8 @@ create table envdata.pollen_species_hourly (
   observed_at timestamp with time zone not null,
   species_id smallint not null,
   count integer not null,
-  risk_level envdata.risk_level
+  risk_level envdata.risk_level,
+  answer_id bigint
 ) partition by RANGE (observed_at);
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_count_check CHECK (count >= 0);
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
@@ -394,6 +453,24 @@ alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_s
 -- 15 partition(s) of envdata.pollen_species_hourly:
 --   envdata.pollen_species_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
 --   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
+comment on column envdata.pollen_species_hourly.answer_id is 'The answer (envdata.answer) that last set this row''s values; null when landed before provenance was kept (migration 0051).';
+
+create table envdata.pollen_species_hourly_revision (
+  location_id integer not null,
+  observed_at timestamp with time zone not null,
+  species_id smallint,
+  count integer,
+  risk_level envdata.risk_level,
+  answer_id bigint,
+  valid_from timestamp with time zone,
+  valid_to timestamp with time zone not null,
+  replaced_by_answer bigint,
+  replaced_by_run integer
+);
+alter table envdata.pollen_species_hourly_revision add constraint pollen_species_hourly_revision_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+CREATE INDEX pollen_species_hourly_revision_key ON envdata.pollen_species_hourly_revision USING btree (location_id, observed_at, valid_to);
+CREATE INDEX pollen_species_hourly_revision_run ON envdata.pollen_species_hourly_revision USING btree (replaced_by_run);
+comment on table envdata.pollen_species_hourly_revision is 'Values of envdata.pollen_species_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
 
 create table envdata.pollen_species_snapshot (
   location_id integer not null,
@@ -454,27 +531,6 @@ create table envdata.quota_usage (
 alter table envdata.quota_usage add constraint quota_usage_pkey PRIMARY KEY (quota_window, period);
 alter table envdata.quota_usage add constraint quota_usage_quota_window_check CHECK (quota_window = ANY (ARRAY['day'::text, 'month'::text]));
 alter table envdata.quota_usage add constraint quota_usage_used_check CHECK (used >= 0);
-
-create table envdata.raw_payload (
-  chunk_id bigint not null,
-  fetched_at timestamp with time zone not null,
-  http_status smallint not null,
-  encoding text not null default 'gzip'::text,
-  body bytea not null,
-  body_bytes integer not null,
-  run_id integer,
-  location_id integer not null,
-  dataset envdata.dataset not null,
-  window_from timestamp with time zone not null,
-  window_to timestamp with time zone not null,
-  body_sha256 bytea
-);
-alter table envdata.raw_payload add constraint raw_payload_body_sha256_check CHECK (octet_length(body_sha256) = 32);
-alter table envdata.raw_payload add constraint raw_payload_encoding_check CHECK (encoding = 'gzip'::text);
-alter table envdata.raw_payload add constraint raw_payload_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
-alter table envdata.raw_payload add constraint raw_payload_pkey PRIMARY KEY (chunk_id);
-alter table envdata.raw_payload add constraint raw_payload_run_id_fkey FOREIGN KEY (run_id) REFERENCES envdata.run(run_id) ON DELETE SET NULL;
-CREATE INDEX raw_payload_replay ON envdata.raw_payload USING btree (dataset, location_id, window_from);
 
 create table envdata.rollup_dirty (
   location_id integer not null,
@@ -645,7 +701,8 @@ create table envdata.weather_hourly (
   precip_type text,
   summary text,
   icon envdata.weather_icon,
-  icon_raw text
+  icon_raw text,
+  answer_id bigint
 ) partition by RANGE (observed_at);
 alter table envdata.weather_hourly add constraint weather_hourly_cloud_cover_fraction_check CHECK (cloud_cover_fraction >= 0::double precision AND cloud_cover_fraction <= 1::double precision);
 alter table envdata.weather_hourly add constraint weather_hourly_humidity_fraction_check CHECK (humidity_fraction >= 0::double precision AND humidity_fraction <= 1::double precision);
@@ -661,6 +718,39 @@ alter table envdata.weather_hourly add constraint weather_hourly_wind_speed_ms_c
 -- 41 partition(s) of envdata.weather_hourly:
 --   envdata.weather_hourly_y{1990..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
 --   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
+comment on column envdata.weather_hourly.answer_id is 'The answer (envdata.answer) that last set this row''s values; null when landed before provenance was kept (migration 0051).';
+
+create table envdata.weather_hourly_revision (
+  location_id integer not null,
+  observed_at timestamp with time zone not null,
+  temperature_c real,
+  apparent_temperature_c real,
+  dew_point_c real,
+  humidity_fraction real,
+  pressure_hpa real,
+  wind_speed_ms real,
+  wind_gust_ms real,
+  wind_bearing_deg real,
+  cloud_cover_fraction real,
+  visibility_km real,
+  uv_index real,
+  ozone_du real,
+  precip_intensity_mm_h real,
+  precip_probability_fraction real,
+  precip_type text,
+  summary text,
+  icon envdata.weather_icon,
+  icon_raw text,
+  answer_id bigint,
+  valid_from timestamp with time zone,
+  valid_to timestamp with time zone not null,
+  replaced_by_answer bigint,
+  replaced_by_run integer
+);
+alter table envdata.weather_hourly_revision add constraint weather_hourly_revision_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
+CREATE INDEX weather_hourly_revision_key ON envdata.weather_hourly_revision USING btree (location_id, observed_at, valid_to);
+CREATE INDEX weather_hourly_revision_run ON envdata.weather_hourly_revision USING btree (replaced_by_run);
+comment on table envdata.weather_hourly_revision is 'Values of envdata.weather_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
 
 create table envdata.weather_snapshot (
   location_id integer not null,
@@ -737,6 +827,25 @@ alter table envdata.worker_heartbeat add constraint worker_heartbeat_busy_check 
 alter table envdata.worker_heartbeat add constraint worker_heartbeat_concurrency_check CHECK (concurrency > 0);
 alter table envdata.worker_heartbeat add constraint worker_heartbeat_pid_check CHECK (pid > 0);
 alter table envdata.worker_heartbeat add constraint worker_heartbeat_pkey PRIMARY KEY (queue, worker_id);
+
+create view analytics.answers as
+ SELECT a.answer_id,
+    a.location_id,
+    a.dataset::text AS dataset,
+    a.window_from,
+    a.window_to,
+    a.endpoint,
+    a.http_status,
+    a.fetched_at,
+    a.landed_at,
+    a.run_id,
+    encode(a.body_sha256, 'hex'::text) AS answer_sha256,
+    b.body_bytes,
+    b.body_sha256 IS NOT NULL AS body_archived
+   FROM envdata.answer a
+     LEFT JOIN envdata.answer_body b USING (body_sha256);
+grant SELECT on table analytics.answers to envdata_bi;
+comment on view analytics.answers is 'Each answer of the service that landed anything: what was asked (location, dataset, window, endpoint), when it was fetched and landed, by which run, and the SHA-256 of its body (hex) as received. body_archived: the archive still keeps the body (ENVDATA_ARCHIVE_RAW, ENVDATA_ARCHIVE_RETENTION).';
 
 create view analytics.coverage as
  SELECT c.location_id,
@@ -1108,6 +1217,70 @@ comment on column analytics.pollen_hourly.pollen_type is 'tree, grass or weed';
 comment on column analytics.pollen_hourly.count is 'grains (particles) per m³, ≥ 0, exactly as sent (not the sum of the species)';
 comment on column analytics.pollen_hourly.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High (text: order by severity with array_position)';
 
+create view analytics.pollen_hourly_revisions as
+ SELECT f.location_id,
+    l.name AS location_name,
+    f.observed_at,
+    f.pollen_type::text AS pollen_type,
+    f.count,
+    f.risk_level::text AS risk_level,
+    f.valid_from,
+    f.valid_to,
+    f.answer_id,
+    f.replaced_by_answer,
+    f.replaced_by_run
+   FROM envdata.pollen_hourly_revision f
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.pollen_hourly_revisions to envdata_bi;
+comment on view analytics.pollen_hourly_revisions is 'Earlier values of analytics.pollen_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
+
+create view analytics.pollen_hourly_source as
+ SELECT f.location_id,
+    f.observed_at,
+    f.pollen_type::text AS pollen_type,
+    a.answer_id,
+    encode(a.body_sha256, 'hex'::text) AS answer_sha256,
+    a.fetched_at,
+    a.landed_at,
+    a.run_id,
+    a.endpoint,
+    a.http_status,
+    f.answer_id IS NULL AS traced_by_window
+   FROM envdata.pollen_hourly f
+     LEFT JOIN LATERAL ( SELECT x.answer_id,
+            x.chunk_id,
+            x.run_id,
+            x.location_id,
+            x.dataset,
+            x.window_from,
+            x.window_to,
+            x.endpoint,
+            x.http_status,
+            x.fetched_at,
+            x.landed_at,
+            x.body_sha256
+           FROM envdata.answer x
+          WHERE x.answer_id = f.answer_id
+        UNION ALL
+        ( SELECT x.answer_id,
+            x.chunk_id,
+            x.run_id,
+            x.location_id,
+            x.dataset,
+            x.window_from,
+            x.window_to,
+            x.endpoint,
+            x.http_status,
+            x.fetched_at,
+            x.landed_at,
+            x.body_sha256
+           FROM envdata.answer x
+          WHERE f.answer_id IS NULL AND x.location_id = f.location_id AND x.dataset = 'pollen'::envdata.dataset AND x.window_from <= f.observed_at AND x.window_to > f.observed_at
+          ORDER BY x.answer_id DESC
+         LIMIT 1)) a ON true;
+grant SELECT on table analytics.pollen_hourly_source to envdata_bi;
+comment on view analytics.pollen_hourly_source is 'Where each row of analytics.pollen_hourly came from: the answer that last set its values (analytics.answers), its SHA-256, when it was fetched and landed, by which run and endpoint. traced_by_window: the row landed before envdata kept per-row sources (migration 0051) and is traced to the newest archived answer of its window.';
+
 create view analytics.pollen_latest as
  SELECT l.location_id,
     l.name AS location_name,
@@ -1185,6 +1358,74 @@ comment on column analytics.pollen_species_hourly.category is 'tree, grass, weed
 comment on column analytics.pollen_species_hourly.species is 'species name as sent, spaces and slashes included (Birch, Poplar / Cottonwood)';
 comment on column analytics.pollen_species_hourly.count is 'grains (particles) per m³, ≥ 0';
 comment on column analytics.pollen_species_hourly.risk_level is 'per-species risk when envdata asks for it (ENVDATA_SPECIES_RISK) and the service sends it: Low, Moderate, High, Very High (text: order by severity with array_position); else null';
+
+create view analytics.pollen_species_hourly_revisions as
+ SELECT f.location_id,
+    l.name AS location_name,
+    f.observed_at,
+    s.category::text AS category,
+    s.name AS species,
+    f.count,
+    f.risk_level::text AS risk_level,
+    f.valid_from,
+    f.valid_to,
+    f.answer_id,
+    f.replaced_by_answer,
+    f.replaced_by_run
+   FROM envdata.pollen_species_hourly_revision f
+     JOIN envdata.location l USING (location_id)
+     JOIN envdata.pollen_species s USING (species_id);
+grant SELECT on table analytics.pollen_species_hourly_revisions to envdata_bi;
+comment on view analytics.pollen_species_hourly_revisions is 'Earlier values of analytics.pollen_species_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
+
+create view analytics.pollen_species_hourly_source as
+ SELECT f.location_id,
+    f.observed_at,
+    s.category::text AS category,
+    s.name AS species,
+    a.answer_id,
+    encode(a.body_sha256, 'hex'::text) AS answer_sha256,
+    a.fetched_at,
+    a.landed_at,
+    a.run_id,
+    a.endpoint,
+    a.http_status,
+    f.answer_id IS NULL AS traced_by_window
+   FROM envdata.pollen_species_hourly f
+     JOIN envdata.pollen_species s USING (species_id)
+     LEFT JOIN LATERAL ( SELECT x.answer_id,
+            x.chunk_id,
+            x.run_id,
+            x.location_id,
+            x.dataset,
+            x.window_from,
+            x.window_to,
+            x.endpoint,
+            x.http_status,
+            x.fetched_at,
+            x.landed_at,
+            x.body_sha256
+           FROM envdata.answer x
+          WHERE x.answer_id = f.answer_id
+        UNION ALL
+        ( SELECT x.answer_id,
+            x.chunk_id,
+            x.run_id,
+            x.location_id,
+            x.dataset,
+            x.window_from,
+            x.window_to,
+            x.endpoint,
+            x.http_status,
+            x.fetched_at,
+            x.landed_at,
+            x.body_sha256
+           FROM envdata.answer x
+          WHERE f.answer_id IS NULL AND x.location_id = f.location_id AND x.dataset = 'pollen'::envdata.dataset AND x.window_from <= f.observed_at AND x.window_to > f.observed_at
+          ORDER BY x.answer_id DESC
+         LIMIT 1)) a ON true;
+grant SELECT on table analytics.pollen_species_hourly_source to envdata_bi;
+comment on view analytics.pollen_species_hourly_source is 'Where each row of analytics.pollen_species_hourly came from: the answer that last set its values (analytics.answers), its SHA-256, when it was fetched and landed, by which run and endpoint. traced_by_window: the row landed before envdata kept per-row sources (migration 0051) and is traced to the newest archived answer of its window.';
 
 create view analytics.weather_daily as
  SELECT r.location_id,
@@ -1397,6 +1638,83 @@ comment on column analytics.weather_hourly.precip_type is 'precipitation type as
 comment on column analytics.weather_hourly.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
 comment on column analytics.weather_hourly.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
 
+create view analytics.weather_hourly_revisions as
+ SELECT f.location_id,
+    l.name AS location_name,
+    f.observed_at,
+    round(f.temperature_c::double precision * 100::double precision) / 100::double precision AS temperature_c,
+    round(f.apparent_temperature_c::double precision * 100::double precision) / 100::double precision AS apparent_temperature_c,
+    round(f.dew_point_c::double precision * 100::double precision) / 100::double precision AS dew_point_c,
+    round(f.humidity_fraction::double precision * 10000::double precision) / 100::double precision AS humidity_pct,
+    round(f.pressure_hpa::double precision * 100::double precision) / 100::double precision AS pressure_hpa,
+    round(f.wind_speed_ms::double precision * 100::double precision) / 100::double precision AS wind_speed_ms,
+    round(f.wind_gust_ms::double precision * 100::double precision) / 100::double precision AS wind_gust_ms,
+    round(f.wind_bearing_deg::double precision * 100::double precision) / 100::double precision AS wind_bearing_deg,
+    round(f.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision AS cloud_cover_pct,
+    round(f.visibility_km::double precision * 100::double precision) / 100::double precision AS visibility_km,
+    round(f.uv_index::double precision * 100::double precision) / 100::double precision AS uv_index,
+    round(f.ozone_du::double precision * 100::double precision) / 100::double precision AS ozone_du,
+    round(f.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision AS precip_intensity_mm_h,
+    round(f.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision AS precip_probability_pct,
+    f.precip_type,
+    f.summary,
+    f.icon::text AS icon,
+    f.valid_from,
+    f.valid_to,
+    f.answer_id,
+    f.replaced_by_answer,
+    f.replaced_by_run
+   FROM envdata.weather_hourly_revision f
+     JOIN envdata.location l USING (location_id);
+grant SELECT on table analytics.weather_hourly_revisions to envdata_bi;
+comment on view analytics.weather_hourly_revisions is 'Earlier values of analytics.weather_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
+
+create view analytics.weather_hourly_source as
+ SELECT f.location_id,
+    f.observed_at,
+    a.answer_id,
+    encode(a.body_sha256, 'hex'::text) AS answer_sha256,
+    a.fetched_at,
+    a.landed_at,
+    a.run_id,
+    a.endpoint,
+    a.http_status,
+    f.answer_id IS NULL AS traced_by_window
+   FROM envdata.weather_hourly f
+     LEFT JOIN LATERAL ( SELECT x.answer_id,
+            x.chunk_id,
+            x.run_id,
+            x.location_id,
+            x.dataset,
+            x.window_from,
+            x.window_to,
+            x.endpoint,
+            x.http_status,
+            x.fetched_at,
+            x.landed_at,
+            x.body_sha256
+           FROM envdata.answer x
+          WHERE x.answer_id = f.answer_id
+        UNION ALL
+        ( SELECT x.answer_id,
+            x.chunk_id,
+            x.run_id,
+            x.location_id,
+            x.dataset,
+            x.window_from,
+            x.window_to,
+            x.endpoint,
+            x.http_status,
+            x.fetched_at,
+            x.landed_at,
+            x.body_sha256
+           FROM envdata.answer x
+          WHERE f.answer_id IS NULL AND x.location_id = f.location_id AND x.dataset = 'weather'::envdata.dataset AND x.window_from <= f.observed_at AND x.window_to > f.observed_at
+          ORDER BY x.answer_id DESC
+         LIMIT 1)) a ON true;
+grant SELECT on table analytics.weather_hourly_source to envdata_bi;
+comment on view analytics.weather_hourly_source is 'Where each row of analytics.weather_hourly came from: the answer that last set its values (analytics.answers), its SHA-256, when it was fetched and landed, by which run and endpoint. traced_by_window: the row landed before envdata kept per-row sources (migration 0051) and is traced to the newest archived answer of its window.';
+
 create view analytics.weather_latest as
  SELECT l.location_id,
     l.name AS location_name,
@@ -1451,6 +1769,27 @@ comment on column analytics.weather_latest.precip_type is 'precipitation type as
 comment on column analytics.weather_latest.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
 comment on column analytics.weather_latest.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
 comment on column analytics.weather_latest.stamped_at_fetch is 'true when the service sent the reading without a timestamp and envdata stamped it with the hour of the fetch (observed_at is then the start of the hour of fetched_at, UTC); false when observed_at is the service''s own stamp';
+
+create view envdata.raw_payload as
+ SELECT DISTINCT ON (a.chunk_id) a.chunk_id,
+    a.answer_id,
+    a.fetched_at,
+    a.http_status,
+    b.encoding,
+    b.body,
+    b.body_bytes,
+    a.run_id,
+    a.location_id,
+    a.dataset,
+    a.window_from,
+    a.window_to,
+    a.body_sha256,
+    a.endpoint
+   FROM envdata.answer a
+     JOIN envdata.answer_body b USING (body_sha256)
+  WHERE a.chunk_id IS NOT NULL
+  ORDER BY a.chunk_id, a.answer_id DESC;
+comment on view envdata.raw_payload is 'Each chunk''s newest answer whose body the archive keeps (what envdata rebuild lands).';
 
 CREATE OR REPLACE FUNCTION analytics.hour_status(dataset text, location integer, from_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone, to_at timestamp with time zone DEFAULT 'infinity'::timestamp with time zone)
  RETURNS TABLE(location_id integer, location_name text, observed_at timestamp with time zone, observed_at_local timestamp without time zone, status text)
@@ -1509,6 +1848,88 @@ AS $function$
     $function$;
 grant EXECUTE on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) to envdata_bi;
 comment on function analytics.hour_status(dataset text, location integer, from_at timestamp with time zone, to_at timestamp with time zone) is 'One row per hour of a dataset''s history (pollen or weather; from its first hour up to the last complete hour) at one location, the hours starting in [from_at, to_at) only, with what the ledger knows of it: landed (its rows are in the facts), quarantined (its records were refused; reasons in envdata.quarantine), missing_upstream (the service never sent it, even when asked again), not_covered (the service answered 404), no_data (the latest answer was "Data not available!"), not_fetched (nothing asked yet, or nothing recorded). Generates only the hours asked for.';
+
+CREATE OR REPLACE FUNCTION analytics.pollen_hourly_as_of(at timestamp with time zone)
+ RETURNS SETOF analytics.pollen_hourly
+ LANGUAGE sql
+ STABLE
+AS $function$
+        select f.location_id, l.name as location_name, f.observed_at, f.pollen_type::text as pollen_type, f.count, f.risk_level::text as risk_level
+        from (
+          select c.location_id, c.observed_at, c.pollen_type, c.count, c.risk_level
+          from envdata.pollen_hourly c
+          left join envdata.answer a on a.answer_id = c.answer_id
+          where c.answer_id is null or a.landed_at <= at
+          union all
+          select r.location_id, r.observed_at, r.pollen_type, r.count, r.risk_level
+          from envdata.pollen_hourly_revision r
+          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
+        ) f
+        join envdata.location l using (location_id) 
+      $function$;
+grant EXECUTE on function analytics.pollen_hourly_as_of(at timestamp with time zone) to envdata_bi;
+grant EXECUTE on function analytics.pollen_hourly_as_of(at timestamp with time zone) to public;
+comment on function analytics.pollen_hourly_as_of(at timestamp with time zone) is 'analytics.pollen_hourly as it stood at the instant given (a landing counts from its transaction''s start): current rows landed by then, and the values revised since as they were. Rows landed before envdata kept revisions (migration 0051) count as always there.';
+
+CREATE OR REPLACE FUNCTION analytics.pollen_species_hourly_as_of(at timestamp with time zone)
+ RETURNS SETOF analytics.pollen_species_hourly
+ LANGUAGE sql
+ STABLE
+AS $function$
+        select f.location_id, l.name as location_name, f.observed_at, s.category::text as category, s.name as species, f.count, f.risk_level::text as risk_level
+        from (
+          select c.location_id, c.observed_at, c.species_id, c.count, c.risk_level
+          from envdata.pollen_species_hourly c
+          left join envdata.answer a on a.answer_id = c.answer_id
+          where c.answer_id is null or a.landed_at <= at
+          union all
+          select r.location_id, r.observed_at, r.species_id, r.count, r.risk_level
+          from envdata.pollen_species_hourly_revision r
+          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
+        ) f
+        join envdata.location l using (location_id) join envdata.pollen_species s using (species_id)
+      $function$;
+grant EXECUTE on function analytics.pollen_species_hourly_as_of(at timestamp with time zone) to envdata_bi;
+grant EXECUTE on function analytics.pollen_species_hourly_as_of(at timestamp with time zone) to public;
+comment on function analytics.pollen_species_hourly_as_of(at timestamp with time zone) is 'analytics.pollen_species_hourly as it stood at the instant given (a landing counts from its transaction''s start): current rows landed by then, and the values revised since as they were. Rows landed before envdata kept revisions (migration 0051) count as always there.';
+
+CREATE OR REPLACE FUNCTION analytics.weather_hourly_as_of(at timestamp with time zone)
+ RETURNS SETOF analytics.weather_hourly
+ LANGUAGE sql
+ STABLE
+AS $function$
+        select f.location_id, l.name as location_name, f.observed_at, round(f.temperature_c::double precision * 100::double precision) / 100::double precision as temperature_c,
+      round(f.apparent_temperature_c::double precision * 100::double precision) / 100::double precision as apparent_temperature_c,
+      round(f.dew_point_c::double precision * 100::double precision) / 100::double precision as dew_point_c,
+      round(f.humidity_fraction::double precision * 10000::double precision) / 100::double precision as humidity_pct,
+      round(f.pressure_hpa::double precision * 100::double precision) / 100::double precision as pressure_hpa,
+      round(f.wind_speed_ms::double precision * 100::double precision) / 100::double precision as wind_speed_ms,
+      round(f.wind_gust_ms::double precision * 100::double precision) / 100::double precision as wind_gust_ms,
+      round(f.wind_bearing_deg::double precision * 100::double precision) / 100::double precision as wind_bearing_deg,
+      round(f.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision as cloud_cover_pct,
+      round(f.visibility_km::double precision * 100::double precision) / 100::double precision as visibility_km,
+      round(f.uv_index::double precision * 100::double precision) / 100::double precision as uv_index,
+      round(f.ozone_du::double precision * 100::double precision) / 100::double precision as ozone_du,
+      round(f.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision as precip_intensity_mm_h,
+      round(f.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision as precip_probability_pct,
+      f.precip_type,
+      f.summary,
+      f.icon::text as icon
+        from (
+          select c.location_id, c.observed_at, c.temperature_c, c.apparent_temperature_c, c.dew_point_c, c.humidity_fraction, c.pressure_hpa, c.wind_speed_ms, c.wind_gust_ms, c.wind_bearing_deg, c.cloud_cover_fraction, c.visibility_km, c.uv_index, c.ozone_du, c.precip_intensity_mm_h, c.precip_probability_fraction, c.precip_type, c.summary, c.icon, c.icon_raw
+          from envdata.weather_hourly c
+          left join envdata.answer a on a.answer_id = c.answer_id
+          where c.answer_id is null or a.landed_at <= at
+          union all
+          select r.location_id, r.observed_at, r.temperature_c, r.apparent_temperature_c, r.dew_point_c, r.humidity_fraction, r.pressure_hpa, r.wind_speed_ms, r.wind_gust_ms, r.wind_bearing_deg, r.cloud_cover_fraction, r.visibility_km, r.uv_index, r.ozone_du, r.precip_intensity_mm_h, r.precip_probability_fraction, r.precip_type, r.summary, r.icon, r.icon_raw
+          from envdata.weather_hourly_revision r
+          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
+        ) f
+        join envdata.location l using (location_id) 
+      $function$;
+grant EXECUTE on function analytics.weather_hourly_as_of(at timestamp with time zone) to envdata_bi;
+grant EXECUTE on function analytics.weather_hourly_as_of(at timestamp with time zone) to public;
+comment on function analytics.weather_hourly_as_of(at timestamp with time zone) is 'analytics.weather_hourly as it stood at the instant given (a landing counts from its transaction''s start): current rows landed by then, and the values revised since as they were. Rows landed before envdata kept revisions (migration 0051) count as always there.';
 
 CREATE OR REPLACE FUNCTION envdata.advance_current_snapshot(location integer, of_dataset envdata.dataset, of_product envdata.snapshot_product, fetched timestamp with time zone)
  RETURNS boolean

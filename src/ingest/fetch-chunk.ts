@@ -110,5 +110,6 @@ export async function fetchChunk(
     httpStatus: payload.complete ? 200 : 206,
     facts: held ? holdFacts(facts, shape.digest, shape.policy) : facts,
     rawBody: payload.rawBody,
+    endpoint: payload.endpoint,
   };
 }

@@ -11,9 +11,10 @@ import type { Database } from '../warehouse/schema.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
 import { RowsStoredAlready, writeFacts, type WriteTechniques } from '../warehouse/write-facts.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
+import { AnswerIds } from './answer-ids.js';
 import {
-  archivesOf,
-  bodiesToArchive,
+  answersOf,
+  bodyDigests,
   specOf,
   stageLanding,
   type StagedLanding,
@@ -47,16 +48,23 @@ type TableBatch = Map<FactTable<FactRow>, LocatedRows<FactRow>[]>;
 export class FactWriter {
   private readonly context: WriteContext = { species: new SpeciesIds() };
   private readonly partitions = new YearPartitions();
+  private readonly answerIds: AnswerIds;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: FactWriterOptions,
-  ) {}
+  ) {
+    this.answerIds = new AnswerIds(db);
+  }
 
   /** Stages `landing` (`stageLanding`) unless it was. */
   stage(landing: ChunkLanding): Promise<StagedLanding> {
     if ('decision' in landing) return Promise.resolve(landing as StagedLanding);
-    return stageLanding(landing, { archiveRaw: this.options.archiveRaw, context: this.context });
+    return stageLanding(landing, {
+      archiveRaw: this.options.archiveRaw,
+      context: this.context,
+      answerIds: this.answerIds,
+    });
   }
 
   async land(unstaged: readonly ChunkLanding[]): Promise<LandingSummary> {
@@ -67,7 +75,13 @@ export class FactWriter {
       landing.facts.tables.forEach(({ table, rows }, t) => {
         let groups = batch.get(table);
         if (!groups) batch.set(table, (groups = []));
-        groups.push({ locationId: landing.locationId, rows, staged: landing.encoded[t] });
+        groups.push({
+          locationId: landing.locationId,
+          rows,
+          staged: landing.encoded[t],
+          answerId: landing.answer?.answerId ?? null,
+          runId: landing.runId,
+        });
       });
     }
     await this.prepare(batch);
@@ -77,14 +91,12 @@ export class FactWriter {
       groups,
     }));
     const records = landings.map((l) => l.decision.record);
-    const bodies = bodiesToArchive(landings);
-
     const inTransaction = (assumeNewAllowed: boolean) =>
       this.db.transaction().execute(async (trx) => {
-        const opened = await openLanding(trx, records, [...bodies.keys()]);
-        const archives = archivesOf(bodies, opened.digests);
+        const opened = await openLanding(trx, records, bodyDigests(landings));
+        const answers = answersOf(landings, opened.storedBodies);
         const ledger = records.map((r, i) =>
-          withArchive(withNewRows(r, opened.landedBefore.get(i)), archives.get(i)),
+          withAnswer(withNewRows(r, opened.landedBefore.get(i)), answers.get(i)),
         );
         return writeFacts(trx, tables, {
           assumeNew: assumeNewAllowed && !opened.anyLanded,
@@ -158,9 +170,9 @@ function addYears(years: Map<number, Date>, rows: readonly { observedAt: Date }[
   }
 }
 
-function withArchive(
+function withAnswer(
   record: LandingRecord,
-  archive: LandingRecord['archive'] | undefined,
+  answer: LandingRecord['answer'] | undefined,
 ): LandingRecord {
-  return archive ? { ...record, archive } : record;
+  return answer ? { ...record, answer } : record;
 }

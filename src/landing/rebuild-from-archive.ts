@@ -80,6 +80,9 @@ export async function rebuildFromArchive(
         'r.body',
         'r.fetched_at',
         'r.http_status',
+        'r.body_sha256',
+        'r.body_bytes',
+        'r.endpoint',
       ])
       .where('r.dataset', 'in', filter.datasets)
       .where('r.chunk_id', '>', after)
@@ -117,8 +120,13 @@ export async function rebuildFromArchive(
           startedAt: row.fetched_at,
           httpStatus: row.http_status,
           facts: read.facts,
-          // Already in the archive: a rebuild archives nothing.
+          // Already in the archive: landed again as a new answer of the same body.
           rawBody: undefined,
+          archived: {
+            digest: row.body_sha256,
+            bodyBytes: row.body_bytes,
+            endpoint: row.endpoint ?? undefined,
+          },
         });
       } catch (thrown) {
         const reason = coerceError(thrown).message;

@@ -6,25 +6,29 @@ import {
   type ChunkLanding,
   type LandingDecision,
 } from '../ledger/landing-decision.js';
-import type { ArchivedPayload } from '../ledger/record-landings.js';
+import type { LandingAnswer } from '../ledger/record-landings.js';
 import type { FactRow } from '../warehouse/fact-rows.js';
 import type { FactTable, WriteContext } from '../warehouse/fact-table.js';
 import type { FactTableSpec } from '../warehouse/fact-table-spec.js';
 import type { StagedRows } from '../warehouse/located-rows.js';
 import { stageRows } from '../warehouse/wire/index.js';
+import type { AnswerIds } from './answer-ids.js';
 
-/** A body as the archive keeps it, made before the landing transaction. */
-export interface ArchiveBody {
+/** The answer a landing came from, made before its transaction (`envdata.answer`). */
+export interface StagedAnswer {
+  /** Taken from `AnswerIds`: the source each row it writes keeps. */
+  readonly answerId: number;
   /** SHA-256 of the body as received. */
   readonly digest: Buffer;
-  readonly gzipped: Buffer;
+  /** The body, gzip-compressed, when the archive keeps bodies and the landing brings one. */
+  readonly gzipped: Buffer | undefined;
   readonly bodyBytes: number;
+  readonly endpoint: string | undefined;
 }
 
 /**
  * A landing ready for its transaction: what the ledger decided of it, its rows encoded as their
- * tables send them, and its body, when the archive keeps bodies, digested and compressed
- * (`undefined` otherwise).
+ * tables send them, and the answer it came from (`undefined` for a landing with no body).
  */
 export interface StagedLanding extends ChunkLanding {
   readonly decision: LandingDecision;
@@ -33,68 +37,87 @@ export interface StagedLanding extends ChunkLanding {
    * columns need a lookup first (`FactTable.prepare`): its rows are encoded when written.
    */
   readonly encoded: readonly (StagedRows | undefined)[];
-  readonly archiveBody: ArchiveBody | undefined;
+  readonly answer: StagedAnswer | undefined;
 }
 
 /**
- * Does, as a landing arrives, what needs no transaction (the ledger's decision, encoded rows,
- * the archive body), so none of it lengthens a landing transaction.
+ * Does, as a landing arrives, what needs no transaction (the ledger's decision, its answer's id,
+ * digest and compressed body, its rows encoded with that answer), so none of it lengthens a
+ * landing transaction. A rebuild re-lands an archived answer as a new one of the same body.
  */
 export async function stageLanding(
   landing: ChunkLanding,
-  options: { readonly archiveRaw: boolean; readonly context: WriteContext },
+  options: {
+    readonly archiveRaw: boolean;
+    readonly context: WriteContext;
+    readonly answerIds: AnswerIds;
+  },
 ): Promise<StagedLanding> {
+  const answer = await answerOf(landing, options);
   const encoded = landing.facts.tables.map(({ table, rows }) =>
-    table.prepare ? undefined : stageRows(specOf(table, options.context), landing.locationId, rows),
+    table.prepare
+      ? undefined
+      : stageRows(
+          specOf(table, options.context),
+          landing.locationId,
+          rows,
+          answer?.answerId ?? null,
+        ),
   );
-  const staged = { ...landing, decision: decideLanding(landing), encoded };
-  const { rawBody } = landing;
-  if (!options.archiveRaw || rawBody === undefined || landing.rebuild) {
-    return { ...staged, archiveBody: undefined };
+  return { ...landing, decision: decideLanding(landing), encoded, answer };
+}
+
+async function answerOf(
+  landing: ChunkLanding,
+  options: { readonly archiveRaw: boolean; readonly answerIds: AnswerIds },
+): Promise<StagedAnswer | undefined> {
+  const { rawBody, archived } = landing;
+  if (archived !== undefined) {
+    const answerId = await options.answerIds.take();
+    return { answerId, ...archived, gzipped: undefined };
   }
+  if (rawBody === undefined || landing.rebuild) return undefined;
+  const answerId = await options.answerIds.take();
   const digest = createHash('sha256').update(rawBody).digest();
-  const gzipped = await gzipAsync(rawBody);
-  return { ...staged, archiveBody: { digest, gzipped, bodyBytes: Buffer.byteLength(rawBody) } };
+  const gzipped = options.archiveRaw ? await gzipAsync(rawBody) : undefined;
+  const bodyBytes = Buffer.byteLength(rawBody);
+  return { answerId, digest, gzipped, bodyBytes, endpoint: landing.endpoint };
 }
 
 const gzipAsync = promisify(gzip);
 
-/** A body to archive: the landing it came with and that landing's index. */
-interface Body {
-  readonly landing: StagedLanding;
-  readonly index: number;
-}
-
-/** The bodies to archive by chunk: one per chunk, the last if a chunk came twice in a batch. */
-export function bodiesToArchive(landings: readonly StagedLanding[]): Map<number, Body> {
-  const bodies = new Map<number, Body>();
-  landings.forEach((landing, index) => {
-    if (landing.archiveBody !== undefined) bodies.set(landing.chunkId, { landing, index });
-  });
-  return bodies;
-}
-
 /**
- * The archive entries by landing index; a body the archive holds already (same SHA-256, in
- * `stored` by chunk) goes without its bytes.
+ * Each landing's answer as the ledger records it, by landing index; a body the archive holds
+ * already (`stored`, hex SHA-256s) or sent earlier in the batch goes without its bytes.
  */
-export function archivesOf(
-  bodies: ReadonlyMap<number, Body>,
-  stored: ReadonlyMap<number, Buffer>,
-): ReadonlyMap<number, ArchivedPayload> {
-  const entries = new Map<number, ArchivedPayload>();
-  for (const [chunkId, { landing, index }] of bodies) {
-    const { digest, gzipped, bodyBytes } = landing.archiveBody!;
-    const same = stored.get(chunkId)?.equals(digest) ?? false;
+export function answersOf(
+  landings: readonly StagedLanding[],
+  stored: ReadonlySet<string>,
+): ReadonlyMap<number, LandingAnswer> {
+  const sent = new Set(stored);
+  const entries = new Map<number, LandingAnswer>();
+  landings.forEach((landing, index) => {
+    const { answer } = landing;
+    if (answer === undefined) return;
+    const hex = answer.digest.toString('hex');
+    const body = answer.gzipped !== undefined && !sent.has(hex) ? answer.gzipped : undefined;
+    if (body !== undefined) sent.add(hex);
     entries.set(index, {
+      answerId: answer.answerId,
       fetchedAt: landing.startedAt,
       httpStatus: landing.httpStatus,
-      digest,
-      body: same ? undefined : gzipped,
-      bodyBytes,
+      digest: answer.digest,
+      body,
+      bodyBytes: answer.bodyBytes,
+      endpoint: answer.endpoint,
     });
-  }
+  });
   return entries;
+}
+
+/** The SHA-256s of the bodies `landings` would archive. */
+export function bodyDigests(landings: readonly StagedLanding[]): Buffer[] {
+  return landings.flatMap((l) => (l.answer?.gzipped !== undefined ? [l.answer.digest] : []));
 }
 
 /** `table`'s columns, for the rows it holds. */

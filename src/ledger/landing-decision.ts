@@ -66,6 +66,18 @@ export interface ChunkLanding extends LandingBase {
   readonly facts: LandingFacts;
   /** The body exactly as received; `undefined` when the answer had none to keep. */
   readonly rawBody: string | undefined;
+  /** The endpoint path that answered (no query), kept with the answer. */
+  readonly endpoint?: string | undefined;
+  /** A rebuild: the archived answer it lands again (its body is in the archive already). */
+  readonly archived?: ArchivedAnswer | undefined;
+}
+
+/** An answer of the archive, as a rebuild lands it again. */
+export interface ArchivedAnswer {
+  /** SHA-256 of the body as received. */
+  readonly digest: Buffer;
+  readonly bodyBytes: number;
+  readonly endpoint: string | undefined;
 }
 
 export interface LandingResult {

@@ -8,8 +8,8 @@ const HOUR_MS = 3_600_000;
 
 /** What `openLanding` found. */
 export interface OpenedLanding {
-  /** SHA-256 of the bodies archived for the chunks asked about, by chunk. */
-  readonly digests: ReadonlyMap<number, Buffer>;
+  /** Of the SHA-256s asked about, those whose bodies the archive holds (hex). */
+  readonly storedBodies: ReadonlySet<string>;
   /**
    * Whether the ledger records any hour of the landings' windows as landed. When it does not,
    * the facts are most likely stored nowhere yet, and a plain insert needs no probe first (a
@@ -51,15 +51,14 @@ export function withNewRows(
 /**
  * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
  * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
- * what a stopped run forgets stays forgotten — and returns the SHA-256 of the bodies archived
- * for `bodyChunkIds`, by chunk (none for a body archived before they were kept), so that an
- * identical answer is not sent again, whether any hour of the landings' windows is recorded as
- * landed, and whether the landings are settled already.
+ * what a stopped run forgets stays forgotten — and returns which of `bodyDigests` the archive
+ * holds, so that a body is never sent twice, whether any hour of the landings' windows is
+ * recorded as landed, and whether the landings are settled already.
  */
 export async function openLanding(
   trx: Transaction<Database>,
   landings: readonly LandingRecord[],
-  bodyChunkIds: readonly number[],
+  bodyDigests: readonly Buffer[],
 ): Promise<OpenedLanding> {
   const runs = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))].sort(
     (a, b) => a - b,
@@ -73,7 +72,6 @@ export async function openLanding(
   const { rows } = await named(
     'open_landing',
     sql<{
-      chunk_id: number | null;
       body_sha256: Buffer | null;
       any_landed: boolean;
       landed_before: { i: number; from: string; to: string }[];
@@ -105,17 +103,15 @@ export async function openLanding(
       select count(*) = ${chunkIds.length} as all_done from envdata.chunk
       where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
     )
-    select p.chunk_id, p.body_sha256, landed.any_landed, landed.landed_before,
+    select b.body_sha256, landed.any_landed, landed.landed_before,
       coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
     cross join landed cross join covered cross join done
-    left join envdata.raw_payload p
-      on p.chunk_id = any(${[...bodyChunkIds]}::bigint[]) and p.body_sha256 is not null
+    left join envdata.answer_body b on b.body_sha256 = any(${[...bodyDigests]}::bytea[])
   `,
   ).execute(trx);
-  const digests = new Map<number, Buffer>();
-  for (const r of rows)
-    if (r.chunk_id !== null && r.body_sha256) digests.set(r.chunk_id, r.body_sha256);
+  const storedBodies = new Set<string>();
+  for (const r of rows) if (r.body_sha256) storedBodies.add(r.body_sha256.toString('hex'));
   const landedBefore = new Map<number, Window[]>();
   for (const b of rows[0]?.landed_before ?? []) {
     const list = landedBefore.get(b.i) ?? [];
@@ -123,7 +119,7 @@ export async function openLanding(
     landedBefore.set(b.i, list);
   }
   return {
-    digests,
+    storedBodies,
     anyLanded: rows[0]?.any_landed ?? true,
     settled: rows[0]?.settled ?? false,
     landedBefore,

@@ -51,7 +51,8 @@ export interface LandingRecord {
   /** Why the chunk waits again or failed (`refetch`, `partial`, `failed`): code and message. */
   readonly error?: { readonly code: 'MISSING_HOURS' | 'PARTIAL'; readonly message: string };
   readonly quarantine: readonly QuarantineEntry[];
-  readonly archive?: ArchivedPayload;
+  /** The answer it came from (`envdata.answer`); none for a landing with no body. */
+  readonly answer?: LandingAnswer;
 }
 
 export interface QuarantineEntry {
@@ -62,14 +63,20 @@ export interface QuarantineEntry {
   readonly hour: Date | undefined;
 }
 
-export interface ArchivedPayload {
+/** An answer as `envdata.answer` records it, with its body for `envdata.answer_body`. */
+export interface LandingAnswer {
+  readonly answerId: number;
   readonly fetchedAt: Date;
   readonly httpStatus: number;
   /** SHA-256 of the body as received. */
   readonly digest: Buffer;
-  /** The body, gzip-compressed; `undefined` when the archive holds this very body already. */
+  /**
+   * The body, gzip-compressed; `undefined` when the archive holds this very body already, or
+   * keeps no bodies (ENVDATA_ARCHIVE_RAW=false).
+   */
   readonly body: Buffer | undefined;
   readonly bodyBytes: number;
+  readonly endpoint: string | undefined;
 }
 
 const HOUR_MS = 3_600_000;
@@ -122,14 +129,15 @@ export function ledgerStatements(
 }
 
 /**
- * Quarantine entries (replacing the chunk's earlier ones) and raw payloads, as data-modifying
- * CTEs (`cleared as (…), …`) for the statement that writes coverage.
+ * Quarantine entries (replacing the chunk's earlier ones), answers and the bodies the archive
+ * does not hold yet (once per SHA-256), as data-modifying CTEs (`cleared as (…), …`) for the
+ * statement that writes coverage.
  */
 function logWrites(landings: readonly LandingRecord[]): RawBuilder<unknown> {
   const chunkIds = landings.map((l) => l.chunkId);
   const q = landings.flatMap((l) => l.quarantine.map((e) => ({ l, e })));
-  const archives = landings.filter((l) => l.archive?.body !== undefined);
-  const kept = landings.filter((l) => l.archive !== undefined && l.archive.body === undefined);
+  const a = landings.flatMap((l) => (l.answer ? [{ l, a: l.answer }] : []));
+  const bodies = a.filter(({ a }) => a.body !== undefined);
   return sql`
     cleared as (
       delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
@@ -141,29 +149,22 @@ function logWrites(landings: readonly LandingRecord[]): RawBuilder<unknown> {
         ${q.map(({ e }) => e.source)}::text[], ${q.map(({ e }) => e.recordIndex)}::int[],
         ${q.map(({ e }) => storableJson(e.raw))}::jsonb[],
         ${q.map(({ e }) => storableText(e.reason))}::text[], ${instants(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
-    ), archived as (
-      insert into envdata.raw_payload as p (chunk_id, fetched_at, http_status, body, body_bytes,
-        body_sha256, run_id, location_id, dataset, window_from, window_to)
-      select * from unnest(${archives.map((a) => a.chunkId)}::bigint[],
-        ${instants(archives.map((a) => a.archive!.fetchedAt))}::timestamptz[],
-        ${archives.map((a) => a.archive!.httpStatus)}::smallint[],
-        ${byteaArray(archives.map((a) => a.archive!.body!))},
-        ${archives.map((a) => a.archive!.bodyBytes)}::int[],
-        ${archives.map((a) => a.archive!.digest)}::bytea[], ${archives.map((a) => a.runId)}::int[],
-        ${archives.map((a) => a.locationId)}::int[],
-        ${archives.map((a) => a.dataset)}::envdata.dataset[],
-        ${instants(archives.map((a) => a.window.from))}::timestamptz[],
-        ${instants(archives.map((a) => a.window.to))}::timestamptz[])
-      on conflict (chunk_id) do update set fetched_at = excluded.fetched_at,
-        http_status = excluded.http_status, body_bytes = excluded.body_bytes,
-        body = excluded.body, body_sha256 = excluded.body_sha256
-    ), kept as (
-      -- The body archived is this very body (same SHA-256): only when it was fetched changes.
-      update envdata.raw_payload p set fetched_at = k.fetched_at, http_status = k.http_status
-      from unnest(${kept.map((k) => k.chunkId)}::bigint[],
-        ${instants(kept.map((k) => k.archive!.fetchedAt))}::timestamptz[],
-        ${kept.map((k) => k.archive!.httpStatus)}::smallint[]) as k(chunk_id, fetched_at, http_status)
-      where p.chunk_id = k.chunk_id
+    ), bodies as (
+      insert into envdata.answer_body (body_sha256, body, body_bytes)
+      select * from unnest(${bodies.map(({ a }) => a.digest)}::bytea[],
+        ${byteaArray(bodies.map(({ a }) => a.body!))}, ${bodies.map(({ a }) => a.bodyBytes)}::int[])
+      on conflict (body_sha256) do nothing
+    ), answers as (
+      insert into envdata.answer (answer_id, chunk_id, run_id, location_id, dataset, window_from,
+        window_to, endpoint, http_status, fetched_at, body_sha256)
+      select * from unnest(${a.map(({ a }) => a.answerId)}::bigint[],
+        ${a.map(({ l }) => l.chunkId)}::bigint[], ${a.map(({ l }) => l.runId)}::int[],
+        ${a.map(({ l }) => l.locationId)}::int[], ${a.map(({ l }) => l.dataset)}::envdata.dataset[],
+        ${instants(a.map(({ l }) => l.window.from))}::timestamptz[],
+        ${instants(a.map(({ l }) => l.window.to))}::timestamptz[],
+        ${a.map(({ a }) => a.endpoint ?? null)}::text[], ${a.map(({ a }) => a.httpStatus)}::smallint[],
+        ${instants(a.map(({ a }) => a.fetchedAt))}::timestamptz[],
+        ${a.map(({ a }) => a.digest)}::bytea[])
     )`;
 }
 

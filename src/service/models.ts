@@ -107,6 +107,8 @@ export interface ParsedPayload<TRecord> {
   readonly rejected: readonly RejectedRecord[];
   /** The exact body received, for the raw payload archive and for `envdata rebuild`. */
   readonly rawBody: string;
+  /** The endpoint path it answered (no query: never the key); none for an archived body. */
+  readonly endpoint?: string | undefined;
   /**
    * The body as `JSON.parse` read it, for the answer's shape (`src/upstream`): read once, never
    * changed. Absent on a payload with no readable body (an unreadable `206`).

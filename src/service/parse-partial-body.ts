@@ -23,5 +23,6 @@ export function parsePartialBody<TPayload extends ParsedPayload<unknown>>(
       if (!(error instanceof ServiceError)) throw error;
     }
   }
-  return { lat: undefined, lng: undefined, records: [], rejected: [], rawBody: context.rawBody };
+  const { rawBody, endpoint } = context;
+  return { lat: undefined, lng: undefined, records: [], rejected: [], rawBody, endpoint };
 }

@@ -27,6 +27,7 @@ export function parsePayload<TRecord>(
     records,
     rejected,
     rawBody: context.rawBody,
+    endpoint: context.endpoint,
     document: json,
   };
 }

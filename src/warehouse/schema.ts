@@ -268,20 +268,50 @@ export interface QuarantineTable {
   observed_at: Timestamp | null;
 }
 
+/** A view (migration 0051): each chunk's newest answer whose body the archive keeps. */
 export interface RawPayloadTable {
   chunk_id: number;
+  answer_id: number;
   fetched_at: Timestamp;
   http_status: number;
-  encoding: ColumnType<'gzip', 'gzip' | undefined, 'gzip'>;
+  encoding: 'gzip';
   body: Buffer;
   body_bytes: number;
-  /** SHA-256 of the body as received (before gzip); `null` for bodies archived before 0014. */
-  body_sha256: Buffer | null;
+  /** SHA-256 of the body as received (before gzip). */
+  body_sha256: Buffer;
   run_id: number | null;
   location_id: number;
   dataset: Dataset;
   window_from: Timestamp;
   window_to: Timestamp;
+  endpoint: string | null;
+}
+
+/** Each body the archive keeps, once per SHA-256 (migration 0051). */
+export interface AnswerBodyTable {
+  body_sha256: Buffer;
+  encoding: ColumnType<'gzip', 'gzip' | undefined, 'gzip'>;
+  body: Buffer;
+  body_bytes: number;
+  stored_at: ColumnType<Date, never, never>;
+}
+
+/** Each answer that landed anything (migration 0051). */
+export interface AnswerTable {
+  /** From `envdata.answer_id_seq`, taken before the landing (`AnswerIds`). */
+  answer_id: ColumnType<number, number, never>;
+  chunk_id: number | null;
+  run_id: number | null;
+  location_id: number;
+  dataset: Dataset;
+  window_from: Timestamp;
+  window_to: Timestamp;
+  endpoint: string | null;
+  http_status: number;
+  fetched_at: Timestamp;
+  /** The landing transaction's start. */
+  landed_at: ColumnType<Date, never, never>;
+  body_sha256: Buffer;
 }
 
 /** Per location and dataset: the hours that landed and the hours answered "no data". */
@@ -392,6 +422,8 @@ export interface Database {
   chunk: ChunkTable;
   quarantine: QuarantineTable;
   raw_payload: RawPayloadTable;
+  answer: AnswerTable;
+  answer_body: AnswerBodyTable;
   rollup_dirty: RollupDirtyTable;
   coverage: CoverageTable;
   coverage_hole: CoverageHoleTable;

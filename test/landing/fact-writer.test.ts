@@ -114,14 +114,14 @@ describe('FactWriter.land', () => {
     expect(first.rows[0]!.humidity_pct).toBeCloseTo(70, 4);
   });
 
-  it('archives each body with its SHA-256: an identical body is kept as stored, a different one replaces it', async () => {
+  it("keeps every answer, each body once by its SHA-256: the chunk's newest answer is what raw_payload shows", async () => {
     const writer = new FactWriter(wh.app.db, { archiveRaw: true });
     const from = '2023-04-01T00:00:00Z';
     const to = '2023-04-03T00:00:00Z';
     const landing = await weatherLanding(berlin, from, to);
     const archived = () =>
-      sql<{ body: Buffer; body_sha256: Buffer; fetched_at: Date; xmin: string; dirty: number }>`
-        select body, body_sha256, fetched_at, xmin::text as xmin,
+      sql<{ body: Buffer; body_sha256: Buffer; fetched_at: Date; dirty: number }>`
+        select body, body_sha256, fetched_at,
           (select count(*)::int from envdata.rollup_dirty where location_id = ${berlin}
             and from_at = ${new Date(from)}) as dirty
         from envdata.raw_payload where chunk_id = ${landing.chunkId}`
@@ -141,6 +141,15 @@ describe('FactWriter.land', () => {
     expect(again.body.equals(first.body)).toBe(true);
     expect(again.fetched_at).toEqual(later);
     expect(again.dirty).toBe(first.dirty);
+    const kept = () =>
+      sql<{ answers: number; bodies: number }>`
+        select (select count(*)::int from envdata.answer where chunk_id = ${landing.chunkId}) as answers,
+          (select count(*)::int from envdata.answer_body b where exists (select 1
+            from envdata.answer a where a.chunk_id = ${landing.chunkId}
+              and a.body_sha256 = b.body_sha256)) as bodies`
+        .execute(wh.app.db)
+        .then((r) => r.rows[0]!);
+    expect(await kept()).toEqual({ answers: 2, bodies: 1 });
 
     // A different answer for the chunk replaces body and digest.
     const changed = landing.rawBody!.replace('"temperature"', ' "temperature"');
@@ -151,6 +160,8 @@ describe('FactWriter.land', () => {
     expect(replaced.body_sha256.toString('hex')).toBe(
       createHash('sha256').update(changed).digest('hex'),
     );
+    // The earlier answers and their body stay.
+    expect(await kept()).toEqual({ answers: 3, bodies: 2 });
   });
 
   it('re-landing identical rows changes nothing: same count, same values, no row rewritten', async () => {
@@ -239,21 +250,23 @@ describe('FactWriter.land', () => {
 
     const staged = await writer.stage(landing);
 
-    expect(staged.archiveBody?.digest.toString('hex')).toBe(
+    expect(staged.answer?.digest.toString('hex')).toBe(
       createHash('sha256').update(landing.rawBody!).digest('hex'),
     );
-    expect(gunzipSync(staged.archiveBody!.gzipped).toString('utf8')).toBe(landing.rawBody);
+    expect(gunzipSync(staged.answer!.gzipped!).toString('utf8')).toBe(landing.rawBody);
     expect(await writer.stage(staged)).toBe(staged);
-    expect(
-      (await new FactWriter(wh.app.db, { archiveRaw: false }).stage(landing)).archiveBody,
-    ).toBeUndefined();
+    // Without the archive the answer is still kept, by its digest, without its body.
+    const bodiless = await new FactWriter(wh.app.db, { archiveRaw: false }).stage(landing);
+    expect(bodiless.answer?.gzipped).toBeUndefined();
+    expect(bodiless.answer?.digest.equals(staged.answer!.digest)).toBe(true);
+    expect(bodiless.answer?.answerId).not.toBe(staged.answer?.answerId);
     await writer.land([staged]);
     const archived = await wh.app.db
       .selectFrom('raw_payload')
       .select(['body', 'body_bytes'])
       .where('chunk_id', '=', landing.chunkId)
       .executeTakeFirstOrThrow();
-    expect(archived.body.equals(staged.archiveBody!.gzipped)).toBe(true);
+    expect(archived.body.equals(staged.answer!.gzipped!)).toBe(true);
     expect(archived.body_bytes).toBe(Buffer.byteLength(landing.rawBody!));
   });
 

@@ -136,8 +136,13 @@ beforeAll(async () => {
       location_id int not null references envdata.location on delete cascade,
       observed_at timestamptz not null,
       tag text not null,
-      x real, n int, small smallint, note text, mood scratch.mood,
-      primary key (location_id, observed_at, tag))`.execute(wh.app.db);
+      x real, n int, small smallint, note text, mood scratch.mood, answer_id bigint,
+      primary key (location_id, observed_at, tag));
+    create table scratch.facts_revision (
+      location_id int not null, observed_at timestamptz not null, tag text not null,
+      x real, n int, small smallint, note text, mood scratch.mood, answer_id bigint,
+      valid_from timestamptz, valid_to timestamptz not null, replaced_by_answer bigint,
+      replaced_by_run int)`.execute(wh.app.db);
 });
 
 /** A raw statement's text, its nested raw parts in place and `$` for each value. */
@@ -341,7 +346,7 @@ describe('upsertFacts', () => {
     await clear();
     const encoded = groups.map((g) => ({
       ...g,
-      staged: stageRows(SCRATCH, g.locationId, g.rows),
+      staged: stageRows(SCRATCH, g.locationId, g.rows, null),
     }));
     expect(encoded.every((g) => g.staged.copyTuples !== undefined)).toBe(true);
     const { db, statements } = withStatementLog(wh.app.db);
@@ -362,7 +367,7 @@ describe('upsertFacts', () => {
     const group = {
       locationId: berlin,
       rows,
-      staged: stageRows(SCRATCH, berlin, rows),
+      staged: stageRows(SCRATCH, berlin, rows, null),
     };
 
     await expect(

@@ -7,23 +7,30 @@ import type { StagedRows } from '../located-rows.js';
 /**
  * One location's rows as tuples of a binary `COPY … FROM STDIN` (`location_id`, `observed_at`,
  * then the key and value columns, each as its length and binary form, the same bytes an array
- * holds per element), or `undefined` when a value's binary form could not stand for what
- * Postgres would store reading its text (see `sendValue`): such rows go as text.
+ * holds per element, then `answer_id`), or `undefined` when a value's binary form could not
+ * stand for what Postgres would store reading its text (see `sendValue`): such rows go as text.
  */
 export function encodeCopyTuples<Row extends FactRow>(
   table: FactTableSpec<Row>,
   locationId: number,
   rows: readonly Row[],
+  answerId: number | null,
 ): Buffer | undefined {
   const columns = [...table.key, ...table.columns] as readonly FactColumn<never>[];
-  const out = new ByteWriter(rows.length * (22 + 12 * columns.length));
+  const out = new ByteWriter(rows.length * (34 + 12 * columns.length));
   for (const row of rows) {
-    out.int16(2 + columns.length);
+    out.int16(3 + columns.length);
     out.int32(4);
     out.int32(locationId);
     out.instant(row.observedAt);
     for (const column of columns) {
       if (!sendValue(out, column, column.value(row as never))) return undefined;
+    }
+    if (answerId === null) {
+      out.int32(-1);
+    } else {
+      out.int32(8);
+      out.int64(answerId);
     }
   }
   return out.bytesView();
@@ -41,14 +48,15 @@ export function copyData(parts: readonly Buffer[]): readonly Buffer[] {
   return [COPY_HEADER, ...parts, COPY_TRAILER];
 }
 
-/** `rows` of one location staged for `table` (see `StagedRows`). */
+/** `rows` of one location, set by answer `answerId`, staged for `table` (see `StagedRows`). */
 export function stageRows<Row extends FactRow>(
   table: FactTableSpec<Row>,
   locationId: number,
   rows: readonly Row[],
+  answerId: number | null,
 ): StagedRows {
   return {
-    copyTuples: encodeCopyTuples(table, locationId, rows),
+    copyTuples: encodeCopyTuples(table, locationId, rows, answerId),
     digest: factDigest(table, rows),
   };
 }
