@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { sql, type Kysely } from 'kysely';
+import type {
+  AnalyticsColumn,
+  AnalyticsView,
+} from './2026_11_27_0034_analytics_column_comments.js';
+import { ANALYTICS_COLUMNS as BEFORE } from './2026_11_28_0047_one_definition_of_fresh.js';
 
 /**
  * Provenance (issue 40): every answer kept once, every value traced to the answer that set it,
@@ -118,6 +123,183 @@ const FACTS: readonly Fact[] = [
   },
 ];
 
+const column = (
+  name: string,
+  type: string,
+  nullable: boolean,
+  meaning: string,
+): AnalyticsColumn => ({ name, type, nullable, meaning });
+
+const ANSWER_SHA256 =
+  "SHA-256 of the answer's body exactly as received, hex: the same as sha256sum of the archived body, gunzipped";
+
+const ANSWERS: AnalyticsView = {
+  view: 'analytics.answers',
+  columns: [
+    column(
+      'answer_id',
+      'bigint',
+      false,
+      'key of the answer (the source columns of the facts name it)',
+    ),
+    column(
+      'location_id',
+      'integer',
+      false,
+      'key of the location in every analytics view (analytics.locations)',
+    ),
+    column('dataset', 'text', false, 'weather or pollen'),
+    column('window_from', 'timestamptz', false, 'first hour asked for, UTC'),
+    column('window_to', 'timestamptz', false, 'end of the hours asked for (exclusive), UTC'),
+    column(
+      'endpoint',
+      'text',
+      true,
+      'the service endpoint path that answered (no query); null for answers archived before migration 0051',
+    ),
+    column(
+      'http_status',
+      'smallint',
+      false,
+      'HTTP status of the answer: 200, or 206 for an answer trimmed by the quota',
+    ),
+    column('fetched_at', 'timestamptz', false, 'when envdata received the answer, UTC'),
+    column(
+      'landed_at',
+      'timestamptz',
+      false,
+      'when its landing transaction began, UTC: the instant analytics.*_as_of counts it from',
+    ),
+    column(
+      'run_id',
+      'integer',
+      true,
+      'the run that fetched it (envdata status RUN); null for a rebuild from the archive',
+    ),
+    column('answer_sha256', 'text', false, ANSWER_SHA256),
+    column(
+      'body_bytes',
+      'integer',
+      true,
+      'size of the body as received, bytes; null when the archive no longer keeps it',
+    ),
+    column(
+      'body_archived',
+      'boolean',
+      false,
+      'whether the archive keeps the body (ENVDATA_ARCHIVE_RAW; ENVDATA_ARCHIVE_RETENTION_DAYS drops older ones)',
+    ),
+  ],
+};
+
+function viewOf(name: string): AnalyticsView {
+  const view = BEFORE.find((v) => v.view === name);
+  if (!view) throw new Error(`no view ${name} before 0051`);
+  return view;
+}
+
+/** The source view of `fact`: the fact's key, then where its values came from. */
+function sourceView(fact: Fact): AnalyticsView {
+  const shown = viewOf(`analytics.${fact.table}`).columns;
+  const key = shown.filter(
+    (c) =>
+      c.name === 'location_id' ||
+      c.name === 'observed_at' ||
+      fact.shownKey.includes(` as ${c.name}`),
+  );
+  return {
+    view: `analytics.${fact.table}_source`,
+    columns: [
+      ...key,
+      column(
+        'answer_id',
+        'bigint',
+        true,
+        "the answer that last set the row's values (analytics.answers)",
+      ),
+      column('answer_sha256', 'text', true, ANSWER_SHA256),
+      column('fetched_at', 'timestamptz', true, 'when envdata received that answer, UTC'),
+      column('landed_at', 'timestamptz', true, "when that answer's values landed, UTC"),
+      column(
+        'run_id',
+        'integer',
+        true,
+        'the run that fetched it; null for a rebuild from the archive',
+      ),
+      column('endpoint', 'text', true, 'the service endpoint path that answered (no query)'),
+      column('http_status', 'smallint', true, 'HTTP status of that answer'),
+      column(
+        'traced_by_window',
+        'boolean',
+        false,
+        'the row landed before envdata kept per-row sources (migration 0051): traced to the newest archived answer of its window',
+      ),
+    ],
+  };
+}
+
+/** The revisions view of `fact`: the fact view's columns, then their validity and who replaced them. */
+function revisionsView(fact: Fact): AnalyticsView {
+  return {
+    view: `analytics.${fact.table}_revisions`,
+    columns: [
+      ...viewOf(`analytics.${fact.table}`).columns,
+      column(
+        'valid_from',
+        'timestamptz',
+        true,
+        'when these values landed, UTC; null: before envdata kept revisions (migration 0051)',
+      ),
+      column(
+        'valid_to',
+        'timestamptz',
+        false,
+        "when a later answer replaced them, UTC (its landing transaction's start)",
+      ),
+      column(
+        'answer_id',
+        'bigint',
+        true,
+        'the answer that had set these values (analytics.answers)',
+      ),
+      column(
+        'replaced_by_answer',
+        'bigint',
+        true,
+        'the answer whose values replaced them (analytics.answers)',
+      ),
+      column(
+        'replaced_by_run',
+        'integer',
+        true,
+        'the run that landed the replacing answer; null for a rebuild',
+      ),
+    ],
+  };
+}
+
+/**
+ * The meaning of every column of every `analytics` view once this migration ran (see
+ * tools/warehouse-doc/analytics-columns.ts): 0047's, with the answers, source and revisions views.
+ */
+export const ANALYTICS_COLUMNS: readonly AnalyticsView[] = [
+  ...BEFORE,
+  ANSWERS,
+  ...FACTS.map(sourceView),
+  ...FACTS.map(revisionsView),
+];
+
+/** `text` as a SQL string literal. */
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+function commentColumns(view: AnalyticsView): string {
+  return view.columns
+    .map(({ name, meaning }) => `comment on column ${view.view}.${name} is ${literal(meaning)};`)
+    .join('\n');
+}
+
 function columnNames(fact: Fact): string {
   return fact.columns.map((c) => c.split(' ')[0]).join(', ');
 }
@@ -199,7 +381,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     from envdata.answer a left join envdata.answer_body b using (body_sha256);
     grant select on analytics.answers to envdata_bi;
     comment on view analytics.answers is
-      'Each answer of the service that landed anything: what was asked (location, dataset, window, endpoint), when it was fetched and landed, by which run, and the SHA-256 of its body (hex) as received. body_archived: the archive still keeps the body (ENVDATA_ARCHIVE_RAW, ENVDATA_ARCHIVE_RETENTION).';
+      'Each answer of the service that landed anything: what was asked (location, dataset, window, endpoint), when it was fetched and landed, by which run, and the SHA-256 of its body (hex) as received. body_archived: the archive still keeps the body (ENVDATA_ARCHIVE_RAW, ENVDATA_ARCHIVE_RETENTION_DAYS).';
+    ${sql.raw(commentColumns(ANSWERS))}
   `.execute(db);
 
   for (const fact of FACTS) {
@@ -273,6 +456,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       grant execute on function ${sql.raw(`analytics.${t}_as_of`)}(timestamptz) to envdata_bi;
       comment on function ${sql.raw(`analytics.${t}_as_of`)}(timestamptz) is
         'analytics.${sql.raw(t)} as it stood at the instant given (a landing counts from its transaction''s start): current rows landed by then, and the values revised since as they were. Rows landed before envdata kept revisions (migration 0051) count as always there.';
+      ${sql.raw(commentColumns(sourceView(fact)))}
+      ${sql.raw(commentColumns(revisionsView(fact)))}
     `.execute(db);
   }
 }

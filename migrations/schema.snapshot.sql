@@ -845,7 +845,20 @@ create view analytics.answers as
    FROM envdata.answer a
      LEFT JOIN envdata.answer_body b USING (body_sha256);
 grant SELECT on table analytics.answers to envdata_bi;
-comment on view analytics.answers is 'Each answer of the service that landed anything: what was asked (location, dataset, window, endpoint), when it was fetched and landed, by which run, and the SHA-256 of its body (hex) as received. body_archived: the archive still keeps the body (ENVDATA_ARCHIVE_RAW, ENVDATA_ARCHIVE_RETENTION).';
+comment on view analytics.answers is 'Each answer of the service that landed anything: what was asked (location, dataset, window, endpoint), when it was fetched and landed, by which run, and the SHA-256 of its body (hex) as received. body_archived: the archive still keeps the body (ENVDATA_ARCHIVE_RAW, ENVDATA_ARCHIVE_RETENTION_DAYS).';
+comment on column analytics.answers.answer_id is 'key of the answer (the source columns of the facts name it)';
+comment on column analytics.answers.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.answers.dataset is 'weather or pollen';
+comment on column analytics.answers.window_from is 'first hour asked for, UTC';
+comment on column analytics.answers.window_to is 'end of the hours asked for (exclusive), UTC';
+comment on column analytics.answers.endpoint is 'the service endpoint path that answered (no query); null for answers archived before migration 0051';
+comment on column analytics.answers.http_status is 'HTTP status of the answer: 200, or 206 for an answer trimmed by the quota';
+comment on column analytics.answers.fetched_at is 'when envdata received the answer, UTC';
+comment on column analytics.answers.landed_at is 'when its landing transaction began, UTC: the instant analytics.*_as_of counts it from';
+comment on column analytics.answers.run_id is 'the run that fetched it (envdata status RUN); null for a rebuild from the archive';
+comment on column analytics.answers.answer_sha256 is 'SHA-256 of the answer''s body exactly as received, hex: the same as sha256sum of the archived body, gunzipped';
+comment on column analytics.answers.body_bytes is 'size of the body as received, bytes; null when the archive no longer keeps it';
+comment on column analytics.answers.body_archived is 'whether the archive keeps the body (ENVDATA_ARCHIVE_RAW; ENVDATA_ARCHIVE_RETENTION_DAYS drops older ones)';
 
 create view analytics.coverage as
  SELECT c.location_id,
@@ -1233,6 +1246,17 @@ create view analytics.pollen_hourly_revisions as
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.pollen_hourly_revisions to envdata_bi;
 comment on view analytics.pollen_hourly_revisions is 'Earlier values of analytics.pollen_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
+comment on column analytics.pollen_hourly_revisions.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_hourly_revisions.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_hourly_revisions.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.pollen_hourly_revisions.pollen_type is 'tree, grass or weed';
+comment on column analytics.pollen_hourly_revisions.count is 'grains (particles) per m³, ≥ 0, exactly as sent (not the sum of the species)';
+comment on column analytics.pollen_hourly_revisions.risk_level is 'the service''s risk for this type: Low, Moderate, High, Very High (text: order by severity with array_position)';
+comment on column analytics.pollen_hourly_revisions.valid_from is 'when these values landed, UTC; null: before envdata kept revisions (migration 0051)';
+comment on column analytics.pollen_hourly_revisions.valid_to is 'when a later answer replaced them, UTC (its landing transaction''s start)';
+comment on column analytics.pollen_hourly_revisions.answer_id is 'the answer that had set these values (analytics.answers)';
+comment on column analytics.pollen_hourly_revisions.replaced_by_answer is 'the answer whose values replaced them (analytics.answers)';
+comment on column analytics.pollen_hourly_revisions.replaced_by_run is 'the run that landed the replacing answer; null for a rebuild';
 
 create view analytics.pollen_hourly_source as
  SELECT f.location_id,
@@ -1280,6 +1304,17 @@ create view analytics.pollen_hourly_source as
          LIMIT 1)) a ON true;
 grant SELECT on table analytics.pollen_hourly_source to envdata_bi;
 comment on view analytics.pollen_hourly_source is 'Where each row of analytics.pollen_hourly came from: the answer that last set its values (analytics.answers), its SHA-256, when it was fetched and landed, by which run and endpoint. traced_by_window: the row landed before envdata kept per-row sources (migration 0051) and is traced to the newest archived answer of its window.';
+comment on column analytics.pollen_hourly_source.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_hourly_source.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.pollen_hourly_source.pollen_type is 'tree, grass or weed';
+comment on column analytics.pollen_hourly_source.answer_id is 'the answer that last set the row''s values (analytics.answers)';
+comment on column analytics.pollen_hourly_source.answer_sha256 is 'SHA-256 of the answer''s body exactly as received, hex: the same as sha256sum of the archived body, gunzipped';
+comment on column analytics.pollen_hourly_source.fetched_at is 'when envdata received that answer, UTC';
+comment on column analytics.pollen_hourly_source.landed_at is 'when that answer''s values landed, UTC';
+comment on column analytics.pollen_hourly_source.run_id is 'the run that fetched it; null for a rebuild from the archive';
+comment on column analytics.pollen_hourly_source.endpoint is 'the service endpoint path that answered (no query)';
+comment on column analytics.pollen_hourly_source.http_status is 'HTTP status of that answer';
+comment on column analytics.pollen_hourly_source.traced_by_window is 'the row landed before envdata kept per-row sources (migration 0051): traced to the newest archived answer of its window';
 
 create view analytics.pollen_latest as
  SELECT l.location_id,
@@ -1377,6 +1412,18 @@ create view analytics.pollen_species_hourly_revisions as
      JOIN envdata.pollen_species s USING (species_id);
 grant SELECT on table analytics.pollen_species_hourly_revisions to envdata_bi;
 comment on view analytics.pollen_species_hourly_revisions is 'Earlier values of analytics.pollen_species_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
+comment on column analytics.pollen_species_hourly_revisions.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_species_hourly_revisions.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.pollen_species_hourly_revisions.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.pollen_species_hourly_revisions.category is 'tree, grass, weed, or other for the bare Others count (species Others)';
+comment on column analytics.pollen_species_hourly_revisions.species is 'species name as sent, spaces and slashes included (Birch, Poplar / Cottonwood)';
+comment on column analytics.pollen_species_hourly_revisions.count is 'grains (particles) per m³, ≥ 0';
+comment on column analytics.pollen_species_hourly_revisions.risk_level is 'per-species risk when envdata asks for it (ENVDATA_SPECIES_RISK) and the service sends it: Low, Moderate, High, Very High (text: order by severity with array_position); else null';
+comment on column analytics.pollen_species_hourly_revisions.valid_from is 'when these values landed, UTC; null: before envdata kept revisions (migration 0051)';
+comment on column analytics.pollen_species_hourly_revisions.valid_to is 'when a later answer replaced them, UTC (its landing transaction''s start)';
+comment on column analytics.pollen_species_hourly_revisions.answer_id is 'the answer that had set these values (analytics.answers)';
+comment on column analytics.pollen_species_hourly_revisions.replaced_by_answer is 'the answer whose values replaced them (analytics.answers)';
+comment on column analytics.pollen_species_hourly_revisions.replaced_by_run is 'the run that landed the replacing answer; null for a rebuild';
 
 create view analytics.pollen_species_hourly_source as
  SELECT f.location_id,
@@ -1426,6 +1473,18 @@ create view analytics.pollen_species_hourly_source as
          LIMIT 1)) a ON true;
 grant SELECT on table analytics.pollen_species_hourly_source to envdata_bi;
 comment on view analytics.pollen_species_hourly_source is 'Where each row of analytics.pollen_species_hourly came from: the answer that last set its values (analytics.answers), its SHA-256, when it was fetched and landed, by which run and endpoint. traced_by_window: the row landed before envdata kept per-row sources (migration 0051) and is traced to the newest archived answer of its window.';
+comment on column analytics.pollen_species_hourly_source.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.pollen_species_hourly_source.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.pollen_species_hourly_source.category is 'tree, grass, weed, or other for the bare Others count (species Others)';
+comment on column analytics.pollen_species_hourly_source.species is 'species name as sent, spaces and slashes included (Birch, Poplar / Cottonwood)';
+comment on column analytics.pollen_species_hourly_source.answer_id is 'the answer that last set the row''s values (analytics.answers)';
+comment on column analytics.pollen_species_hourly_source.answer_sha256 is 'SHA-256 of the answer''s body exactly as received, hex: the same as sha256sum of the archived body, gunzipped';
+comment on column analytics.pollen_species_hourly_source.fetched_at is 'when envdata received that answer, UTC';
+comment on column analytics.pollen_species_hourly_source.landed_at is 'when that answer''s values landed, UTC';
+comment on column analytics.pollen_species_hourly_source.run_id is 'the run that fetched it; null for a rebuild from the archive';
+comment on column analytics.pollen_species_hourly_source.endpoint is 'the service endpoint path that answered (no query)';
+comment on column analytics.pollen_species_hourly_source.http_status is 'HTTP status of that answer';
+comment on column analytics.pollen_species_hourly_source.traced_by_window is 'the row landed before envdata kept per-row sources (migration 0051): traced to the newest archived answer of its window';
 
 create view analytics.weather_daily as
  SELECT r.location_id,
@@ -1668,6 +1727,31 @@ create view analytics.weather_hourly_revisions as
      JOIN envdata.location l USING (location_id);
 grant SELECT on table analytics.weather_hourly_revisions to envdata_bi;
 comment on view analytics.weather_hourly_revisions is 'Earlier values of analytics.weather_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
+comment on column analytics.weather_hourly_revisions.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_hourly_revisions.location_name is 'name of the location, as in analytics.locations';
+comment on column analytics.weather_hourly_revisions.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.weather_hourly_revisions.temperature_c is 'air temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.apparent_temperature_c is '"feels like" temperature, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.dew_point_c is 'dew point, °C, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.humidity_pct is 'relative humidity, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_hourly_revisions.pressure_hpa is 'air pressure, hPa, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.wind_speed_ms is 'wind speed, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.wind_gust_ms is 'wind gust, m/s, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.wind_bearing_deg is 'wind bearing, degrees 0–360, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.cloud_cover_pct is 'cloud cover, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_hourly_revisions.visibility_km is 'visibility, km, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.uv_index is 'UV index, ≥ 0, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.ozone_du is 'total column ozone, Dobson units (not ground-level ozone), to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.precip_intensity_mm_h is 'precipitation intensity, mm/h, to 2 decimals, as the service sends it';
+comment on column analytics.weather_hourly_revisions.precip_probability_pct is 'precipitation probability, % (0–100), to 2 decimals; the service sends a fraction or a percentage, envdata stores a fraction and shows it ×100';
+comment on column analytics.weather_hourly_revisions.precip_type is 'precipitation type as sent (rain, snow, …)';
+comment on column analytics.weather_hourly_revisions.summary is 'summary as sent (Partly Cloudy), in the service''s language (ENVDATA_LANGUAGE)';
+comment on column analytics.weather_hourly_revisions.icon is 'cloudy, partly-cloudy, clear, snow, rain or fog; null if the sent icon maps to none';
+comment on column analytics.weather_hourly_revisions.valid_from is 'when these values landed, UTC; null: before envdata kept revisions (migration 0051)';
+comment on column analytics.weather_hourly_revisions.valid_to is 'when a later answer replaced them, UTC (its landing transaction''s start)';
+comment on column analytics.weather_hourly_revisions.answer_id is 'the answer that had set these values (analytics.answers)';
+comment on column analytics.weather_hourly_revisions.replaced_by_answer is 'the answer whose values replaced them (analytics.answers)';
+comment on column analytics.weather_hourly_revisions.replaced_by_run is 'the run that landed the replacing answer; null for a rebuild';
 
 create view analytics.weather_hourly_source as
  SELECT f.location_id,
@@ -1714,6 +1798,16 @@ create view analytics.weather_hourly_source as
          LIMIT 1)) a ON true;
 grant SELECT on table analytics.weather_hourly_source to envdata_bi;
 comment on view analytics.weather_hourly_source is 'Where each row of analytics.weather_hourly came from: the answer that last set its values (analytics.answers), its SHA-256, when it was fetched and landed, by which run and endpoint. traced_by_window: the row landed before envdata kept per-row sources (migration 0051) and is traced to the newest archived answer of its window.';
+comment on column analytics.weather_hourly_source.location_id is 'key of the location in every analytics view (analytics.locations)';
+comment on column analytics.weather_hourly_source.observed_at is 'start of the hour, UTC (the record''s instant rounded down to the hour)';
+comment on column analytics.weather_hourly_source.answer_id is 'the answer that last set the row''s values (analytics.answers)';
+comment on column analytics.weather_hourly_source.answer_sha256 is 'SHA-256 of the answer''s body exactly as received, hex: the same as sha256sum of the archived body, gunzipped';
+comment on column analytics.weather_hourly_source.fetched_at is 'when envdata received that answer, UTC';
+comment on column analytics.weather_hourly_source.landed_at is 'when that answer''s values landed, UTC';
+comment on column analytics.weather_hourly_source.run_id is 'the run that fetched it; null for a rebuild from the archive';
+comment on column analytics.weather_hourly_source.endpoint is 'the service endpoint path that answered (no query)';
+comment on column analytics.weather_hourly_source.http_status is 'HTTP status of that answer';
+comment on column analytics.weather_hourly_source.traced_by_window is 'the row landed before envdata kept per-row sources (migration 0051): traced to the newest archived answer of its window';
 
 create view analytics.weather_latest as
  SELECT l.location_id,

@@ -8,7 +8,7 @@
  * columns from it, and this module then reads the newer migration. test/warehouse/
  * analytics-column-comments.test.ts holds a freshly migrated warehouse to it.
  */
-export { ANALYTICS_COLUMNS } from '../../migrations/2026_11_28_0047_one_definition_of_fresh.js';
+export { ANALYTICS_COLUMNS } from '../../migrations/2026_11_29_0051_provenance.js';
 export type {
   AnalyticsColumn,
   AnalyticsView,
