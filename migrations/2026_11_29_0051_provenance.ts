@@ -300,8 +300,26 @@ function commentColumns(view: AnalyticsView): string {
     .join('\n');
 }
 
-function columnNames(fact: Fact): string {
-  return fact.columns.map((c) => c.split(' ')[0]).join(', ');
+/**
+ * The source view's key columns (`location_id, observed_at, …`): what joins it to the fact view.
+ * The `as_of` functions read only `analytics` views, as the BI role may (a function runs with
+ * its caller's rights; a view with its owner's).
+ */
+function sourceKey(fact: Fact): string {
+  return sourceView(fact)
+    .columns.slice(
+      0,
+      sourceView(fact).columns.findIndex((c) => c.name === 'answer_id'),
+    )
+    .map((c) => c.name)
+    .join(', ');
+}
+
+/** The fact view's column names, in order, over alias `r`. */
+function shownNames(fact: Fact): string {
+  return viewOf(`analytics.${fact.table}`)
+    .columns.map((c) => `r.${c.name}`)
+    .join(', ');
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -387,7 +405,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   for (const fact of FACTS) {
     const t = fact.table;
-    const names = columnNames(fact);
     await sql`
       alter table ${sql.raw(`envdata.${t}`)} add column answer_id bigint;
       comment on column ${sql.raw(`envdata.${t}.answer_id`)} is
@@ -440,18 +457,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 
       create function ${sql.raw(`analytics.${t}_as_of`)}(at timestamptz)
       returns setof ${sql.raw(`analytics.${t}`)} language sql stable as $fn$
-        select f.location_id, l.name as location_name, f.observed_at, ${sql.raw(fact.shown)}
-        from (
-          select c.location_id, c.observed_at, ${sql.raw(names.replace(/(^|, )/g, '$1c.'))}
-          from ${sql.raw(`envdata.${t}`)} c
-          left join envdata.answer a on a.answer_id = c.answer_id
-          where c.answer_id is null or a.landed_at <= at
-          union all
-          select r.location_id, r.observed_at, ${sql.raw(names.replace(/(^|, )/g, '$1r.'))}
-          from ${sql.raw(`envdata.${t}_revision`)} r
-          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
-        ) f
-        join envdata.location l using (location_id) ${sql.raw(fact.joins)}
+        select f.* from ${sql.raw(`analytics.${t}`)} f
+        join ${sql.raw(`analytics.${t}_source`)} s using (${sql.raw(sourceKey(fact))})
+        where s.traced_by_window or s.landed_at <= at
+        union all
+        select ${sql.raw(shownNames(fact))} from ${sql.raw(`analytics.${t}_revisions`)} r
+        where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
       $fn$;
       grant execute on function ${sql.raw(`analytics.${t}_as_of`)}(timestamptz) to envdata_bi;
       comment on function ${sql.raw(`analytics.${t}_as_of`)}(timestamptz) is

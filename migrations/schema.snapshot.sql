@@ -1948,18 +1948,12 @@ CREATE OR REPLACE FUNCTION analytics.pollen_hourly_as_of(at timestamp with time 
  LANGUAGE sql
  STABLE
 AS $function$
-        select f.location_id, l.name as location_name, f.observed_at, f.pollen_type::text as pollen_type, f.count, f.risk_level::text as risk_level
-        from (
-          select c.location_id, c.observed_at, c.pollen_type, c.count, c.risk_level
-          from envdata.pollen_hourly c
-          left join envdata.answer a on a.answer_id = c.answer_id
-          where c.answer_id is null or a.landed_at <= at
-          union all
-          select r.location_id, r.observed_at, r.pollen_type, r.count, r.risk_level
-          from envdata.pollen_hourly_revision r
-          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
-        ) f
-        join envdata.location l using (location_id) 
+        select f.* from analytics.pollen_hourly f
+        join analytics.pollen_hourly_source s using (location_id, observed_at, pollen_type)
+        where s.traced_by_window or s.landed_at <= at
+        union all
+        select r.location_id, r.location_name, r.observed_at, r.pollen_type, r.count, r.risk_level from analytics.pollen_hourly_revisions r
+        where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
       $function$;
 grant EXECUTE on function analytics.pollen_hourly_as_of(at timestamp with time zone) to envdata_bi;
 grant EXECUTE on function analytics.pollen_hourly_as_of(at timestamp with time zone) to public;
@@ -1970,18 +1964,12 @@ CREATE OR REPLACE FUNCTION analytics.pollen_species_hourly_as_of(at timestamp wi
  LANGUAGE sql
  STABLE
 AS $function$
-        select f.location_id, l.name as location_name, f.observed_at, s.category::text as category, s.name as species, f.count, f.risk_level::text as risk_level
-        from (
-          select c.location_id, c.observed_at, c.species_id, c.count, c.risk_level
-          from envdata.pollen_species_hourly c
-          left join envdata.answer a on a.answer_id = c.answer_id
-          where c.answer_id is null or a.landed_at <= at
-          union all
-          select r.location_id, r.observed_at, r.species_id, r.count, r.risk_level
-          from envdata.pollen_species_hourly_revision r
-          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
-        ) f
-        join envdata.location l using (location_id) join envdata.pollen_species s using (species_id)
+        select f.* from analytics.pollen_species_hourly f
+        join analytics.pollen_species_hourly_source s using (location_id, observed_at, category, species)
+        where s.traced_by_window or s.landed_at <= at
+        union all
+        select r.location_id, r.location_name, r.observed_at, r.category, r.species, r.count, r.risk_level from analytics.pollen_species_hourly_revisions r
+        where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
       $function$;
 grant EXECUTE on function analytics.pollen_species_hourly_as_of(at timestamp with time zone) to envdata_bi;
 grant EXECUTE on function analytics.pollen_species_hourly_as_of(at timestamp with time zone) to public;
@@ -1992,34 +1980,12 @@ CREATE OR REPLACE FUNCTION analytics.weather_hourly_as_of(at timestamp with time
  LANGUAGE sql
  STABLE
 AS $function$
-        select f.location_id, l.name as location_name, f.observed_at, round(f.temperature_c::double precision * 100::double precision) / 100::double precision as temperature_c,
-      round(f.apparent_temperature_c::double precision * 100::double precision) / 100::double precision as apparent_temperature_c,
-      round(f.dew_point_c::double precision * 100::double precision) / 100::double precision as dew_point_c,
-      round(f.humidity_fraction::double precision * 10000::double precision) / 100::double precision as humidity_pct,
-      round(f.pressure_hpa::double precision * 100::double precision) / 100::double precision as pressure_hpa,
-      round(f.wind_speed_ms::double precision * 100::double precision) / 100::double precision as wind_speed_ms,
-      round(f.wind_gust_ms::double precision * 100::double precision) / 100::double precision as wind_gust_ms,
-      round(f.wind_bearing_deg::double precision * 100::double precision) / 100::double precision as wind_bearing_deg,
-      round(f.cloud_cover_fraction::double precision * 10000::double precision) / 100::double precision as cloud_cover_pct,
-      round(f.visibility_km::double precision * 100::double precision) / 100::double precision as visibility_km,
-      round(f.uv_index::double precision * 100::double precision) / 100::double precision as uv_index,
-      round(f.ozone_du::double precision * 100::double precision) / 100::double precision as ozone_du,
-      round(f.precip_intensity_mm_h::double precision * 100::double precision) / 100::double precision as precip_intensity_mm_h,
-      round(f.precip_probability_fraction::double precision * 10000::double precision) / 100::double precision as precip_probability_pct,
-      f.precip_type,
-      f.summary,
-      f.icon::text as icon
-        from (
-          select c.location_id, c.observed_at, c.temperature_c, c.apparent_temperature_c, c.dew_point_c, c.humidity_fraction, c.pressure_hpa, c.wind_speed_ms, c.wind_gust_ms, c.wind_bearing_deg, c.cloud_cover_fraction, c.visibility_km, c.uv_index, c.ozone_du, c.precip_intensity_mm_h, c.precip_probability_fraction, c.precip_type, c.summary, c.icon, c.icon_raw
-          from envdata.weather_hourly c
-          left join envdata.answer a on a.answer_id = c.answer_id
-          where c.answer_id is null or a.landed_at <= at
-          union all
-          select r.location_id, r.observed_at, r.temperature_c, r.apparent_temperature_c, r.dew_point_c, r.humidity_fraction, r.pressure_hpa, r.wind_speed_ms, r.wind_gust_ms, r.wind_bearing_deg, r.cloud_cover_fraction, r.visibility_km, r.uv_index, r.ozone_du, r.precip_intensity_mm_h, r.precip_probability_fraction, r.precip_type, r.summary, r.icon, r.icon_raw
-          from envdata.weather_hourly_revision r
-          where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
-        ) f
-        join envdata.location l using (location_id) 
+        select f.* from analytics.weather_hourly f
+        join analytics.weather_hourly_source s using (location_id, observed_at)
+        where s.traced_by_window or s.landed_at <= at
+        union all
+        select r.location_id, r.location_name, r.observed_at, r.temperature_c, r.apparent_temperature_c, r.dew_point_c, r.humidity_pct, r.pressure_hpa, r.wind_speed_ms, r.wind_gust_ms, r.wind_bearing_deg, r.cloud_cover_pct, r.visibility_km, r.uv_index, r.ozone_du, r.precip_intensity_mm_h, r.precip_probability_pct, r.precip_type, r.summary, r.icon from analytics.weather_hourly_revisions r
+        where coalesce(r.valid_from, '-infinity') <= at and r.valid_to > at
       $function$;
 grant EXECUTE on function analytics.weather_hourly_as_of(at timestamp with time zone) to envdata_bi;
 grant EXECUTE on function analytics.weather_hourly_as_of(at timestamp with time zone) to public;

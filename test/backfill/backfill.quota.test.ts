@@ -58,9 +58,9 @@ function callsPerDay(since: number, dayMs: number): number[] {
 async function rangeDigest(db: Kysely<Database>, from: Date, to: Date): Promise<unknown> {
   const { rows } = await sql`
     select
-      (select md5(string_agg(t::text, '|' order by location_id, observed_at))
+      (select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by location_id, observed_at))
         from envdata.weather_hourly t where observed_at >= ${from} and observed_at < ${to}) as weather,
-      (select md5(string_agg(t::text, '|' order by location_id, observed_at, pollen_type))
+      (select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by location_id, observed_at, pollen_type))
         from envdata.pollen_hourly t where observed_at >= ${from} and observed_at < ${to}) as pollen,
       (select count(*)::int from envdata.pollen_species_hourly t
         where observed_at >= ${from} and observed_at < ${to}) as species`.execute(db);

@@ -1,7 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/warehouse/schema.js';
 
-/** A digest of every fact row, the row counts and the daily rollups, comparable across databases. */
+/**
+ * A digest of every fact row's values (not its source `answer_id`, which follows the order
+ * answers landed in), the row counts and the daily rollups, comparable across databases.
+ */
 export interface WarehouseDigest {
   readonly weather: string | null;
   readonly pollen: string | null;
@@ -22,9 +25,9 @@ export interface WarehouseDigest {
 export async function warehouseDigest(db: Kysely<Database>): Promise<WarehouseDigest> {
   const { rows } = await sql<WarehouseDigest>`
     select
-      (select md5(string_agg(t::text, '|' order by location_id, observed_at))
+      (select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by location_id, observed_at))
         from envdata.weather_hourly t) as weather,
-      (select md5(string_agg(t::text, '|' order by location_id, observed_at, pollen_type))
+      (select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by location_id, observed_at, pollen_type))
         from envdata.pollen_hourly t) as pollen,
       (select md5(string_agg(
           concat_ws(',', t.location_id, t.observed_at, s.category, s.name, t.count, t.risk_level),

@@ -77,7 +77,7 @@ export interface BackfillFixture {
   readonly locations: readonly Location[];
   /** Another app on the same database and queue (a second worker process, say). */
   newApp(extra?: Environment): App;
-  /** A digest of every fact row, to compare warehouses. */
+  /** A digest of every fact row's values (not its source answer's id), to compare warehouses. */
   fingerprint(): Promise<Record<string, string | null>>;
   /** The environment of an `envdata` command on this fixture's database, queue and simulator. */
   cliEnv(extra?: Record<string, string>): Record<string, string>;
@@ -172,8 +172,8 @@ export function useBackfillFixture(
     async fingerprint() {
       const { rows } = await sql<Record<string, string | null>>`
         select
-          (select md5(string_agg(t::text, '|' order by location_id, observed_at)) from envdata.weather_hourly t) as weather,
-          (select md5(string_agg(t::text, '|' order by location_id, observed_at, pollen_type)) from envdata.pollen_hourly t) as pollen,
+          (select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by location_id, observed_at)) from envdata.weather_hourly t) as weather,
+          (select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by location_id, observed_at, pollen_type)) from envdata.pollen_hourly t) as pollen,
           -- By species name, not id: ids are handed out in the order species are first seen.
           (select md5(string_agg(row(t.location_id, t.observed_at, p.category, p.name, t.count, t.risk_level)::text, '|'
             order by t.location_id, t.observed_at, p.category, p.name))

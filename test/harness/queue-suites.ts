@@ -29,6 +29,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/backfill/backfill.range-too-long.test.ts',
   'test/backfill/backfill.rate-limited.test.ts',
   'test/backfill/backfill.response-too-large.test.ts',
+  'test/backfill/backfill.revisions.test.ts',
   'test/backfill/backfill.resume-after-sigkill.test.ts',
   'test/backfill/backfill.server-errors.test.ts',
   'test/backfill/backfill.share-units.test.ts',

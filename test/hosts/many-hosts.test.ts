@@ -153,7 +153,7 @@ async function factsOf(db: Kysely<Database>, chunks: readonly ChunkRow[]): Promi
   for (const c of chunks) {
     for (const table of tables[c.dataset]) {
       const { rows } = await sql<{ digest: string | null; n: number }>`
-        select md5(string_agg(t::text, '|' order by t::text)) as digest, count(*)::int as n
+        select md5(string_agg((to_jsonb(t) - 'answer_id')::text, '|' order by (to_jsonb(t) - 'answer_id')::text)) as digest, count(*)::int as n
         from ${sql.table(`envdata.${table}`)} t
         where location_id = ${c.location_id} and observed_at >= ${c.window_from}
           and observed_at < ${c.window_to}`.execute(db);
