@@ -159,7 +159,7 @@ async function factText(
   locationId: number,
 ): Promise<string[]> {
   const { rows } = await sql<{ line: string }>`
-    select (to_jsonb(f) - 'location_id')::text as line
+    select (to_jsonb(f) - 'location_id' - 'answer_id')::text as line
     from ${sql.table(`envdata.${table}`)} f where location_id = ${locationId}
     order by 1`.execute(db);
   return rows.map((r) => r.line);
