@@ -43,8 +43,9 @@ export const LAYERS = [
   // for them (`ProcessResources`), and its HTTP server.
   ['runtime'],
   // Feeding the queue, reading the status, alerts; and housekeeping (chunk folding, snapshot
-  // retention), a component started beside every worker.
-  ['dispatch', 'status', 'notify', 'housekeeping'],
+  // retention), a component started beside every worker; signed completeness certificates of
+  // the warehouse's rows and the ledger's hours.
+  ['dispatch', 'status', 'notify', 'housekeeping', 'certify'],
   ['ingest', 'runs', 'sync', 'declared'],
   ['worker', 'console'],
   // The composition root: use cases take `Uses<…>` from src/runtime/, never the whole `App`.

@@ -25,6 +25,8 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   'bi-role': 'Create or refresh a read-only role for BI tools',
   'dbt-sources': 'Print a dbt sources.yml for schema analytics',
   rebuild: 'Rebuild facts from archived payloads, no calls',
+  certify: 'Sign a completeness certificate of a range',
+  verify: 'Check a certificate: signature, then rows',
   upstream: "The shapes of the service's answers, and drift",
   simulate: 'Serve the Environmental Data Service simulator',
   completion: 'Print a bash or zsh completion script',

@@ -8,7 +8,7 @@ const HELP_FLAGS: ReadonlySet<string> = new Set(['-h', '--help']);
  * A commander command that names the typo first. Commander checks required options before
  * unknown ones, so `backfill --datset pollen` said "required option '--dataset' not specified";
  * and an unknown command followed by `--help` printed the parent's help with exit 0. Here the
- * options are read, then an unknown command (`certify --help`) or an unknown option of a command
+ * options are read, then an unknown command (`frobnicate --help`) or an unknown option of a command
  * without subcommands (`--datset`) is refused at once, exit 2, with the closest known names.
  */
 export class EnvdataCommand extends Command {
@@ -49,7 +49,7 @@ export class EnvdataCommand extends Command {
 
 /**
  * Follows `operands` down from `program` (`locations add`, `help locations add`) to the command
- * they name, and refuses the first name that is no command where one is expected (`certify`,
+ * they name, and refuses the first name that is no command where one is expected (`frobnicate`,
  * `locations ad`).
  */
 function namedCommand(program: Command, operands: readonly string[]): Command {

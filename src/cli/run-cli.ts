@@ -7,6 +7,7 @@ import { CommandContext } from './command-context.js';
 import { EnvdataCommand } from './envdata-command.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerDeclaredCommands } from './commands/declared-command.js';
+import { registerCertifyCommands } from './commands/certify-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDbtSourcesCommand } from './commands/dbt-sources-command.js';
@@ -73,6 +74,7 @@ export function buildProgram(context: CommandContext): Command {
   registerDbtSourcesCommand(program, context);
   registerRebuildCommand(program, context);
   registerUpstreamCommand(program, context);
+  registerCertifyCommands(program, context);
   registerSimulateCommand(program, context);
   registerCompletionCommand(program, context);
   registerEnvironmentHelp(program, context);

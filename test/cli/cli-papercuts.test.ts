@@ -35,8 +35,8 @@ describe('a mistyped option is named before anything else', () => {
 
 describe('an unknown command is refused, even with --help', () => {
   it.each([
-    [['certify', '--help'], "error: unknown command 'certify'\n"],
-    [['help', 'certify'], "error: unknown command 'certify'\n"],
+    [['certfy', '--help'], "error: unknown command 'certfy' — did you mean 'certify'?\n"],
+    [['help', 'frobnicate'], "error: unknown command 'frobnicate'\n"],
     [['backfil', '--help'], "error: unknown command 'backfil' — did you mean 'backfill'?\n"],
     [['locations', 'ad', '--help'], "error: unknown command 'ad' — did you mean 'add'?\n"],
   ])('%j: exit 2 naming it', async (args, message) => {

@@ -12,12 +12,18 @@ const program = buildProgram(new CommandContext({ env: {}, stdout: nowhere, stde
 /** Options every command has, which the command list need not repeat. */
 const GENERIC = new Set(['-h', '--help', '-V', '--version']);
 
-/** The commands a user runs, as commander defines them: leaves only, `help` left out. */
-const commands: CompletionNode[] = completionTree(program).filter(
-  (node) => node.path.length > 0 && node.commands.length === 0 && !node.path.includes('help'),
-);
 const optionsOf = (node: CompletionNode) =>
   node.options.flatMap((o) => o.flags).filter((f) => f.startsWith('--') && !GENERIC.has(f));
+/**
+ * The commands a user runs, as commander defines them: leaves, and a command with subcommands
+ * that runs itself too (`certify` beside `certify keygen`), `help` left out.
+ */
+const commands: CompletionNode[] = completionTree(program).filter(
+  (node) =>
+    node.path.length > 0 &&
+    (node.commands.length === 0 || optionsOf(node).length > 0) &&
+    !node.path.includes('help'),
+);
 
 /** One `envdata …` line of docs/commands.md's command list: the command and the options it shows. */
 interface ListedCommand {
@@ -41,7 +47,9 @@ async function listedCommands(): Promise<ListedCommand[]> {
       .map((line) => {
         const command = line.replace(/^.*?\benvdata(\.js)? /, '').replace(/\s#.*$/, '');
         const words = command.split(/\s+/);
-        const group = commands.some((c) => c.path.length > 1 && c.path[0] === words[0]);
+        const group = commands.some(
+          (c) => c.path.length > 1 && c.path[0] === words[0] && c.path[1] === words[1],
+        );
         return {
           line,
           path: words.slice(0, group ? 2 : 1).join(' '),
