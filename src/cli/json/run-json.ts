@@ -88,21 +88,23 @@ export const runJson = z.object({
   revisions: z
     .record(
       z.enum(DATASETS).meta({ title: 'dataset' }),
-      z.object({
-        rereadHours: count.describe(
-          'hours the run landed that had landed before (another run’s, an earlier answer of the same chunk): the hours whose values it could revise',
-        ),
-        revisedHours: count.describe(
-          'hours whose stored values it changed, the old ones kept in `analytics.<fact>_revisions` (`replaced_by_run`); pollen: distinct hours over `pollen_hourly` and `pollen_species_hourly`, an hour counted once whatever types or species changed',
-        ),
-        revisedShare: z
-          .number()
-          .nonnegative()
-          .nullable()
-          .describe(
-            '`revisedHours / rereadHours`; `null` when it re-read none. Above ENVDATA_ALERT_REVISED_SHARE, an ended run raises `run-revised`',
+      z
+        .object({
+          rereadHours: count.describe(
+            'hours the run landed that had landed before (another run’s, an earlier answer of the same chunk): the hours whose values it could revise',
           ),
-      }),
+          revisedHours: count.describe(
+            'hours whose stored values it changed, the old ones kept in `analytics.<fact>_revisions` (`replaced_by_run`); pollen: distinct hours over `pollen_hourly` and `pollen_species_hourly`, an hour counted once whatever types or species changed',
+          ),
+          revisedShare: z
+            .number()
+            .nonnegative()
+            .nullable()
+            .describe(
+              '`revisedHours / rereadHours`; `null` when it re-read none. Above ENVDATA_ALERT_REVISED_SHARE, an ended run raises `run-revised`',
+            ),
+        })
+        .describe('what the run re-read and revised of that dataset'),
     )
     .describe(
       'what the run re-read and revised, keyed by dataset (`pollen`, `weather`); every dataset present, 0 when it landed none',
