@@ -50,6 +50,7 @@
 --   2026_11_28_0049_declared_history
 --   2026_11_28_0050_folded_missing_chunks
 --   2026_11_29_0051_provenance
+--   2026_11_29_0053_reread_hours
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -115,6 +116,7 @@ create table envdata.answer_body (
 alter table envdata.answer_body add constraint answer_body_body_sha256_check CHECK (octet_length(body_sha256) = 32);
 alter table envdata.answer_body add constraint answer_body_encoding_check CHECK (encoding = 'gzip'::text);
 alter table envdata.answer_body add constraint answer_body_pkey PRIMARY KEY (body_sha256);
+CREATE INDEX answer_body_stored_at ON envdata.answer_body USING btree (stored_at, body_sha256);
 comment on table envdata.answer_body is 'Each answer body the archive keeps, once per SHA-256 of the body as received (gzip).';
 
 create table envdata.api_call_minute (
@@ -170,7 +172,8 @@ create table envdata.chunk (
   missing_hours integer not null default 0,
   quarantined_hours integer not null default 0,
   not_covered_hours integer not null default 0,
-  no_data_hours integer not null default 0
+  no_data_hours integer not null default 0,
+  reread_hours integer not null default 0
 );
 alter table envdata.chunk add constraint chunk_check CHECK (window_from < window_to);
 alter table envdata.chunk add constraint chunk_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
@@ -181,6 +184,7 @@ CREATE INDEX chunk_open ON envdata.chunk USING btree (dataset, location_id, wind
 CREATE INDEX chunk_run_status ON envdata.chunk USING btree (run_id, status);
 CREATE UNIQUE INDEX chunk_run_window ON envdata.chunk USING btree (run_id, dataset, location_id, window_from, window_to);
 CREATE INDEX chunk_undispatched ON envdata.chunk USING btree (run_id, chunk_id) WHERE (status = ANY (ARRAY['pending'::envdata.chunk_status, 'queued'::envdata.chunk_status, 'running'::envdata.chunk_status]));
+comment on column envdata.chunk.reread_hours is 'Hours its landings brought that had landed before (coverage), counted once per landing: what its run re-read.';
 
 create table envdata.coverage (
   location_id integer not null,
@@ -562,13 +566,15 @@ create table envdata.run (
   window_auto boolean not null default false,
   waiting_reason text,
   waiting_until timestamp with time zone,
-  folded_missing_chunks integer not null default 0
+  folded_missing_chunks integer not null default 0,
+  folded_reread_hours jsonb not null default '{}'::jsonb
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
 alter table envdata.run add constraint run_status_check CHECK (status = ANY (ARRAY['planning'::text, 'running'::text, 'paused'::text, 'done'::text, 'failed'::text, 'stopped'::text, 'cancelled'::text]));
 CREATE INDEX run_running ON envdata.run USING btree (status) WHERE (status = 'running'::text);
 comment on column envdata.run.folded_missing_chunks is 'Of folded_chunks, those that landed with hours missing upstream (missing_hours > 0).';
+comment on column envdata.run.folded_reread_hours is 'Re-read hours (chunk.reread_hours) of its folded chunks, by dataset: {"weather": 48, "pollen": 48}.';
 
 create table envdata.run_gap (
   run_gap_id bigint not null generated always as identity,

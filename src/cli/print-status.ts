@@ -20,6 +20,8 @@ import type { Config } from '../config/config.js';
 import { formatQuotaUsage } from './format-quota-usage.js';
 import { formatWorkers } from './format-workers.js';
 import { formatUndeliveredAlerts } from './format-undelivered-alerts.js';
+import { formatArchiveSize } from './format-archive-size.js';
+import { formatRunRevisions } from './format-run-revisions.js';
 
 const RECENT_RUNS = 10;
 
@@ -56,7 +58,11 @@ export async function printStatus(
     context.print(formatStatus(status, paint));
     for (const line of formatQuotaUsage(report.quota, context.config)) context.print(line);
     if (runId !== undefined) {
-      for (const p of runs) context.print(formatRunSummary(p, context.config));
+      for (const p of runs) {
+        context.print(formatRunSummary(p, context.config));
+        const revised = formatRunRevisions(p);
+        if (revised !== undefined) context.print(revised);
+      }
       if (failedChunks.length > 0) context.print(formatFailedChunks(failedChunks, runId!));
       if (report.unplaceableRecords.length > 0) {
         context.print(formatUnplaceableRecords(report.unplaceableRecords, runs[0]!));
@@ -65,6 +71,10 @@ export async function printStatus(
       context.print('');
       context.print('recent runs:');
       for (const p of runs) context.print(`  ${formatRunLine(p, context.config)}`);
+    }
+    if (runId === undefined && report.archive) {
+      context.print('');
+      context.print(formatArchiveSize(report.archive, context.config.ingest.archiveRetentionDays));
     }
     if (runId === undefined && report.setAside.length > 0) {
       context.print('');

@@ -126,6 +126,11 @@ export interface Config {
     readonly historyWindowAuto: boolean;
     /** Keep raw payloads (gzip) for `envdata rebuild`. */
     readonly archiveRaw: boolean;
+    /**
+     * Answer bodies are deleted once every answer that brought them was fetched longer ago than
+     * this many days; `undefined` keeps them all (ENVDATA_ARCHIVE_RETENTION_DAYS).
+     */
+    readonly archiveRetentionDays?: number | undefined;
     /** Ask pollen endpoints for per-species risk (ENVDATA_SPECIES_RISK). */
     readonly speciesRisk: boolean;
     /**
@@ -167,6 +172,11 @@ export interface Config {
     readonly maxAgeMs: number;
     /** Runs waiting with no worker connected this long raise `no-worker` (ENVDATA_NO_WORKER_ALERT). */
     readonly noWorkerAlertMs: number;
+    /**
+     * An ended run that revised more than this share of the hours it re-read raises
+     * `run-revised`; `undefined`: never (ENVDATA_ALERT_REVISED_SHARE=off).
+     */
+    readonly revisedShare?: number | undefined;
   };
   readonly locations: {
     /** Most rows read from one file by `envdata locations import` (ENVDATA_IMPORT_MAX_ROWS). */

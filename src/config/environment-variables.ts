@@ -232,6 +232,13 @@ export const ENVIRONMENT_VARIABLES = [
       "Keep each chunk's raw payload, compressed, so `envdata rebuild` can redo facts without calls.",
   },
   {
+    name: 'ENVDATA_ARCHIVE_RETENTION_DAYS',
+    default: undefined,
+    description:
+      "Days the raw archive keeps an answer body: housekeeping deletes a body once every answer that brought it was fetched longer ago than this (a few hundred at a time). The answers stay recorded with their SHA-256 (analytics.answers, body_archived false): every value stays traceable, `envdata rebuild` can no longer redo them without calls. Unset: every body is kept. `envdata status` shows the archive's size.",
+    range: { min: 1, max: 36_600, unit: 'count' },
+  },
+  {
     name: 'ENVDATA_SYNC_CRON',
     default: '0 2 * * *',
     description:
@@ -306,6 +313,12 @@ export const ENVIRONMENT_VARIABLES = [
     description:
       'Alert when runs have work queued and no worker has been connected for this long, as 5m or 1h.',
     range: { min: 10_000, max: 7 * 86_400_000, unit: 'ms' },
+  },
+  {
+    name: 'ENVDATA_ALERT_REVISED_SHARE',
+    default: '0.05',
+    description:
+      'An ended run that revised more than this share of the hours it re-read (values changed since an earlier answer, the old ones kept in analytics.*_revisions) raises `run-revised`, once: 0.05, 5% or off.',
   },
   {
     name: 'ENVDATA_HTTP_CONNECTIONS',

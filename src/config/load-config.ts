@@ -16,6 +16,7 @@ import { notifyEventsSchema } from './notify-events-schema.js';
 import { notifyTargetsSchema } from './notify-targets.js';
 import { redisClusterNodesSchema } from './redis-cluster-nodes.js';
 import { driftPolicySchema } from './drift-policy.js';
+import { revisedShareSchema } from './revised-share.js';
 import { plainZodMessage } from '../errors/plain-zod-message.js';
 
 const HOUR_MS = 3_600_000;
@@ -168,6 +169,7 @@ const schema = z.object({
   ENVDATA_NO_DATA_RECHECK: hours('ENVDATA_NO_DATA_RECHECK'),
   ENVDATA_CHUNK_RETENTION: hours('ENVDATA_CHUNK_RETENTION'),
   ENVDATA_ARCHIVE_RAW: booleanSchema,
+  ENVDATA_ARCHIVE_RETENTION_DAYS: wholeNumber('ENVDATA_ARCHIVE_RETENTION_DAYS').optional(),
   ENVDATA_SYNC_CRON: cronSchema,
   ENVDATA_SYNC_LOOKBACK: hours('ENVDATA_SYNC_LOOKBACK'),
   ENVDATA_SYNC_HORIZON: hours('ENVDATA_SYNC_HORIZON'),
@@ -182,6 +184,7 @@ const schema = z.object({
   ENVDATA_NOTIFY_EVENTS: notifyEventsSchema,
   ENVDATA_NOTIFY_MAX_AGE: duration('ENVDATA_NOTIFY_MAX_AGE'),
   ENVDATA_NO_WORKER_ALERT: duration('ENVDATA_NO_WORKER_ALERT'),
+  ENVDATA_ALERT_REVISED_SHARE: revisedShareSchema,
   ENVDATA_HTTP_CONNECTIONS: wholeNumber('ENVDATA_HTTP_CONNECTIONS'),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_CONNECT_TIMEOUT_MS'),
   ENVDATA_HTTP_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_TIMEOUT_MS'),
@@ -330,6 +333,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
         e.ENVDATA_HISTORY_WINDOW === 'auto' ? 48 : e.ENVDATA_HISTORY_WINDOW,
       historyWindowAuto: e.ENVDATA_HISTORY_WINDOW === 'auto',
       archiveRaw: e.ENVDATA_ARCHIVE_RAW,
+      archiveRetentionDays: e.ENVDATA_ARCHIVE_RETENTION_DAYS,
       speciesRisk: e.ENVDATA_SPECIES_RISK,
       driftPolicy: e.ENVDATA_DRIFT_POLICY,
       refetchAttempts: e.ENVDATA_REFETCH_ATTEMPTS,
@@ -353,6 +357,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       events: e.ENVDATA_NOTIFY_EVENTS,
       maxAgeMs: e.ENVDATA_NOTIFY_MAX_AGE,
       noWorkerAlertMs: e.ENVDATA_NO_WORKER_ALERT,
+      revisedShare: e.ENVDATA_ALERT_REVISED_SHARE,
     },
     locations: { importMaxRows: e.ENVDATA_IMPORT_MAX_ROWS },
     log: { level: e.LOG_LEVEL, format, color: e.NO_COLOR === undefined },

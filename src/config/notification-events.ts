@@ -19,6 +19,8 @@
  * - `bi-role-lifted`: a BI role lifted a timeout or its connection limit for itself (`ALTER ROLE
  *   … SET statement_timeout = 0`), put back by the periodic check (`checkBiRoles`) or, when this
  *   role may not, waiting for `envdata bi-role`; one per time it happened;
+ * - `run-revised`: an ended run revised more than ENVDATA_ALERT_REVISED_SHARE of the hours it
+ *   re-read (values the service changed since an earlier answer), once per run;
  * - `test`: `envdata notify test` (never in the outbox).
  */
 export const NOTIFICATION_EVENTS = [
@@ -36,6 +38,7 @@ export const NOTIFICATION_EVENTS = [
   'sync-missed',
   'upstream-changed',
   'bi-role-lifted',
+  'run-revised',
   'test',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

@@ -5,6 +5,7 @@ import type { Logger } from '../logging/create-logger.js';
 import { foldDoneChunks } from '../ledger/fold-done-chunks.js';
 import type { AppComponent } from '../runtime/app-component.js';
 import { dropExpiredSnapshots } from '../warehouse/drop-expired-snapshots.js';
+import { pruneAnswerBodies } from '../warehouse/prune-answer-bodies.js';
 import type { Database } from '../warehouse/schema.js';
 
 export interface HousekeepingOptions {
@@ -12,6 +13,11 @@ export interface HousekeepingOptions {
   readonly chunkRetentionMs: number;
   /** Snapshots are dropped by whole months this long after their fetch; unset: kept (ENVDATA_SNAPSHOT_RETENTION). */
   readonly snapshotRetentionMs?: number | undefined;
+  /**
+   * Answer bodies whose every answer was fetched longer ago than this many days are deleted;
+   * unset: kept (ENVDATA_ARCHIVE_RETENTION_DAYS).
+   */
+  readonly archiveRetentionDays?: number | undefined;
   /** How often a pass runs, the first at `start()`. Default `HOUSEKEEPING_EVERY_MS`. */
   readonly everyMs?: number;
 }
@@ -22,7 +28,8 @@ export const HOUSEKEEPING_EVERY_MS = 30_000;
 /**
  * Keeps the ledger and the snapshots small while workers run: folds chunks finished more than
  * ENVDATA_CHUNK_RETENTION ago into their run's totals (`foldDoneChunks`), and drops the months of
- * snapshots past ENVDATA_SNAPSHOT_RETENTION (`dropExpiredSnapshots`). A component of the app,
+ * snapshots past ENVDATA_SNAPSHOT_RETENTION (`dropExpiredSnapshots`) and the answer bodies past
+ * ENVDATA_ARCHIVE_RETENTION_DAYS (`pruneAnswerBodies`). A component of the app,
  * started with every worker (`app.start({ worker })`): a pass at start, then one every 30 s.
  * Safe to run in every process on every host (each statement folds or drops once). An outage of
  * Postgres is the process's (`OutageMonitor`): passes wait until it is over.
@@ -85,6 +92,22 @@ export class Housekeeping implements AppComponent {
     if (folded > 0) this.logger.debug({ folded }, 'finished chunks folded into their runs');
     if (this.options.snapshotRetentionMs !== undefined) {
       await this.dropExpiredSnapshots(this.options.snapshotRetentionMs);
+    }
+    if (this.options.archiveRetentionDays !== undefined) {
+      await this.pruneArchive(this.options.archiveRetentionDays);
+    }
+  }
+
+  /** Deletes the answer bodies past ENVDATA_ARCHIVE_RETENTION_DAYS; a failure waits for the next pass. */
+  private async pruneArchive(retentionDays: number): Promise<void> {
+    try {
+      const deleted = await pruneAnswerBodies(this.db, retentionDays);
+      if (deleted > 0) this.logger.info({ deleted }, 'answer bodies past their retention deleted');
+    } catch (error) {
+      this.logger.warn(
+        { err: error },
+        'could not delete answer bodies past their retention; will try again',
+      );
     }
   }
 

@@ -4,7 +4,8 @@ import type { Database } from '../warehouse/schema.js';
 /**
  * Folds chunks that finished more than `retentionMs` ago into their run's totals and deletes
  * them: what landed is in `coverage`, what a run did is in its totals (a chunk with hours missing
- * upstream counted as such, `folded_missing_chunks`), so a finished 30-year
+ * upstream counted as such, `folded_missing_chunks`; its re-read hours by dataset,
+ * `folded_reread_hours`), so a finished 30-year
  * plan keeps kilobytes of ledger, not a row per request. Failed chunks stay (for `status RUN`
  * and `envdata retry`). One statement per batch: a run's figures are never counted twice or
  * lost, whichever processes fold at once. Returns the chunks folded.
@@ -32,6 +33,9 @@ export async function foldDoneChunks(
           sum(missing_hours) as missing, sum(quarantined_hours) as quarantined_hours,
           sum(not_covered_hours) as not_covered, sum(no_data_hours) as no_data, count(*) as n
         from gone group by run_id
+      ), reread as (
+        select run_id, dataset::text as dataset, sum(reread_hours) as hours
+        from gone group by run_id, dataset having sum(reread_hours) > 0
       ), folded as (
         update envdata.run r set
           folded_chunks = folded_chunks + s.chunks,
@@ -42,7 +46,11 @@ export async function foldDoneChunks(
           folded_missing_hours = folded_missing_hours + s.missing,
           folded_quarantined_hours = folded_quarantined_hours + s.quarantined_hours,
           folded_not_covered_hours = folded_not_covered_hours + s.not_covered,
-          folded_no_data_hours = folded_no_data_hours + s.no_data
+          folded_no_data_hours = folded_no_data_hours + s.no_data,
+          folded_reread_hours = folded_reread_hours || coalesce((
+            select jsonb_object_agg(x.dataset,
+              coalesce((r.folded_reread_hours->>x.dataset)::bigint, 0) + x.hours)
+            from reread x where x.run_id = r.run_id), '{}')
         from sums s where r.run_id = s.run_id
       )
       select coalesce(sum(n), 0)::int as n from sums`.execute(db);

@@ -32,7 +32,8 @@ export interface OpenedLanding {
 }
 
 /**
- * `record` with `newRows`: its rows minus those of hours in `landedBefore`.
+ * `record` with `newRows`, its rows minus those of hours in `landedBefore`, and `rereadHours`,
+ * the hours of `landedBefore` it brought rows for.
  */
 export function withNewRows(
   record: LandingRecord,
@@ -40,19 +41,23 @@ export function withNewRows(
 ): LandingRecord {
   if (!landedBefore?.length || !record.rowsByHour) return record;
   let old = 0;
+  let rereadHours = 0;
   for (const range of landedBefore) {
     for (let h = range.from.getTime(); h < range.to.getTime(); h += HOUR_MS) {
-      old += record.rowsByHour.get(h) ?? 0;
+      const rows = record.rowsByHour.get(h) ?? 0;
+      old += rows;
+      if (rows > 0) rereadHours++;
     }
   }
-  return { ...record, newRows: record.rows - old };
+  return { ...record, newRows: record.rows - old, rereadHours };
 }
 
 /**
  * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
  * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
  * what a stopped run forgets stays forgotten — and returns which of `bodyDigests` the archive
- * holds, so that a body is never sent twice, whether any hour of the landings' windows is
+ * holds (held `FOR KEY SHARE` until commit: the archive's retention waits), so that a body is
+ * never sent twice, whether any hour of the landings' windows is
  * recorded as landed, and whether the landings are settled already.
  */
 export async function openLanding(
@@ -79,6 +84,11 @@ export async function openLanding(
     }>`
     with runs as (
       select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
+    ), held as (
+      -- Held until commit: the archive's retention (pruneAnswerBodies) deletes none of them
+      -- under this landing's answers.
+      select body_sha256 from envdata.answer_body
+      where body_sha256 = any(${[...bodyDigests]}::bytea[]) order by body_sha256 for key share
     ), landed as (
       select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed,
         coalesce(json_agg(json_build_object('i', w.i - 1, 'from', lower(p.r), 'to', upper(p.r)))
@@ -107,7 +117,7 @@ export async function openLanding(
       coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
     cross join landed cross join covered cross join done
-    left join envdata.answer_body b on b.body_sha256 = any(${[...bodyDigests]}::bytea[])
+    left join held b on true
   `,
   ).execute(trx);
   const storedBodies = new Set<string>();

@@ -41,6 +41,11 @@ export interface LandingRecord {
    * `rows` when not told.
    */
   readonly newRows?: number;
+  /**
+   * Hours it brought rows for that the coverage held when the landing opened: hours re-read,
+   * whose values it may have revised (the chunk's and its run's `reread_hours`). 0 when not told.
+   */
+  readonly rereadHours?: number;
   readonly recordsQuarantined: number;
   /** Hours whose rows are now in the facts. */
   readonly landed: readonly Window[];
@@ -295,6 +300,7 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
       outcome = case when ${forgotten} then null else u.outcome end,
       -- Rows of hours new to the coverage, added: a re-read of landed hours counts none.
       rows_landed = c.rows_landed + u.rows,
+      reread_hours = c.reread_hours + u.reread_hours,
       rows_quarantined = u.quarantined,
       calls = c.calls + u.calls,
       attempts = greatest(c.attempts, u.attempts),
@@ -310,13 +316,14 @@ function chunkStates(landings: readonly LandingRecord[]): RawBuilder<unknown> {
         else c.finished_at end
     from unnest(${col((l) => l.chunkId)}::bigint[], ${col((l) => l.state)}::text[],
       ${col((l) => l.outcome)}::text[], ${col((l) => l.newRows ?? l.rows)}::int[],
+      ${col((l) => l.rereadHours ?? 0)}::int[],
       ${col((l) => l.recordsQuarantined)}::int[], ${col((l) => l.calls)}::int[],
       ${col((l) => l.attempts)}::int[], ${instants(col((l) => l.startedAt))}::timestamptz[],
       ${col((l) => hoursIn(l.holes.missing_upstream))}::int[],
       ${col((l) => hoursIn(l.holes.quarantined))}::int[],
       ${col((l) => hoursIn(l.holes.not_covered))}::int[], ${col((l) => hoursIn(l.noData))}::int[],
       ${col((l) => l.error?.code ?? null)}::text[], ${col((l) => l.error?.message ?? null)}::text[])
-      as u(chunk_id, state, outcome, rows, quarantined, calls, attempts, started_at, missing_hours,
+      as u(chunk_id, state, outcome, rows, reread_hours, quarantined, calls, attempts, started_at, missing_hours,
         quarantined_hours, not_covered_hours, no_data_hours, error_code, message)
     where c.chunk_id = u.chunk_id and c.status not in ('done', 'split')
   )`;

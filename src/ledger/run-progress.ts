@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, RunKind, RunStatus } from '../warehouse/schema.js';
 import { countWindows } from '../windows/tile-windows.js';
+import { readRunRevisions, type DatasetRevisions } from './run-revisions.js';
 import { valuesSetAside, type SetAsideGroup } from './values-set-aside.js';
 import { withoutJit } from './without-jit.js';
 
@@ -59,6 +60,11 @@ export interface RunProgress {
    * run no longer runs (`[]` while it plans or runs). A run with any is not clean.
    */
   readonly setAside: readonly SetAsideGroup[];
+  /**
+   * By dataset (`DATASETS` order), the hours the run re-read (landed before) and, of those, the
+   * hours whose values it revised (`readRunRevisions`).
+   */
+  readonly revisions: readonly DatasetRevisions[];
   /** Failed chunks by error code. */
   readonly failures: Readonly<Record<string, number>>;
   /**
@@ -140,7 +146,8 @@ export async function runProgress(
  * console. Per run, the totals of chunks already folded into it plus its chunk rows, read in one
  * statement, and the windows of its plan not yet made chunks (`countWindows` of its open gaps).
  * A chunk that landed with hours missing upstream counts as such (`missingUpstream`) before and
- * after it is folded. `setAside: false` skips `valuesSetAside` (`[]`), a read per finished run.
+ * after it is folded. Its re-read and revised hours by dataset (`readRunRevisions`) too.
+ * `setAside: false` skips `valuesSetAside` (`[]`), a read per finished run.
  */
 export async function readRunProgress(
   db: Kysely<Database>,
@@ -239,6 +246,7 @@ async function readIn(
     const n = countWindows(g.next_from, g.gap_to, g.window_hours);
     windows.set(g.run_id, (windows.get(g.run_id) ?? 0) + n);
   }
+  const revisions = await readRunRevisions(trx, ids);
   const byId = new Map(rows.map((r) => [r.run_id, r]));
   const read: RunProgress[] = [];
   for (const runId of ids) {
@@ -280,6 +288,7 @@ async function readIn(
         !setAside || run.status === 'planning' || run.status === 'running'
           ? []
           : await valuesSetAside(trx, [runId]),
+      revisions: revisions.get(runId) ?? [],
       failures: run.failures ?? {},
       waiting: ledgerWaiting({
         runId,

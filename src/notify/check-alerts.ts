@@ -12,6 +12,7 @@ import { locationsBeingFilled } from '../ledger/locations-being-filled.js';
 import { runCallsLeft } from '../ledger/open-run-calls.js';
 import { readFreshness } from '../ledger/read-freshness.js';
 import { recordNotification } from '../ledger/record-notification.js';
+import { checkRevisions } from './check-revisions.js';
 import { DATASETS } from '../types.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 
@@ -45,7 +46,9 @@ export interface CheckAlertsOptions {
  * - a run held by the quota or the budget, once per run, with its expected end
  *   (`run-quota-bound`); a `quota-reached` recorded earlier is followed by `quota-freed` once
  *   its reset passed;
- * - the nightly sync not started within an hour of its schedule (`sync-missed`).
+ * - the nightly sync not started within an hour of its schedule (`sync-missed`);
+ * - a run ended that revised more than ENVDATA_ALERT_REVISED_SHARE of the hours it re-read,
+ *   once per run (`run-revised`, `checkRevisions`).
  *
  * The dispatcher also runs `checkBiRoles` with it (a BI role's lifted timeouts, put back).
  */
@@ -58,6 +61,7 @@ export async function checkAlerts(
   await checkWorkers(app, now);
   await checkQuotaBound(app, now);
   const nextReset = await checkQuotaFreed(app, now);
+  await checkRevisions(app, now);
   if (options.watchingSince) await checkSyncMissed(app, now, options.watchingSince);
   return nextReset;
 }

@@ -71,6 +71,17 @@ export function notificationText(
         ? `envdata: BI role ${str(d.role)} had lifted its own limits (${lifted}); envdata put them back — a session already open keeps what it set, and cannot hold up envdata's writes`
         : `envdata: BI role ${str(d.role)} lifted its own limits (${lifted}) and this role may not put them back${todo}`;
     }
+    case 'run-revised': {
+      const datasets = Array.isArray(d.datasets)
+        ? (d.datasets as Record<string, unknown>[])
+            .map(
+              (x) =>
+                `${str(x.dataset)} ${str(x.revisedHours)} of ${str(x.rereadHours)} re-read hour(s) (${str(x.percent)} %)`,
+            )
+            .join(', ')
+        : '';
+      return `envdata: ${str(d.kind)} run ${str(d.runId)} revised ${datasets}: the service changed values it had sent before (more than ${str(d.limitPercent)} %, ENVDATA_ALERT_REVISED_SHARE)${todo}`;
+    }
     case 'test':
       return `envdata: test notification from ${str(d.host)} — alerts reach this channel; nothing to do`;
   }

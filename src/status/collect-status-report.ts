@@ -2,6 +2,7 @@ import { admissionStores } from '../admission/admission-stores.js';
 import type { Uses } from '../runtime/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { countUndelivered } from '../ledger/notification-deliveries.js';
+import { readArchiveSize, type ArchiveSize } from '../ledger/archive-size.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
@@ -46,6 +47,11 @@ export interface StatusReport {
    * (`countUndelivered`); `null` when the ledger could not be read.
    */
   readonly undeliveredAlerts: number | null;
+  /**
+   * The raw archive's size (`readArchiveSize`) for the overview; `null` for one run or when the
+   * ledger could not be read.
+   */
+  readonly archive: ArchiveSize | null;
 }
 
 /**
@@ -85,6 +91,7 @@ export async function collectStatusReport(
       setAside: [],
       quota,
       undeliveredAlerts: null,
+      archive: null,
     };
   const { runId } = request;
   const ids = runId !== undefined ? [runId] : await recentRunIds(app.db, request.recentRuns);
@@ -104,6 +111,7 @@ export async function collectStatusReport(
       setAside: [],
       quota,
       undeliveredAlerts: null,
+      archive: null,
     };
   }
   return {
@@ -119,5 +127,6 @@ export async function collectStatusReport(
     setAside: runId === undefined ? await valuesSetAside(app.db) : [],
     quota,
     undeliveredAlerts: await countUndelivered(app.db, app.config.notify.maxAgeMs),
+    archive: runId === undefined ? await readArchiveSize(app.db) : null,
   };
 }

@@ -172,6 +172,8 @@ export interface RunTable {
   folded_no_data_hours: ColumnType<string, number | undefined, number>;
   /** Of `folded_chunks`, those that landed with hours missing upstream (`missing_hours > 0`). */
   folded_missing_chunks: ColumnType<number, number | undefined, number>;
+  /** Re-read hours of its folded chunks by dataset (`chunk.reread_hours`): `{"weather": 48}`. */
+  folded_reread_hours: ColumnType<Partial<Record<Dataset, number>>, string | undefined, string>;
   /** Chunks are sized by the learned history window (`history_window`), not `window_hours`. */
   window_auto: ColumnType<boolean, boolean | undefined, boolean>;
   /** Why the run does not move though it has work (`quota (day)`), until `waiting_until`. */
@@ -246,6 +248,8 @@ export interface ChunkTable {
   quarantined_hours: ColumnType<number, number | undefined, number>;
   not_covered_hours: ColumnType<number, number | undefined, number>;
   no_data_hours: ColumnType<number, number | undefined, number>;
+  /** Hours its landings brought that had landed before (coverage): what its run re-read. */
+  reread_hours: ColumnType<number, number | undefined, number>;
   error_code: string | null;
   error_message: string | null;
   parent_chunk_id: number | null;

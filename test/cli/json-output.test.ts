@@ -131,6 +131,30 @@ describe('envdata status --json', () => {
       finishedAt: expect.any(String),
     });
 
+    // Nothing landed twice: nothing re-read, nothing revised, every dataset keyed.
+    for (const run of doc.runs) {
+      expect(run.revisions).toEqual({
+        pollen: { rereadHours: 0, revisedHours: 0, revisedShare: null },
+        weather: { rereadHours: 0, revisedHours: 0, revisedShare: null },
+      });
+    }
+    // The archive as Postgres counts it; every body kept while no retention is set.
+    const { rows: archive } = await sql<{ answers: number; bodies: number }>`
+      select (select count(*) from envdata.answer)::int as answers,
+        (select count(*) from envdata.answer_body)::int as bodies`.execute(fx.app.db);
+    expect(doc.archive).toEqual({
+      answers: archive[0]!.answers,
+      bodies: archive[0]!.bodies,
+      bytesOnDisk: expect.any(Number),
+      retentionDays: null,
+    });
+    expect(doc.archive!.answers).toBeGreaterThan(0);
+    expect(doc.archive!.bytesOnDisk).toBeGreaterThan(0);
+    const kept = await document(statusJson, ['status', '--json'], {
+      ENVDATA_ARCHIVE_RETENTION_DAYS: '400',
+    });
+    expect(kept.archive).toMatchObject({ retentionDays: 400 });
+
     // Active locations only, each with every dataset; lastHour from the coverage.
     expect(doc.freshness.map((f) => f.name).sort()).toEqual(['Berlin', 'Brisbane']);
     const { rows: coverage } = await sql<{ location_id: number; dataset: string; last: Date }>`
@@ -158,6 +182,7 @@ describe('envdata status --json', () => {
       ledgerRead: false,
       runs: [],
       freshness: [],
+      archive: null,
     });
   });
 });

@@ -136,6 +136,30 @@ describe('loadConfig ranges', () => {
     );
   });
 
+  it('keeps every answer body by default, for ENVDATA_ARCHIVE_RETENTION_DAYS days when set', () => {
+    expect(loadConfig({}).ingest.archiveRetentionDays).toBeUndefined();
+    expect(loadConfig({ ENVDATA_ARCHIVE_RETENTION_DAYS: '400' }).ingest.archiveRetentionDays).toBe(
+      400,
+    );
+    expect(configError({ ENVDATA_ARCHIVE_RETENTION_DAYS: '0' })).toContain(
+      'ENVDATA_ARCHIVE_RETENTION_DAYS (got "0")',
+    );
+  });
+
+  it('reads ENVDATA_ALERT_REVISED_SHARE as a share, a percentage or off; 5 % by default', () => {
+    const share = (value: string) =>
+      loadConfig({ ENVDATA_ALERT_REVISED_SHARE: value }).notify.revisedShare;
+    expect(loadConfig({}).notify.revisedShare).toBe(0.05);
+    expect(share('0.2')).toBe(0.2);
+    expect(share('12.5%')).toBe(0.125);
+    expect(share('off')).toBeUndefined();
+    for (const wrong of ['2', '150%', 'many', '-0.1']) {
+      expect(configError({ ENVDATA_ALERT_REVISED_SHARE: wrong })).toContain(
+        'must be a share from 0 to 1 (0.05), a percentage (5%) or off',
+      );
+    }
+  });
+
   it('gives every duration a minimum and a maximum, listed in the message', () => {
     const durations = ENVIRONMENT_VARIABLES.filter(
       (v): v is typeof v & { range: ValueRange } =>

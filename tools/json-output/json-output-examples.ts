@@ -82,6 +82,10 @@ const failedRun: RunJson = {
     },
   ],
   hours: { quarantined: 0, missingUpstream: 0, notCovered: 0, noData: 0 },
+  revisions: {
+    pollen: { rereadHours: 0, revisedHours: 0, revisedShare: null },
+    weather: { rereadHours: 48, revisedHours: 3, revisedShare: 0.0625 },
+  },
   failuresByCode: { SERVER_ERROR: 1 },
   waiting: null,
 };
@@ -152,6 +156,7 @@ export const STATUS_EXAMPLE: StatusJson = {
     ],
   },
   undeliveredAlerts: 1,
+  archive: { answers: 1840, bodies: 1838, bytesOnDisk: 9_437_184, retentionDays: 400 },
   freshness: [
     {
       locationId: 2,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DATASETS } from '../../types.js';
 import type { RunProgress } from '../../ledger/run-progress.js';
+import { byDataset } from './by-dataset.js';
 import { count, isoOrNull, isoTimestamp } from './json-document.js';
 import { setAsideJson, toSetAsideJson } from './set-aside-json.js';
 
@@ -84,6 +85,30 @@ export const runJson = z.object({
       noData: count.describe('hours the service answered "no data" for'),
     })
     .describe('hours of the plan that did not land, by cause'),
+  revisions: z
+    .record(
+      z.enum(DATASETS).meta({ title: 'dataset' }),
+      z
+        .object({
+          rereadHours: count.describe(
+            'hours the run landed that had landed before (another run’s, an earlier answer of the same chunk): the hours whose values it could revise',
+          ),
+          revisedHours: count.describe(
+            'hours whose stored values it changed, the old ones kept in `analytics.<fact>_revisions` (`replaced_by_run`); pollen: distinct hours over `pollen_hourly` and `pollen_species_hourly`, an hour counted once whatever types or species changed',
+          ),
+          revisedShare: z
+            .number()
+            .nonnegative()
+            .nullable()
+            .describe(
+              '`revisedHours / rereadHours`; `null` when it re-read none. Above ENVDATA_ALERT_REVISED_SHARE, an ended run raises `run-revised`',
+            ),
+        })
+        .describe('what the run re-read and revised of that dataset'),
+    )
+    .describe(
+      'what the run re-read and revised, keyed by dataset (`pollen`, `weather`); every dataset present, 0 when it landed none',
+    ),
   failuresByCode: z
     .record(z.string().meta({ title: 'code' }), count)
     .describe('failed chunks by error code, e.g. `{"SERVER_ERROR": 2}`; `{}` when none'),
@@ -148,6 +173,16 @@ export function toRunJson(p: RunProgress): RunJson {
       notCovered: p.notCoveredHours,
       noData: p.noDataHours,
     },
+    revisions: byDataset((dataset) => {
+      const r = p.revisions.find((x) => x.dataset === dataset);
+      const reread = r?.rereadHours ?? 0;
+      const revised = r?.revisedHours ?? 0;
+      return {
+        rereadHours: reread,
+        revisedHours: revised,
+        revisedShare: reread === 0 ? null : revised / reread,
+      };
+    }),
     failuresByCode: { ...p.failures },
     waiting: p.waiting && {
       reason: p.waiting.reason,

@@ -54,6 +54,23 @@ export const statusJson = jsonDocument('status', {
     .describe(
       'alerts of the last ENVDATA_NOTIFY_MAX_AGE not yet delivered to every target of ENVDATA_NOTIFY_URL (all of them while it is unset); `null` when the ledger could not be read',
     ),
+  archive: z
+    .object({
+      answers: count.describe(
+        'answers recorded (`analytics.answers`), their bodies kept or not: each one’s SHA-256 stays',
+      ),
+      bodies: count.describe('answer bodies the archive keeps, once per SHA-256'),
+      bytesOnDisk: count.describe(
+        'bytes on disk of `envdata.answer_body` and `envdata.answer`, indexes and TOAST included',
+      ),
+      retentionDays: count
+        .nullable()
+        .describe(
+          'ENVDATA_ARCHIVE_RETENTION_DAYS: bodies whose every answer is older are deleted; `null`: every body is kept',
+        ),
+    })
+    .nullable()
+    .describe('the raw archive’s size and retention; `null` when the ledger could not be read'),
   freshness: z
     .array(
       z.object({
@@ -78,7 +95,7 @@ export function toStatusJson(
   freshness: readonly LocationFreshness[],
   maxLagHours: number,
   generatedAt: Date,
-  config: Pick<Config, 'quota' | 'money'>,
+  config: Pick<Config, 'quota' | 'money' | 'ingest'>,
 ): StatusJson {
   return {
     kind: 'status',
@@ -91,6 +108,10 @@ export function toStatusJson(
     setAside: toSetAsideJson(report.setAside),
     quota: toQuotaUsageJson(report.quota, config),
     undeliveredAlerts: report.undeliveredAlerts,
+    archive: report.archive && {
+      ...report.archive,
+      retentionDays: config.ingest.archiveRetentionDays ?? null,
+    },
     freshness: freshness.map((row) => ({
       locationId: row.locationId,
       name: row.name,
