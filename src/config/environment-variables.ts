@@ -229,7 +229,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_ARCHIVE_RAW',
     default: 'true',
     description:
-      "Keep each chunk's raw payload, compressed, so `envdata rebuild` can redo facts without calls.",
+      'Keep the body of every answer that landed anything, compressed and once per SHA-256, so values stay traceable to it and `envdata rebuild` can redo facts without calls.',
   },
   {
     name: 'ENVDATA_ARCHIVE_RETENTION_DAYS',

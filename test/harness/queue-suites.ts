@@ -64,6 +64,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/metrics/metrics.backfill.test.ts',
   'test/metrics/worker-metrics-port.test.ts',
   'test/notify/alerts.person-needed.test.ts',
+  'test/notify/alerts.run-revised.test.ts',
   'test/notify/alerts.transitions.test.ts',
   'test/sync/sync-priority.test.ts',
   'test/sync/sync-scheduler.test.ts',
