@@ -8,7 +8,10 @@
  * The run is planned as `envdata backfill` plans it (`planRun`, then `materializeChunks` as the
  * feeder does), every 48 h chunk's body is the simulator's own answer (its generators and
  * renderers, no HTTP), parsed by the service client's parser, and batches of chunks go to
- * `FactWriter.land` as workers hand them over; then every batch is landed again, identical.
+ * `FactWriter.land` as workers hand them over; then every batch is landed again, identical, and
+ * then twice more with 1 % and 10 % of the rows changed (`VALUE_CHANGES`): the cost of keeping
+ * revisions (issue 40), each phase's revisions counted against the rows it changed, and the
+ * bytes per revision row and per answer.
  *
  * Targets: weather fresh at ≥ 75 % of its INSERT … SELECT ceiling, all rows at ≥ 60 %;
  * re-landing identical rows ≥ 2× faster than fresh; memory flat as the batch count grows
@@ -44,6 +47,10 @@ import { compareTechniques } from './lib/technique-runs.js';
 import { parseOff, TECHNIQUES, type Techniques } from './lib/techniques.js';
 import { printUpsertReport, type UpsertReport } from './lib/upsert-report.js';
 import { wholeNumberFlag } from './lib/bench-flags.js';
+import { VALUE_CHANGES } from './lib/changed-values.js';
+import { countRevisions } from './lib/revision-counts.js';
+import { FACT_SIZE_TABLES, REVISION_SIZE_TABLES, type RelandPhase } from './lib/revision-report.js';
+import { measureTableSizes } from './lib/warehouse-sizes.js';
 
 const DAY_MS = 86_400_000;
 
@@ -145,8 +152,23 @@ async function main(): Promise<void> {
     await checkpoint(db);
     const fresh = await run.landAll(stopIfInterrupted);
     console.log('re-landing the identical batches');
+    let revisions = await countRevisions(db);
     await checkpoint(db);
     const reland = await run.landAll(stopIfInterrupted);
+    const phases: RelandPhase[] = [];
+    const relanded = async (label: string, totals: RelandPhase['totals']) => {
+      const after = await countRevisions(db);
+      phases.push({ label, totals, revisionsBefore: revisions, revisionsAfter: after });
+      revisions = after;
+    };
+    await relanded('0 %', reland);
+    const factSizes = await measureTableSizes(db, FACT_SIZE_TABLES);
+    for (const change of VALUE_CHANGES) {
+      console.log(`re-landing the batches with ${change.label} of the rows changed`);
+      await checkpoint(db);
+      await relanded(change.label, await run.landAll(stopIfInterrupted, change));
+    }
+    const revisionSizes = await measureTableSizes(db, REVISION_SIZE_TABLES);
     fullGc();
     const liveHeapAfter = process.memoryUsage().heapUsed;
     await offDb?.destroy();
@@ -180,6 +202,7 @@ async function main(): Promise<void> {
       liveHeapAfter,
       rollup,
       databaseBytes: size[0]?.bytes ?? 0,
+      revisions: { phases, sizes: [...factSizes, ...revisionSizes] },
     });
   });
 }

@@ -15,7 +15,8 @@ import { checkpoint } from './bench-database.js';
  * - `INSERT … SELECT`: generated and inserted by the server in one statement per table;
  * - `COPY … FROM STDIN (FORMAT binary)`: streamed from this process, the data read beforehand
  *   (untimed) with `COPY (SELECT …) TO STDOUT`.
- * Values are computed (not the landed ones); keys are exactly the landed keys.
+ * Values are computed (not the landed ones); keys are exactly the landed keys, each with the
+ * source answer it landed with (`answer_id`, migration 0051), as the landing writes it.
  */
 
 export const FACT_TABLES = ['weather_hourly', 'pollen_hourly', 'pollen_species_hourly'] as const;
@@ -54,17 +55,18 @@ const VALUES: Readonly<Record<FactTableName, RawBuilder<unknown>>> = {
   pollen_species_hourly: sql`(50 + 50 * sin(x))::int, ${RISK}`,
 };
 
-/** The rows of one ceiling table: its landed keys and computed values. */
+/** The rows of one ceiling table: its landed keys, computed values and landed source answer. */
 function rowsOf(table: FactTableName): RawBuilder<unknown> {
   return sql`
-    select ${sql.raw(KEYS[table].replace(/\w+/g, 'k.$&'))}, ${VALUES[table]}
+    select ${sql.raw(KEYS[table].replace(/\w+/g, 'k.$&'))}, ${VALUES[table]}, k.answer_id
     from ${sql.table(`bench_ceiling.keys_${table}`)} k
     cross join lateral (select extract(epoch from k.observed_at) / 3600 + k.location_id as x) v`;
 }
 
 /**
  * Creates the `bench_ceiling` tables for the years `[from, to)` spans, and takes the keys the
- * landing stored there (`keys_<table>`, in landing order) for the ceilings to write again.
+ * landing stored there with their source answers (`keys_<table>`, in landing order) for the
+ * ceilings to write again.
  */
 export async function createCeilingTables(db: Kysely<Database>, from: Date, to: Date) {
   await sql`drop schema if exists bench_ceiling cascade; create schema bench_ceiling`.execute(db);
@@ -78,7 +80,7 @@ export async function createCeilingTables(db: Kysely<Database>, from: Date, to: 
     await sql`select envdata.ensure_year_partitions(${`bench_ceiling.${table}`}::regclass,
       ${from.getUTCFullYear()}::int, ${lastYear}::int)`.execute(db);
     await sql`create table ${sql.table(`bench_ceiling.keys_${table}`)} as
-      select ${sql.raw(KEYS[table])} from ${sql.table(`envdata.${table}`)}
+      select ${sql.raw(KEYS[table])}, answer_id from ${sql.table(`envdata.${table}`)}
       where observed_at >= ${from} and observed_at < ${to}
       order by ${sql.raw(KEYS[table])}`.execute(db);
   }

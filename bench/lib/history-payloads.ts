@@ -60,13 +60,15 @@ export interface ChunkToLand {
 
 /**
  * The landing of `chunk`: its history body generated, parsed and normalized as `fetchChunk` hands
- * it to the FactWriter ("Data not available!" as a `no_data` outcome).
+ * it to the FactWriter ("Data not available!" as a `no_data` outcome). `revise`, when given,
+ * rewrites a body with data first (a revised answer), as the service would have sent it.
  */
-export function landingOf(chunk: ChunkToLand): ChunkLanding {
+export function landingOf(chunk: ChunkToLand, revise?: (body: string) => string): ChunkLanding {
   const body = historyBody(chunk.dataset, chunk.location, chunk.window);
   const { location, ...rest } = chunk;
+  const noData = body === DATA_NOT_AVAILABLE_BODY;
   return landingOfBody(
     { ...rest, locationId: location.locationId },
-    body === DATA_NOT_AVAILABLE_BODY ? null : body,
+    noData ? null : revise ? revise(body) : body,
   );
 }

@@ -11,6 +11,7 @@ import { ALL_ON, writeTechniques, type Techniques } from './techniques.js';
 import type { Database } from '../../src/warehouse/schema.js';
 import { landingOf } from './history-payloads.js';
 import { sampleMemory, type MemorySample } from './memory.js';
+import { changeBody, type ValueChange } from './changed-values.js';
 
 /**
  * Without group commit, a worker lands each chunk in a transaction of its own, as many at once as
@@ -43,11 +44,14 @@ export interface PhaseTotals {
   /** `FactWriter.stage()`: bodies digested and compressed for the archive, outside `land()`. */
   stageSeconds: number;
   batches: number;
+  /** Rows whose values the bench changed in the bodies (`ValueChange`); 0 for an identical re-land. */
+  changed: number;
 }
 
 const newTotals = (): PhaseTotals => ({
   rows: 0,
   written: 0,
+  changed: 0,
   landSeconds: 0,
   prepareSeconds: 0,
   stageSeconds: 0,
@@ -97,9 +101,10 @@ export class LandingRun {
   /**
    * Lands every chunk of the run, a batch of weather chunks and a batch of pollen chunks in turn,
    * with a new FactWriter (a new process, cold caches), sampling memory after each batch.
-   * `stop` is asked before each batch (an interrupt).
+   * `stop` is asked before each batch (an interrupt). With `change`, a share of the values in
+   * the bodies is changed first (`changeBody`), as in a revised answer.
    */
-  async landAll(stop: () => void): Promise<Record<Dataset, PhaseTotals>> {
+  async landAll(stop: () => void, change?: ValueChange): Promise<Record<Dataset, PhaseTotals>> {
     const techniques = this.options.techniques ?? ALL_ON;
     const writer = new FactWriter(this.db, {
       archiveRaw: this.options.archiveRaw,
@@ -117,15 +122,24 @@ export class LandingRun {
           continue;
         }
         after[dataset] = chunks.at(-1)!.chunk_id;
+        const total = totals[dataset];
         const t0 = performance.now();
         const landings = chunks.map((c) =>
-          landingOf({
-            chunkId: c.chunk_id,
-            runId: this.runId,
-            dataset,
-            location: this.locations.get(c.location_id)!,
-            window: { from: new Date(c.window_from), to: new Date(c.window_to) },
-          }),
+          landingOf(
+            {
+              chunkId: c.chunk_id,
+              runId: this.runId,
+              dataset,
+              location: this.locations.get(c.location_id)!,
+              window: { from: new Date(c.window_from), to: new Date(c.window_to) },
+            },
+            change &&
+              ((body) => {
+                const changed = changeBody(dataset, c.location_id, body, change);
+                total.changed += changed.changed;
+                return changed.body;
+              }),
+          ),
         );
         const t1 = performance.now();
         // As the batcher does while the batch before commits: bodies compressed for the archive.
@@ -135,7 +149,6 @@ export class LandingRun {
           ? await writer.land(staged)
           : await landEachAlone(writer, staged);
         const t3 = performance.now();
-        const total = totals[dataset];
         total.prepareSeconds += (t1 - t0) / 1_000;
         total.stageSeconds += (t2 - t1) / 1_000;
         total.landSeconds += (t3 - t2) / 1_000;

@@ -8,6 +8,7 @@ import {
 } from './ceiling.js';
 import { CHUNK_HOURS, type PhaseTotals } from './landing-run.js';
 import type { MemorySample } from './memory.js';
+import { printRevisionReport, type RevisionReport } from './revision-report.js';
 import { fmtInt, fmtMb, fmtPct, fmtSec, printMisses, rate, table, verdict } from './report.js';
 
 /** Weather, the widest rows, fresh at this share of its own INSERT … SELECT ceiling at least. */
@@ -40,6 +41,8 @@ export interface UpsertReport {
   readonly liveHeapAfter: number;
   readonly rollup: CeilingResult;
   readonly databaseBytes: number;
+  /** The re-lands with a share of the values changed, and what revisions cost. */
+  readonly revisions: RevisionReport;
 }
 
 type Part = Dataset | 'all';
@@ -53,6 +56,7 @@ const sumTotals = (p: Record<Dataset, PhaseTotals>): PhaseTotals => ({
   prepareSeconds: p.weather.prepareSeconds + p.pollen.prepareSeconds,
   stageSeconds: p.weather.stageSeconds + p.pollen.stageSeconds,
   batches: p.weather.batches + p.pollen.batches,
+  changed: p.weather.changed + p.pollen.changed,
 });
 
 function byPart(c: Ceiling): Record<Part, CeilingResult> {
@@ -182,6 +186,7 @@ export function printUpsertReport(r: UpsertReport): void {
       `${fmtSec(fresh.weather.stageSeconds)} s weather, ${fmtSec(fresh.pollen.stageSeconds)} s pollen; ` +
       `re-land ${fmtSec(reland.all.stageSeconds)} s`,
   );
+  printRevisionReport(r.revisions, r.fresh, misses);
   console.log(
     `daily rollup refresh after the run: ${fmtInt(r.rollup.rows)} rollup rows in ${fmtSec(r.rollup.seconds)} s; ` +
       `database size ${fmtMb(r.databaseBytes)}`,
