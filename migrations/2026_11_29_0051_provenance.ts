@@ -300,6 +300,11 @@ function commentColumns(view: AnalyticsView): string {
     .join('\n');
 }
 
+/** The fact's key and value columns after location_id, observed_at, each after `prefix`. */
+function columnNames(fact: Fact, prefix = ''): string {
+  return fact.columns.map((c) => `${prefix}${c.split(' ')[0]}`).join(', ');
+}
+
 /**
  * The source view's key columns (`location_id, observed_at, …`): what joins it to the fact view.
  * The `as_of` functions read only `analytics` views, as the BI role may (a function runs with
@@ -417,15 +422,33 @@ export async function up(db: Kysely<any>): Promise<void> {
         answer_id bigint,
         valid_from timestamptz,
         valid_to timestamptz not null,
-        replaced_by_answer bigint,
-        replaced_by_run integer
+        replaced_by_answer bigint
       );
       create index ${sql.raw(`${t}_revision_key`)} on ${sql.raw(`envdata.${t}_revision`)}
         (location_id, observed_at, valid_to);
-      create index ${sql.raw(`${t}_revision_run`)} on ${sql.raw(`envdata.${t}_revision`)}
-        (replaced_by_run);
+      create index ${sql.raw(`${t}_revision_replaced_by`)} on ${sql.raw(`envdata.${t}_revision`)}
+        (replaced_by_answer);
       comment on table ${sql.raw(`envdata.${t}_revision`)} is
-        'Values of envdata.${sql.raw(t)} a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
+        'Values of envdata.${sql.raw(t)} a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer (its run: envdata.answer.run_id).';
+
+      -- A landing replaces values with those of its answer (answer_id changes): the values
+      -- before are kept, row by row, in the statement that changes them. An update that keeps
+      -- the answer (a repair of units by a migration) is no revision.
+      create function ${sql.raw(`envdata.${t}_keep_revision`)}() returns trigger
+      language plpgsql as $fn$
+      begin
+        insert into ${sql.raw(`envdata.${t}_revision`)} (location_id, observed_at,
+          ${sql.raw(columnNames(fact))}, answer_id, valid_from, valid_to, replaced_by_answer)
+        values (old.location_id, old.observed_at, ${sql.raw(columnNames(fact, 'old.'))},
+          old.answer_id,
+          (select a.landed_at from envdata.answer a where a.answer_id = old.answer_id),
+          now(), new.answer_id);
+        return null;
+      end
+      $fn$;
+      create trigger keep_revision after update on ${sql.raw(`envdata.${t}`)}
+        for each row when (new.answer_id is distinct from old.answer_id)
+        execute function ${sql.raw(`envdata.${t}_keep_revision`)}();
 
       create view ${sql.raw(`analytics.${t}_source`)} as
       select f.location_id, f.observed_at, ${sql.raw(fact.shownKey)}
@@ -448,9 +471,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 
       create view ${sql.raw(`analytics.${t}_revisions`)} as
       select f.location_id, l.name as location_name, f.observed_at, ${sql.raw(fact.shown)},
-        f.valid_from, f.valid_to, f.answer_id, f.replaced_by_answer, f.replaced_by_run
+        f.valid_from, f.valid_to, f.answer_id, f.replaced_by_answer, r.run_id as replaced_by_run
       from ${sql.raw(`envdata.${t}_revision`)} f
-      join envdata.location l using (location_id) ${sql.raw(fact.joins)};
+      join envdata.location l using (location_id) ${sql.raw(fact.joins)}
+      left join envdata.answer r on r.answer_id = f.replaced_by_answer;
       grant select on ${sql.raw(`analytics.${t}_revisions`)} to envdata_bi;
       comment on view ${sql.raw(`analytics.${t}_revisions`)} is
         'Earlier values of analytics.${sql.raw(t)} that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
@@ -479,6 +503,8 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`
       drop function ${sql.raw(`analytics.${t}_as_of`)}(timestamptz);
       drop view ${sql.raw(`analytics.${t}_revisions`)}, ${sql.raw(`analytics.${t}_source`)};
+      drop trigger keep_revision on ${sql.raw(`envdata.${t}`)};
+      drop function ${sql.raw(`envdata.${t}_keep_revision`)}();
       drop table ${sql.raw(`envdata.${t}_revision`)};
       alter table ${sql.raw(`envdata.${t}`)} drop column answer_id;
     `.execute(db);

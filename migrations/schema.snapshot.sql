@@ -380,6 +380,7 @@ create table envdata.pollen_hourly (
 alter table envdata.pollen_hourly add constraint pollen_hourly_count_check CHECK (count >= 0);
 alter table envdata.pollen_hourly add constraint pollen_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_hourly add constraint pollen_hourly_pkey PRIMARY KEY (location_id, observed_at, pollen_type);
+CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.pollen_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.pollen_hourly_keep_revision();
 -- 15 partition(s) of envdata.pollen_hourly:
 --   envdata.pollen_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
 --   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
@@ -394,13 +395,12 @@ create table envdata.pollen_hourly_revision (
   answer_id bigint,
   valid_from timestamp with time zone,
   valid_to timestamp with time zone not null,
-  replaced_by_answer bigint,
-  replaced_by_run integer
+  replaced_by_answer bigint
 );
 alter table envdata.pollen_hourly_revision add constraint pollen_hourly_revision_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 CREATE INDEX pollen_hourly_revision_key ON envdata.pollen_hourly_revision USING btree (location_id, observed_at, valid_to);
-CREATE INDEX pollen_hourly_revision_run ON envdata.pollen_hourly_revision USING btree (replaced_by_run);
-comment on table envdata.pollen_hourly_revision is 'Values of envdata.pollen_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
+CREATE INDEX pollen_hourly_revision_replaced_by ON envdata.pollen_hourly_revision USING btree (replaced_by_answer);
+comment on table envdata.pollen_hourly_revision is 'Values of envdata.pollen_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer (its run: envdata.answer.run_id).';
 
 create table envdata.pollen_snapshot (
   location_id integer not null,
@@ -454,6 +454,7 @@ alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_c
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_pkey PRIMARY KEY (location_id, observed_at, species_id);
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_species_id_fkey FOREIGN KEY (species_id) REFERENCES envdata.pollen_species(species_id);
+CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.pollen_species_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.pollen_species_hourly_keep_revision();
 -- 15 partition(s) of envdata.pollen_species_hourly:
 --   envdata.pollen_species_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
 --   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
@@ -468,13 +469,12 @@ create table envdata.pollen_species_hourly_revision (
   answer_id bigint,
   valid_from timestamp with time zone,
   valid_to timestamp with time zone not null,
-  replaced_by_answer bigint,
-  replaced_by_run integer
+  replaced_by_answer bigint
 );
 alter table envdata.pollen_species_hourly_revision add constraint pollen_species_hourly_revision_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 CREATE INDEX pollen_species_hourly_revision_key ON envdata.pollen_species_hourly_revision USING btree (location_id, observed_at, valid_to);
-CREATE INDEX pollen_species_hourly_revision_run ON envdata.pollen_species_hourly_revision USING btree (replaced_by_run);
-comment on table envdata.pollen_species_hourly_revision is 'Values of envdata.pollen_species_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
+CREATE INDEX pollen_species_hourly_revision_replaced_by ON envdata.pollen_species_hourly_revision USING btree (replaced_by_answer);
+comment on table envdata.pollen_species_hourly_revision is 'Values of envdata.pollen_species_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer (its run: envdata.answer.run_id).';
 
 create table envdata.pollen_species_snapshot (
   location_id integer not null,
@@ -721,6 +721,7 @@ alter table envdata.weather_hourly add constraint weather_hourly_visibility_km_c
 alter table envdata.weather_hourly add constraint weather_hourly_wind_bearing_deg_check CHECK (wind_bearing_deg >= 0::double precision AND wind_bearing_deg <= 360::double precision);
 alter table envdata.weather_hourly add constraint weather_hourly_wind_gust_ms_check CHECK (wind_gust_ms >= 0::double precision);
 alter table envdata.weather_hourly add constraint weather_hourly_wind_speed_ms_check CHECK (wind_speed_ms >= 0::double precision);
+CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.weather_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.weather_hourly_keep_revision();
 -- 41 partition(s) of envdata.weather_hourly:
 --   envdata.weather_hourly_y{1990..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
 --   each: CREATE INDEX {partition}_observed_at_idx ON envdata.{partition} USING brin (observed_at);
@@ -750,13 +751,12 @@ create table envdata.weather_hourly_revision (
   answer_id bigint,
   valid_from timestamp with time zone,
   valid_to timestamp with time zone not null,
-  replaced_by_answer bigint,
-  replaced_by_run integer
+  replaced_by_answer bigint
 );
 alter table envdata.weather_hourly_revision add constraint weather_hourly_revision_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 CREATE INDEX weather_hourly_revision_key ON envdata.weather_hourly_revision USING btree (location_id, observed_at, valid_to);
-CREATE INDEX weather_hourly_revision_run ON envdata.weather_hourly_revision USING btree (replaced_by_run);
-comment on table envdata.weather_hourly_revision is 'Values of envdata.weather_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer of replaced_by_run.';
+CREATE INDEX weather_hourly_revision_replaced_by ON envdata.weather_hourly_revision USING btree (replaced_by_answer);
+comment on table envdata.weather_hourly_revision is 'Values of envdata.weather_hourly a landing replaced: valid from valid_from (null: landed before migration 0051) until valid_to, set by answer_id, replaced by replaced_by_answer (its run: envdata.answer.run_id).';
 
 create table envdata.weather_snapshot (
   location_id integer not null,
@@ -1247,9 +1247,10 @@ create view analytics.pollen_hourly_revisions as
     f.valid_to,
     f.answer_id,
     f.replaced_by_answer,
-    f.replaced_by_run
+    r.run_id AS replaced_by_run
    FROM envdata.pollen_hourly_revision f
-     JOIN envdata.location l USING (location_id);
+     JOIN envdata.location l USING (location_id)
+     LEFT JOIN envdata.answer r ON r.answer_id = f.replaced_by_answer;
 grant SELECT on table analytics.pollen_hourly_revisions to envdata_bi;
 comment on view analytics.pollen_hourly_revisions is 'Earlier values of analytics.pollen_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
 comment on column analytics.pollen_hourly_revisions.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -1412,10 +1413,11 @@ create view analytics.pollen_species_hourly_revisions as
     f.valid_to,
     f.answer_id,
     f.replaced_by_answer,
-    f.replaced_by_run
+    r.run_id AS replaced_by_run
    FROM envdata.pollen_species_hourly_revision f
      JOIN envdata.location l USING (location_id)
-     JOIN envdata.pollen_species s USING (species_id);
+     JOIN envdata.pollen_species s USING (species_id)
+     LEFT JOIN envdata.answer r ON r.answer_id = f.replaced_by_answer;
 grant SELECT on table analytics.pollen_species_hourly_revisions to envdata_bi;
 comment on view analytics.pollen_species_hourly_revisions is 'Earlier values of analytics.pollen_species_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
 comment on column analytics.pollen_species_hourly_revisions.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -1728,9 +1730,10 @@ create view analytics.weather_hourly_revisions as
     f.valid_to,
     f.answer_id,
     f.replaced_by_answer,
-    f.replaced_by_run
+    r.run_id AS replaced_by_run
    FROM envdata.weather_hourly_revision f
-     JOIN envdata.location l USING (location_id);
+     JOIN envdata.location l USING (location_id)
+     LEFT JOIN envdata.answer r ON r.answer_id = f.replaced_by_answer;
 grant SELECT on table analytics.weather_hourly_revisions to envdata_bi;
 comment on view analytics.weather_hourly_revisions is 'Earlier values of analytics.weather_hourly that a later answer replaced, shown as there, valid from valid_from (null: landed before envdata kept revisions) until valid_to; answer_id set them, replaced_by_answer of run replaced_by_run replaced them.';
 comment on column analytics.weather_hourly_revisions.location_id is 'key of the location in every analytics view (analytics.locations)';
@@ -2177,6 +2180,36 @@ AS $function$
       return new;
     end $function$;
 
+CREATE OR REPLACE FUNCTION envdata.pollen_hourly_keep_revision()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        insert into envdata.pollen_hourly_revision (location_id, observed_at,
+          pollen_type, count, risk_level, answer_id, valid_from, valid_to, replaced_by_answer)
+        values (old.location_id, old.observed_at, old.pollen_type, old.count, old.risk_level,
+          old.answer_id,
+          (select a.landed_at from envdata.answer a where a.answer_id = old.answer_id),
+          now(), new.answer_id);
+        return null;
+      end
+      $function$;
+
+CREATE OR REPLACE FUNCTION envdata.pollen_species_hourly_keep_revision()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        insert into envdata.pollen_species_hourly_revision (location_id, observed_at,
+          species_id, count, risk_level, answer_id, valid_from, valid_to, replaced_by_answer)
+        values (old.location_id, old.observed_at, old.species_id, old.count, old.risk_level,
+          old.answer_id,
+          (select a.landed_at from envdata.answer a where a.answer_id = old.answer_id),
+          now(), new.answer_id);
+        return null;
+      end
+      $function$;
+
 CREATE OR REPLACE FUNCTION envdata.rebuild_current_snapshots()
  RETURNS integer
  LANGUAGE plpgsql
@@ -2401,3 +2434,18 @@ AS $function$
       return refreshed;
     end
     $function$;
+
+CREATE OR REPLACE FUNCTION envdata.weather_hourly_keep_revision()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      begin
+        insert into envdata.weather_hourly_revision (location_id, observed_at,
+          temperature_c, apparent_temperature_c, dew_point_c, humidity_fraction, pressure_hpa, wind_speed_ms, wind_gust_ms, wind_bearing_deg, cloud_cover_fraction, visibility_km, uv_index, ozone_du, precip_intensity_mm_h, precip_probability_fraction, precip_type, summary, icon, icon_raw, answer_id, valid_from, valid_to, replaced_by_answer)
+        values (old.location_id, old.observed_at, old.temperature_c, old.apparent_temperature_c, old.dew_point_c, old.humidity_fraction, old.pressure_hpa, old.wind_speed_ms, old.wind_gust_ms, old.wind_bearing_deg, old.cloud_cover_fraction, old.visibility_km, old.uv_index, old.ozone_du, old.precip_intensity_mm_h, old.precip_probability_fraction, old.precip_type, old.summary, old.icon, old.icon_raw,
+          old.answer_id,
+          (select a.landed_at from envdata.answer a where a.answer_id = old.answer_id),
+          now(), new.answer_id);
+        return null;
+      end
+      $function$;

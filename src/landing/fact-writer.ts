@@ -13,6 +13,7 @@ import { RowsStoredAlready, writeFacts, type WriteTechniques } from '../warehous
 import { YearPartitions } from '../warehouse/year-partitions.js';
 import { AnswerIds } from './answer-ids.js';
 import {
+  answerDigests,
   answersOf,
   bodyDigests,
   specOf,
@@ -80,7 +81,6 @@ export class FactWriter {
           rows,
           staged: landing.encoded[t],
           answerId: landing.answer?.answerId ?? null,
-          runId: landing.runId,
         });
       });
     }
@@ -93,8 +93,13 @@ export class FactWriter {
     const records = landings.map((l) => l.decision.record);
     const inTransaction = (assumeNewAllowed: boolean) =>
       this.db.transaction().execute(async (trx) => {
-        const opened = await openLanding(trx, records, bodyDigests(landings));
-        const answers = answersOf(landings, opened.storedBodies);
+        const opened = await openLanding(
+          trx,
+          records,
+          bodyDigests(landings),
+          answerDigests(landings),
+        );
+        const answers = answersOf(landings, opened.storedBodies, opened.knownAnswers);
         const ledger = records.map((r, i) =>
           withAnswer(withNewRows(r, opened.landedBefore.get(i)), answers.get(i)),
         );

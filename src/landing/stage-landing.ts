@@ -88,11 +88,13 @@ const gzipAsync = promisify(gzip);
 
 /**
  * Each landing's answer as the ledger records it, by landing index; a body the archive holds
- * already (`stored`, hex SHA-256s) or sent earlier in the batch goes without its bytes.
+ * already (`stored`, hex SHA-256s) or sent earlier in the batch goes without its bytes; an
+ * answer whose body some answer has already (`known`) is marked so.
  */
 export function answersOf(
   landings: readonly StagedLanding[],
   stored: ReadonlySet<string>,
+  known: ReadonlySet<string>,
 ): ReadonlyMap<number, LandingAnswer> {
   const sent = new Set(stored);
   const entries = new Map<number, LandingAnswer>();
@@ -110,9 +112,15 @@ export function answersOf(
       body,
       bodyBytes: answer.bodyBytes,
       endpoint: answer.endpoint,
+      known: known.has(hex),
     });
   });
   return entries;
+}
+
+/** The SHA-256s of the answers of `landings`. */
+export function answerDigests(landings: readonly StagedLanding[]): Buffer[] {
+  return landings.flatMap((l) => (l.answer ? [l.answer.digest] : []));
 }
 
 /** The SHA-256s of the bodies `landings` would archive. */

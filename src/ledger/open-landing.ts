@@ -10,6 +10,8 @@ const HOUR_MS = 3_600_000;
 export interface OpenedLanding {
   /** Of the SHA-256s asked about, those whose bodies the archive holds (hex). */
   readonly storedBodies: ReadonlySet<string>;
+  /** Of the answers' SHA-256s asked about, those some answer of the archive has already (hex). */
+  readonly knownAnswers: ReadonlySet<string>;
   /**
    * Whether the ledger records any hour of the landings' windows as landed. When it does not,
    * the facts are most likely stored nowhere yet, and a plain insert needs no probe first (a
@@ -64,6 +66,7 @@ export async function openLanding(
   trx: Transaction<Database>,
   landings: readonly LandingRecord[],
   bodyDigests: readonly Buffer[],
+  answerDigests: readonly Buffer[] = [],
 ): Promise<OpenedLanding> {
   const runs = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))].sort(
     (a, b) => a - b,
@@ -78,6 +81,7 @@ export async function openLanding(
     'open_landing',
     sql<{
       body_sha256: Buffer | null;
+      known: Buffer[];
       any_landed: boolean;
       landed_before: { i: number; from: string; to: string }[];
       settled: boolean;
@@ -114,6 +118,8 @@ export async function openLanding(
       where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
     )
     select b.body_sha256, landed.any_landed, landed.landed_before,
+      (select coalesce(array_agg(distinct a.body_sha256), '{}') from envdata.answer a
+        where a.body_sha256 = any(${[...answerDigests]}::bytea[])) as known,
       coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
     cross join landed cross join covered cross join done
@@ -128,8 +134,10 @@ export async function openLanding(
     list.push({ from: new Date(b.from), to: new Date(b.to) });
     landedBefore.set(b.i, list);
   }
+  const knownAnswers = new Set((rows[0]?.known ?? []).map((d) => d.toString('hex')));
   return {
     storedBodies,
+    knownAnswers,
     anyLanded: rows[0]?.any_landed ?? true,
     settled: rows[0]?.settled ?? false,
     landedBefore,

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Dataset, Window } from '../types.js';
 import type { AlongsideFacts } from '../warehouse/write-facts.js';
-import { byteaArray, instants, named } from '../warehouse/wire/index.js';
+import { byteaArray, instants, named, type Statement } from '../warehouse/wire/index.js';
 import { storableJson, storableText } from '../warehouse/storable-json.js';
 import type { ChunkOutcome, HoleCause } from '../warehouse/schema.js';
 
@@ -82,6 +82,11 @@ export interface LandingAnswer {
   readonly body: Buffer | undefined;
   readonly bodyBytes: number;
   readonly endpoint: string | undefined;
+  /**
+   * Some answer of the archive has this very body already: landed again with no fact changed,
+   * it adds no answer (the archive grows only with change).
+   */
+  readonly known?: boolean;
 }
 
 const HOUR_MS = 3_600_000;
@@ -95,8 +100,9 @@ function hoursIn(ranges: readonly Window[]): number {
  * transaction (`writeFacts`, after `openLanding`): the quarantine log, raw payloads, dirty rollup
  * days (when the facts changed: identical rows landed again dirty nothing), coverage (what
  * landed, what was answered "no data"), holes, and each chunk's state — the log alone when the
- * landings are `settled` (see `OpenedLanding.settled`). Coverage rows are locked in key order,
- * so concurrent batches never deadlock; coverage only grows here.
+ * landings are `settled` (see `OpenedLanding.settled`) — and last their answers (`answerWrites`).
+ * Coverage rows are locked in key order, so concurrent batches never deadlock; coverage only
+ * grows here.
  */
 export function ledgerStatements(
   landings: readonly LandingRecord[],
@@ -107,8 +113,10 @@ export function ledgerStatements(
     // The log needs not know whether the facts changed; the dirty days do.
     return {
       first: [named('landing_log', sql`with ${logWrites(landings)} select 1`)],
-      after: (factsChanged) =>
-        factsChanged ? [named('landing_dirty_days', dirtyInsert(landings))] : [],
+      after: (factsChanged) => [
+        ...(factsChanged ? [named('landing_dirty_days', dirtyInsert(landings))] : []),
+        ...answerWrites(landings, factsChanged),
+      ],
     };
   }
   // Two statements: the log with what landed, then holes with the chunks' states (holes need
@@ -129,20 +137,61 @@ export function ledgerStatements(
     with ${chunkStates(landings.filter((l) => l.state !== 'rebuild'))},
     ${holeWrites(coverage)}`,
       ),
+      ...answerWrites(landings, factsChanged),
     ],
   };
 }
 
 /**
- * Quarantine entries (replacing the chunk's earlier ones), answers and the bodies the archive
- * does not hold yet (once per SHA-256), as data-modifying CTEs (`cleared as (…), …`) for the
- * statement that writes coverage.
+ * The landings' answers (`envdata.answer`) and the bodies the archive does not hold yet
+ * (`envdata.answer_body`, once per SHA-256, in SHA-256 order so concurrent batches wait for each
+ * other's bodies in one order). When no fact changed, an answer whose body some answer has
+ * already (`known`) adds nothing: nothing but a statement when there is something to write.
+ */
+function answerWrites(
+  landings: readonly LandingRecord[],
+  factsChanged: boolean,
+): Statement<unknown>[] {
+  const a = landings.flatMap((l) =>
+    l.answer && (factsChanged || !l.answer.known) ? [{ l, a: l.answer }] : [],
+  );
+  if (a.length === 0) return [];
+  const bodies = [
+    ...new Map(
+      a.flatMap(({ a }) => (a.body ? [[a.digest.toString('hex'), a] as const] : [])),
+    ).values(),
+  ].sort((x, y) => Buffer.compare(x.digest, y.digest));
+  return [
+    named(
+      'landing_answers',
+      sql`
+    with bodies as (
+      insert into envdata.answer_body (body_sha256, body, body_bytes)
+      select * from unnest(${bodies.map((b) => b.digest)}::bytea[],
+        ${byteaArray(bodies.map((b) => b.body!))}, ${bodies.map((b) => b.bodyBytes)}::int[])
+      on conflict (body_sha256) do nothing
+    )
+    insert into envdata.answer (answer_id, chunk_id, run_id, location_id, dataset, window_from,
+      window_to, endpoint, http_status, fetched_at, body_sha256)
+    select * from unnest(${a.map(({ a }) => a.answerId)}::bigint[],
+      ${a.map(({ l }) => l.chunkId)}::bigint[], ${a.map(({ l }) => l.runId)}::int[],
+      ${a.map(({ l }) => l.locationId)}::int[], ${a.map(({ l }) => l.dataset)}::envdata.dataset[],
+      ${instants(a.map(({ l }) => l.window.from))}::timestamptz[],
+      ${instants(a.map(({ l }) => l.window.to))}::timestamptz[],
+      ${a.map(({ a }) => a.endpoint ?? null)}::text[], ${a.map(({ a }) => a.httpStatus)}::smallint[],
+      ${instants(a.map(({ a }) => a.fetchedAt))}::timestamptz[],
+      ${a.map(({ a }) => a.digest)}::bytea[])`,
+    ),
+  ];
+}
+
+/**
+ * Quarantine entries (replacing the chunk's earlier ones), as data-modifying CTEs (`cleared as
+ * (…), …`) for the statement that writes coverage.
  */
 function logWrites(landings: readonly LandingRecord[]): RawBuilder<unknown> {
   const chunkIds = landings.map((l) => l.chunkId);
   const q = landings.flatMap((l) => l.quarantine.map((e) => ({ l, e })));
-  const a = landings.flatMap((l) => (l.answer ? [{ l, a: l.answer }] : []));
-  const bodies = a.filter(({ a }) => a.body !== undefined);
   return sql`
     cleared as (
       delete from envdata.quarantine where chunk_id = any(${chunkIds}::bigint[])
@@ -154,22 +203,6 @@ function logWrites(landings: readonly LandingRecord[]): RawBuilder<unknown> {
         ${q.map(({ e }) => e.source)}::text[], ${q.map(({ e }) => e.recordIndex)}::int[],
         ${q.map(({ e }) => storableJson(e.raw))}::jsonb[],
         ${q.map(({ e }) => storableText(e.reason))}::text[], ${instants(q.map(({ e }) => e.hour ?? null))}::timestamptz[])
-    ), bodies as (
-      insert into envdata.answer_body (body_sha256, body, body_bytes)
-      select * from unnest(${bodies.map(({ a }) => a.digest)}::bytea[],
-        ${byteaArray(bodies.map(({ a }) => a.body!))}, ${bodies.map(({ a }) => a.bodyBytes)}::int[])
-      on conflict (body_sha256) do nothing
-    ), answers as (
-      insert into envdata.answer (answer_id, chunk_id, run_id, location_id, dataset, window_from,
-        window_to, endpoint, http_status, fetched_at, body_sha256)
-      select * from unnest(${a.map(({ a }) => a.answerId)}::bigint[],
-        ${a.map(({ l }) => l.chunkId)}::bigint[], ${a.map(({ l }) => l.runId)}::int[],
-        ${a.map(({ l }) => l.locationId)}::int[], ${a.map(({ l }) => l.dataset)}::envdata.dataset[],
-        ${instants(a.map(({ l }) => l.window.from))}::timestamptz[],
-        ${instants(a.map(({ l }) => l.window.to))}::timestamptz[],
-        ${a.map(({ a }) => a.endpoint ?? null)}::text[], ${a.map(({ a }) => a.httpStatus)}::smallint[],
-        ${instants(a.map(({ a }) => a.fetchedAt))}::timestamptz[],
-        ${a.map(({ a }) => a.digest)}::bytea[])
     )`;
 }
 

@@ -12,7 +12,7 @@ export interface DatasetRevisions {
   readonly rereadHours: number;
   /**
    * Hours whose stored values it changed, the old ones kept in the revision tables
-   * (`replaced_by_run`): distinct (location, hour) — for pollen over `pollen_hourly_revision`
+   * (`replaced_by_answer`, an answer of the run): distinct (location, hour) — for pollen over `pollen_hourly_revision`
    * and `pollen_species_hourly_revision` together, an hour counted once whatever types or
    * species changed.
    */
@@ -22,7 +22,7 @@ export interface DatasetRevisions {
 /**
  * By run of `runIds`, one entry per dataset (in `DATASETS` order): the hours it re-read (its
  * chunks' `reread_hours` and those folded, `folded_reread_hours`) and the hours it revised
- * (the revision tables, by `replaced_by_run`). Part of `readRunProgress`.
+ * (the revision tables, by the answers of the run that replaced values). Part of `readRunProgress`.
  */
 export async function readRunRevisions(
   db: Kysely<Database> | Transaction<Database>,
@@ -41,13 +41,16 @@ export async function readRunRevisions(
       (case d.dataset
         when 'weather' then (select count(*) from (
           select distinct w.location_id, w.observed_at from envdata.weather_hourly_revision w
-          where w.replaced_by_run = r.run_id) x)
+          join envdata.answer a on a.answer_id = w.replaced_by_answer
+          where a.run_id = r.run_id) x)
         else (select count(*) from (
           select p.location_id, p.observed_at from envdata.pollen_hourly_revision p
-          where p.replaced_by_run = r.run_id
+          join envdata.answer a on a.answer_id = p.replaced_by_answer
+          where a.run_id = r.run_id
           union
           select s.location_id, s.observed_at from envdata.pollen_species_hourly_revision s
-          where s.replaced_by_run = r.run_id) x)
+          join envdata.answer a on a.answer_id = s.replaced_by_answer
+          where a.run_id = r.run_id) x)
       end)::text as revised
     from envdata.run r
     cross join unnest(${[...DATASETS]}::text[]) as d(dataset)

@@ -161,25 +161,22 @@ function valueRow<Row extends FactRow>(table: FactTableSpec<Row>, alias: string)
 /**
  * The batch's rows as a select of one array literal per column (`ArrayLiteral`), cast by the
  * server; `unnest()` in the select list, cheaper than `FROM unnest(…)`. The columns are those of
- * `columnList`, then `run_id` (the run landing the row) when `withRun`.
+ * `columnList`.
  */
 function rowsOf<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
-  withRun = false,
 ): RawBuilder<unknown> {
   const columns = allColumns(table);
   const locationIds = new ArrayLiteral();
   const observedAt = new ArrayLiteral();
   const answerIds = new ArrayLiteral();
-  const runIds = new ArrayLiteral();
   const arrays = columns.map(() => new ArrayLiteral());
-  for (const { locationId, rows, answerId, runId } of groups) {
+  for (const { locationId, rows, answerId } of groups) {
     for (const row of rows) {
       locationIds.number(locationId);
       observedAt.instant(row.observedAt);
       answerIds.number(answerId ?? null);
-      if (withRun) runIds.number(runId ?? null);
       for (let c = 0; c < columns.length; c++) {
         const column = columns[c]!;
         if (isNumericColumn(column)) arrays[c]!.number(column.value(row));
@@ -191,44 +188,38 @@ function rowsOf<Row extends FactRow>(
     (column, c) =>
       sql`unnest(${arrays[c]!.build()}::${sql.raw(column.type)}[]) as ${sql.raw(column.name)}`,
   );
-  const run = withRun ? sql`, unnest(${runIds.build()}::int[]) as run_id` : sql``;
   return sql`
-    select location_id, to_timestamp(observed_at) as observed_at, ${sql.raw(columns.map((c) => c.name).join(', '))}, answer_id${sql.raw(withRun ? ', run_id' : '')}
+    select location_id, to_timestamp(observed_at) as observed_at, ${sql.raw(columns.map((c) => c.name).join(', '))}, answer_id
     from (
       select unnest(${locationIds.build()}::int[]) as location_id,
         unnest(${observedAt.build()}::float8[]) as observed_at, ${sql.join(unnests)},
-        unnest(${answerIds.build()}::bigint[]) as answer_id${run}
+        unnest(${answerIds.build()}::bigint[]) as answer_id
     ) r`;
 }
 
 /**
  * The upsert: rows identical to the stored ones (read with one index range scan per group) are
  * left out, so they are neither locked nor rewritten; the rest go through `ON CONFLICT … DO
- * UPDATE … WHERE … IS DISTINCT FROM`, taking their answer as their source. The values a row
- * had before are kept in the table's revisions (`<table>_revision`), valid from the landing of
- * the answer that set them until now, in the same statement. Returns the rows written (`n`).
+ * UPDATE … WHERE … IS DISTINCT FROM`, taking their answer as their source. A row updated keeps
+ * its values before in the table's revisions (`<table>_revision`, the trigger of migration 0051).
  */
 export function upsertStatement<Row extends FactRow>(
   table: FactTableSpec<Row>,
   groups: readonly LocatedRows<Row>[],
-): Statement<{ n: number }> {
+): Statement<unknown> {
   const stored = storedRanges(groups);
   const target = sql.table(table.table);
   const keyNames = ['location_id', 'observed_at', ...table.key.map((k) => k.name)];
-  const sameKey = (a: string, b: string) =>
-    sql.raw(keyNames.map((k) => `${a}.${k} = ${b}.${k}`).join(' and '));
+  const sameKey = sql.raw(keyNames.map((k) => `s.${k} = u.${k}`).join(' and '));
   const setList = sql.raw(
     [...table.columns.map((c) => c.name), 'answer_id']
       .map((c) => `${c} = excluded.${c}`)
       .join(', '),
   );
-  const revised = sql.raw(
-    [...keyNames, ...table.columns.map((c) => c.name)].map((c) => `s.${c}`).join(', '),
-  );
   return named(
     `upsert_${nameOf(table)}`,
-    sql<{ n: number }>`
-    with u as materialized (${rowsOf(table, groups, true)}),
+    sql`
+    with u as materialized (${rowsOf(table, groups)}),
     stored as materialized (
       -- offset 0 keeps the lateral one index range scan per group, never a join that could
       -- scan the whole table; materialized, the anti-join below hashes it once.
@@ -237,27 +228,13 @@ export function upsertStatement<Row extends FactRow>(
         select ${columnList(table, 's.')} from ${target} s
         where ${inStoredRange('s', stored)}
         offset 0) x
-    ),
-    written as (
-      insert into ${target} as t (${columnList(table, '')})
-      select ${columnList(table, 'u.')} from u
-      where not exists (
-        select from stored s
-        where ${sameKey('s', 'u')}
-          and ${valueRow(table, 's')} is not distinct from ${valueRow(table, 'u')})
-      on conflict (${sql.raw(keyNames.join(', '))}) do update set ${setList}
-      where ${valueRow(table, 't')} is distinct from ${valueRow(table, 'excluded')}
-      returning ${sql.raw(keyNames.map((k) => `t.${k}`).join(', '))}
-    ), revised as (
-      insert into ${sql.table(`${table.table}_revision`)} (${sql.raw(
-        [...keyNames, ...table.columns.map((c) => c.name)].join(', '),
-      )}, answer_id, valid_from, valid_to, replaced_by_answer, replaced_by_run)
-      select ${revised}, s.answer_id, a.landed_at, now(), u.answer_id, u.run_id
-      from written w
-      join stored s on ${sameKey('s', 'w')}
-      join u on ${sameKey('u', 'w')}
-      left join envdata.answer a on a.answer_id = s.answer_id
     )
-    select count(*)::int as n from written`,
+    insert into ${target} as t (${columnList(table, '')})
+    select * from u
+    where not exists (
+      select from stored s
+      where ${sameKey} and ${valueRow(table, 's')} is not distinct from ${valueRow(table, 'u')})
+    on conflict (${sql.raw(keyNames.join(', '))}) do update set ${setList}
+    where ${valueRow(table, 't')} is distinct from ${valueRow(table, 'excluded')}`,
   );
 }

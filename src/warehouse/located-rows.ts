@@ -7,8 +7,6 @@ export interface LocatedRows<Row> {
    * source (`answer_id`); `null` for rows of no kept answer.
    */
   readonly answerId?: number | null | undefined;
-  /** The run landing them, for the revisions they make; `null` for none (a rebuild). */
-  readonly runId?: number | null | undefined;
   /** The same rows as the table staged them (`stageLanding`), if it did. */
   readonly staged?: StagedRows | undefined;
 }

@@ -98,8 +98,8 @@ async function write(
     changed = changedGroups(groups, probed, factDigests(spec, groups));
     if (changed.length === 0) return 0;
   }
-  const { rows } = await upsertStatement(spec, changed).execute(trx);
-  return rows[0]?.n ?? 0;
+  const upserted = await upsertStatement(spec, changed).execute(trx);
+  return Number(upserted.numAffectedRows ?? 0n);
 }
 
 /**

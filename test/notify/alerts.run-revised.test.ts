@@ -46,12 +46,12 @@ async function runToEnd(runId: number): Promise<void> {
 async function revisedHours(runId: number): Promise<{ weather: number; pollen: number }> {
   const { rows } = await sql<{ weather: number; pollen: number }>`
     select (select count(*) from (select distinct location_id, observed_at
-        from envdata.weather_hourly_revision where replaced_by_run = ${runId}) w)::int as weather,
+        from analytics.weather_hourly_revisions where replaced_by_run = ${runId}) w)::int as weather,
       (select count(*) from (
-        select location_id, observed_at from envdata.pollen_hourly_revision
+        select location_id, observed_at from analytics.pollen_hourly_revisions
         where replaced_by_run = ${runId}
         union
-        select location_id, observed_at from envdata.pollen_species_hourly_revision
+        select location_id, observed_at from analytics.pollen_species_hourly_revisions
         where replaced_by_run = ${runId}) p)::int as pollen`.execute(app.db);
   return rows[0]!;
 }

@@ -137,12 +137,7 @@ beforeAll(async () => {
       observed_at timestamptz not null,
       tag text not null,
       x real, n int, small smallint, note text, mood scratch.mood, answer_id bigint,
-      primary key (location_id, observed_at, tag));
-    create table scratch.facts_revision (
-      location_id int not null, observed_at timestamptz not null, tag text not null,
-      x real, n int, small smallint, note text, mood scratch.mood, answer_id bigint,
-      valid_from timestamptz, valid_to timestamptz not null, replaced_by_answer bigint,
-      replaced_by_run int)`.execute(wh.app.db);
+      primary key (location_id, observed_at, tag))`.execute(wh.app.db);
 });
 
 /** A raw statement's text, its nested raw parts in place and `$` for each value. */
