@@ -28,8 +28,13 @@ export interface LandingSummary {
 }
 
 export interface FactWriterOptions {
-  /** Keep each chunk's raw payload, gzip-compressed (ENVDATA_ARCHIVE_RAW). */
+  /** Keep each answer's body, gzip-compressed (ENVDATA_ARCHIVE_RAW). */
   readonly archiveRaw: boolean;
+  /**
+   * The archive's retention deletes old bodies (ENVDATA_ARCHIVE_RETENTION_DAYS): a landing
+   * holds the bodies it reuses until it commits (`openLanding`).
+   */
+  readonly archiveRetention?: boolean;
   /**
    * Told, once per dataset of each committed batch, the fact rows it inserted or changed and
    * the records it quarantined. Re-landings from the archive (`rebuild`) are not reported.
@@ -98,6 +103,7 @@ export class FactWriter {
           records,
           bodyDigests(landings),
           answerDigests(landings),
+          this.options.archiveRetention ?? false,
         );
         const answers = answersOf(landings, opened.storedBodies, opened.knownAnswers);
         const ledger = records.map((r, i) =>

@@ -58,15 +58,17 @@ export function withNewRows(
  * Opens a landing, first in its transaction: takes its runs' rows, shared, until commit — a run
  * stopped meanwhile (`stopRun`) waits for this landing, and a landing after the stop sees it, so
  * what a stopped run forgets stays forgotten — and returns which of `bodyDigests` the archive
- * holds (held `FOR KEY SHARE` until commit: the archive's retention waits), so that a body is
- * never sent twice, whether any hour of the landings' windows is
- * recorded as landed, and whether the landings are settled already.
+ * holds (with `holdBodies`, when retention is on, held `FOR KEY SHARE` until commit: the
+ * retention waits), so that a body is never sent twice, which of `answerDigests` some answer
+ * has already (an identical answer that changes nothing adds none), whether any hour of the
+ * landings' windows is recorded as landed, and whether the landings are settled already.
  */
 export async function openLanding(
   trx: Transaction<Database>,
   landings: readonly LandingRecord[],
   bodyDigests: readonly Buffer[],
   answerDigests: readonly Buffer[] = [],
+  holdBodies = false,
 ): Promise<OpenedLanding> {
   const runs = [...new Set(landings.flatMap((l) => (l.runId === null ? [] : [l.runId])))].sort(
     (a, b) => a - b,
@@ -77,8 +79,10 @@ export async function openLanding(
     ...l.noData.map((r) => ({ l, kind: 'no_data', ...r })),
   ]);
   // The count makes Postgres lock every run row even when no body is archived yet.
+  // Held only where the archive's retention may delete bodies: a lock is a write of each row.
+  const hold = holdBodies ? sql`order by body_sha256 for key share` : sql``;
   const { rows } = await named(
-    'open_landing',
+    holdBodies ? 'open_landing_hold' : 'open_landing',
     sql<{
       body_sha256: Buffer | null;
       known: Buffer[];
@@ -89,10 +93,10 @@ export async function openLanding(
     with runs as (
       select run_id from envdata.run where run_id = any(${runs}::int[]) order by run_id for share
     ), held as (
-      -- Held until commit: the archive's retention (pruneAnswerBodies) deletes none of them
-      -- under this landing's answers.
+      -- Held until commit when retention is on: pruneAnswerBodies deletes none of them under
+      -- this landing's answers.
       select body_sha256 from envdata.answer_body
-      where body_sha256 = any(${[...bodyDigests]}::bytea[]) order by body_sha256 for key share
+      where body_sha256 = any(${[...bodyDigests]}::bytea[]) ${hold}
     ), landed as (
       select coalesce(bool_or(c.landed && tstzrange(w.f, w.t)), false) as any_landed,
         coalesce(json_agg(json_build_object('i', w.i - 1, 'from', lower(p.r), 'to', upper(p.r)))
@@ -116,13 +120,14 @@ export async function openLanding(
     ), done as (
       select count(*) = ${chunkIds.length} as all_done from envdata.chunk
       where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
+    ), known as materialized (
+      select coalesce(array_agg(distinct a.body_sha256), '{}') as known from envdata.answer a
+      where a.body_sha256 = any(${[...answerDigests]}::bytea[])
     )
-    select b.body_sha256, landed.any_landed, landed.landed_before,
-      (select coalesce(array_agg(distinct a.body_sha256), '{}') from envdata.answer a
-        where a.body_sha256 = any(${[...answerDigests]}::bytea[])) as known,
+    select b.body_sha256, landed.any_landed, landed.landed_before, known.known,
       coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
-    cross join landed cross join covered cross join done
+    cross join landed cross join covered cross join done cross join known
     left join held b on true
   `,
   ).execute(trx);

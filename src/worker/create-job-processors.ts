@@ -48,6 +48,7 @@ export function createJobProcessors(
   const windowScope = historyWindowScope(config);
   const writer = new FactWriter(app.db, {
     archiveRaw: config.ingest.archiveRaw,
+    archiveRetention: config.ingest.archiveRetentionDays !== undefined,
     observer: observers,
   });
   const batcher = new LandingBatcher(writer, {

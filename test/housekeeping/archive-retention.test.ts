@@ -65,7 +65,7 @@ describe('archive retention (ENVDATA_ARCHIVE_RETENTION_DAYS)', () => {
     let opened!: () => void;
     const isOpen = new Promise<void>((resolve) => (opened = resolve));
     const landing = fx.app.db.transaction().execute(async (trx) => {
-      const o = await openLanding(trx, [], [Buffer.from(held.sha, 'hex')]);
+      const o = await openLanding(trx, [], [Buffer.from(held.sha, 'hex')], [], true);
       expect([...o.storedBodies]).toEqual([held.sha]);
       opened();
       await new Promise<void>((resolve) => (release = resolve));
