@@ -84,8 +84,8 @@ export async function openLanding(
   const { rows } = await named(
     holdBodies ? 'open_landing_hold' : 'open_landing',
     sql<{
-      body_sha256: Buffer | null;
-      known: Buffer[];
+      stored: string[];
+      known: string[];
       any_landed: boolean;
       landed_before: { i: number; from: string; to: string }[];
       settled: boolean;
@@ -120,26 +120,25 @@ export async function openLanding(
     ), done as (
       select count(*) = ${chunkIds.length} as all_done from envdata.chunk
       where chunk_id = any(${chunkIds}::bigint[]) and status in ('done', 'split')
-    ), known as materialized (
-      select coalesce(array_agg(distinct a.body_sha256), '{}') as known from envdata.answer a
-      where a.body_sha256 = any(${[...answerDigests]}::bytea[])
     )
-    select b.body_sha256, landed.any_landed, landed.landed_before, known.known,
+    -- One row; digests as hex text, which the client reads faster than bytea.
+    select landed.any_landed, landed.landed_before,
+      (select coalesce(array_agg(encode(body_sha256, 'hex')), '{}') from held) as stored,
+      (select coalesce(array_agg(distinct encode(a.body_sha256, 'hex')), '{}')
+        from envdata.answer a where a.body_sha256 = any(${[...answerDigests]}::bytea[])) as known,
       coalesce(covered.covered, false) and done.all_done as settled
     from (select count(*) from runs) locked
-    cross join landed cross join covered cross join done cross join known
-    left join held b on true
+    cross join landed cross join covered cross join done
   `,
   ).execute(trx);
-  const storedBodies = new Set<string>();
-  for (const r of rows) if (r.body_sha256) storedBodies.add(r.body_sha256.toString('hex'));
+  const storedBodies = new Set(rows[0]?.stored ?? []);
   const landedBefore = new Map<number, Window[]>();
   for (const b of rows[0]?.landed_before ?? []) {
     const list = landedBefore.get(b.i) ?? [];
     list.push({ from: new Date(b.from), to: new Date(b.to) });
     landedBefore.set(b.i, list);
   }
-  const knownAnswers = new Set((rows[0]?.known ?? []).map((d) => d.toString('hex')));
+  const knownAnswers = new Set(rows[0]?.known ?? []);
   return {
     storedBodies,
     knownAnswers,
