@@ -26,4 +26,19 @@ export const ANALYTICS_VIEW_KEYS: Readonly<Record<string, readonly string[]>> = 
   weather_latest: ['location_id'],
   pollen_hour_status: ['location_id', 'observed_at'],
   weather_hour_status: ['location_id', 'observed_at'],
+  answers: ['answer_id'],
+  // One source per fact row: the fact view's key.
+  weather_hourly_source: ['location_id', 'observed_at'],
+  pollen_hourly_source: ['location_id', 'observed_at', 'pollen_type'],
+  pollen_species_hourly_source: ['location_id', 'observed_at', 'category', 'species'],
+  // A row's values are replaced at most once by one landing (its transaction's start).
+  weather_hourly_revisions: ['location_id', 'observed_at', 'valid_to'],
+  pollen_hourly_revisions: ['location_id', 'observed_at', 'pollen_type', 'valid_to'],
+  pollen_species_hourly_revisions: [
+    'location_id',
+    'observed_at',
+    'category',
+    'species',
+    'valid_to',
+  ],
 };

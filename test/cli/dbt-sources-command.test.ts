@@ -35,6 +35,11 @@ beforeAll(async () => {
       await wh.landingOf('weather', locationId, DATA, weatherHistoryBody(hours)),
       await wh.landingOf('pollen', locationId, DATA, pollenHistoryBody(hours)),
     ]);
+    // Revised by a later answer: the revisions views have rows too.
+    await writer.land([
+      await wh.landingOf('weather', locationId, DATA, weatherHistoryBody(hours, 1)),
+      await wh.landingOf('pollen', locationId, DATA, pollenHistoryBody(hours, 1)),
+    ]);
     await storeWeatherForecast(wh.app.db, locationId, FETCHED, () => 12);
     await ensureMonthPartitions(
       wh.app.db,

@@ -118,6 +118,16 @@ describe('the envdata_bi role', () => {
       'weather_latest',
       'pollen_hour_status',
       'weather_hour_status',
+      'answers',
+      'weather_hourly_source',
+      'pollen_hourly_source',
+      'pollen_species_hourly_source',
+      'weather_hourly_revisions',
+      'pollen_hourly_revisions',
+      'pollen_species_hourly_revisions',
+      'weather_hourly_as_of(now())',
+      'pollen_hourly_as_of(now())',
+      'pollen_species_hourly_as_of(now())',
     ]) {
       expect(await asBi(wh.app.db, `select * from analytics.${view} limit 1`), view).toBe('ok');
     }
