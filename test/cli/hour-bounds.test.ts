@@ -18,6 +18,7 @@ const nowhere = {
 /** What else each such command needs on its line to get as far as its bounds. */
 const OTHER_ARGS: Record<string, readonly string[]> = {
   backfill: ['--dataset', 'weather'],
+  certify: ['--location', 'Berlin', '--dataset', 'weather'],
   rebuild: [],
 };
 
