@@ -202,3 +202,43 @@ describe('the grafana service and its provisioning', () => {
     expect(warehouse.jsonData?.database).toBe(appDatabase);
   });
 });
+
+describe('the traces and lineage profiles', () => {
+  // The simulator stands in for the service: it traces nothing and emits no lineage.
+  const APP = ['worker', 'scheduler', 'console', 'migrate', 'bi-role'];
+
+  it('keeps Jaeger and Marquez out of the default set, each in its own profile', () => {
+    expect(service('jaeger').profiles).toEqual(['traces']);
+    for (const name of ['marquez-db', 'marquez', 'marquez-web']) {
+      expect(service(name).profiles, name).toEqual(['lineage']);
+    }
+  });
+
+  it('hands the OpenTelemetry and OpenLineage settings to every envdata service, off by default', () => {
+    for (const name of APP) {
+      const env = service(name).environment ?? {};
+      // Empty is unset for envdata: a default `docker compose up` exports nothing.
+      expect(env.OTEL_EXPORTER_OTLP_ENDPOINT, name).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT:-}');
+      expect(env.ENVDATA_OPENLINEAGE_URL, name).toBe('${ENVDATA_OPENLINEAGE_URL:-}');
+      expect(env.ENVDATA_TRACE_URL, name).toBe('${ENVDATA_TRACE_URL:-}');
+    }
+  });
+
+  it('publishes the OTLP/HTTP port and the UIs the docs name, and Marquez reads its own database', () => {
+    expect(published('jaeger').map((p) => p.container)).toEqual(['16686', '4318']);
+    expect(published('marquez').map((p) => p.container)).toEqual(['5000']);
+    const marquez = repoYaml<{
+      db: { url: string };
+      server: { applicationConnectors: { port: number }[] };
+    }>('config/marquez/marquez.yml');
+    const environment = service('marquez').environment ?? {};
+    expect(marquez.db.url).toBe(
+      `jdbc:postgresql://${environment.POSTGRES_HOST}:${environment.POSTGRES_PORT}/marquez`,
+    );
+    expect(marquez.server.applicationConnectors[0]?.port).toBe(5000);
+    expect(bindMounts('marquez').map((m) => m.target)).toContain(environment.MARQUEZ_CONFIG);
+    expect(service('marquez-db').environment?.POSTGRES_DB).toBe('marquez');
+    const web = service('marquez-web').environment ?? {};
+    expect([web.MARQUEZ_HOST, web.MARQUEZ_PORT]).toEqual(['marquez', '5000']);
+  });
+});
