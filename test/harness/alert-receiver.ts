@@ -80,6 +80,8 @@ export async function startAlertReceiver(
       for (const w of [...watchers]) w();
       const answer = (status: number) => {
         alert.status = status;
+        // Watchers matching on the status answered look again.
+        for (const w of [...watchers]) w();
         settle();
         if (!res.destroyed) res.writeHead(status).end();
       };

@@ -122,8 +122,9 @@ afterAll(async () => {
 async function runToEnd(on: App, runId: number, status = 'done'): Promise<void> {
   const worker = IngestWorker.start(on, { concurrency: 4 });
   try {
-    expect((await waitForRun(on.db, runId)).status).toBe(status);
-    await waitForQueueEmpty(on);
+    expect((await waitForRun(on.db, runId, { timeoutMs: 30_000 })).status).toBe(status);
+    // A stopped run's jobs stay in the queue for `resume`.
+    if (status === 'done') await waitForQueueEmpty(on);
   } finally {
     await worker.close();
   }
@@ -142,6 +143,7 @@ async function waitForEvents(runId: number, count: number): Promise<Event[]> {
     (r) =>
       r.status === 200 && (r.body as unknown as Event).run?.facets?.envdata_run?.runId === runId,
     count,
+    30_000,
   );
   return eventsOf(runId);
 }
