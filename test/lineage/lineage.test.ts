@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { undeliveredLineage } from '../../src/ledger/lineage-deliveries.js';
 import { cancelRunAndJobs } from '../../src/runs/control-run.js';
+import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { startAlertReceiver, type AlertReceiver } from '../harness/alert-receiver.js';
@@ -278,7 +279,7 @@ describe('OpenLineage events', () => {
     expectNoSecret();
   });
 
-  it('a run stopped by a refused key says FAIL with its error; a cancelled one ABORT', async () => {
+  it('a run stopped by a refused key says FAIL with its error, its resumed attempt START and COMPLETE; a cancelled one ABORT', async () => {
     const refused = fx.newApp({ ENVDATA_API_KEY: WRONG_KEY });
     const { runId: failing } = await fx.planBackfill({
       ...backfillRange('2024-06-06', '2024-06-08', { datasets: ['weather'] }),
@@ -292,6 +293,16 @@ describe('OpenLineage events', () => {
       message: expect.stringMatching(/^UNAUTHORIZED: /),
       programmingLanguage: 'TypeScript',
     });
+
+    // Resumed with the right key: a new attempt, a new OpenLineage run, START then COMPLETE.
+    await resumeRuns(app, failing!);
+    await runToEnd(app, failing!);
+    const resumed = (await waitForEvents(failing!, 4)).slice(2);
+    expect(resumed.map((e) => e.eventType)).toEqual(['START', 'COMPLETE']);
+    for (const e of resumed) validate(e);
+    expect(resumed[0]!.run.facets.envdata_run).toMatchObject({ attempt: 2 });
+    expect(resumed[1]!.run.runId).toBe(resumed[0]!.run.runId);
+    expect(resumed[0]!.run.runId).not.toBe(failed[0]!.run.runId);
 
     const { runId: cancelled } = await fx.planBackfill({
       ...backfillRange('2024-06-08', '2024-06-12'),
