@@ -34,6 +34,10 @@ export interface LineageSnapshot {
   readonly errorMessage: string | null;
   /** The datasets of the run's plan. */
   readonly datasets: readonly string[];
+  /** Terminal events: its failed chunks by error code (`{"HTTP_500": 2}`). */
+  readonly failedChunks: Readonly<Record<string, number>>;
+  /** Datasets the run stopped asking for (`run.blocked_datasets`). */
+  readonly blockedDatasets: readonly string[];
   /** Terminal events: the endpoint paths whose answers landed for the run, by dataset. */
   readonly endpoints: readonly { readonly dataset: string; readonly endpoint: string }[];
   /** Terminal events: rows its chunks landed, by dataset (`chunk.rows_landed`). */
@@ -107,10 +111,16 @@ async function snapshot(
     created_at: Date;
     now: Date;
     folded_rows: string;
+    blocked_datasets: string[];
+    failed: Record<string, number> | null;
     datasets: string[] | null;
   }>`
     select r.kind::text, r.status::text, r.error_code, r.error_message, r.created_at,
-      clock_timestamp() as now, r.folded_rows::text,
+      clock_timestamp() as now, r.folded_rows::text, r.blocked_datasets,
+      (select json_object_agg(f.code, f.n) from (
+        select coalesce(c.error_code, 'UNKNOWN') as code, count(*)::int as n
+        from envdata.chunk c where c.run_id = r.run_id and c.status = 'failed' group by 1) f
+      ) as failed,
       (select array_agg(distinct g.dataset::text order by g.dataset::text)
         from envdata.run_gap g where g.run_id = r.run_id) as datasets
     from envdata.run r where r.run_id = ${runId}`.execute(trx);
@@ -130,9 +140,10 @@ async function snapshot(
     errorCode: run.error_code,
     errorMessage: run.error_message,
     datasets: run.datasets ?? [],
+    blockedDatasets: run.blocked_datasets,
   };
   if (eventType === 'START') {
-    return { ...base, endpoints: [], rows: {}, foldedRows: 0, complete: [] };
+    return { ...base, failedChunks: {}, endpoints: [], rows: {}, foldedRows: 0, complete: [] };
   }
   const endpoints = await sql<{ dataset: string; endpoint: string }>`
       select distinct a.dataset::text, a.endpoint from envdata.answer a
@@ -156,6 +167,7 @@ async function snapshot(
       group by 1, 2 order by 1, 2`.execute(trx);
   return {
     ...base,
+    failedChunks: run.failed ?? {},
     endpoints: endpoints.rows,
     rows: Object.fromEntries(landed.rows.map((r) => [r.dataset, Number(r.rows)])),
     foldedRows: Number(run.folded_rows),

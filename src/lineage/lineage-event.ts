@@ -112,11 +112,10 @@ export function buildRunEvent(snapshot: LineageSnapshot, context: LineageContext
   const runFacets: Record<string, Facet> = {
     envdata_run: facet(envdataRunFacetSchemaUrl(context.version), envdataRunFields(snapshot)),
   };
-  if (terminal && snapshot.eventType !== 'COMPLETE' && snapshot.errorMessage !== null) {
+  const message = terminal && snapshot.eventType !== 'COMPLETE' ? errorOf(snapshot) : undefined;
+  if (message !== undefined) {
     runFacets.errorMessage = facet(FACET_SCHEMA_URLS.errorMessage, {
-      message: snapshot.errorCode
-        ? `${snapshot.errorCode}: ${snapshot.errorMessage}`
-        : snapshot.errorMessage,
+      message,
       programmingLanguage: 'TypeScript',
     });
   }
@@ -194,6 +193,32 @@ export function buildRunEvent(snapshot: LineageSnapshot, context: LineageContext
   };
 }
 
+/**
+ * Why the run failed or was aborted, in one line: its error (`UNAUTHORIZED: …`), else its failed
+ * chunks by code and its blocked datasets, with the command that fetches them again.
+ */
+function errorOf(snapshot: LineageSnapshot): string | undefined {
+  const parts: string[] = [];
+  if (snapshot.errorMessage !== null) {
+    parts.push(
+      snapshot.errorCode
+        ? `${snapshot.errorCode}: ${snapshot.errorMessage}`
+        : snapshot.errorMessage,
+    );
+  }
+  const failed = Object.entries(snapshot.failedChunks);
+  if (failed.length > 0) {
+    const n = failed.reduce((sum, [, count]) => sum + count, 0);
+    parts.push(
+      `${n} chunk(s) failed (${failed.map(([code, count]) => `${code} ×${count}`).join(', ')}): envdata retry ${snapshot.runId}`,
+    );
+  }
+  if (snapshot.blockedDatasets.length > 0) {
+    parts.push(`datasets blocked: ${snapshot.blockedDatasets.join(', ')}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
 /** The fields of the `envdata_run` facet (docs/openlineage/envdata-run-facet.json). */
 function envdataRunFields(snapshot: LineageSnapshot): Record<string, unknown> {
   const completeHours: Record<string, number> = {};
@@ -208,6 +233,7 @@ function envdataRunFields(snapshot: LineageSnapshot): Record<string, unknown> {
     errorCode: snapshot.errorCode,
     datasets: snapshot.datasets,
     ...(snapshot.eventType !== 'START' && {
+      failedChunks: snapshot.failedChunks,
       rowsLanded: snapshot.rows,
       rowsFolded: snapshot.foldedRows,
       completeHours,

@@ -331,6 +331,37 @@ describe('OpenLineage events', () => {
     await expectNoSecret();
   });
 
+  it('a run whose chunks failed closes failed and says FAIL, its failed chunks in the message', async () => {
+    const brittle = fx.newApp({ ENVDATA_MAX_ATTEMPTS: '1' });
+    fx.simulator.setFaults('weather-history:error=500@100%');
+    try {
+      const { runId } = await fx.planBackfill({
+        ...backfillRange('2024-06-18', '2024-06-20', { datasets: ['weather'] }),
+        now: T0,
+      });
+      await runToEnd(brittle, runId!, 'failed');
+      const events = await waitForEvents(runId!, 2);
+      expect(events.map((e) => e.eventType)).toEqual(['START', 'FAIL']);
+      for (const e of events) validate(e);
+      const { rows: failedChunks } = await sql<{ n: number }>`
+        select count(*)::int as n from envdata.chunk
+        where run_id = ${runId!} and status = 'failed'`.execute(app.db);
+      expect(failedChunks[0]!.n).toBeGreaterThan(0);
+      expect(events[1]!.run.facets.envdata_run).toMatchObject({ status: 'failed' });
+      expect(events[1]!.run.facets.errorMessage!.message).toMatch(
+        new RegExp(`^${failedChunks[0]!.n} chunk\\(s\\) failed \\(.+\\): envdata retry ${runId}$`),
+      );
+      // Nothing landed: no hour complete, no subset; a row count of 0.
+      const weather = events[1]!.outputs.find((o) => o.name.endsWith('.weather_hourly'))!;
+      expect(weather.outputFacets).toEqual({
+        outputStatistics: expect.objectContaining({ rowCount: 0 }),
+      });
+    } finally {
+      fx.simulator.clearFaults();
+    }
+    await expectNoSecret();
+  });
+
   it('with the receiver down, then failing, every event arrives once when it is back', async () => {
     // A second process's dispatcher competes for the same outbox.
     const second = fx.newApp({
