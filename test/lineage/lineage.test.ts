@@ -9,6 +9,7 @@ import { undeliveredLineage } from '../../src/ledger/lineage-deliveries.js';
 import { cancelRunAndJobs } from '../../src/runs/control-run.js';
 import { resumeRuns } from '../../src/runs/resume-runs.js';
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
+import { startSync } from '../../src/sync/start-sync.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { startAlertReceiver, type AlertReceiver } from '../harness/alert-receiver.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
@@ -427,6 +428,17 @@ describe('OpenLineage events', () => {
       lineage.setMode({ kind: 'ok' });
       if (down) await lineage.open();
       await second.stop();
+    }
+    await expectNoSecret();
+  });
+  it('a sync: job envdata.sync, START then COMPLETE, valid', async () => {
+    const sync = await startSync(app, T0);
+    await runToEnd(app, sync.runId);
+    const events = await waitForEvents(sync.runId, 2);
+    expect(events.map((e) => e.eventType)).toEqual(['START', 'COMPLETE']);
+    for (const e of events) {
+      validate(e);
+      expect(e.job).toMatchObject({ namespace: 'envdata', name: 'envdata.sync' });
     }
     await expectNoSecret();
   });
