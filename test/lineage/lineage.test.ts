@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { lineagePendingJson } from '../../src/cli/json/lineage-pending-json.js';
 import { undeliveredLineage } from '../../src/ledger/lineage-deliveries.js';
 import { cancelRunAndJobs } from '../../src/runs/control-run.js';
 import { resumeRuns } from '../../src/runs/resume-runs.js';
@@ -14,6 +15,7 @@ import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { startAlertReceiver, type AlertReceiver } from '../harness/alert-receiver.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil, waitForQueueEmpty } from '../harness/poll-until.js';
+import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { waitForRun } from '../harness/wait-for-run.js';
 
 const LINEAGE_KEY = 'ol-api-key-7f3c9e';
@@ -396,6 +398,27 @@ describe('OpenLineage events', () => {
         },
         { describe: (l) => `events not refused yet: ${JSON.stringify(l)}` },
       );
+      // `envdata lineage pending --json` lists them, with why they wait, never the URL or key.
+      const pending = await runCliInProcess(
+        ['lineage', 'pending', '--json'],
+        fx.cliEnv({
+          ENVDATA_OPENLINEAGE_URL: lineage.url,
+          ENVDATA_OPENLINEAGE_API_KEY: LINEAGE_KEY,
+        }),
+      );
+      expect(pending.code).toBe(0);
+      const listed = lineagePendingJson.parse(JSON.parse(pending.stdout));
+      expect(listed).toMatchObject({ receiverSet: true, total: 4 });
+      expect(listed.events.map((e) => `${e.runId}:${e.eventType}`)).toEqual([
+        `${a}:START`,
+        `${a}:COMPLETE`,
+        `${b}:START`,
+        `${b}:COMPLETE`,
+      ]);
+      expect(listed.events[0]!.lastError).toBe('ECONNREFUSED');
+      expect(pending.stdout).not.toContain(LINEAGE_KEY);
+      expect(pending.stdout).not.toContain(new URL(lineage.url).host);
+
       // Up but answering 503: still not delivered.
       lineage.setMode({ kind: 'status', status: 503 });
       await lineage.open();
