@@ -15,12 +15,16 @@ export async function announceLineageReceiver(db: Kysely<Database>): Promise<voi
 /**
  * Gives every lineage event without a delivery one, pending, to the lineage receiver (target
  * `openlineage`, whatever its URL): a lineage event never expires, it waits for the receiver.
+ * `withinMs` looks only at events recorded that recently (index `notification_created_at`), so a
+ * poll does not read every event ever sent; a look without it, now and then, finds any event a
+ * long transaction committed later than that.
  */
-export async function addLineageDeliveries(db: Kysely<Database>): Promise<void> {
+export async function addLineageDeliveries(db: Kysely<Database>, withinMs?: number): Promise<void> {
   await sql`
     insert into envdata.notification_delivery (notification_id, target)
     select n.notification_id, ${LINEAGE_TARGET} from envdata.notification n
     where n.event = ${LINEAGE_EVENT}
+      ${withinMs === undefined ? sql`` : sql`and n.created_at > now() - make_interval(secs => ${withinMs / 1000})`}
       and not exists (select 1 from envdata.notification_delivery d
         where d.notification_id = n.notification_id and d.target = ${LINEAGE_TARGET})
     on conflict do nothing`.execute(db);

@@ -58,6 +58,7 @@ export class LineageDispatcher implements AppComponent {
   private running: Promise<void> | undefined;
   private stopped = false;
   private announcedAt = 0;
+  private fullLookDone = false;
   private columns: Promise<Record<string, LineageColumn[]>> | undefined;
 
   constructor(
@@ -118,11 +119,15 @@ export class LineageDispatcher implements AppComponent {
   /** One round: give new events a delivery, claim what is due, post it. Returns whether it was full. */
   async deliverDue(): Promise<boolean> {
     const { db } = this.app;
+    // Every event at the first round and once an hour (with the announcement), else the last
+    // hour's: a poll reads the few events of late, not all of them.
+    const full = this.fullLookDone === false || Date.now() - this.announcedAt > ANNOUNCE_MS;
     if (Date.now() - this.announcedAt > ANNOUNCE_MS) {
       await announceLineageReceiver(db);
       this.announcedAt = Date.now();
     }
-    await addLineageDeliveries(db);
+    await addLineageDeliveries(db, full ? undefined : ANNOUNCE_MS);
+    this.fullLookDone = true;
     // The lease outlasts the post's timeout.
     const claimed = await claimLineage(db, CLAIM_LIMIT, this.timeoutMs + 5_000);
     if (claimed.length === 0) return false;
