@@ -46,7 +46,8 @@ export const LAYERS = [
   // retention), a component started beside every worker; signed completeness certificates of
   // the warehouse's rows and the ledger's hours.
   ['dispatch', 'status', 'notify', 'housekeeping', 'certify'],
-  ['ingest', 'runs', 'sync', 'declared'],
+  // OpenLineage events, built from the ledger's snapshots and delivered with the alerts' mechanics.
+  ['ingest', 'runs', 'sync', 'declared', 'lineage'],
   ['worker', 'console'],
   // The composition root: use cases take `Uses<…>` from src/runtime/, never the whole `App`.
   ['app.ts'],

@@ -51,6 +51,7 @@
 --   2026_11_28_0050_folded_missing_chunks
 --   2026_11_29_0051_provenance
 --   2026_11_29_0053_reread_hours
+--   2026_11_29_0055_lineage
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -283,6 +284,13 @@ alter table envdata.history_window add constraint history_window_key_fingerprint
 alter table envdata.history_window add constraint history_window_pkey PRIMARY KEY (dataset, key_fingerprint, base_url);
 alter table envdata.history_window add constraint history_window_refused_hours_check CHECK (refused_hours >= 1);
 
+create table envdata.lineage_receiver (
+  receiver text not null,
+  seen_at timestamp with time zone not null default now()
+);
+alter table envdata.lineage_receiver add constraint lineage_receiver_pkey PRIMARY KEY (receiver);
+comment on table envdata.lineage_receiver is 'Processes with ENVDATA_OPENLINEAGE_URL set say so here: while one was seen in the last 7 days, runs record OpenLineage events in the outbox.';
+
 create table envdata.location (
   location_id integer not null generated always as identity,
   name text not null,
@@ -333,6 +341,7 @@ create table envdata.notification (
 alter table envdata.notification add constraint notification_dedupe_key_key UNIQUE (dedupe_key);
 alter table envdata.notification add constraint notification_pkey PRIMARY KEY (notification_id);
 CREATE INDEX notification_created_at ON envdata.notification USING btree (created_at);
+CREATE INDEX notification_lineage_run ON envdata.notification USING btree ((((details ->> 'runId'::text))::integer)) WHERE (event = 'lineage'::text);
 
 create table envdata.notification_delivery (
   notification_id bigint not null,

@@ -9,6 +9,7 @@ import type {
   NotificationDispatcher,
   NotificationDispatcherOptions,
 } from './notify/notification-dispatcher.js';
+import type { LineageDispatcherOptions } from './lineage/lineage-dispatcher.js';
 import type { SyncScheduler } from './sync/sync-scheduler.js';
 import type { IngestWorker, IngestWorkerOptions } from './worker/ingest-worker.js';
 
@@ -36,6 +37,11 @@ export interface StartOptions {
    * default timings. Started last, stopped first.
    */
   readonly notifications?: boolean | NotificationDispatcherOptions;
+  /**
+   * The lineage dispatcher (`LineageDispatcher`), started with the notifier when
+   * ENVDATA_OPENLINEAGE_URL is set; these are its timings (tests shorten them).
+   */
+  readonly lineage?: LineageDispatcherOptions;
 }
 
 /**
@@ -138,6 +144,10 @@ export class App extends ProcessResources {
           options.notifications === true ? {} : options.notifications,
         ),
       );
+    }
+    if ((options.notifications || options.lineage) && this.config.lineage) {
+      const { LineageDispatcher } = await import('./lineage/lineage-dispatcher.js');
+      this.add(new LineageDispatcher(this, options.lineage));
     }
     const started: AppComponent[] = [];
     try {

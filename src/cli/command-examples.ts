@@ -25,6 +25,12 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     '# another file, as one JSON document (for CI)',
     'envdata plan -f deploy/envdata.yaml --json',
   ],
+  lineage: [
+    '# the OpenLineage events the receiver has not taken yet, and why',
+    'envdata lineage pending',
+    '# the same as one JSON document (for monitoring)',
+    'envdata lineage pending --json',
+  ],
   apply: [
     '# show the plan, ask, then apply it',
     'envdata apply',

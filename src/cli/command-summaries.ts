@@ -20,6 +20,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   scheduler: 'Keep the nightly sync scheduled',
   status: 'Health, queues, runs and freshness, or one run',
   notify: 'Alerts posted to ENVDATA_NOTIFY_URL',
+  lineage: 'OpenLineage events not yet delivered',
   demo: 'Run envdata end to end against its simulator',
   local: 'Start, stop or show a local PostgreSQL',
   'bi-role': 'Create or refresh a read-only role for BI tools',

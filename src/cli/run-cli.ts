@@ -15,6 +15,7 @@ import { registerDemoCommand } from './commands/demo-command.js';
 import { registerLocalCommand } from './commands/local-command.js';
 import { registerLocationsCommand } from './commands/locations-command.js';
 import { registerMigrateCommand } from './commands/migrate-command.js';
+import { registerLineageCommand } from './commands/lineage-command.js';
 import { registerNotifyCommand } from './commands/notify-command.js';
 import { registerRebuildCommand } from './commands/rebuild-command.js';
 import { registerResumeCommands } from './commands/resume-command.js';
@@ -68,6 +69,7 @@ export function buildProgram(context: CommandContext): Command {
   registerSyncCommands(program, context);
   registerStatusCommand(program, context);
   registerNotifyCommand(program, context);
+  registerLineageCommand(program, context);
   registerDemoCommand(program, context);
   registerLocalCommand(program, context);
   registerBiRoleCommand(program, context);

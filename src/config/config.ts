@@ -178,6 +178,17 @@ export interface Config {
      */
     readonly revisedShare?: number | undefined;
   };
+  /** OpenLineage RunEvents (docs/observability-lineage.md); `undefined`: none recorded. */
+  readonly lineage?:
+    | {
+        /** Where events are POSTed (ENVDATA_OPENLINEAGE_URL, with `/api/v1/lineage` unless given). */
+        readonly endpoint: string;
+        /** ENVDATA_OPENLINEAGE_API_KEY: a secret, sent as a bearer token only. */
+        readonly apiKey?: string | undefined;
+        /** The jobs' namespace (ENVDATA_OPENLINEAGE_NAMESPACE). */
+        readonly namespace: string;
+      }
+    | undefined;
   readonly locations: {
     /** Most rows read from one file by `envdata locations import` (ENVDATA_IMPORT_MAX_ROWS). */
     readonly importMaxRows: number;

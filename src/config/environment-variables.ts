@@ -308,6 +308,25 @@ export const ENVIRONMENT_VARIABLES = [
     range: { min: 60_000, max: 30 * 86_400_000, unit: 'ms' },
   },
   {
+    name: 'ENVDATA_OPENLINEAGE_URL',
+    default: undefined,
+    description:
+      "Where envdata sends an OpenLineage RunEvent for every run (START, then COMPLETE, FAIL or ABORT): the receiver's base URL (Marquez: http://localhost:5000), events POSTed to <url>/api/v1/lineage; a URL whose path ends in /lineage is taken as the endpoint itself. Unset: no lineage events are recorded (docs/observability-lineage.md).",
+  },
+  {
+    name: 'ENVDATA_OPENLINEAGE_API_KEY',
+    default: undefined,
+    description:
+      'Sent to ENVDATA_OPENLINEAGE_URL as `Authorization: Bearer <key>` when set. A secret: never logged, stored or put in an event.',
+    secret: true,
+  },
+  {
+    name: 'ENVDATA_OPENLINEAGE_NAMESPACE',
+    default: 'envdata',
+    description:
+      "The OpenLineage job namespace of envdata's jobs (envdata.backfill, envdata.sync, envdata.rebuild).",
+  },
+  {
     name: 'ENVDATA_NO_WORKER_ALERT',
     default: '10m',
     description:

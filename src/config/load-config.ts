@@ -184,6 +184,14 @@ const schema = z.object({
   ENVDATA_NOTIFY_EVENTS: notifyEventsSchema,
   ENVDATA_NOTIFY_MAX_AGE: duration('ENVDATA_NOTIFY_MAX_AGE'),
   ENVDATA_NO_WORKER_ALERT: duration('ENVDATA_NO_WORKER_ALERT'),
+  ENVDATA_OPENLINEAGE_URL: z
+    .string()
+    .refine((url) => /^https?:\/\//i.test(url) && URL.canParse(url), {
+      message: 'must be an http(s):// URL (the OpenLineage receiver, such as Marquez)',
+    })
+    .optional(),
+  ENVDATA_OPENLINEAGE_API_KEY: z.string().min(1).optional(),
+  ENVDATA_OPENLINEAGE_NAMESPACE: z.string().min(1),
   ENVDATA_ALERT_REVISED_SHARE: revisedShareSchema,
   ENVDATA_HTTP_CONNECTIONS: wholeNumber('ENVDATA_HTTP_CONNECTIONS'),
   ENVDATA_HTTP_CONNECT_TIMEOUT_MS: wholeNumber('ENVDATA_HTTP_CONNECT_TIMEOUT_MS'),
@@ -359,6 +367,14 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       noWorkerAlertMs: e.ENVDATA_NO_WORKER_ALERT,
       revisedShare: e.ENVDATA_ALERT_REVISED_SHARE,
     },
+    lineage:
+      e.ENVDATA_OPENLINEAGE_URL === undefined
+        ? undefined
+        : {
+            endpoint: lineageEndpoint(e.ENVDATA_OPENLINEAGE_URL),
+            apiKey: e.ENVDATA_OPENLINEAGE_API_KEY,
+            namespace: e.ENVDATA_OPENLINEAGE_NAMESPACE,
+          },
     locations: { importMaxRows: e.ENVDATA_IMPORT_MAX_ROWS },
     log: { level: e.LOG_LEVEL, format, color: e.NO_COLOR === undefined },
   });
@@ -396,4 +412,15 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/**
+ * Where OpenLineage events are POSTed: `<url>/api/v1/lineage`, as OpenLineage's HTTP transport
+ * does by default, unless the URL's path already ends in `/lineage` (a full endpoint).
+ */
+export function lineageEndpoint(url: string): string {
+  const parsed = new URL(url);
+  if (/\/lineage\/?$/.test(parsed.pathname)) return parsed.href;
+  parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/api/v1/lineage`;
+  return parsed.href;
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import type { Database } from '../warehouse/schema.js';
+import { recordLineage } from './record-lineage.js';
 
 export interface CancelledRun {
   /** Chunks that had not been fetched: dropped from the ledger (and to be dropped from the queue). */
@@ -51,6 +52,8 @@ export async function cancelRun(
       .where('status', '=', 'running')
       .executeTakeFirstOrThrow();
     await refreshDailyRollups(trx);
+    // ABORT, unless the attempt ended already (a stopped run said FAIL): one terminal event each.
+    await recordLineage(trx, runId, 'ABORT');
     return { dropped: dropped.map((c) => c.chunk_id), inFlight: Number(inFlight.n) };
   });
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
 import { refreshDailyRollups } from '../warehouse/refresh-daily-rollups.js';
 import { formatHourRanges } from '../windows/hour-ranges.js';
+import { recordLineage } from './record-lineage.js';
 import { recordNotification } from './record-notification.js';
 import { formatValuesSetAside, valuesOf, valuesSetAside } from './values-set-aside.js';
 
@@ -15,7 +16,8 @@ export type ClosedStatus = 'done' | 'failed';
  * The run ends `done`, or `failed` when chunks failed, a dataset was blocked or hours are
  * unaccounted for; its days' rollups are refreshed in the same transaction (`refreshDailyRollups`), so a run is seen
  * finished only with its rollups current. A run that ends failed, or with quarantined hours or
- * failed chunks, records a `run-ended` notification in the same transaction. Returns the new
+ * failed chunks, records a `run-ended` notification in the same transaction, and every run its
+ * lineage COMPLETE or FAIL (`recordLineage`). Returns the new
  * status to the one caller that closed it, else `undefined`. Callers go through `RunCloser`.
  */
 export async function closeRunIfDone(
@@ -78,7 +80,9 @@ export async function closeRunIfDone(
       returning r.status`.execute(trx);
     await refreshDailyRollups(trx);
     await recordRunEnded(trx, runId);
-    return rows[0]?.status;
+    const status = rows[0]?.status;
+    if (status) await recordLineage(trx, runId, status === 'done' ? 'COMPLETE' : 'FAIL');
+    return status;
   });
 }
 

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database, RunKind } from '../warehouse/schema.js';
 import type { Gap } from './find-gaps.js';
+import { recordLineage } from './record-lineage.js';
 
 /**
  * Writes a run and its gaps (each with its cursor at the start) in one transaction: the caller's
- * when `db` is one.
+ * when `db` is one; with them, the run's lineage START (`recordLineage`).
  */
 export async function createRunWithGaps(
   db: Kysely<Database>,
@@ -49,6 +50,7 @@ export async function createRunWithGaps(
         )
         .execute();
     }
+    await recordLineage(trx, row.run_id, 'START');
     return row.run_id;
   };
   return db.isTransaction ? write(db) : db.transaction().execute(write);

@@ -12,6 +12,7 @@ import { tileFrom, tileWindows } from '../windows/tile-windows.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
 import { readHistoryWindow, recordProbe, type HistoryWindow } from './history-window.js';
 import { frozenDataset } from './drift-policy.js';
+import { recordLineage } from './record-lineage.js';
 
 /** A chunk to put on the queue; urgent ones (a sync) go before everything else. */
 export interface DispatchChunk {
@@ -118,6 +119,7 @@ export async function materializeChunks(
           })
           .where('run_id', '=', runId)
           .execute();
+        await recordLineage(trx, runId, 'FAIL');
         options.onUnfed?.({ runId, reason });
       }
     }

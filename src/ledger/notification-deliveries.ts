@@ -144,14 +144,15 @@ export async function dropExpiredDeliveries(
 }
 
 /**
- * Events of the last `maxAgeMs` not yet delivered to every target that has them: pending at
- * one target at least, or at none yet (no dispatcher with a target has run since).
+ * Alerts of the last `maxAgeMs` not yet delivered to every target that has them: pending at
+ * one target at least, or at none yet (no dispatcher with a target has run since). Lineage
+ * events are not alerts: `undeliveredLineage` lists them.
  */
 export async function countUndelivered(db: Kysely<Database>, maxAgeMs: number): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from envdata.notification n
     where n.created_at > now() - make_interval(secs => ${maxAgeMs / 1000})
-      and n.event <> 'test'
+      and n.event <> 'test' and n.event <> 'lineage'
       and (not exists (select 1 from envdata.notification_delivery d
              where d.notification_id = n.notification_id)
         or exists (select 1 from envdata.notification_delivery d
@@ -172,7 +173,7 @@ export interface RecentNotification {
   readonly lastError: string | null;
 }
 
-/** The `limit` most recent events, newest first, with their deliveries counted. */
+/** The `limit` most recent alerts (lineage events aside), newest first, with their deliveries counted. */
 export async function listRecentNotifications(
   db: Kysely<Database>,
   limit: number,
@@ -194,6 +195,7 @@ export async function listRecentNotifications(
       max(d.last_error) filter (where d.status = 'pending') as last_error
     from envdata.notification n
     left join envdata.notification_delivery d using (notification_id)
+    where n.event <> 'lineage'
     group by n.notification_id
     order by n.created_at desc, n.notification_id desc
     limit ${limit}`.execute(db);

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
+import { recordLineage } from './record-lineage.js';
 import { recordNotification, type NotificationEvent } from './record-notification.js';
 
 /** The event a run stopped with `code` tells of. */
@@ -14,7 +15,7 @@ function eventOfStop(code: string): NotificationEvent {
  * service for it any more; `envdata resume RUN` runs it again. With `forgetNotCovered`, the
  * "not covered" (404) hours the run recorded are forgotten: answers from a wrong address say
  * nothing about the service's coverage. The one caller that stopped it records the event
- * (`key-refused`, `wrong-address`, `run-stopped`) in the same transaction: `db`'s when it is
+ * (`key-refused`, `wrong-address`, `run-stopped`) and the lineage FAIL in the same transaction: `db`'s when it is
  * one, else one of its own.
  */
 export async function stopRun(
@@ -51,6 +52,8 @@ export async function stopRun(
       event: eventOfStop(code),
       details: { runId, code, message, action: `fix the cause, then envdata resume ${runId}` },
     });
+    // The attempt ends here: `resume` starts another (`reopenRuns`).
+    await recordLineage(trx, runId, 'FAIL');
     return true;
   };
   return db.isTransaction ? write(db as Transaction<Database>) : db.transaction().execute(write);

@@ -7,19 +7,21 @@ export type PostAnswer =
   | { readonly ok: false; readonly error: string };
 
 /**
- * POSTs `body` (JSON) to `target`, giving up after `timeoutMs`. A 2xx answer acknowledges it;
- * anything else, or no answer in time, does not. Errors name the failure by its code
- * (`ECONNREFUSED`, `timeout`), never the URL, whose path may be a secret.
+ * POSTs `body` (JSON) to `target`, giving up after `timeoutMs`, with `headers` besides the
+ * content type (a lineage receiver's `authorization`). A 2xx answer acknowledges it; anything
+ * else, or no answer in time, does not. Errors name the failure by its code (`ECONNREFUSED`,
+ * `timeout`), never the URL, whose path may be a secret, nor a header.
  */
 export async function postNotification(
-  target: NotifyTarget,
+  target: Pick<NotifyTarget, 'url'>,
   body: string,
   timeoutMs: number,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<PostAnswer> {
   try {
     const answer = await request(target.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'envdata' },
+      headers: { 'content-type': 'application/json', 'user-agent': 'envdata', ...headers },
       body,
       signal: AbortSignal.timeout(timeoutMs),
       headersTimeout: timeoutMs,

@@ -442,6 +442,7 @@ export interface Database {
   pending_repair: PendingRepairTable;
   notification: NotificationTable;
   notification_delivery: NotificationDeliveryTable;
+  lineage_receiver: LineageReceiverTable;
   alert_state: AlertStateTable;
   upstream_shape: UpstreamShapeTable;
   drift_policy: DriftPolicyTable;
@@ -505,6 +506,12 @@ export interface NotificationDeliveryTable {
   next_attempt_at: ColumnType<Date, Date | undefined, Date>;
   last_error: string | null;
   delivered_at: Timestamp | null;
+}
+
+/** A process with ENVDATA_OPENLINEAGE_URL set, and when it last said so (migration 0055). */
+export interface LineageReceiverTable {
+  receiver: string;
+  seen_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 /** Whether a condition checked periodically is in breach, and how often it changed. */

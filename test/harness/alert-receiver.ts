@@ -14,6 +14,10 @@ export type ReceiverMode =
 export interface ReceivedAlert {
   readonly at: number;
   readonly body: Record<string, unknown>;
+  /** The request's headers (a lineage receiver checks `authorization`). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body as received, to grep for secrets. */
+  readonly text: string;
   /** The status answered (0: the receiver was torn down first). */
   status: number;
 }
@@ -71,11 +75,13 @@ export async function startAlertReceiver(
       } catch {
         body = { unparsed: text };
       }
-      const alert: ReceivedAlert = { at: Date.now(), body, status: 0 };
+      const alert: ReceivedAlert = { at: Date.now(), body, headers: req.headers, text, status: 0 };
       received.push(alert);
       for (const w of [...watchers]) w();
       const answer = (status: number) => {
         alert.status = status;
+        // Watchers matching on the status answered look again.
+        for (const w of [...watchers]) w();
         settle();
         if (!res.destroyed) res.writeHead(status).end();
       };

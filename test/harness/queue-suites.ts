@@ -66,6 +66,7 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/notify/alerts.person-needed.test.ts',
   'test/notify/alerts.run-revised.test.ts',
   'test/notify/alerts.transitions.test.ts',
+  'test/lineage/lineage.test.ts',
   'test/sync/sync-priority.test.ts',
   'test/sync/sync-scheduler.test.ts',
   'test/sync/sync.bi-reader.test.ts',

@@ -2,6 +2,7 @@ import type { DeclaredPlanJson } from '../../src/cli/json/declared-plan-json.js'
 import type { UpstreamJson } from '../../src/cli/json/upstream-json.js';
 import type { NotificationJson } from '../../src/notify/notification-document.js';
 import type { BackfillPlanJson } from '../../src/cli/json/backfill-plan-json.js';
+import type { LineagePendingJson } from '../../src/cli/json/lineage-pending-json.js';
 import type { LocationsJson } from '../../src/cli/json/locations-json.js';
 import type { RunJson } from '../../src/cli/json/run-json.js';
 import type { RunStatusJson } from '../../src/cli/json/run-status-json.js';
@@ -528,4 +529,40 @@ export const DECLARED_PLAN_EXAMPLE: DeclaredPlanJson = {
   quotaDays: { days: 0.0005, boundBy: 'quota (day)', callsPerDay: 45000 },
   geocodeCalls: 1,
   notes: [],
+};
+
+export const LINEAGE_PENDING_EXAMPLE: LineagePendingJson = {
+  kind: 'lineage-pending',
+  version: 1,
+  generatedAt: '2024-06-30T12:10:00.000Z',
+  receiverSet: true,
+  total: 2,
+  events: [
+    {
+      id: '41',
+      key: 'lineage:run:12:1:start',
+      runId: 12,
+      attempt: 1,
+      kind: 'backfill',
+      eventType: 'START',
+      eventTime: '2024-06-30T12:00:03.114Z',
+      recordedAt: '2024-06-30T12:00:03.114Z',
+      attempts: 3,
+      lastError: 'HTTP 503',
+      nextAttemptAt: '2024-06-30T12:10:20.000Z',
+    },
+    {
+      id: '44',
+      key: 'lineage:run:12:1:end',
+      runId: 12,
+      attempt: 1,
+      kind: 'backfill',
+      eventType: 'COMPLETE',
+      eventTime: '2024-06-30T12:04:41.870Z',
+      recordedAt: '2024-06-30T12:04:41.870Z',
+      attempts: 0,
+      lastError: null,
+      nextAttemptAt: null,
+    },
+  ],
 };

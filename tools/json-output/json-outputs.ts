@@ -3,6 +3,7 @@ import { backfillPlanJson } from '../../src/cli/json/backfill-plan-json.js';
 import {
   BACKFILL_PLAN_EXAMPLE,
   DECLARED_PLAN_EXAMPLE,
+  LINEAGE_PENDING_EXAMPLE,
   LOCATIONS_EXAMPLE,
   NOTIFICATION_EXAMPLE,
   RUN_STATUS_EXAMPLE,
@@ -11,6 +12,7 @@ import {
   UPSTREAM_EXAMPLE,
 } from './json-output-examples.js';
 import { declaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
+import { lineagePendingJson } from '../../src/cli/json/lineage-pending-json.js';
 import { locationsJson } from '../../src/cli/json/locations-json.js';
 import { notificationJson } from '../../src/notify/notification-document.js';
 import { runStatusJson } from '../../src/cli/json/run-status-json.js';
@@ -93,6 +95,14 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
       'Every shape the service’s answers have had, per endpoint (dataset and source), oldest first, each with what changed from the one before it: keys added, keys gone, types or share units changed, the envelope or its status text (docs/drift.md). `--dataset` keeps one dataset.',
     schema: upstreamJson,
     example: UPSTREAM_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata lineage pending --json',
+    kind: 'lineage-pending',
+    about:
+      'The OpenLineage events not yet taken by the receiver of ENVDATA_OPENLINEAGE_URL (docs/observability-lineage.md), oldest first (at most 100; `total` counts them all), each with its run, attempt, event type, the posts tried and the last error (never the URL or the key). A lineage event never expires: it waits for the receiver.',
+    schema: lineagePendingJson,
+    example: LINEAGE_PENDING_EXAMPLE,
   }),
   jsonOutput({
     command: 'ENVDATA_NOTIFY_FORMAT=json (the body of each alert POSTed to ENVDATA_NOTIFY_URL)',
