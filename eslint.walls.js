@@ -42,6 +42,9 @@ export const LAYERS = [
   // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
   // for them (`ProcessResources`), and its HTTP server.
   ['runtime'],
+  // The warehouse as Parquet files (DuckDB): incremental by the change marks, verified against
+  // the rows; below the status, which reports the last export and its lag.
+  ['export'],
   // Feeding the queue, reading the status, alerts; and housekeeping (chunk folding, snapshot
   // retention), a component started beside every worker; signed completeness certificates of
   // the warehouse's rows and the ledger's hours.

@@ -1,0 +1,40 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { EXPORT_DATASETS } from './export-datasets.js';
+import { duckString, openDuckSession } from './duckdb-session.js';
+
+/**
+ * The DuckDB views `export query` defines over an export's directory: one per dataset that has
+ * files, named like the dataset, with `year` and `month` from the Hive paths.
+ */
+export async function exportViews(dir: string): Promise<string[]> {
+  const present = new Set(
+    (await readdir(dir).catch(() => [] as string[]))
+      .filter((name) => name.startsWith('dataset='))
+      .map((name) => name.slice('dataset='.length)),
+  );
+  return EXPORT_DATASETS.filter((d) => present.has(d.name)).map((d) => {
+    const glob = path.join(dir, `dataset=${d.name}`, '**', '*.parquet');
+    return `CREATE VIEW ${d.name} AS SELECT * FROM read_parquet(${duckString(glob)}, ${d.partitionBy === 'none' ? 'hive_partitioning = false' : "hive_partitioning = true, hive_types = {'year': INTEGER, 'month': INTEGER}"})`;
+  });
+}
+
+export interface QueryResult {
+  readonly columns: readonly string[];
+  readonly rows: readonly Record<string, unknown>[];
+}
+
+/** `envdata export query --to DIR "SQL"`: runs `sql` with DuckDB over the files. */
+export async function queryExport(dir: string, sql: string): Promise<QueryResult> {
+  const duck = await openDuckSession();
+  try {
+    for (const view of await exportViews(path.resolve(dir))) await duck.run(view);
+    const reader = await duck.connection.runAndReadAll(sql);
+    return {
+      columns: reader.columnNames(),
+      rows: reader.getRowObjectsJson() as Record<string, unknown>[],
+    };
+  } finally {
+    duck.close();
+  }
+}
