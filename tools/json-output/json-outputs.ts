@@ -9,6 +9,8 @@ import {
   STATUS_EXAMPLE,
   SYNC_PLAN_EXAMPLE,
   UPSTREAM_EXAMPLE,
+  EXPORT_EXAMPLE,
+  EXPORT_VERIFY_EXAMPLE,
 } from './json-output-examples.js';
 import { declaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
 import { locationsJson } from '../../src/cli/json/locations-json.js';
@@ -17,6 +19,7 @@ import { runStatusJson } from '../../src/cli/json/run-status-json.js';
 import { statusJson } from '../../src/cli/json/status-json.js';
 import { syncPlanJson } from '../../src/cli/json/sync-plan-json.js';
 import { upstreamJson } from '../../src/cli/json/upstream-json.js';
+import { exportJson, exportVerifyJson } from '../../src/cli/json/export-json.js';
 
 /** One command's `--json` document: its schema, where it is documented, and an example. */
 export interface JsonOutput {
@@ -93,6 +96,22 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
       'Every shape the service’s answers have had, per endpoint (dataset and source), oldest first, each with what changed from the one before it: keys added, keys gone, types or share units changed, the envelope or its status text (docs/drift.md). `--dataset` keeps one dataset.',
     schema: upstreamJson,
     example: UPSTREAM_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata export parquet --json',
+    kind: 'export',
+    about:
+      'What an export wrote (docs/export.md): the partitions written and removed, rows and bytes, and its position in the ledger (the warehouse snapshot). Exit 1 with a message on standard error and nothing on standard output when another export is running.',
+    schema: exportJson,
+    example: EXPORT_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata export verify --json',
+    kind: 'export-verify',
+    about:
+      'Every partition’s count and digest from its file (DuckDB) against the manifest and the warehouse (docs/export.md). Exit 1 when `ok` is false; the document is printed either way.',
+    schema: exportVerifyJson,
+    example: EXPORT_VERIFY_EXAMPLE,
   }),
   jsonOutput({
     command: 'ENVDATA_NOTIFY_FORMAT=json (the body of each alert POSTed to ENVDATA_NOTIFY_URL)',
