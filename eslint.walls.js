@@ -36,15 +36,15 @@ export const LAYERS = [
   ['datasets'],
   // Runs, gaps, chunks and coverage, and removing locations with what belongs to them.
   ['ledger'],
+  // The warehouse as Parquet files (DuckDB): incremental by the change marks, verified against
+  // the rows; below the metrics and the status, which report the last export and its lag.
+  ['export'],
   ['metrics', 'planner'],
   // Landing a batch of chunks: facts and ledger in one transaction, grouped by the batcher.
   ['landing'],
   // What the composition root lends to the parts it runs (`Uses<…>`) and the resources it opens
   // for them (`ProcessResources`), and its HTTP server.
   ['runtime'],
-  // The warehouse as Parquet files (DuckDB): incremental by the change marks, verified against
-  // the rows; below the status, which reports the last export and its lag.
-  ['export'],
   // Feeding the queue, reading the status, alerts; and housekeeping (chunk folding, snapshot
   // retention), a component started beside every worker; signed completeness certificates of
   // the warehouse's rows and the ledger's hours.

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { partitionRange, pgDigestSelect, exportDataset } from '../../src/export/export-datasets.js';
 import { exportParquet } from '../../src/export/export-parquet.js';
+import { readExportStatus } from '../../src/export/export-status.js';
+import { formatLastExport } from '../../src/cli/format-last-export.js';
 import { readManifest } from '../../src/export/export-manifest.js';
 import { queryExport } from '../../src/export/query-export.js';
 import { verifyExport } from '../../src/export/verify-export.js';
@@ -149,6 +151,11 @@ describe('envdata export parquet', () => {
       n: string;
     }>`select count(*)::text as n from envdata.export_mark`.execute(wh.app.db);
     expect(rows[0]!.n).toBe('0');
+    expect(await readExportStatus(wh.app.db)).toMatchObject({
+      partitionsWritten: 5,
+      partitionsBehind: 0,
+      oldestChangeAt: null,
+    });
   });
 
   it('verify exits naming the first partition whose file or warehouse rows differ', async () => {
@@ -172,6 +179,11 @@ describe('envdata export parquet', () => {
     await sql`update envdata.weather_hourly set temperature_c = temperature_c + 1
       where location_id = ${paris} and observed_at = '2024-03-05T03:00:00Z'`.execute(wh.app.db);
     const changed = await verifyExport({ databaseUrl: wh.env.databaseUrl, dir });
+    const behind = (await readExportStatus(wh.app.db))!;
+    expect(behind.partitionsBehind).toBe(1);
+    expect(formatLastExport(behind, new Date(+behind.oldestChangeAt! + 7_200_000))).toMatch(
+      /; 1 partition\(s\) changed since, the oldest change 2 h 0 min ago: `envdata export parquet` writes them$/,
+    );
     expect(changed.difference?.partition).toBe('weather_hourly/2024-03');
     expect(changed.difference?.reason).toMatch(/^the warehouse holds 24 rows/);
     await exportParquet({ databaseUrl: wh.env.databaseUrl, dir });
