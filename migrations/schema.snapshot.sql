@@ -409,7 +409,6 @@ alter table envdata.pollen_hourly add constraint pollen_hourly_count_check CHECK
 alter table envdata.pollen_hourly add constraint pollen_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_hourly add constraint pollen_hourly_pkey PRIMARY KEY (location_id, observed_at, pollen_type);
 CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.pollen_hourly REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_hourly');
-CREATE TRIGGER export_mark_insert AFTER INSERT ON envdata.pollen_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_hourly');
 CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.pollen_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_hourly');
 CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.pollen_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.pollen_hourly_keep_revision();
 -- 15 partition(s) of envdata.pollen_hourly:
@@ -486,7 +485,6 @@ alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_l
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_pkey PRIMARY KEY (location_id, observed_at, species_id);
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_species_id_fkey FOREIGN KEY (species_id) REFERENCES envdata.pollen_species(species_id);
 CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.pollen_species_hourly REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_species_hourly');
-CREATE TRIGGER export_mark_insert AFTER INSERT ON envdata.pollen_species_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_species_hourly');
 CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.pollen_species_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_species_hourly');
 CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.pollen_species_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.pollen_species_hourly_keep_revision();
 -- 15 partition(s) of envdata.pollen_species_hourly:
@@ -759,7 +757,6 @@ alter table envdata.weather_hourly add constraint weather_hourly_wind_bearing_de
 alter table envdata.weather_hourly add constraint weather_hourly_wind_gust_ms_check CHECK (wind_gust_ms >= 0::double precision);
 alter table envdata.weather_hourly add constraint weather_hourly_wind_speed_ms_check CHECK (wind_speed_ms >= 0::double precision);
 CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.weather_hourly REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('weather_hourly');
-CREATE TRIGGER export_mark_insert AFTER INSERT ON envdata.weather_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('weather_hourly');
 CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.weather_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('weather_hourly');
 CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.weather_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.weather_hourly_keep_revision();
 -- 41 partition(s) of envdata.weather_hourly:
