@@ -4,8 +4,8 @@ import { EXPORT_DATASETS } from './export-datasets.js';
 import { duckString, openDuckSession } from './duckdb-session.js';
 
 /**
- * The DuckDB views `export query` defines over an export's directory: one per dataset that has
- * files, named like the dataset, with `year` and `month` from the Hive paths.
+ * The DuckDB views `export query` defines over an export's directory: one per dataset, named
+ * like it, with `year` and `month` from the Hive paths (empty, typed, when it has no file).
  */
 export async function exportViews(dir: string): Promise<string[]> {
   const present = new Set(
@@ -13,7 +13,13 @@ export async function exportViews(dir: string): Promise<string[]> {
       .filter((name) => name.startsWith('dataset='))
       .map((name) => name.slice('dataset='.length)),
   );
-  return EXPORT_DATASETS.filter((d) => present.has(d.name)).map((d) => {
+  return EXPORT_DATASETS.map((d) => {
+    if (!present.has(d.name)) {
+      // No file (nothing of it in the warehouse): an empty view of its columns, so queries run.
+      const columns = d.columns.map((c) => `NULL::${c.type} AS "${c.name}"`);
+      if (d.partitionBy !== 'none') columns.push('NULL::INTEGER AS year', 'NULL::INTEGER AS month');
+      return `CREATE VIEW ${d.name} AS SELECT ${columns.join(', ')} WHERE false`;
+    }
     const glob = path.join(dir, `dataset=${d.name}`, '**', '*.parquet');
     return `CREATE VIEW ${d.name} AS SELECT * FROM read_parquet(${duckString(glob)}, ${d.partitionBy === 'none' ? 'hive_partitioning = false' : "hive_partitioning = true, hive_types = {'year': INTEGER, 'month': INTEGER}"})`;
   });

@@ -110,6 +110,21 @@ describe('envdata export parquet', () => {
     ]);
   });
 
+  it('runs the BI examples of docs/export.md over the files', async () => {
+    const doc = await readFile(new URL('../../docs/export.md', import.meta.url), 'utf8');
+    const block = /The BI examples[\s\S]*?```sql\n([\s\S]*?)```/.exec(doc)![1]!;
+    const queries = block
+      .split(';')
+      .map((q) => q.replace(/^--.*$/gm, '').trim())
+      .filter(Boolean);
+    expect(queries).toHaveLength(5);
+    const dir = tmp.path('full');
+    const answers = [];
+    for (const q of queries) answers.push((await queryExport(dir, q)).rows.length);
+    // Example 6: Berlin's first and last local days are partial (history from 00:00 UTC).
+    expect(answers[2]).toBeGreaterThan(0);
+  });
+
   it('a second export rewrites only the partitions of a new month and a revised day', async () => {
     const dir = tmp.path('full');
     const before = (await readManifest(dir))!;
