@@ -1,5 +1,4 @@
 import { CronExpressionParser } from 'cron-parser';
-import { ExportBusy, exportParquet } from '../export/export-parquet.js';
 import type { Logger } from '../logging/create-logger.js';
 
 /**
@@ -46,6 +45,8 @@ export class ExportSchedule {
 
   private async fire(): Promise<void> {
     const { logger } = this.options;
+    // DuckDB's binding is loaded at the first firing, never by a scheduler that exports nothing.
+    const { ExportBusy, exportParquet } = await import('../export/export-parquet.js');
     try {
       const summary = await exportParquet({
         databaseUrl: this.options.databaseUrl,
