@@ -18,6 +18,7 @@ console.log(
     bytes: summary.bytes,
     partitions: summary.written.length,
     seconds: (performance.now() - t0) / 1000,
+    phases: summary.phases,
     maxRssKiB: process.resourceUsage().maxRSS,
   }),
 );

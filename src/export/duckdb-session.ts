@@ -18,6 +18,7 @@ export async function openDuckSession(
   });
   const connection = await instance.connect();
   await connection.run(`SET TimeZone = 'UTC'`);
+  await connection.run('SET preserve_insertion_order = false');
   return {
     connection,
     async rows(sql) {

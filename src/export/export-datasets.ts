@@ -228,16 +228,29 @@ const SEPARATOR_PG = 'chr(31)';
 const NULL_TOKEN = "'\\N'";
 
 /**
- * A column's canonical text in Postgres: integers as text, floats in C's `%.8e` (real: 9
- * significant digits tell every float4 apart) or `%.16e` (double), NaN and the infinities by
- * name, instants as epoch microseconds, days as days since 1970-01-01, text as it is.
+ * 2^33: every float4 x with 2^-10 ≤ |x| < 2^20 is m·2^(e−23) with e ≥ −10, so x·2^33 is a whole
+ * number below 2^53, which a double holds exactly and a bigint prints the same in both engines.
+ */
+const FLOAT_SCALE = 8589934592;
+const FLOAT_WHOLE = `>= 0.0009765625`;
+const FLOAT_BELOW = `< 1048576`;
+
+/**
+ * A column's canonical text in Postgres: integers as text; a real x·2^33 as a whole number
+ * where that is exact (zero, and 2^-10 ≤ |x| < 2^20: nearly every measure), else `~` and C's
+ * `%.8e` (9 significant digits tell every float4 apart); a double `~` and `%.16e`; NaN and the
+ * infinities by name; instants as epoch microseconds; days as days since 1970-01-01; text as it is.
  */
 function pgToken(c: ExportColumn, value: string): string {
   switch (c.type) {
     case 'FLOAT':
     case 'DOUBLE': {
       const digits = c.type === 'FLOAT' ? '9.99999999' : '9.9999999999999999';
-      return `case when ${value}::float8 in ('NaN', 'Infinity', '-Infinity') then ${value}::float8::text else ltrim(to_char(${value}::float8, '${digits}EEEE')) end`;
+      const scaled =
+        c.type === 'FLOAT'
+          ? `when ${value} = 0 or (abs(${value}) ${FLOAT_WHOLE} and abs(${value}) ${FLOAT_BELOW}) then (${value}::float8 * ${FLOAT_SCALE})::bigint::text `
+          : '';
+      return `case when ${value}::float8 in ('NaN', 'Infinity', '-Infinity') then ${value}::float8::text ${scaled}else '~' || ltrim(to_char(${value}::float8, '${digits}EEEE')) end`;
     }
     case 'TIMESTAMPTZ':
       return `(extract(epoch from ${value}) * 1000000)::bigint::text`;
@@ -252,8 +265,13 @@ function pgToken(c: ExportColumn, value: string): string {
 function duckToken(c: ExportColumn, value: string): string {
   switch (c.type) {
     case 'FLOAT':
-    case 'DOUBLE':
-      return `case when isnan(${value}) then 'NaN' when isinf(${value}) then (case when ${value} > 0 then 'Infinity' else '-Infinity' end) else printf('${c.type === 'FLOAT' ? '%.8e' : '%.16e'}', ${value}::DOUBLE) end`;
+    case 'DOUBLE': {
+      const scaled =
+        c.type === 'FLOAT'
+          ? `when ${value} = 0 or (abs(${value}) ${FLOAT_WHOLE} and abs(${value}) ${FLOAT_BELOW}) then (${value}::DOUBLE * ${FLOAT_SCALE})::BIGINT::VARCHAR `
+          : '';
+      return `case when isnan(${value}) then 'NaN' when isinf(${value}) then (case when ${value} > 0 then 'Infinity' else '-Infinity' end) ${scaled}else '~' || printf('${c.type === 'FLOAT' ? '%.8e' : '%.16e'}', ${value}::DOUBLE) end`;
+    }
     case 'TIMESTAMPTZ':
       return `epoch_us(${value})::VARCHAR`;
     case 'DATE':

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -62,6 +63,11 @@ export interface ExportSummary {
   readonly bytes: number;
   /** Partitions listed by the manifest and left as they were. */
   readonly unchanged: number;
+  /**
+   * Seconds spent waiting for Postgres's rows (beyond what overlapped DuckDB's work), writing
+   * Parquet, and reading the files back for their digests (`bench:export` prints them).
+   */
+  readonly phases: { readonly read: number; readonly write: number; readonly digest: number };
 }
 
 export class ExportBusy extends Error {
@@ -167,7 +173,9 @@ async function writeParquet(
   dataset: ExportDataset,
   csv: string,
   target: string,
+  phases: { write: number; digest: number },
 ): Promise<WrittenFile> {
+  const t0 = performance.now();
   const names = dataset.columns.map((c) => `"${c.name}"`).join(', ');
   await duck.run(
     `COPY (SELECT ${names} FROM read_csv(${duckString(csv)}, columns = ${duckCsvColumns(dataset)},
@@ -175,6 +183,8 @@ async function writeParquet(
         allow_quoted_nulls = false))
       TO ${duckString(target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
   );
+  const t1 = performance.now();
+  phases.write += (t1 - t0) / 1000;
   const time = `"${dataset.timeColumn}"`;
   const range =
     dataset.partitionBy === 'hour'
@@ -185,6 +195,7 @@ async function writeParquet(
   const [row] = await duck.rows(
     `SELECT ${duckDigestSelect(dataset)}, ${range} FROM read_parquet(${duckString(target)})`,
   );
+  phases.digest += (performance.now() - t1) / 1000;
   return {
     rows: Number(row!.rows),
     digest: String(row!.digest),
@@ -260,9 +271,12 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
       todo.length > 0
         ? copyPartition(reader, exportDataset(todo[0]!.dataset), todo[0]!, csvOf(0))
         : undefined;
+    const phases = { read: 0, write: 0, digest: 0 };
     for (const [i, partition] of todo.entries()) {
       const dataset = exportDataset(partition.dataset);
+      const waited = performance.now();
       await next;
+      phases.read += (performance.now() - waited) / 1000;
       next =
         i + 1 < todo.length
           ? copyPartition(reader, exportDataset(todo[i + 1]!.dataset), todo[i + 1]!, csvOf(i + 1))
@@ -273,7 +287,7 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
       const target = path.join(dir, file);
       const temporary = `${target}.tmp-${process.pid}`;
       await mkdir(path.dirname(target), { recursive: true });
-      const result = await writeParquet(duck, dataset, csvOf(i), temporary);
+      const result = await writeParquet(duck, dataset, csvOf(i), temporary, phases);
       await unlink(csvOf(i));
       if (result.rows === 0) {
         await rm(temporary, { force: true });
@@ -334,6 +348,7 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
       rows,
       bytes,
       unchanged: manifest.size - written.length,
+      phases,
     };
   } finally {
     duck?.close();
