@@ -13,7 +13,7 @@ export async function openDuckSession(
   options: { memoryLimit?: string; threads?: number } = {},
 ): Promise<DuckSession> {
   const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: options.memoryLimit ?? '1GB',
+    memory_limit: options.memoryLimit ?? '256MB',
     ...(options.threads !== undefined && { threads: String(options.threads) }),
   });
   const connection = await instance.connect();
