@@ -36,6 +36,9 @@ export const LAYERS = [
   ['datasets'],
   // Runs, gaps, chunks and coverage, and removing locations with what belongs to them.
   ['ledger'],
+  // The warehouse as Parquet files (DuckDB): incremental by the change marks, verified against
+  // the rows; below the metrics and the status, which report the last export and its lag.
+  ['export'],
   ['metrics', 'planner'],
   // Landing a batch of chunks: facts and ledger in one transaction, grouped by the batcher.
   ['landing'],

@@ -54,11 +54,21 @@ import { measureTableSizes } from './lib/warehouse-sizes.js';
 
 const DAY_MS = 86_400_000;
 
+/** The triggers that mark partitions for the Parquet export (migration 0056), by table. */
+const EXPORT_MARK_TRIGGERS: Record<string, readonly string[]> = {
+  weather_hourly: ['update', 'delete'],
+  pollen_hourly: ['update', 'delete'],
+  pollen_species_hourly: ['update', 'delete'],
+  weather_daily_rollup: ['insert', 'update', 'delete'],
+  pollen_daily_rollup: ['insert', 'update', 'delete'],
+};
+
 function readOptions(): UpsertReport['options'] & {
   readonly keep: boolean;
   readonly techniques: Techniques;
   readonly compare: boolean;
   readonly repeat: number;
+  readonly exportMarks: boolean;
 } {
   const { values } = parseArgs({
     options: {
@@ -71,6 +81,7 @@ function readOptions(): UpsertReport['options'] & {
       off: { type: 'string', default: '' },
       techniques: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '3' },
+      'no-export-marks': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -82,6 +93,8 @@ function readOptions(): UpsertReport['options'] & {
   --batch N       48 h chunks per FactWriter.land() call (default 32)
   --from DATE     first UTC day of the history (default 2023-01-01)
   --no-archive    do not archive raw payloads (ENVDATA_ARCHIVE_RAW=false; default archives)
+  --no-export-marks  no change marks for the export (the writer's and migration 0056's triggers), to
+                  measure what they cost a landing against a run with them
   --keep          keep the database afterwards and print its URL (to try queries on it)
   --off LIST      switch techniques off, comma-separated: ${Object.keys(TECHNIQUES).join(', ')}
   --techniques    instead: land weather with every technique on and with each off in turn,
@@ -101,6 +114,7 @@ Server: BENCH_DATABASE_URL (a superuser URL), default ${DEFAULT_SERVER_URL}`);
     techniques: parseOff(values.off),
     compare: values.techniques,
     repeat: wholeNumberFlag('repeat', values.repeat, 20),
+    exportMarks: !values['no-export-marks'],
   };
 }
 
@@ -122,6 +136,18 @@ async function main(): Promise<void> {
   const server = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
   await runInBenchDatabase(server, options.keep, async ({ bench, app, stopIfInterrupted }) => {
     const db = app.db;
+    if (!options.exportMarks) {
+      console.log(
+        "export marks off: the writer's marks and the triggers of migration 0056 are disabled",
+      );
+      for (const [table, events] of Object.entries(EXPORT_MARK_TRIGGERS)) {
+        for (const event of events) {
+          await sql
+            .raw(`alter table envdata.${table} disable trigger export_mark_${event}`)
+            .execute(db);
+        }
+      }
+    }
     const locations = await addBenchLocations(db, options.locations);
     if (options.compare) {
       console.log('landing weather with each technique switched off in turn');

@@ -52,6 +52,7 @@
 --   2026_11_29_0051_provenance
 --   2026_11_29_0053_reread_hours
 --   2026_11_29_0055_lineage
+--   2026_11_29_0056_export_marks
 
 create schema analytics;
 grant USAGE on schema analytics to envdata_bi;
@@ -241,6 +242,29 @@ create table envdata.drift_policy (
 alter table envdata.drift_policy add constraint drift_policy_pkey PRIMARY KEY (dataset);
 alter table envdata.drift_policy add constraint drift_policy_policy_check CHECK (policy = ANY (ARRAY['evolve'::text, 'quarantine'::text, 'freeze'::text]));
 
+create table envdata.export_mark (
+  dataset text not null,
+  year smallint not null,
+  month smallint not null,
+  xid xid8 not null default pg_current_xact_id(),
+  marked_at timestamp with time zone not null default now()
+);
+alter table envdata.export_mark add constraint export_mark_pkey PRIMARY KEY (dataset, year, month, xid);
+comment on table envdata.export_mark is 'Partitions (dataset, UTC year, month) a transaction changed, for the incremental Parquet export; deleted by the export whose snapshot saw them.';
+
+create table envdata.export_run (
+  export_id bigint not null generated always as identity,
+  target text not null,
+  started_at timestamp with time zone not null,
+  finished_at timestamp with time zone not null,
+  snapshot text not null,
+  partitions_written integer not null,
+  rows_written bigint not null,
+  bytes_written bigint not null
+);
+alter table envdata.export_run add constraint export_run_pkey PRIMARY KEY (export_id);
+comment on table envdata.export_run is 'The Parquet exports that finished (envdata export parquet): their directory, ledger position (snapshot) and what they wrote.';
+
 create table envdata.forecast_accuracy_rollup (
   location_id integer not null,
   local_date date not null,
@@ -316,6 +340,7 @@ alter table envdata.location add constraint location_registered_by_check CHECK (
 CREATE INDEX location_active ON envdata.location USING btree (location_id) WHERE (retired_at IS NULL);
 CREATE UNIQUE INDEX location_name_key ON envdata.location USING btree (name_key);
 CREATE UNIQUE INDEX location_point_key ON envdata.location USING btree (round((lat)::numeric, 4), round((lng)::numeric, 4));
+CREATE TRIGGER export_mark AFTER INSERT OR DELETE OR UPDATE ON envdata.location FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_locations();
 CREATE TRIGGER location_name_key_is_free BEFORE INSERT OR UPDATE OF name_key ON envdata.location FOR EACH ROW EXECUTE FUNCTION envdata.location_key_is_free();
 CREATE TRIGGER location_timezone_changed AFTER UPDATE OF timezone ON envdata.location FOR EACH ROW WHEN (old.timezone IS DISTINCT FROM new.timezone) EXECUTE FUNCTION envdata.current_local_times();
 comment on column envdata.location.declared_group is 'The group envdata.yaml last applied gives the location (its datasets may give the group a since of its own); null for none.';
@@ -377,6 +402,9 @@ create table envdata.pollen_daily_rollup (
 alter table envdata.pollen_daily_rollup add constraint pollen_daily_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_daily_rollup add constraint pollen_daily_rollup_pkey PRIMARY KEY (location_id, local_date, pollen_type);
 CREATE INDEX pollen_daily_rollup_date ON envdata.pollen_daily_rollup USING btree (local_date, pollen_type);
+CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.pollen_daily_rollup REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_days('pollen_daily');
+CREATE TRIGGER export_mark_insert AFTER INSERT ON envdata.pollen_daily_rollup REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_days('pollen_daily');
+CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.pollen_daily_rollup REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_days('pollen_daily');
 
 create table envdata.pollen_hourly (
   location_id integer not null,
@@ -389,6 +417,8 @@ create table envdata.pollen_hourly (
 alter table envdata.pollen_hourly add constraint pollen_hourly_count_check CHECK (count >= 0);
 alter table envdata.pollen_hourly add constraint pollen_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_hourly add constraint pollen_hourly_pkey PRIMARY KEY (location_id, observed_at, pollen_type);
+CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.pollen_hourly REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_hourly');
+CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.pollen_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_hourly');
 CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.pollen_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.pollen_hourly_keep_revision();
 -- 15 partition(s) of envdata.pollen_hourly:
 --   envdata.pollen_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
@@ -463,6 +493,8 @@ alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_c
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_pkey PRIMARY KEY (location_id, observed_at, species_id);
 alter table envdata.pollen_species_hourly add constraint pollen_species_hourly_species_id_fkey FOREIGN KEY (species_id) REFERENCES envdata.pollen_species(species_id);
+CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.pollen_species_hourly REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_species_hourly');
+CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.pollen_species_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('pollen_species_hourly');
 CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.pollen_species_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.pollen_species_hourly_keep_revision();
 -- 15 partition(s) of envdata.pollen_species_hourly:
 --   envdata.pollen_species_hourly_y{2016..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
@@ -695,6 +727,9 @@ create table envdata.weather_daily_rollup (
 alter table envdata.weather_daily_rollup add constraint weather_daily_rollup_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
 alter table envdata.weather_daily_rollup add constraint weather_daily_rollup_pkey PRIMARY KEY (location_id, local_date);
 CREATE INDEX weather_daily_rollup_date ON envdata.weather_daily_rollup USING btree (local_date);
+CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.weather_daily_rollup REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_days('weather_daily');
+CREATE TRIGGER export_mark_insert AFTER INSERT ON envdata.weather_daily_rollup REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_days('weather_daily');
+CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.weather_daily_rollup REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_days('weather_daily');
 
 create table envdata.weather_hourly (
   location_id integer not null,
@@ -730,6 +765,8 @@ alter table envdata.weather_hourly add constraint weather_hourly_visibility_km_c
 alter table envdata.weather_hourly add constraint weather_hourly_wind_bearing_deg_check CHECK (wind_bearing_deg >= 0::double precision AND wind_bearing_deg <= 360::double precision);
 alter table envdata.weather_hourly add constraint weather_hourly_wind_gust_ms_check CHECK (wind_gust_ms >= 0::double precision);
 alter table envdata.weather_hourly add constraint weather_hourly_wind_speed_ms_check CHECK (wind_speed_ms >= 0::double precision);
+CREATE TRIGGER export_mark_delete AFTER DELETE ON envdata.weather_hourly REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('weather_hourly');
+CREATE TRIGGER export_mark_update AFTER UPDATE ON envdata.weather_hourly REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION envdata.export_mark_hours('weather_hourly');
 CREATE TRIGGER keep_revision AFTER UPDATE ON envdata.weather_hourly FOR EACH ROW WHEN (new.answer_id IS DISTINCT FROM old.answer_id) EXECUTE FUNCTION envdata.weather_hourly_keep_revision();
 -- 41 partition(s) of envdata.weather_hourly:
 --   envdata.weather_hourly_y{1990..2030} FOR VALUES FROM ('{year}-01-01 00:00:00+00') TO ('{year + 1}-01-01 00:00:00+00')
@@ -2162,6 +2199,40 @@ AS $function$
       return created;
     end
     $function$;
+
+CREATE OR REPLACE FUNCTION envdata.export_mark_days()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      insert into envdata.export_mark (dataset, year, month)
+      select tg_argv[0], extract(year from m)::smallint, extract(month from m)::smallint
+        from (select distinct date_trunc('month', local_date) as m from changed) c
+      on conflict do nothing;
+      return null;
+    end $function$;
+
+CREATE OR REPLACE FUNCTION envdata.export_mark_hours()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      insert into envdata.export_mark (dataset, year, month)
+      select tg_argv[0], extract(year from m)::smallint, extract(month from m)::smallint
+        from (select distinct date_trunc('month', observed_at at time zone 'UTC') as m from changed) c
+      on conflict do nothing;
+      return null;
+    end $function$;
+
+CREATE OR REPLACE FUNCTION envdata.export_mark_locations()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      insert into envdata.export_mark (dataset, year, month) values ('locations', 0, 0)
+      on conflict do nothing;
+      return null;
+    end $function$;
 
 CREATE OR REPLACE FUNCTION envdata.location_key_is_free()
  RETURNS trigger

@@ -93,6 +93,8 @@ export class LandingRun {
       /** The techniques left on (`BENCH_TECHNIQUES`); all by default. */
       readonly techniques?: Techniques;
       readonly datasets?: readonly Dataset[];
+      /** False: no export marks (`bench:upsert --no-export-marks`). */
+      readonly exportMarks?: boolean;
     },
   ) {
     this.locations = new Map(locations.map((l) => [l.locationId, l]));
@@ -108,7 +110,10 @@ export class LandingRun {
     const techniques = this.options.techniques ?? ALL_ON;
     const writer = new FactWriter(this.db, {
       archiveRaw: this.options.archiveRaw,
-      techniques: writeTechniques(techniques),
+      techniques: {
+        ...writeTechniques(techniques),
+        exportMarks: this.options.exportMarks !== false,
+      },
     });
     const totals: Record<Dataset, PhaseTotals> = { weather: newTotals(), pollen: newTotals() };
     const after: Record<Dataset, number> = { weather: 0, pollen: 0 };

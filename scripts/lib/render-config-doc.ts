@@ -38,6 +38,9 @@ const MORE: Readonly<Record<string, string>> = {
   ENVDATA_NO_DATA_RECHECK: 'each range on the clock of its own answer; [backfills](backfills.md)',
   ENVDATA_CHUNK_RETENTION: '[backfills](backfills.md)',
   ENVDATA_SYNC_CRON: '[sync](sync.md)',
+  ENVDATA_EXPORT_DIR: '[export](export.md)',
+  ENVDATA_EXPORT_CRON:
+    'needs ENVDATA_EXPORT_DIR; one export at a time per warehouse, whatever the schedulers; [export](export.md)',
   ENVDATA_SYNC_LOOKBACK: '[sync](sync.md)',
   ENVDATA_SYNC_HORIZON: '[sync](sync.md)',
   ENVDATA_SNAPSHOT_RETENTION: '[scaling](scaling.md)',

@@ -37,6 +37,14 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     '# in CI: no question; follow the run to the end, exit 1 if chunks fail',
     'envdata apply -f deploy/envdata.yaml -y --wait',
   ],
+  'export parquet': [
+    '# write what changed since the last export (everything the first time)',
+    'envdata export parquet --to /data/envdata-parquet',
+    '# then check every file against the warehouse (exit 1 naming the first that differs)',
+    'envdata export verify --to /data/envdata-parquet',
+    '# SQL over the files with DuckDB, no database needed',
+    'envdata export query --to /data/envdata-parquet "SELECT count(*) FROM weather_hourly"',
+  ],
 };
 
 /** The examples of `path` as help text, or `undefined` when it has none. */

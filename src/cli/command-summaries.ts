@@ -28,6 +28,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   rebuild: 'Rebuild facts from archived payloads, no calls',
   certify: 'Sign a completeness certificate of a range',
   verify: 'Check a certificate: signature, then rows',
+  export: 'The warehouse as Parquet files: write, verify, query',
   upstream: "The shapes of the service's answers, and drift",
   simulate: 'Serve the Environmental Data Service simulator',
   completion: 'Print a bash or zsh completion script',

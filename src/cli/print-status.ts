@@ -10,6 +10,7 @@ import { createPaint, type Paint } from './create-paint.js';
 import { formatFailedChunks } from './format-failed-chunks.js';
 import { formatUnplaceableRecords } from './format-unplaceable-records.js';
 import { formatFreshnessTable, freshnessByLocation } from './format-freshness-table.js';
+import { formatLastExport } from './format-last-export.js';
 import { printJsonDocument } from './json/print-json-document.js';
 import { toRunStatusJson } from './json/run-status-json.js';
 import { toStatusJson } from './json/status-json.js';
@@ -75,6 +76,10 @@ export async function printStatus(
     if (runId === undefined && report.archive) {
       context.print('');
       context.print(formatArchiveSize(report.archive, context.config.ingest.archiveRetentionDays));
+    }
+    if (runId === undefined && report.lastExport) {
+      context.print('');
+      context.print(formatLastExport(report.lastExport, new Date()));
     }
     if (runId === undefined && report.setAside.length > 0) {
       context.print('');

@@ -8,6 +8,7 @@ import { EnvdataCommand } from './envdata-command.js';
 import { registerBackfillCommand } from './commands/backfill-command.js';
 import { registerDeclaredCommands } from './commands/declared-command.js';
 import { registerCertifyCommands } from './commands/certify-command.js';
+import { registerExportCommands } from './commands/export-command.js';
 import { registerBiRoleCommand } from './commands/bi-role-command.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDbtSourcesCommand } from './commands/dbt-sources-command.js';
@@ -77,6 +78,7 @@ export function buildProgram(context: CommandContext): Command {
   registerRebuildCommand(program, context);
   registerUpstreamCommand(program, context);
   registerCertifyCommands(program, context);
+  registerExportCommands(program, context);
   registerSimulateCommand(program, context);
   registerCompletionCommand(program, context);
   registerEnvironmentHelp(program, context);

@@ -150,6 +150,10 @@ export interface Config {
   readonly sync: {
     /** Cron pattern of the nightly sync, UTC (ENVDATA_SYNC_CRON). */
     readonly cron: string;
+    /** Directory of the Parquet export (ENVDATA_EXPORT_DIR). */
+    readonly exportDir?: string | undefined;
+    /** When the scheduler exports to `exportDir`, cron, UTC; unset never (ENVDATA_EXPORT_CRON). */
+    readonly exportCron?: string | undefined;
     /** Hours before the last complete hour a sync re-reads (ENVDATA_SYNC_LOOKBACK). */
     readonly lookbackHours: number;
     /** Lag beyond which `status --check` fails (ENVDATA_FRESHNESS_MAX_LAG). */

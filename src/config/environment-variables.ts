@@ -245,6 +245,18 @@ export const ENVIRONMENT_VARIABLES = [
       "When the scheduler runs the nightly sync (cron, UTC; checked with BullMQ's parser; at most hourly).",
   },
   {
+    name: 'ENVDATA_EXPORT_DIR',
+    default: undefined,
+    description:
+      'Directory of the Parquet export (docs/export.md): the default `--to` of `envdata export`, and where ENVDATA_EXPORT_CRON writes.',
+  },
+  {
+    name: 'ENVDATA_EXPORT_CRON',
+    default: undefined,
+    description:
+      'When the scheduler runs `envdata export parquet` to ENVDATA_EXPORT_DIR (cron, UTC), e.g. `0 5 * * *` after the nightly sync has landed; unset: never.',
+  },
+  {
     name: 'ENVDATA_SYNC_LOOKBACK',
     default: '48h',
     description: 'How far before the last complete hour a sync re-reads, for late corrections.',

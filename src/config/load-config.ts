@@ -171,6 +171,8 @@ const schema = z.object({
   ENVDATA_ARCHIVE_RAW: booleanSchema,
   ENVDATA_ARCHIVE_RETENTION_DAYS: wholeNumber('ENVDATA_ARCHIVE_RETENTION_DAYS').optional(),
   ENVDATA_SYNC_CRON: cronSchema,
+  ENVDATA_EXPORT_DIR: z.string().trim().min(1).optional(),
+  ENVDATA_EXPORT_CRON: cronSchema.optional(),
   ENVDATA_SYNC_LOOKBACK: hours('ENVDATA_SYNC_LOOKBACK'),
   ENVDATA_SYNC_HORIZON: hours('ENVDATA_SYNC_HORIZON'),
   ENVDATA_SNAPSHOT_RETENTION: hours('ENVDATA_SNAPSHOT_RETENTION').optional(),
@@ -206,6 +208,14 @@ const schema = z.object({
 
 /** Problems of variables that are each valid alone but not together. */
 function crossCheck(e: z.output<typeof schema>, ctx: z.RefinementCtx): void {
+  if (e.ENVDATA_EXPORT_CRON !== undefined && e.ENVDATA_EXPORT_DIR === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ENVDATA_EXPORT_CRON'],
+      message:
+        'schedules an export but ENVDATA_EXPORT_DIR does not say where: set both, or neither',
+    });
+  }
   const { perDay, perMonth } = e.ENVDATA_QUOTA;
   const longRules = e.ENVDATA_RATE_LIMIT.filter((r) => r.durationMs >= DAY_MS).map((r) => r.label);
   if (longRules.length > 0 && (perDay !== undefined || perMonth !== undefined)) {
@@ -351,6 +361,8 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     },
     sync: {
       cron: e.ENVDATA_SYNC_CRON,
+      exportDir: e.ENVDATA_EXPORT_DIR,
+      exportCron: e.ENVDATA_EXPORT_CRON,
       lookbackHours: e.ENVDATA_SYNC_LOOKBACK,
       maxLagHours: e.ENVDATA_FRESHNESS_MAX_LAG,
       horizonHours: e.ENVDATA_SYNC_HORIZON,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { admissionStores } from '../admission/admission-stores.js';
 import type { Config } from '../config/config.js';
 import { countOpenChunks } from '../ledger/count-open-chunks.js';
+import { readExportStatus } from '../export/export-status.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { QueueFactory } from '../queue/queue-factory.js';
@@ -55,6 +56,13 @@ export function createEnvdataMetrics(
       quota: () => readQuotaUsage(admissionStores(app.queues).quota, app.config.quota),
       workersAlive: async () =>
         (await app.queues.listWorkers(QUEUE_NAMES.ingest)).filter((w) => w.alive).length,
+      exportLag: async () => {
+        const status = await readExportStatus(app.db);
+        if (!status) return undefined;
+        return status.oldestChangeAt
+          ? Math.max(0, (Date.now() - +status.oldestChangeAt) / 1000)
+          : 0;
+      },
     },
   });
 }

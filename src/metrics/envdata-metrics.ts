@@ -39,6 +39,11 @@ export interface MetricsSources {
   readonly quota?: () => Promise<readonly QuotaWindowCalls[]>;
   /** Workers of the ingest queue alive by their heartbeat (`QueueFactory.listWorkers`). */
   readonly workersAlive: () => Promise<number>;
+  /**
+   * Seconds since the oldest change the last Parquet export did not see (0 when none);
+   * undefined when no export ever finished.
+   */
+  readonly exportLag?: () => Promise<number | undefined>;
 }
 
 /** One quota window's calls, as the shared counters read them. */
@@ -145,6 +150,10 @@ export class EnvdataMetrics implements MetricsObserver {
     const freshness = reading('freshness', options.sources.freshness);
     const quota = reading('quota', options.sources.quota ?? (() => Promise.resolve([])));
     const workersAlive = reading('workers', options.sources.workersAlive);
+    const exportLag = reading(
+      'export lag',
+      options.sources.exportLag ?? (() => Promise.resolve(undefined)),
+    );
 
     new Gauge({
       name: 'envdata_chunks',
@@ -196,6 +205,15 @@ export class EnvdataMetrics implements MetricsObserver {
       registers,
       async collect() {
         for (const f of (await freshness.get()) ?? []) this.set({ dataset: f.dataset }, f.stale);
+      },
+    });
+    new Gauge({
+      name: 'envdata_export_lag_seconds',
+      help: 'Seconds since the oldest change of the warehouse (facts, daily rollups, locations) that the last `envdata export parquet` did not see; 0 when it saw every change; absent until an export finished (cached a few seconds).',
+      registers,
+      async collect() {
+        const lag = await exportLag.get();
+        if (lag !== undefined) this.set(lag);
       },
     });
     new Gauge({

@@ -3,6 +3,7 @@ import type { Uses } from '../runtime/app-resources.js';
 import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { countUndelivered } from '../ledger/notification-deliveries.js';
 import { readArchiveSize, type ArchiveSize } from '../ledger/archive-size.js';
+import { readExportStatus, type ExportStatus } from '../export/export-status.js';
 import { readFreshness, type Freshness } from '../ledger/read-freshness.js';
 import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-progress.js';
 import { unplaceableRecords, type UnplaceableRecord } from '../ledger/unplaceable-records.js';
@@ -52,6 +53,12 @@ export interface StatusReport {
    * ledger could not be read.
    */
   readonly archive: ArchiveSize | null;
+  /**
+   * The last Parquet export that finished and how far the warehouse moved since
+   * (`readExportStatus`); absent for one run, when the ledger could not be read or no export
+   * ever finished.
+   */
+  readonly lastExport?: ExportStatus;
 }
 
 /**
@@ -128,5 +135,6 @@ export async function collectStatusReport(
     quota,
     undeliveredAlerts: await countUndelivered(app.db, app.config.notify.maxAgeMs),
     archive: runId === undefined ? await readArchiveSize(app.db) : null,
+    ...(runId === undefined && { lastExport: await readExportStatus(app.db) }),
   };
 }

@@ -11,6 +11,7 @@ import { settlesWithin } from '../lifecycle/settles-within.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { assertJobPayload } from '../queue/assert-job-payload.js';
 import { startSync } from './start-sync.js';
+import { ExportSchedule } from './export-schedule.js';
 
 /**
  * The nightly sync's schedule and the worker that plans each night's sync. The schedule is a
@@ -32,6 +33,8 @@ export class SyncScheduler implements AppComponent {
   /** The process's outage monitor, kept: it must be reachable after the app closed. */
   private readonly outages: OutageMonitor;
   private worker: Worker | undefined;
+  /** ENVDATA_EXPORT_CRON's export, when set. */
+  private exports: ExportSchedule | undefined;
 
   /** A scheduler that schedules nothing until `start()`. */
   constructor(private readonly app: Uses<'config' | 'db' | 'logger' | 'outages' | 'queues'>) {
@@ -79,6 +82,16 @@ export class SyncScheduler implements AppComponent {
     });
     this.worker = worker;
     app.logger.info({ cron: app.config.sync.cron }, 'nightly sync scheduled (UTC)');
+    const { exportCron, exportDir } = app.config.sync;
+    if (exportCron && exportDir) {
+      this.exports = new ExportSchedule({
+        cron: exportCron,
+        dir: exportDir,
+        databaseUrl: app.config.databaseUrl,
+        logger: app.logger,
+      });
+      this.exports.start();
+    }
   }
 
   /** Plans one sync (the job of each firing); returns its run id. */
@@ -101,6 +114,7 @@ export class SyncScheduler implements AppComponent {
     this.unsubscribe();
     this.stopping.abort();
     if (this.worker) await settlesWithin(this.worker.close(), timeoutMs);
+    if (this.exports) await settlesWithin(this.exports.close(), timeoutMs);
   }
 
   /** `close(timeoutMs)`: how the app stops it. */

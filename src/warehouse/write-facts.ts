@@ -13,12 +13,18 @@ import type { FactRow } from './fact-rows.js';
 import type { FactTableSpec } from './fact-table-spec.js';
 import type { LocatedRows } from './located-rows.js';
 import type { Database } from './schema.js';
+import { markExportPartitions } from './export-marks.js';
 import type { Statement } from './wire/index.js';
 
 /** How a batch of facts is written; `bench:upsert` measures what each earns (docs/scaling.md). */
 export interface WriteTechniques extends FactWire {
   /** Groups stored exactly as they are (same count and digest) are not sent again. */
   readonly digest: boolean;
+  /**
+   * Marks the months written for the Parquet export (`markExportPartitions`); default true.
+   * Only `bench:upsert --no-export-marks` turns it off, to measure what it costs.
+   */
+  readonly exportMarks?: boolean;
 }
 
 export const ALL_TECHNIQUES: WriteTechniques = Object.freeze({ copy: true, digest: true });
@@ -67,7 +73,15 @@ export async function writeFacts(
   const written: number[] = [];
   for (const { spec, groups: all } of tables) {
     const groups = all.filter((g) => g.rows.length > 0);
-    written.push(groups.length === 0 ? 0 : await write(trx, spec, groups, options, techniques));
+    if (groups.length === 0) {
+      written.push(0);
+      continue;
+    }
+    const { rows, groups: changed } = await write(trx, spec, groups, options, techniques);
+    if (rows > 0 && techniques.exportMarks !== false) {
+      await markExportPartitions(trx, spec.table, changed);
+    }
+    written.push(rows);
   }
   for (const statement of alongside.after(written.some((n) => n > 0))) {
     await statement.execute(trx);
@@ -82,7 +96,7 @@ async function write(
   groups: readonly LocatedRows<FactRow>[],
   options: WriteFactsOptions,
   techniques: WriteTechniques,
-): Promise<number> {
+): Promise<{ rows: number; groups: readonly LocatedRows<FactRow>[] }> {
   if (options.assumeNew) {
     try {
       await newFactsStatement(spec, groups, techniques).execute(trx);
@@ -90,16 +104,16 @@ async function write(
       if (isUniqueViolation(error)) throw new RowsStoredAlready(spec.table, error);
       throw error;
     }
-    return rowCount(groups);
+    return { rows: rowCount(groups), groups };
   }
   let changed = groups;
   if (techniques.digest) {
     const { rows: probed } = await probeStatement(spec, groups).execute(trx);
     changed = changedGroups(groups, probed, factDigests(spec, groups));
-    if (changed.length === 0) return 0;
+    if (changed.length === 0) return { rows: 0, groups: [] };
   }
   const upserted = await upsertStatement(spec, changed).execute(trx);
-  return Number(upserted.numAffectedRows ?? 0n);
+  return { rows: Number(upserted.numAffectedRows ?? 0n), groups: changed };
 }
 
 /**

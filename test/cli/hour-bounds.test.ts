@@ -22,6 +22,12 @@ const OTHER_ARGS: Record<string, readonly string[]> = {
   rebuild: [],
 };
 
+/**
+ * Commands whose `--to` names a directory, not an hour (the export's, issue 42): no `--from`,
+ * nothing to check here; listed so that a new hour-bounded command cannot hide among them.
+ */
+const TO_IS_A_DIRECTORY = ['export parquet', 'export query', 'export verify'];
+
 /** The path of every command of `envdata` that has a `--from` option (`locations import`…). */
 function commandsWithFrom(): string[] {
   const sink = new PassThrough();
@@ -42,7 +48,7 @@ function commandsWithFrom(): string[] {
 
 describe('--from and --to', () => {
   it('are taken by the commands this file checks, and only those', () => {
-    expect(commandsWithFrom()).toEqual(Object.keys(OTHER_ARGS).sort());
+    expect(commandsWithFrom()).toEqual([...Object.keys(OTHER_ARGS), ...TO_IS_A_DIRECTORY].sort());
   });
 
   describe.each(Object.entries(OTHER_ARGS))('envdata %s', (command, other) => {

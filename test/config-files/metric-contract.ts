@@ -18,6 +18,7 @@ export const CONTRACT_METRICS = {
   envdata_locations_stale: 'gauge',
   envdata_quota_used_calls: 'gauge',
   envdata_quota_limit_calls: 'gauge',
+  envdata_export_lag_seconds: 'gauge',
 } as const;
 
 /** Whether a dashboard may query `name`: a contract series, a default process metric, or `up`. */

@@ -1,3 +1,4 @@
+import type { ExportJson, ExportVerifyJson } from '../../src/cli/json/export-json.js';
 import type { DeclaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
 import type { UpstreamJson } from '../../src/cli/json/upstream-json.js';
 import type { NotificationJson } from '../../src/notify/notification-document.js';
@@ -565,4 +566,35 @@ export const LINEAGE_PENDING_EXAMPLE: LineagePendingJson = {
       nextAttemptAt: null,
     },
   ],
+};
+
+export const EXPORT_EXAMPLE: ExportJson = {
+  kind: 'export',
+  version: 1,
+  generatedAt: '2024-07-01T02:10:00.000Z',
+  dir: '/data/envdata-parquet',
+  snapshot: '1204:1207:1205',
+  startedAt: '2024-07-01T02:09:41.000Z',
+  finishedAt: '2024-07-01T02:09:59.000Z',
+  written: ['weather_hourly/2024-06', 'weather_daily/2024-06', 'weather_daily/2024-07'],
+  removed: [],
+  unchanged: 212,
+  rows: 1_452_000,
+  bytes: 21_780_224,
+};
+
+export const EXPORT_VERIFY_EXAMPLE: ExportVerifyJson = {
+  kind: 'export-verify',
+  version: 1,
+  generatedAt: '2024-07-01T02:20:00.000Z',
+  dir: '/data/envdata-parquet',
+  ok: false,
+  partitions: 215,
+  rowsChecked: 8_760_000,
+  difference: {
+    partition: 'weather_hourly/2024-06',
+    file: 'dataset=weather_hourly/year=2024/month=06/part.parquet',
+    reason:
+      'the warehouse holds 1440001 rows, digest 553402322211286548; the file 1440000 rows, digest 553101123337162110',
+  },
 };

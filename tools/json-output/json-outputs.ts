@@ -10,6 +10,8 @@ import {
   STATUS_EXAMPLE,
   SYNC_PLAN_EXAMPLE,
   UPSTREAM_EXAMPLE,
+  EXPORT_EXAMPLE,
+  EXPORT_VERIFY_EXAMPLE,
 } from './json-output-examples.js';
 import { declaredPlanJson } from '../../src/cli/json/declared-plan-json.js';
 import { lineagePendingJson } from '../../src/cli/json/lineage-pending-json.js';
@@ -19,6 +21,7 @@ import { runStatusJson } from '../../src/cli/json/run-status-json.js';
 import { statusJson } from '../../src/cli/json/status-json.js';
 import { syncPlanJson } from '../../src/cli/json/sync-plan-json.js';
 import { upstreamJson } from '../../src/cli/json/upstream-json.js';
+import { exportJson, exportVerifyJson } from '../../src/cli/json/export-json.js';
 
 /** One command's `--json` document: its schema, where it is documented, and an example. */
 export interface JsonOutput {
@@ -103,6 +106,22 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
       'The OpenLineage events not yet taken by the receiver of ENVDATA_OPENLINEAGE_URL (docs/observability-lineage.md), oldest first (at most 100; `total` counts them all), each with its run, attempt, event type, the posts tried and the last error (never the URL or the key). A lineage event never expires: it waits for the receiver.',
     schema: lineagePendingJson,
     example: LINEAGE_PENDING_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata export parquet --json',
+    kind: 'export',
+    about:
+      'What an export wrote (docs/export.md): the partitions written and removed, rows and bytes, and its position in the ledger (the warehouse snapshot). Exit 1 with a message on standard error and nothing on standard output when another export is running.',
+    schema: exportJson,
+    example: EXPORT_EXAMPLE,
+  }),
+  jsonOutput({
+    command: 'envdata export verify --json',
+    kind: 'export-verify',
+    about:
+      'Every partition’s count and digest from its file (DuckDB) against the manifest and the warehouse (docs/export.md). Exit 1 when `ok` is false; the document is printed either way.',
+    schema: exportVerifyJson,
+    example: EXPORT_VERIFY_EXAMPLE,
   }),
   jsonOutput({
     command: 'ENVDATA_NOTIFY_FORMAT=json (the body of each alert POSTed to ENVDATA_NOTIFY_URL)',
