@@ -182,7 +182,7 @@ export interface Config {
      */
     readonly revisedShare?: number | undefined;
   };
-  /** OpenLineage RunEvents (docs/observability-lineage.md); `undefined`: none recorded. */
+  /** OpenLineage RunEvents (docs/observability.md); `undefined`: none recorded. */
   readonly lineage?:
     | {
         /** Where events are POSTed (ENVDATA_OPENLINEAGE_URL, with `/api/v1/lineage` unless given). */

@@ -323,7 +323,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'ENVDATA_OPENLINEAGE_URL',
     default: undefined,
     description:
-      "Where envdata sends an OpenLineage RunEvent for every run (START, then COMPLETE, FAIL or ABORT): the receiver's base URL (Marquez: http://localhost:5000), events POSTed to <url>/api/v1/lineage; a URL whose path ends in /lineage is taken as the endpoint itself. Unset: no lineage events are recorded (docs/observability-lineage.md).",
+      "Where envdata sends an OpenLineage RunEvent for every run (START, then COMPLETE, FAIL or ABORT): the receiver's base URL (Marquez: http://localhost:5000), events POSTed to <url>/api/v1/lineage; a URL whose path ends in /lineage is taken as the endpoint itself. Unset: no lineage events are recorded (docs/observability.md).",
   },
   {
     name: 'ENVDATA_OPENLINEAGE_API_KEY',

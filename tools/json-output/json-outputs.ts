@@ -103,7 +103,7 @@ export const JSON_OUTPUTS: readonly JsonOutput[] = [
     command: 'envdata lineage pending --json',
     kind: 'lineage-pending',
     about:
-      'The OpenLineage events not yet taken by the receiver of ENVDATA_OPENLINEAGE_URL (docs/observability-lineage.md), oldest first (at most 100; `total` counts them all), each with its run, attempt, event type, the posts tried and the last error (never the URL or the key). A lineage event never expires: it waits for the receiver.',
+      'The OpenLineage events not yet taken by the receiver of ENVDATA_OPENLINEAGE_URL (docs/observability.md), oldest first (at most 100; `total` counts them all), each with its run, attempt, event type, the posts tried and the last error (never the URL or the key). A lineage event never expires: it waits for the receiver.',
     schema: lineagePendingJson,
     example: LINEAGE_PENDING_EXAMPLE,
   }),

@@ -5,12 +5,12 @@ import { printJsonDocument } from '../json/print-json-document.js';
 /** Events listed at most. */
 const LIMIT = 100;
 
-/** `envdata lineage pending`: the OpenLineage events not delivered yet (docs/observability-lineage.md). */
+/** `envdata lineage pending`: the OpenLineage events not delivered yet (docs/observability.md). */
 export function registerLineageCommand(program: Command, context: CommandContext): void {
   const lineage = program
     .command('lineage')
     .description(
-      'OpenLineage events sent to ENVDATA_OPENLINEAGE_URL (see docs/observability-lineage.md)',
+      'OpenLineage events sent to ENVDATA_OPENLINEAGE_URL (see docs/observability.md)',
     );
   lineage
     .command('pending')
