@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database, RunKind } from '../warehouse/schema.js';
+import { currentTraceparent } from '../tracing/tracing.js';
 import type { Gap } from './find-gaps.js';
 
 /**
  * Writes a run and its gaps (each with its cursor at the start) in one transaction: the caller's
- * when `db` is one.
+ * when `db` is one. While tracing runs, the run keeps the `traceparent` of the span planning it
+ * (`envdata.run.plan`): its chunks' traces link to it, whoever enqueues them and when.
  */
 export async function createRunWithGaps(
   db: Kysely<Database>,
@@ -29,6 +31,7 @@ export async function createRunWithGaps(
         priority: run.priority,
         window_auto: run.windowAuto ?? false,
         request: JSON.stringify(run.request),
+        traceparent: currentTraceparent(),
       })
       .returning('run_id')
       .executeTakeFirstOrThrow();
