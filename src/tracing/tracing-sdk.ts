@@ -41,7 +41,9 @@ export function startTracingSdk(options: {
 }): TracingSdk {
   const { env } = options;
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': options.serviceName }))
+    .merge(
+      resourceFromAttributes({ 'service.name': options.serviceName, 'process.pid': process.pid }),
+    )
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the role's name.
     .merge(detectResources({ detectors: [envDetector] }));
   const exporter = new OTLPTraceExporter();
