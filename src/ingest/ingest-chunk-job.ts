@@ -64,26 +64,14 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     const chunkId = job.data.chunkId;
     // Traced (inside BullMQ's `process` span): the wait in the queue, from the enqueue to now, on
     // the job's first start only (a retry's wait starts at its backoff, which BullMQ's span of it
-    // shows); the claim; the call and landing; what the ledger made of it.
+    // shows); the call and landing; what the ledger made of it.
     if (job.attemptsStarted <= 1) {
       recordSpan('envdata.queue.wait', {
         startTime: new Date(job.timestamp),
         attributes: { 'envdata.chunk.id': chunkId },
       });
     }
-    const chunk = await inSpan(
-      'envdata.ledger.claim',
-      async (span) => {
-        const claimed = await claimChunk(deps.db, chunkId, deps.rechecks);
-        span.setAttributes({
-          'envdata.chunk.claimed':
-            claimed === undefined ? 'no' : 'settled' in claimed ? 'settled' : 'yes',
-          'envdata.run.id': claimed?.runId,
-        });
-        return claimed;
-      },
-      { attributes: { 'envdata.chunk.id': chunkId } },
-    );
+    const chunk = await claimChunk(deps.db, chunkId, deps.rechecks);
     if (!chunk) return 'skipped';
     if ('settled' in chunk) {
       log.debug({ chunkId: chunk.chunkId, runId: chunk.runId }, 'chunk settled meanwhile: no call');

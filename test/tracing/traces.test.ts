@@ -128,7 +128,6 @@ describe('OpenTelemetry traces of a backfill worked by two worker processes', ()
       const wait = child('envdata.queue.wait');
       expect(wait.startNs, label).toBeLessThan(process.startNs);
       expect(wait.startNs, label).toBeGreaterThanOrEqual(enqueue.startNs - 1_000_000n);
-      child('envdata.ledger.claim');
       const admission = child('envdata.admission.wait');
       expect(admission.attributes['envdata.admission.result'], label).toBe('permit');
       const http = child(/^envdata\.http GET \/(history\/pollen|weather\/history)\//);
