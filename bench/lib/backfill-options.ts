@@ -31,8 +31,8 @@ const USAGE = `usage: npm run bench:backfill -- [options]
   --rate-seconds S     length of the rate-limited backfill: R × S calls (default 20)
   --concurrency N      ingest worker concurrency (default 32)
   --parts LIST         parts to measure, comma-separated: ${BENCH_PARTS.join(', ')} (default all; 2 alone: the rate limit; 5 alone: tracing)
-  --trace-days N       part 5: days of each backfill, tracing off, at 100 % and at 10 % (default 120)
-  --trace-rounds N     part 5: rounds of the three, alternating (default 3)
+  --trace-days N       part 5: days of each backfill, tracing off, at 100 % and at 10 % (default 90)
+  --trace-rounds N     part 5: rounds of the three, alternating (default 4)
 Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
 
 function backendsOf(raw: string): QueueBackend[] {
@@ -77,8 +77,8 @@ export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
       'rate-seconds': { type: 'string', default: '20' },
       concurrency: { type: 'string', default: '32' },
       parts: { type: 'string', default: BENCH_PARTS.join(',') },
-      'trace-days': { type: 'string', default: '120' },
-      'trace-rounds': { type: 'string', default: '3' },
+      'trace-days': { type: 'string', default: '90' },
+      'trace-rounds': { type: 'string', default: '4' },
     },
     (values) => ({
       backends: backendsOf(values.backends),

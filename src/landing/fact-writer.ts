@@ -15,7 +15,7 @@ import {
   type AlongsideFacts,
   type WriteTechniques,
 } from '../warehouse/write-facts.js';
-import type { Statement } from '../warehouse/wire/statements.js';
+import type { Statement } from '../warehouse/wire/index.js';
 import { annotateSpan, tracingStarted } from '../tracing/tracing.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 import { AnswerIds } from './answer-ids.js';

@@ -218,9 +218,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 /** What the HTTP span of a call says of its answer: never a header that could carry a secret. */
 function answerAttributes(answer: ServiceAnswer): Record<string, string | number | undefined> {
   const retryAfter = answer.headers['retry-after'];
+  const length = Number(answer.headers['content-length']);
   return {
     'http.response.status_code': answer.status,
-    'http.response.body.size': Buffer.byteLength(answer.body),
+    // What the service said it sent; else the characters read (no second pass over the body).
+    'http.response.body.size': Number.isSafeInteger(length) ? length : answer.body.length,
     'http.response.header.retry-after': Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
   };
 }
