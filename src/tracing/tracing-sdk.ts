@@ -17,7 +17,7 @@ import {
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
 import type { Telemetry } from 'bullmq';
-import type { TracingSdk } from './tracing.js';
+import type { TracingSdk } from './tracing-sdk-api.js';
 import type { TracingEnvironment } from './tracing-enabled.js';
 
 /** What a flush or the shutdown may take: the receiver down must not hold the exit. */

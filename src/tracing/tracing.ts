@@ -1,5 +1,6 @@
-import type { Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Span, SpanContext } from '@opentelemetry/api';
 import type { Telemetry } from 'bullmq';
+import type { TracingSdk } from './tracing-sdk-api.js';
 import { tracingEnabled, type TracingEnvironment } from './tracing-enabled.js';
 
 /** The long-running roles of an envdata process: the default `service.name` is `envdata-<role>`. */
@@ -32,22 +33,6 @@ export interface SpanOptions {
   readonly links?: readonly (SpanRef | undefined)[];
   /** The root of a trace of its own, whatever span is active (a batch shared by chunks). */
   readonly root?: boolean;
-}
-
-/** What the SDK module (`tracing-sdk.ts`) gives once tracing is started. */
-export interface TracingSdk {
-  readonly tracer: Tracer;
-  /** BullMQ's `telemetry` option (`bullmq-otel`): trace context travels in the jobs. */
-  readonly telemetry: Telemetry;
-  readonly activeSpan: () => Span | undefined;
-  /** The W3C `traceparent` of `span`, or of the active span. */
-  readonly traceparentOf: (span?: Span) => string | undefined;
-  /** The span context a `traceparent` names, to link to. */
-  readonly parseTraceparent: (traceparent: string) => SpanContext | undefined;
-  /** BullMQ's job metadata for `span`: the context a consumer continues (`opts.telemetry.metadata`). */
-  readonly jobMetadataOf: (span: Span) => string;
-  readonly flush: () => Promise<void>;
-  readonly shutdown: () => Promise<void>;
 }
 
 /** Set while tracing runs in this process; `undefined` keeps every helper here a no-op. */
