@@ -11,6 +11,7 @@ import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { runEnvdata } from '../harness/run-envdata.js';
 import { useEnvdataProcesses } from '../harness/start-envdata.js';
 import { waitForRun } from '../harness/wait-for-run.js';
+import { serveConsole } from '../console/serve-console.js';
 
 const fx = useBackfillFixture();
 const startProcess = useEnvdataProcesses();
@@ -190,6 +191,25 @@ describe('OpenTelemetry traces of a backfill worked by two worker processes', ()
     expect(text.stdout).toContain(
       `(chunk ${failed.chunkId}, 1 attempt(s)) trace ${failed.traceId}`,
     );
+
+    // The console links it to its trace in the viewer (ENVDATA_TRACE_URL).
+    const served = await serveConsole(fx, {
+      env: { ENVDATA_TRACE_URL: 'http://jaeger.example:16686/trace/{traceId}' },
+    });
+    try {
+      const response = await fetch(`${served.url}/api/runs/${runId}`);
+      const page = (await response.json()) as {
+        failures: { examples: { chunkId: number; traceUrl: string | null }[] }[];
+      };
+      expect(page.failures[0]!.examples).toEqual([
+        expect.objectContaining({
+          chunkId: failed.chunkId,
+          traceUrl: `http://jaeger.example:16686/trace/${failed.traceId}`,
+        }),
+      ]);
+    } finally {
+      await served.stop();
+    }
 
     // No secret in anything exported: the key, the webhook's secret.
     const payloads = receiver.payloads().join('\n');
