@@ -40,6 +40,16 @@ export function printTracingCost(
       (n, r) => n + (r.mode === '100 %' ? r.chunks : r.mode === '10 %' ? r.chunks / 10 : 0),
       0,
     );
+    const work = TRACING_MODES.map((mode) => `${cost.spanWorkUs.get(mode)!.toFixed(0)}`);
+    rows.push([
+      `${backend} spans alone, CPU µs/chunk`,
+      work.join(' / '),
+      'off / 100 % / 10 %',
+      '',
+      '',
+      '',
+      '',
+    ]);
     rows.push([
       `${backend} exported`,
       `${fmtInt(cost.spansExported)} spans, ${fmtMb(cost.bytesExported)}`,

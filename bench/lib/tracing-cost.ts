@@ -4,7 +4,14 @@ import { createInterface } from 'node:readline';
 import type { Location } from '../../src/locations/location.js';
 import { createFeeder } from '../../src/dispatch/create-feeder.js';
 import { insertLocation } from '../../src/locations/insert-location.js';
-import { shutdownTracing, startTracing } from '../../src/tracing/tracing.js';
+import {
+  inSpan,
+  inSpanSync,
+  producerSpans,
+  recordSpan,
+  shutdownTracing,
+  startTracing,
+} from '../../src/tracing/tracing.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { benchApp, timedBackfill, type BenchTarget, type TimedBackfill } from './bench-app.js';
 import { rate } from './report.js';
@@ -23,6 +30,8 @@ export interface TracedRun extends TimedBackfill {
 
 export interface TracingCost {
   readonly runs: readonly TracedRun[];
+  /** CPU µs per chunk of its spans alone (made and exported, no other work), by mode. */
+  readonly spanWorkUs: ReadonlyMap<TracingMode, number>;
   /** Spans the loopback receiver was sent, and what it received in bytes, over every run. */
   readonly spansExported: number;
   readonly bytesExported: number;
@@ -66,7 +75,9 @@ export async function measureTracingCost(
       }
     }
     const { spans, bytes } = await receiver.counts();
-    return { runs, spansExported: spans, bytesExported: bytes };
+    const spanWorkUs = new Map<TracingMode, number>();
+    for (const mode of TRACING_MODES) spanWorkUs.set(mode, await spanWork(mode, receiver.url));
+    return { runs, spanWorkUs, spansExported: spans, bytesExported: bytes };
   } finally {
     await receiver.stop();
     await simulator.stop();
@@ -95,16 +106,7 @@ async function tracedBackfill(
   options: { simulatorUrl: string; receiverUrl: string; concurrency: number },
 ): Promise<TimedBackfill> {
   // The SDK reads the standard variables of the process itself: set for this run only.
-  const vars: Record<string, string> =
-    mode === 'off'
-      ? {}
-      : {
-          OTEL_EXPORTER_OTLP_ENDPOINT: options.receiverUrl,
-          ...(mode === '10 %' && {
-            OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-            OTEL_TRACES_SAMPLER_ARG: '0.1',
-          }),
-        };
+  const vars = tracingVariables(mode, options.receiverUrl);
   Object.assign(process.env, vars);
   try {
     if (mode !== 'off' && !(await startTracing('worker', process.env))) {
@@ -202,4 +204,80 @@ async function copiesOf(
   } finally {
     await app.close();
   }
+}
+
+/**
+ * CPU µs per chunk of a chunk's spans alone, as the worker makes them (the same names, kinds,
+ * nesting and attributes; BullMQ's `process` and `complete` made here too), exported to
+ * `receiverUrl`: what tracing adds to each chunk, without the noise of a whole backfill.
+ */
+async function spanWork(mode: TracingMode, receiverUrl: string): Promise<number> {
+  const vars = tracingVariables(mode, receiverUrl);
+  Object.assign(process.env, vars);
+  try {
+    if (mode !== 'off') await startTracing('worker', process.env);
+    const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const chunk = async (i: number): Promise<void> => {
+      const enqueue = producerSpans('envdata.chunk.enqueue', [
+        { attributes: { 'envdata.chunk.id': i, 'envdata.run.id': 1 } },
+      ]);
+      enqueue.end();
+      await inSpan('process ingest', async () => {
+        recordSpan('envdata.queue.wait', {
+          startTime: new Date(Date.now() - 5),
+          attributes: { 'envdata.chunk.id': i },
+        });
+        await inSpan('envdata.admission.wait', async (span) => {
+          await tick();
+          span.setAttributes({ 'envdata.admission.result': 'permit' });
+        });
+        await inSpan(
+          'envdata.http GET /history/pollen/by-lat-lng',
+          async (span) => {
+            await tick();
+            span.setAttributes({
+              'http.response.status_code': 200,
+              'http.response.body.size': 9e4,
+            });
+          },
+          { kind: 'client', attributes: { 'http.request.method': 'GET', 'url.path': '/h' } },
+        );
+        inSpanSync('envdata.parse', (span) => span.setAttributes({ 'envdata.parse.records': 48 }));
+        inSpanSync('envdata.normalise', (span) =>
+          span.setAttributes({ 'envdata.normalise.rows': 9 }),
+        );
+        await inSpan('envdata.landing', async (span) => {
+          await inSpan('envdata.stage', tick);
+          span.setAttributes({ 'envdata.landing.batch_size': 8, 'envdata.landing.state': 'done' });
+        });
+        await inSpan('envdata.ledger.outcome', async (span) => {
+          await tick();
+          span.setAttributes({ 'envdata.chunk.result': 'landed' });
+        });
+        await inSpan('complete ingest', async () => undefined);
+      });
+    };
+    for (let i = 0; i < 2_000; i += 1) await chunk(i);
+    const cpu0 = process.cpuUsage();
+    const chunks = 20_000;
+    for (let i = 0; i < chunks; i += 1) await chunk(i);
+    await shutdownTracing();
+    const cpu = process.cpuUsage(cpu0);
+    return (cpu.user + cpu.system) / chunks;
+  } finally {
+    await shutdownTracing();
+    for (const name of Object.keys(vars)) delete process.env[name];
+  }
+}
+
+/** The standard variables of `mode`, exporting to `receiverUrl`. */
+function tracingVariables(mode: TracingMode, receiverUrl: string): Record<string, string> {
+  if (mode === 'off') return {};
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+    ...(mode === '10 %' && {
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    }),
+  };
 }
