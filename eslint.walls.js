@@ -20,6 +20,9 @@ export const LAYERS = [
   ['types.ts'],
   ['errors', 'windows'],
   ['config'],
+  // OpenTelemetry traces: the only part that knows the SDK, loaded only when tracing is on;
+  // the no-op helpers every hot path calls while it is off.
+  ['tracing'],
   ['logging'],
   ['lifecycle', 'geo'],
   // The seams to the outside, side by side so that none reaches another: HTTP to the service,

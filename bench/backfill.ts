@@ -19,6 +19,9 @@
  *    tables of `envdata_queue` (on disk; not judged);
  * 4. the ledger of a finished 200,000-chunk plan: bytes per covered location-year with every done
  *    chunk kept (before coverage) and with coverage ranges and chunks folded (now). Once: no queue.
+ * 5. what OpenTelemetry traces cost (src/tracing/): rows/s of backfills with tracing off, on at
+ *    100 % sampling and on at 10 % (`parentbased_traceidratio`, 0.1), alternating, exporting over
+ *    OTLP/HTTP to a receiver on loopback; ratios to off (targets: ≥ 95 % at 100 %, ≥ 98 % at 10 %).
  *
  * Each part runs on every backend in turn, back to back, so that the figures set side by side
  * meet the same machine (it is shared: load moves within minutes). Each backend gets a database
@@ -56,6 +59,8 @@ import { measureFullQueuePlan } from './lib/full-queue-plan.js';
 import { measureQuotaCheck } from './lib/quota-check-cost.js';
 import { measureRateLimited } from './lib/rate-limited-run.js';
 import { measureShapeCost, type ShapeCost } from './lib/shape-cost.js';
+import { printTracingCost } from './lib/tracing-cost-report.js';
+import { measureTracingCost, type TracingCost } from './lib/tracing-cost.js';
 
 // The bench is an entry point: the one place here that reads the environment.
 const options = readBackfillOptions(process.argv.slice(2));
@@ -148,6 +153,15 @@ async function main(): Promise<void> {
     const fullQueue = parts.has(3)
       ? await onEach(runs, '3. full queue', (run) => measureFullQueuePlan(run.target))
       : undefined;
+    const tracing: TracingCost[] | undefined = parts.has(5)
+      ? await onEach(runs, '5. tracing off, on at 100 % and at 10 %', (run) =>
+          measureTracingCost(run.target, run.locations, {
+            days: options.traceDays,
+            concurrency: options.concurrency,
+            rounds: options.traceRounds,
+          }),
+        )
+      : undefined;
     let ledger: LedgerSize | undefined;
     if (parts.has(4)) {
       stopIfInterrupted();
@@ -171,6 +185,8 @@ async function main(): Promise<void> {
       ...(ledger && { ledger }),
       seconds: (performance.now() - t0) / 1_000,
     });
+    if (tracing)
+      printTracingCost(runs.map((run, i) => ({ backend: run.backend, cost: tracing[i]! })));
   } finally {
     for (const run of runs) await run.close();
   }

@@ -51,6 +51,7 @@
 --   2026_11_28_0050_folded_missing_chunks
 --   2026_11_29_0051_provenance
 --   2026_11_29_0053_reread_hours
+--   2026_11_29_0054_trace_context
 --   2026_11_29_0055_lineage
 --   2026_11_29_0056_export_marks
 
@@ -175,7 +176,8 @@ create table envdata.chunk (
   quarantined_hours integer not null default 0,
   not_covered_hours integer not null default 0,
   no_data_hours integer not null default 0,
-  reread_hours integer not null default 0
+  reread_hours integer not null default 0,
+  trace_id text
 );
 alter table envdata.chunk add constraint chunk_check CHECK (window_from < window_to);
 alter table envdata.chunk add constraint chunk_location_id_fkey FOREIGN KEY (location_id) REFERENCES envdata.location(location_id) ON DELETE CASCADE;
@@ -187,6 +189,7 @@ CREATE INDEX chunk_run_status ON envdata.chunk USING btree (run_id, status);
 CREATE UNIQUE INDEX chunk_run_window ON envdata.chunk USING btree (run_id, dataset, location_id, window_from, window_to);
 CREATE INDEX chunk_undispatched ON envdata.chunk USING btree (run_id, chunk_id) WHERE (status = ANY (ARRAY['pending'::envdata.chunk_status, 'queued'::envdata.chunk_status, 'running'::envdata.chunk_status]));
 comment on column envdata.chunk.reread_hours is 'Hours its landings brought that had landed before (coverage), counted once per landing: what its run re-read.';
+comment on column envdata.chunk.trace_id is 'Trace id (32 hex digits) of the chunk''s last attempt (OpenTelemetry); null when tracing was off.';
 
 create table envdata.coverage (
   location_id integer not null,
@@ -608,7 +611,8 @@ create table envdata.run (
   waiting_reason text,
   waiting_until timestamp with time zone,
   folded_missing_chunks integer not null default 0,
-  folded_reread_hours jsonb not null default '{}'::jsonb
+  folded_reread_hours jsonb not null default '{}'::jsonb,
+  traceparent text
 );
 alter table envdata.run add constraint run_kind_check CHECK (kind = ANY (ARRAY['backfill'::text, 'sync'::text, 'rebuild'::text]));
 alter table envdata.run add constraint run_pkey PRIMARY KEY (run_id);
@@ -616,6 +620,7 @@ alter table envdata.run add constraint run_status_check CHECK (status = ANY (ARR
 CREATE INDEX run_running ON envdata.run USING btree (status) WHERE (status = 'running'::text);
 comment on column envdata.run.folded_missing_chunks is 'Of folded_chunks, those that landed with hours missing upstream (missing_hours > 0).';
 comment on column envdata.run.folded_reread_hours is 'Re-read hours (chunk.reread_hours) of its folded chunks, by dataset: {"weather": 48, "pollen": 48}.';
+comment on column envdata.run.traceparent is 'W3C traceparent of the span that planned the run (OpenTelemetry); null when tracing was off.';
 
 create table envdata.run_gap (
   run_gap_id bigint not null generated always as identity,

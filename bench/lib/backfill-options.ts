@@ -13,11 +13,14 @@ export interface BackfillOptions {
   /** How long the rate-limited backfill lasts at R: R × this many calls. */
   readonly rateSeconds: number;
   readonly concurrency: number;
-  /** Parts to measure (1 to 4), ascending; default all. */
+  /** Parts to measure (1 to 5), ascending; default all. */
   readonly parts: readonly BenchPart[];
+  /** Part 5: days of each traced backfill, and rounds of the three modes. */
+  readonly traceDays: number;
+  readonly traceRounds: number;
 }
 
-export const BENCH_PARTS = [1, 2, 3, 4] as const;
+export const BENCH_PARTS = [1, 2, 3, 4, 5] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 const USAGE = `usage: npm run bench:backfill -- [options]
@@ -27,7 +30,9 @@ const USAGE = `usage: npm run bench:backfill -- [options]
   --rate R             calls/s the simulator allows and ENVDATA_RATE_LIMIT is set to (default 20)
   --rate-seconds S     length of the rate-limited backfill: R × S calls (default 20)
   --concurrency N      ingest worker concurrency (default 32)
-  --parts LIST         parts to measure, comma-separated: ${BENCH_PARTS.join(', ')} (default all; 2 alone: the rate limit)
+  --parts LIST         parts to measure, comma-separated: ${BENCH_PARTS.join(', ')} (default all; 2 alone: the rate limit; 5 alone: tracing)
+  --trace-days N       part 5: days of each backfill, tracing off, at 100 % and at 10 % (default 90)
+  --trace-rounds N     part 5: rounds of the three, alternating (default 4)
 Servers: BENCH_DATABASE_URL (a superuser URL), BENCH_REDIS_URL (redis backend only).`;
 
 function backendsOf(raw: string): QueueBackend[] {
@@ -72,6 +77,8 @@ export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
       'rate-seconds': { type: 'string', default: '20' },
       concurrency: { type: 'string', default: '32' },
       parts: { type: 'string', default: BENCH_PARTS.join(',') },
+      'trace-days': { type: 'string', default: '90' },
+      'trace-rounds': { type: 'string', default: '4' },
     },
     (values) => ({
       backends: backendsOf(values.backends),
@@ -81,6 +88,8 @@ export function readBackfillOptions(argv: readonly string[]): BackfillOptions {
       rateSeconds: wholeNumberFlag('rate-seconds', values['rate-seconds'], 600),
       concurrency: wholeNumberFlag('concurrency', values.concurrency, 1_000),
       parts: partsOf(values.parts),
+      traceDays: wholeNumberFlag('trace-days', values['trace-days'], 300),
+      traceRounds: wholeNumberFlag('trace-rounds', values['trace-rounds'], 20),
     }),
   );
 }

@@ -4,6 +4,8 @@ import { CallBudget, queueLimiter, splitRateLimits } from './call-budget.js';
 import { CallPacer, type PacedCall } from './call-pacer.js';
 import { pacingError } from './pacing-error.js';
 import { QuotaGate, type QuotaHold, type QuotaUse } from './quota-gate.js';
+import { quotaHoldReason } from './quota-hold-reason.js';
+import { inSpan } from '../tracing/tracing.js';
 import { ThrottleBackoff } from './throttle-backoff.js';
 
 /** A call asking to be made. */
@@ -109,7 +111,16 @@ export class Admission {
    * Whether `call` may be made now, waiting for its slot of the pace first. Rejects with what the
    * quota's or the budget's backend threw (the slot given back), or with `call.use`'s error.
    */
-  async admit(call: AdmissionCall, signal?: AbortSignal): Promise<Admitted> {
+  admit(call: AdmissionCall, signal?: AbortSignal): Promise<Admitted> {
+    // Traced: `envdata.admission.wait`, what the call waited, and why it may not go when not.
+    return inSpan('envdata.admission.wait', async (span) => {
+      const admitted = await this.decide(call, signal);
+      if (span.recording) span.setAttributes(admittedAttributes(admitted));
+      return admitted;
+    });
+  }
+
+  private async decide(call: AdmissionCall, signal?: AbortSignal): Promise<Admitted> {
     const { pacer, quota } = this.policies;
     const use = !quota?.enabled
       ? undefined
@@ -177,5 +188,31 @@ export class Admission {
   /** Pauses every worker for `ms` and puts the job back, attempts untouched. */
   pause(ms: number, reason: PauseReason): Promise<never> {
     return this.policies.pauseAll(ms, reason);
+  }
+}
+
+/** What an admission span says: the decision, and its reason when the call waits. */
+function admittedAttributes(admitted: Admitted): Record<string, string | number | undefined> {
+  switch (admitted.kind) {
+    case 'permit':
+      return { 'envdata.admission.result': 'permit' };
+    case 'pace':
+      return {
+        'envdata.admission.result': 'pace',
+        'envdata.admission.reason':
+          (admitted.error as { code?: string }).code ?? admitted.error.name,
+      };
+    case 'quota':
+      return {
+        'envdata.admission.result': 'quota',
+        'envdata.admission.reason': quotaHoldReason(admitted.hold),
+        'envdata.admission.until': new Date(admitted.hold.untilMs).toISOString(),
+      };
+    case 'budget':
+      return {
+        'envdata.admission.result': 'budget',
+        'envdata.admission.reason': 'call budget spent',
+        'envdata.admission.pause_ms': admitted.ms,
+      };
   }
 }

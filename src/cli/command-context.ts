@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { loadConfig } from '../config/load-config.js';
 import { EnvdataError } from '../errors/envdata-error.js';
 import { redisTargetOf } from '../queue/redis-target.js';
+import type { ProcessRole } from '../tracing/tracing.js';
 import { databaseNameOf } from '../warehouse/database-url.js';
 import type { CliIo } from './cli-io.js';
 import { StatusLine } from './status-line.js';
@@ -45,13 +46,23 @@ export class CommandContext {
    * "run envdata migrate", never a crash halfway. With `queue`, the queue's backend (Redis, unless
    * ENVDATA_QUEUE_BACKEND=postgres) must answer too: a command
    * that dispatches work checks both before it writes anything, and exits 1 with the one-line
-   * message of the one that does not answer.
+   * message of the one that does not answer. With `tracing` (the process's role), the
+   * OpenTelemetry variables, when set, start traces first (`startTracing`: the SDK is loaded
+   * only then), stopped once the app is closed.
    */
   async withApp<T>(
     body: (app: App) => Promise<T>,
     config: Config = this.config,
-    options: { migrated?: boolean; queue?: boolean } = {},
+    options: { migrated?: boolean; queue?: boolean; tracing?: ProcessRole } = {},
   ): Promise<T> {
+    const tracing = options.tracing && (await import('../tracing/tracing.js'));
+    const traced =
+      tracing &&
+      (await tracing.startTracing(options.tracing!, this.io.env, [
+        config.service.apiKey,
+        config.console.token,
+        ...config.notify.targets.map((t) => t.url),
+      ]));
     // Loaded here, not at the top: `--help` and the commands that open nothing never load the
     // app's packages (pg, Kysely, BullMQ, ioredis, express, prom-client).
     const { createApp } = await import('../app.js');
@@ -70,6 +81,7 @@ export class CommandContext {
       return await body(app);
     } finally {
       await app.close();
+      if (traced) await tracing.shutdownTracing();
     }
   }
 

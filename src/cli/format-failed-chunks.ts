@@ -10,7 +10,8 @@ export function formatFailedChunks(groups: readonly FailedChunkGroup[], runId: n
     lines.push(`  ${g.code} × ${g.chunks}: ${g.message}`);
     for (const c of g.examples) {
       lines.push(
-        `    ${c.location} ${c.dataset} ${hour(c.from)}–${hour(c.to)} UTC (chunk ${c.chunkId}, ${c.attempts} attempt(s))`,
+        `    ${c.location} ${c.dataset} ${hour(c.from)}–${hour(c.to)} UTC (chunk ${c.chunkId}, ${c.attempts} attempt(s))` +
+          (c.traceId ? ` trace ${c.traceId}` : ''),
       );
     }
     if (g.chunks > g.examples.length) lines.push(`    … and ${g.chunks - g.examples.length} more`);

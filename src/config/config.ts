@@ -93,6 +93,11 @@ export interface Config {
      * answers to besides loopback ones; set, they also limit a console bound beyond loopback.
      */
     readonly hosts: readonly string[];
+    /**
+     * ENVDATA_TRACE_URL: a trace's address in the trace viewer, `{traceId}` where its id goes;
+     * the console links failed chunks to their traces with it. `undefined`: no link.
+     */
+    readonly traceUrl: string | undefined;
   };
   readonly worker: {
     readonly concurrency: number;

@@ -90,6 +90,12 @@ export const ENVIRONMENT_VARIABLES = [
       'Names (comma-separated, no port) the console also answers to besides localhost, 127.0.0.0/8 and [::1], e.g. the name of a reverse proxy in front of it; a request naming another Host is refused 421 (DNS rebinding). Set, it also limits a console bound beyond loopback.',
   },
   {
+    name: 'ENVDATA_TRACE_URL',
+    default: undefined,
+    description:
+      'Address of a trace in your trace viewer, with {traceId} where its id goes (Jaeger: http://localhost:16686/trace/{traceId}): the console links each failed chunk to its trace. Traces themselves are turned on by the standard OTEL_EXPORTER_OTLP_ENDPOINT.',
+  },
+  {
     name: 'ENVDATA_LANGUAGE',
     default: undefined,
     description: 'Accept-Language sent to the service (default: the service default, English).',

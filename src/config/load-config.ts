@@ -142,6 +142,11 @@ const schema = z.object({
     .min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)')
     .optional(),
   ENVDATA_CONSOLE_HOSTS: consoleHostsSchema.optional(),
+  ENVDATA_TRACE_URL: z
+    .string()
+    .refine((v) => v.includes('{traceId}'), 'must contain {traceId}, where a trace id goes')
+    .refine((v) => /^https?:\/\/[^\s]+$/i.test(v), 'must be an http:// or https:// address')
+    .optional(),
   ENVDATA_LANGUAGE: z.string().optional(),
   ENVDATA_RATE_LIMIT: rateLimitSchema,
   ENVDATA_QUOTA: quotaSchema,
@@ -333,7 +338,11 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     rateLimits: e.ENVDATA_RATE_LIMIT.filter((r) => r.durationMs !== DAY_MS),
     quota: quotaOf(e),
     money: { price: e.ENVDATA_PRICE_PER_CALL, budget: e.ENVDATA_BUDGET },
-    console: { token: e.ENVDATA_CONSOLE_TOKEN, hosts: e.ENVDATA_CONSOLE_HOSTS ?? [] },
+    console: {
+      token: e.ENVDATA_CONSOLE_TOKEN,
+      hosts: e.ENVDATA_CONSOLE_HOSTS ?? [],
+      traceUrl: e.ENVDATA_TRACE_URL,
+    },
     worker: {
       concurrency: e.ENVDATA_WORKER_CONCURRENCY,
       maxAttempts: e.ENVDATA_MAX_ATTEMPTS,

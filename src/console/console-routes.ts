@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { admissionStores } from '../admission/admission-stores.js';
 import type { Uses } from '../runtime/app-resources.js';
 import { sendJson, sendText, type HttpHandler, type HttpRoute } from '../runtime/http-server.js';
-import { failedChunkGroups } from '../ledger/failed-chunk-groups.js';
+import { failedChunkGroups, type FailedChunkGroup } from '../ledger/failed-chunk-groups.js';
 import { runExists } from '../ledger/reopen-runs.js';
 import { readRunProgress, recentRunIds, type RunProgress } from '../ledger/run-progress.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
@@ -186,7 +186,10 @@ export function consoleRoutes(
         const [progress] = await progressOf([runId]);
         if (!progress) return sendJson(response, 404, { error: `there is no run ${runId}` });
         const [run] = await runRows(app.db, [progress], app.config);
-        const failures = await failedChunkGroups(app.db, runId, 5);
+        const failures = withTraceUrls(
+          await failedChunkGroups(app.db, runId, 5),
+          app.config.console.traceUrl,
+        );
         const scope = await describeRunScope(app.db, app.config, runId, progress.calls);
         return sendJson(response, 200, { run, progress, failures, scope });
       }, 'api'),
@@ -363,4 +366,21 @@ async function readBody(request: IncomingMessage, limit: number): Promise<string
     parts.push(part);
   }
   return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * Each failed chunk with the address of its trace (ENVDATA_TRACE_URL, `{traceId}` replaced),
+ * when it has a trace id and the address is set.
+ */
+function withTraceUrls(groups: readonly FailedChunkGroup[], template: string | undefined) {
+  return groups.map((g) => ({
+    ...g,
+    examples: g.examples.map((c) => ({
+      ...c,
+      traceUrl:
+        template && c.traceId
+          ? template.replaceAll('{traceId}', encodeURIComponent(c.traceId))
+          : null,
+    })),
+  }));
 }

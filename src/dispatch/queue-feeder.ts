@@ -8,6 +8,8 @@ import {
   type UnfedRun,
 } from '../ledger/materialize-chunks.js';
 import { runningRunIds } from '../ledger/reopen-runs.js';
+import { chunkRunTraces } from '../ledger/run-traceparents.js';
+import { producerSpans, tracingStarted } from '../tracing/tracing.js';
 import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { RunCloser } from '../ledger/run-closer.js';
 import type { Database } from '../warehouse/schema.js';
@@ -125,18 +127,55 @@ export class QueueFeeder {
 
   /**
    * Adds one job per chunk (a no-op for a chunk whose job is already in Redis). Urgent chunks
-   * (a sync) go before every backfill job.
+   * (a sync) go before every backfill job. While tracing runs, each job starts its chunk's trace:
+   * an `envdata.chunk.enqueue` span (PRODUCER), linked to the run's plan, whose context the job
+   * carries (`opts.telemetry.metadata`) to the worker that takes it.
    */
   async add(chunks: readonly (number | DispatchChunk)[]): Promise<number> {
     if (chunks.length === 0) return 0;
-    await this.queue.addBulk(
-      chunks.map((chunk) =>
-        chunkJob(
-          typeof chunk === 'number' ? { chunkId: chunk, urgent: false } : chunk,
-          this.options.retry,
-        ),
+    const jobs = chunks.map((chunk) =>
+      chunkJob(
+        typeof chunk === 'number' ? { chunkId: chunk, urgent: false } : chunk,
+        this.options.retry,
       ),
     );
+    if (!tracingStarted()) {
+      await this.queue.addBulk(jobs);
+      return chunks.length;
+    }
+    const runs = await chunkRunTraces(
+      this.db,
+      jobs.map((job) => job.data.chunkId),
+    );
+    const spans = producerSpans(
+      'envdata.chunk.enqueue',
+      jobs.map(({ data }) => {
+        const run = runs.get(data.chunkId);
+        return {
+          attributes: {
+            'envdata.chunk.id': data.chunkId,
+            'envdata.run.id': run?.runId ?? undefined,
+            'messaging.system': 'bullmq',
+            'messaging.destination.name': this.queue.name,
+          },
+          link: run?.traceparent,
+        };
+      }),
+    );
+    try {
+      await this.queue.addBulk(
+        jobs.map((job, i) => {
+          const metadata = spans.metadata[i];
+          return metadata === undefined
+            ? job
+            : { ...job, opts: { ...job.opts, telemetry: { metadata } } };
+        }),
+      );
+    } catch (error) {
+      spans.end(error);
+      throw error;
+    }
+    spans.end();
     return chunks.length;
   }
 }

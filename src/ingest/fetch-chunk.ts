@@ -10,6 +10,7 @@ import type { ShapeRecorder } from './shape-recorder.js';
 import { shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
+import { inSpanSync } from '../tracing/tracing.js';
 
 /** A claimed chunk, as the fetch needs it. */
 export interface ChunkToFetch extends Pick<
@@ -98,7 +99,20 @@ export async function fetchChunk(
         chunkId: chunk.chunkId,
       })
     : undefined;
-  const facts = definition.toFacts(payload, chunk.window, shareUnits);
+  const facts = inSpanSync(
+    'envdata.normalise',
+    (span) => {
+      const normalised = definition.toFacts(payload, chunk.window, shareUnits);
+      if (span.recording) {
+        span.setAttributes({
+          'envdata.normalise.rows': normalised.tables.reduce((n, t) => n + t.rows.length, 0),
+          'envdata.normalise.quarantined': normalised.quarantined.length,
+        });
+      }
+      return normalised;
+    },
+    { attributes: { 'envdata.dataset': chunk.dataset } },
+  );
   // A shape not accepted under `quarantine` or `freeze`: the answer is archived, its hours held
   // as quarantined, and never fetched again (the same shape would come back, paid for).
   const held = shape !== undefined && shape.policy !== 'evolve';

@@ -8,6 +8,7 @@ import { createStepInterpreter } from './chunk-step-interpreter.js';
 import { outcomeOfStep } from './chunk-step.js';
 import { createChunkFetcher } from './fetch-and-land.js';
 import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
+import { inSpan, recordSpan } from '../tracing/tracing.js';
 import type { IngestChunkDeps, IngestOutcome } from './ingest-chunk-deps.js';
 import { WindowLearner } from './window-learner.js';
 import { wrongAddressCheck } from './wrong-address-check.js';
@@ -60,7 +61,17 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const act = createStepInterpreter(deps, { log, closer });
 
   const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
-    const chunk = await claimChunk(deps.db, job.data.chunkId, deps.rechecks);
+    const chunkId = job.data.chunkId;
+    // Traced (inside BullMQ's `process` span): the wait in the queue, from the enqueue to now, on
+    // the job's first start only (a retry's wait starts at its backoff, which BullMQ's span of it
+    // shows); the call and landing; what the ledger made of it.
+    if (job.attemptsStarted <= 1) {
+      recordSpan('envdata.queue.wait', {
+        startTime: new Date(job.timestamp),
+        attributes: { 'envdata.chunk.id': chunkId },
+      });
+    }
+    const chunk = await claimChunk(deps.db, chunkId, deps.rechecks);
     if (!chunk) return 'skipped';
     if ('settled' in chunk) {
       log.debug({ chunkId: chunk.chunkId, runId: chunk.runId }, 'chunk settled meanwhile: no call');
@@ -74,7 +85,23 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       const attempts = job.attemptsMade + 1;
       const step = await fetchAndLand(chunk, attempts);
       outcome = outcomeOfStep(step);
-      const result = await act(step, chunk, attempts, job, token);
+      const result = await inSpan(
+        'envdata.ledger.outcome',
+        async (span) => {
+          const ended = await act(step, chunk, attempts, job, token);
+          span.setAttributes({ 'envdata.chunk.result': ended });
+          return ended;
+        },
+        {
+          attributes: {
+            'envdata.chunk.id': chunk.chunkId,
+            'envdata.chunk.step': step.kind,
+            'envdata.chunk.outcome': outcome,
+            'envdata.chunk.attempt': attempts,
+            'envdata.error.code': 'code' in step ? step.code : undefined,
+          },
+        },
+      );
       // A split that could not split failed.
       if (result === 'failed') outcome = 'failed';
       return result;

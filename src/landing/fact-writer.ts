@@ -9,7 +9,14 @@ import type { FactTable, WriteContext } from '../warehouse/fact-table.js';
 import type { LocatedRows } from '../warehouse/located-rows.js';
 import type { Database } from '../warehouse/schema.js';
 import { SpeciesIds } from '../warehouse/species-ids.js';
-import { RowsStoredAlready, writeFacts, type WriteTechniques } from '../warehouse/write-facts.js';
+import {
+  RowsStoredAlready,
+  writeFacts,
+  type AlongsideFacts,
+  type WriteTechniques,
+} from '../warehouse/write-facts.js';
+import type { Statement } from '../warehouse/wire/index.js';
+import { annotateSpan, tracingStarted } from '../tracing/tracing.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 import { AnswerIds } from './answer-ids.js';
 import {
@@ -96,8 +103,11 @@ export class FactWriter {
       groups,
     }));
     const records = landings.map((l) => l.decision.record);
+    // The ledger's statements the transaction ran, by name, for its span.
+    const statements: string[] = [];
     const inTransaction = (assumeNewAllowed: boolean) =>
       this.db.transaction().execute(async (trx) => {
+        statements.length = 0;
         const opened = await openLanding(
           trx,
           records,
@@ -109,9 +119,10 @@ export class FactWriter {
         const ledger = records.map((r, i) =>
           withAnswer(withNewRows(r, opened.landedBefore.get(i)), answers.get(i)),
         );
+        const alongside = ledgerStatements(ledger, opened.settled);
         return writeFacts(trx, tables, {
           assumeNew: assumeNewAllowed && !opened.anyLanded,
-          alongside: ledgerStatements(ledger, opened.settled),
+          alongside: tracingStarted() ? namesKept(alongside, statements) : alongside,
           techniques: this.options.techniques,
         });
       });
@@ -122,6 +133,16 @@ export class FactWriter {
       throw error;
     });
     this.report(landings, [...batch.keys()], written);
+    // Traced: on the landing transaction's span (`envdata.landing.transaction`).
+    annotateSpan({
+      'envdata.landing.chunks': landings.length,
+      'envdata.landing.tables': tables.map((t) => t.spec.table),
+      'envdata.landing.rows_written': written.reduce((sum, n) => sum + n, 0),
+      'envdata.landing.statements': [
+        this.options.archiveRetention ? 'envdata_open_landing_hold' : 'envdata_open_landing',
+        ...statements,
+      ],
+    });
     return {
       results: landings.map((l) => l.decision.result),
       rowsWritten: written.reduce((sum, n) => sum + n, 0),
@@ -186,4 +207,17 @@ function withAnswer(
   answer: LandingRecord['answer'] | undefined,
 ): LandingRecord {
   return answer ? { ...record, answer } : record;
+}
+
+/** `alongside`, each statement's name pushed to `names` as it runs. */
+function namesKept(alongside: AlongsideFacts, names: string[]): AlongsideFacts {
+  const kept = (statements: readonly Statement<unknown>[]) =>
+    statements.map((statement) => ({
+      ...statement,
+      execute: (db: Parameters<Statement<unknown>['execute']>[0]) => {
+        if (statement.name !== undefined) names.push(statement.name);
+        return statement.execute(db);
+      },
+    }));
+  return { first: kept(alongside.first), after: (changed) => kept(alongside.after(changed)) };
 }

@@ -2,11 +2,14 @@ import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import type { ChunkLanding, LandingResult } from '../ledger/landing-decision.js';
 import type { FactWriter } from './fact-writer.js';
 import type { StagedLanding } from './stage-landing.js';
+import { inSpan, type TraceSpan } from '../tracing/tracing.js';
 
 interface Pending {
   readonly landing: StagedLanding;
   readonly resolve: (result: LandingResult) => void;
   readonly reject: (e: unknown) => void;
+  /** The chunk's `envdata.landing` span, linked to its batch's transaction. */
+  readonly span: TraceSpan;
 }
 
 /**
@@ -28,21 +31,34 @@ export class LandingBatcher {
     private readonly options: { readonly maxBatch: number; readonly maxWaitMs: number },
   ) {}
 
-  /** Resolves with what the ledger made of the chunk once its landing is committed. */
-  async land(unstaged: ChunkLanding): Promise<LandingResult> {
-    const staging = this.writer.stage(unstaged);
-    this.staging.add(staging);
-    let landing: StagedLanding;
-    try {
-      landing = await staging;
-    } finally {
-      this.staging.delete(staging);
-    }
-    return new Promise((resolve, reject) => {
-      this.pending.push({ landing, resolve, reject });
-      if (this.pending.length >= this.options.maxBatch) this.flushSoon(0);
-      else this.flushSoon(this.options.maxWaitMs);
-    });
+  /**
+   * Resolves with what the ledger made of the chunk once its landing is committed. Traced: the
+   * chunk's `envdata.landing` span (staging, the wait for its batch, the commit), with
+   * `envdata.stage` under it; the batch's transaction is a trace of its own, the chunks' landing
+   * spans and it linked both ways (`flush`).
+   */
+  land(unstaged: ChunkLanding): Promise<LandingResult> {
+    return inSpan(
+      'envdata.landing',
+      async (span) => {
+        const staging = inSpan('envdata.stage', () => this.writer.stage(unstaged));
+        this.staging.add(staging);
+        let landing: StagedLanding;
+        try {
+          landing = await staging;
+        } finally {
+          this.staging.delete(staging);
+        }
+        const result = await new Promise<LandingResult>((resolve, reject) => {
+          this.pending.push({ landing, resolve, reject, span });
+          if (this.pending.length >= this.options.maxBatch) this.flushSoon(0);
+          else this.flushSoon(this.options.maxWaitMs);
+        });
+        span.setAttributes({ 'envdata.landing.state': result.state });
+        return result;
+      },
+      { attributes: { 'envdata.chunk.id': unstaged.chunkId, 'envdata.dataset': unstaged.dataset } },
+    );
   }
 
   private flushSoon(ms: number): void {
@@ -58,7 +74,27 @@ export class LandingBatcher {
     }, ms);
   }
 
-  private async flush(batch: Pending[]): Promise<void> {
+  /** Lands `batch` in one transaction, in a trace of its own linked to each chunk's landing. */
+  private flush(batch: Pending[]): Promise<void> {
+    return inSpan(
+      'envdata.landing.transaction',
+      async (span) => {
+        const ref = span.ref();
+        for (const b of batch) {
+          b.span.link(ref);
+          b.span.setAttributes({ 'envdata.landing.batch_size': batch.length });
+        }
+        await this.commit(batch);
+      },
+      {
+        root: true,
+        links: batch.map((b) => b.span.ref()),
+        attributes: { 'db.system.name': 'postgresql', 'envdata.landing.batch_size': batch.length },
+      },
+    );
+  }
+
+  private async commit(batch: Pending[]): Promise<void> {
     try {
       const { results } = await this.writer.land(batch.map((b) => b.landing));
       batch.forEach((b, i) => b.resolve(results[i]!));

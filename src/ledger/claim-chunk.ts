@@ -6,6 +6,7 @@ import { named } from '../warehouse/wire/index.js';
 import type { Database } from '../warehouse/schema.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
 import { frozenDataset } from './drift-policy.js';
+import { currentTraceId } from '../tracing/tracing.js';
 
 /** A chunk a worker may work on now, with its location and run. */
 export interface ClaimedChunk {
@@ -93,7 +94,8 @@ export async function claimChunk(
       error_code = case when s.settled then null else k.error_code end,
       error_message = case when s.settled then null else k.error_message end,
       started_at = coalesce(k.started_at, now()),
-      finished_at = case when s.settled then now() else k.finished_at end
+      finished_at = case when s.settled then now() else k.finished_at end,
+      trace_id = coalesce(${currentTraceId()}::text, k.trace_id)
     from envdata.run r, s
     where s.chunk_id = k.chunk_id and r.run_id = k.run_id
       and k.status in ('pending', 'queued', 'running')

@@ -1,11 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database, RunKind } from '../warehouse/schema.js';
+import { currentTraceparent } from '../tracing/tracing.js';
 import type { Gap } from './find-gaps.js';
 import { recordLineage } from './record-lineage.js';
 
 /**
  * Writes a run and its gaps (each with its cursor at the start) in one transaction: the caller's
- * when `db` is one; with them, the run's lineage START (`recordLineage`).
+ * when `db` is one; with them, the run's lineage START (`recordLineage`). While tracing runs, the
+ * run keeps the `traceparent` of the span planning it (`envdata.run.plan`): its chunks' traces
+ * link to it, whoever enqueues them and when.
  */
 export async function createRunWithGaps(
   db: Kysely<Database>,
@@ -30,6 +33,7 @@ export async function createRunWithGaps(
         priority: run.priority,
         window_auto: run.windowAuto ?? false,
         request: JSON.stringify(run.request),
+        traceparent: currentTraceparent(),
       })
       .returning('run_id')
       .executeTakeFirstOrThrow();

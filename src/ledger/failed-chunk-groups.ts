@@ -11,6 +11,8 @@ export interface FailedChunk {
   readonly from: Date;
   readonly to: Date;
   readonly attempts: number;
+  /** The trace of its last attempt (OpenTelemetry); `null` when tracing was off or not sampled. */
+  readonly traceId: string | null;
 }
 
 /** The failed chunks of a run that share an error code and message. */
@@ -42,12 +44,13 @@ export async function failedChunkGroups(
     window_from: Date;
     window_to: Date;
     attempts: number;
+    trace_id: string | null;
   }>`
     select f.code, f.message, f.chunks, f.chunk_id, l.name as location, f.location_id, f.dataset,
-      f.window_from, f.window_to, f.attempts
+      f.window_from, f.window_to, f.attempts, f.trace_id
     from (
       select coalesce(c.error_code, 'UNKNOWN') as code, coalesce(c.error_message, '') as message,
-        c.chunk_id, c.location_id, c.dataset, c.window_from, c.window_to, c.attempts,
+        c.chunk_id, c.location_id, c.dataset, c.window_from, c.window_to, c.attempts, c.trace_id,
         (count(*) over w)::int as chunks, row_number() over (w order by c.chunk_id) as rn
       from envdata.chunk c
       where c.run_id = ${runId} and c.status = 'failed'
@@ -75,6 +78,7 @@ export async function failedChunkGroups(
       from: r.window_from,
       to: r.window_to,
       attempts: r.attempts,
+      traceId: r.trace_id,
     });
   }
   return [...groups.values()];

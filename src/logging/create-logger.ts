@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { LogFormat, LogLevel } from '../config/config.js';
+import { logTraceMixin } from '../tracing/tracing.js';
 
 export type { Logger } from 'pino';
 
@@ -35,7 +36,9 @@ export interface CreateLoggerOptions {
 }
 
 /**
- * The pino root logger of a process: JSON by default, readable on a terminal, API key redacted.
+ * The pino root logger of a process: JSON by default, readable on a terminal, API key redacted;
+ * with tracing on (started before, `startTracing`), each line logged inside a span carries its
+ * `trace_id` and `span_id`.
  * Give each component a child: `logger.child({ component: 'worker', runId })`.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
@@ -44,9 +47,12 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   );
   const target = options.destination ?? pino.destination({ dest: 2, sync: true });
   const destination = options.format === 'pretty' ? prettyLines(target, options.color) : target;
+  // While tracing runs: the active span's `trace_id` and `span_id` on every line.
+  const mixin = logTraceMixin();
   return pino(
     {
       level: options.level,
+      ...(mixin && { mixin }),
       base: { pid: process.pid },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       hooks:

@@ -3,6 +3,7 @@ import type { QueueName } from '../../jobs/queue-names.js';
 import type { QueueBackend } from '../config/config.js';
 import { trackResource } from '../lifecycle/open-resources.js';
 import { settlesWithin } from '../lifecycle/settles-within.js';
+import { queueTelemetry } from '../tracing/tracing.js';
 import { maskUrl } from '../warehouse/database-url.js';
 import { assertQueueAnswers } from './assert-queue-answers.js';
 import { CLOSE_WAIT_MS, type BullmqHandle } from './bullmq-handle.js';
@@ -129,7 +130,8 @@ export class QueueFactory {
     return assertQueueAnswers({ ...this.options, redis: this.redis });
   }
 
-  queue<Data = unknown>(name: QueueName, options: Partial<QueueOptions> = {}): Queue<Data> {
+  queue<Data = unknown>(name: QueueName, queueOptions: Partial<QueueOptions> = {}): Queue<Data> {
+    const options = withTelemetry(queueOptions);
     const handle =
       this.backend === 'redis'
         ? openRedisQueue<Data>(this.connection(), this.prefix, name, options)
@@ -181,8 +183,9 @@ export class QueueFactory {
   private createWorker<Data, Result>(
     name: QueueName,
     processor: Processor<Data, Result>,
-    options: Partial<WorkerOptions>,
+    workerOptions: Partial<WorkerOptions>,
   ): Worker<Data, Result> {
+    const options = withTelemetry(workerOptions);
     const handle: BullmqHandle<Worker<Data, Result>> =
       this.backend === 'redis'
         ? openRedisWorker(this.redis, this.prefix, name, processor, options)
@@ -224,4 +227,13 @@ export class QueueFactory {
       ? `${this.prefix} on ${describeRedisTarget(this.redis)}`
       : `${maskUrl(this.options.databaseUrl!)} schema ${POSTGRES_QUEUE_SCHEMA}`;
   }
+}
+
+/**
+ * `options` with BullMQ's telemetry (`bullmq-otel`) while tracing runs: a job carries its
+ * producer's trace context, and its worker's `process` span continues that trace.
+ */
+function withTelemetry<T extends Partial<QueueOptions> | Partial<WorkerOptions>>(options: T): T {
+  const telemetry = queueTelemetry();
+  return telemetry && !options.telemetry ? { ...options, telemetry } : options;
 }

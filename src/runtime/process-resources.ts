@@ -13,6 +13,7 @@ import { assertRedisAnswers } from '../queue/create-redis.js';
 import { QueueFactory } from '../queue/queue-factory.js';
 import { redisTargetOf } from '../queue/redis-target.js';
 import { createServiceClient, type ServiceClient } from '../service/service-client.js';
+import { flushTracing } from '../tracing/tracing.js';
 import { cancelStatements } from '../warehouse/cancel-statements.js';
 import { assertDatabaseAnswers, createDatabase } from '../warehouse/create-database.js';
 import type { Database } from '../warehouse/schema.js';
@@ -186,7 +187,8 @@ export class ProcessResources implements AppResources {
 
   /**
    * Closes the resources: the service client (its calls in flight abandoned), the Redis
-   * connections, then the pool. Nothing can be opened afterwards.
+   * connections, then the pool; and exports the spans ended so far, when tracing runs, so the
+   * last ones are not lost. Nothing can be opened afterwards.
    */
   protected async closeResources(): Promise<void> {
     this.closed = true;
@@ -195,6 +197,7 @@ export class ProcessResources implements AppResources {
     if (this.client) await settlesWithin(this.client.close(), CLOSE_CLIENT_MS);
     await this.queueFactory?.close();
     if (this.database) await this.closeDatabase(this.database);
+    await flushTracing();
   }
 
   /**

@@ -27,7 +27,8 @@ import type {
   WeatherHistoryQuery,
   WeatherQuery,
 } from './service-query.js';
-import { ServiceTransport } from './service-transport.js';
+import { ServiceTransport, type ServiceAnswer } from './service-transport.js';
+import { inSpan, inSpanSync } from '../tracing/tracing.js';
 
 /**
  * The typed client of the Environmental Data Service: one method per endpoint (13), the only
@@ -157,15 +158,40 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     keepPartial: boolean,
   ): Promise<{ payload: TPayload; complete: boolean }> {
     const queryString = encodeQuery(endpoint, query);
-    const answer = await transport.send(endpoint, queryString);
-    return readServiceResponse(answer, {
-      endpoint,
-      queryString,
-      parseDocument,
-      keepPartial,
-      log,
-      onImplausibleRetryAfter,
-    });
+    // Traced: the call (`envdata.http GET <path>`: status, bytes, Retry-After; never the query,
+    // which holds the key) and the reading of its answer (`envdata.parse`).
+    const answer = await inSpan(
+      `envdata.http GET ${endpoint.path}`,
+      async (span) => {
+        const answered = await transport.send(endpoint, queryString);
+        if (span.recording) span.setAttributes(answerAttributes(answered));
+        return answered;
+      },
+      {
+        kind: 'client',
+        attributes: { 'http.request.method': 'GET', 'url.path': endpoint.path },
+      },
+    );
+    return inSpanSync(
+      'envdata.parse',
+      (span) => {
+        const read = readServiceResponse(answer, {
+          endpoint,
+          queryString,
+          parseDocument,
+          keepPartial,
+          log,
+          onImplausibleRetryAfter,
+        });
+        span.setAttributes({
+          'envdata.parse.records': read.payload.records.length,
+          'envdata.parse.rejected': read.payload.rejected.length,
+          'envdata.parse.complete': read.complete,
+        });
+        return read;
+      },
+      { attributes: { 'url.path': endpoint.path } },
+    );
   }
 
   const E = ENDPOINTS;
@@ -186,5 +212,17 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     request: (endpoint, q, parseDocument) => call(endpoint, q, parseDocument),
     requestHistory: (endpoint, q, parseDocument) => callHistory(endpoint, q, parseDocument),
     close: () => transport.close(),
+  };
+}
+
+/** What the HTTP span of a call says of its answer: never a header that could carry a secret. */
+function answerAttributes(answer: ServiceAnswer): Record<string, string | number | undefined> {
+  const retryAfter = answer.headers['retry-after'];
+  const length = Number(answer.headers['content-length']);
+  return {
+    'http.response.status_code': answer.status,
+    // What the service said it sent; else the characters read (no second pass over the body).
+    'http.response.body.size': Number.isSafeInteger(length) ? length : answer.body.length,
+    'http.response.header.retry-after': Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
   };
 }

@@ -8,6 +8,7 @@ import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { DATASETS } from '../types.js';
 import { planSync, planSyncGaps, type LeftToBackfill, type SyncRequest } from './plan-sync.js';
+import { inSpan } from '../tracing/tracing.js';
 
 export interface SyncStart {
   readonly runId: number;
@@ -86,6 +87,22 @@ export function formatLeftToBackfill(left: LeftToBackfill): string {
 export async function startSync(
   app: Uses<'config' | 'db' | 'logger' | 'queues'>,
   now: Date = new Date(),
+): Promise<SyncStart> {
+  // A run planned is the trace its chunks link to (`envdata.run.plan`, kept on the run's row).
+  return inSpan(
+    'envdata.run.plan',
+    async (span) => {
+      const start = await planAndQueue(app, now);
+      span.setAttributes({ 'envdata.run.id': start.runId });
+      return start;
+    },
+    { attributes: { 'envdata.run.kind': 'sync' } },
+  );
+}
+
+async function planAndQueue(
+  app: Uses<'config' | 'db' | 'logger' | 'queues'>,
+  now: Date,
 ): Promise<SyncStart> {
   const locations = await resolveLocations(app.db, []);
   const { runId, gaps, leftToBackfill } = await planSync(app.db, syncRequest(app, locations, now));

@@ -172,6 +172,8 @@ export interface RunTable {
   folded_no_data_hours: ColumnType<string, number | undefined, number>;
   /** Of `folded_chunks`, those that landed with hours missing upstream (`missing_hours > 0`). */
   folded_missing_chunks: ColumnType<number, number | undefined, number>;
+  /** W3C traceparent of the span that planned it (OpenTelemetry); null when tracing was off. */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
   /** Re-read hours of its folded chunks by dataset (`chunk.reread_hours`): `{"weather": 48}`. */
   folded_reread_hours: ColumnType<Partial<Record<Dataset, number>>, string | undefined, string>;
   /** Chunks are sized by the learned history window (`history_window`), not `window_hours`. */
@@ -256,6 +258,8 @@ export interface ChunkTable {
   created_at: ColumnType<Date, never, never>;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
+  /** Trace id of its last attempt (OpenTelemetry, 32 hex digits); null when tracing was off. */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface QuarantineTable {

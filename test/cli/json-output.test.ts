@@ -225,6 +225,8 @@ describe('envdata status RUN --json', () => {
             from: iso(chunk.window_from),
             to: iso(chunk.window_to),
             attempts: chunk.attempts,
+            // Tracing was off: no trace to name.
+            traceId: null,
           },
         ],
       },

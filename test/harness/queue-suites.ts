@@ -78,6 +78,8 @@ export const QUEUE_SUITES: readonly string[] = [
   'test/worker/ingest-worker.payload.test.ts',
   'test/worker/ingest-worker.shutdown.test.ts',
   'test/worker/worker-heartbeat.test.ts',
+  'test/tracing/traces.test.ts',
+  'test/tracing/tracing-off.test.ts',
 ];
 
 /**

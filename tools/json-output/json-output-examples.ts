@@ -232,6 +232,7 @@ export const RUN_STATUS_EXAMPLE: RunStatusJson = {
           from: '2024-06-16T00:00:00.000Z',
           to: '2024-06-18T00:00:00.000Z',
           attempts: 3,
+          traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
         },
       ],
     },

@@ -196,7 +196,7 @@ export function registerBackfillCommand(program: Command, context: CommandContex
           });
         },
         config,
-        { queue: !options.dryRun },
+        { queue: !options.dryRun, ...(!options.dryRun && { tracing: 'backfill' as const }) },
       );
     });
 }

@@ -34,21 +34,28 @@ export function registerRebuildCommand(program: Command, context: CommandContext
         import('../../locations/resolve-locations.js'),
         import('../../landing/rebuild-from-archive.js'),
       ]);
-      const outcome = await context.withApp(async (app) => {
-        const locations = options.location?.length
-          ? await resolveLocations(app.db, options.location)
-          : undefined;
-        return rebuildFromArchive(
-          app.db,
-          {
-            datasets,
-            ...(from && { from }),
-            ...(to && { to }),
-            ...(locations && { locationIds: locations.map((l) => l.locationId) }),
-          },
-          app.logger,
-        );
-      }, config);
+      const outcome = await context.withApp(
+        async (app) => {
+          const locations = options.location?.length
+            ? await resolveLocations(app.db, options.location)
+            : undefined;
+          const { inSpan } = await import('../../tracing/tracing.js');
+          return inSpan('envdata.rebuild', () =>
+            rebuildFromArchive(
+              app.db,
+              {
+                datasets,
+                ...(from && { from }),
+                ...(to && { to }),
+                ...(locations && { locationIds: locations.map((l) => l.locationId) }),
+              },
+              app.logger,
+            ),
+          );
+        },
+        config,
+        { tracing: 'rebuild' },
+      );
       context.print(
         `rebuilt ${outcome.chunks} chunk(s): ${outcome.rows} fact rows, ${outcome.rowsWritten} changed` +
           (outcome.failed.length

@@ -45,7 +45,7 @@ export function registerServeCommand(program: Command, context: CommandContext):
             },
           ),
         config,
-        { migrated: false },
+        { migrated: false, tracing: 'serve' },
       );
     });
 }

@@ -119,7 +119,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             });
           },
           config,
-          { queue: true },
+          { queue: true, tracing: 'sync' },
         );
       },
     );
@@ -140,7 +140,7 @@ export function registerSyncCommands(program: Command, context: CommandContext):
             { stopping: 'stopping (a second signal stops at once)', stopped: 'scheduler stopped' },
           ),
         config,
-        { queue: true },
+        { queue: true, tracing: 'sync' },
       );
     });
 }

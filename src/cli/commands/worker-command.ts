@@ -116,7 +116,7 @@ export function registerWorkerCommand(program: Command, context: CommandContext)
             });
           },
           config,
-          { queue: true },
+          { queue: true, tracing: 'worker' },
         );
       },
     );

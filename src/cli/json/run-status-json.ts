@@ -33,6 +33,13 @@ export const runStatusJson = jsonDocument('run-status', {
               from: isoTimestamp.describe('start of its window (inclusive)'),
               to: isoTimestamp.describe('end of its window (exclusive)'),
               attempts: count.describe('attempts made'),
+              traceId: z
+                .string()
+                .regex(/^[0-9a-f]{32}$/)
+                .nullable()
+                .describe(
+                  'the OpenTelemetry trace id of its last attempt (32 hex digits); `null` when tracing was off or the trace not sampled',
+                ),
             }),
           )
           .describe('the first three chunks of the group, by chunk id'),
@@ -82,6 +89,7 @@ export function toRunStatusJson(report: StatusReport, generatedAt: Date): RunSta
         from: c.from.toISOString(),
         to: c.to.toISOString(),
         attempts: c.attempts,
+        traceId: c.traceId,
       })),
     })),
     unplaceableRecords: report.unplaceableRecords.map((r) => ({ ...r })),

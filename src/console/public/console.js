@@ -261,6 +261,18 @@ const pages = {
                         'div',
                         {},
                         `${c.location} ${c.dataset} ${when(c.from)}–${when(c.to)} (${c.attempts} attempt(s))`,
+                        c.traceUrl
+                          ? [
+                              ' ',
+                              h(
+                                'a',
+                                { class: 'trace', href: c.traceUrl, title: c.traceId },
+                                'trace',
+                              ),
+                            ]
+                          : c.traceId
+                            ? ` trace ${c.traceId}`
+                            : null,
                       ),
                     ),
                   ),

@@ -11,6 +11,8 @@ export interface WireQuery<R = unknown> extends CompiledQuery<R> {
 
 /** A statement as the wire runs it (`named`, `copyIn`), run on `db`'s connection. */
 export interface Statement<R> {
+  /** Its prepared name (`envdata_…`), when it has one: what a landing's span lists. */
+  readonly name?: string;
   execute(db: QueryExecutorProvider): Promise<QueryResult<R>>;
 }
 
@@ -48,6 +50,7 @@ function wireStatement<R>(
     ...extra,
   });
   return {
+    ...(extra.statementName !== undefined && { name: extra.statementName }),
     execute: (db) =>
       db.getExecutor().provideConnection((connection) => connection.executeQuery(compile(db))),
   };
