@@ -9,9 +9,7 @@ const LIMIT = 100;
 export function registerLineageCommand(program: Command, context: CommandContext): void {
   const lineage = program
     .command('lineage')
-    .description(
-      'OpenLineage events sent to ENVDATA_OPENLINEAGE_URL (see docs/observability.md)',
-    );
+    .description('OpenLineage events sent to ENVDATA_OPENLINEAGE_URL (see docs/observability.md)');
   lineage
     .command('pending')
     .description(
