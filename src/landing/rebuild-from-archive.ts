@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
 import { sql, type Kysely } from 'kysely';
 import { readBody } from '../datasets/facts-of-body.js';
 import { coerceError } from '../errors/coerce-error.js';
+import { EnvdataError } from '../errors/envdata-error.js';
+import { recordRebuildLineage } from '../ledger/record-lineage.js';
 import { readShareUnits } from '../ledger/share-unit.js';
 import type { Logger } from '../logging/create-logger.js';
 import type { Dataset, ShareUnits } from '../types.js';
@@ -37,6 +40,8 @@ export interface RebuildOutcome {
   readonly chunks: number;
   readonly rows: number;
   readonly rowsWritten: number;
+  /** `rows` and `rowsWritten` by dataset (each dataset of the filter, 0 when none). */
+  readonly byDataset: Readonly<Record<string, { rows: number; rowsWritten: number }>>;
   readonly failed: readonly { chunkId: number; reason: string }[];
 }
 
@@ -59,6 +64,8 @@ export async function rebuildFromArchive(
   let rows = 0;
   let rowsWritten = 0;
   let after = 0;
+  const byDataset: Record<string, { rows: number; rowsWritten: number }> = {};
+  for (const dataset of filter.datasets) byDataset[dataset] = { rows: 0, rowsWritten: 0 };
   // Share units as ingestion reads them, field by field: a field an answer tells the unit of is
   // read in it and teaches it to the answers after it (in archive order); one that cannot tell
   // takes the last unit told for it, starting from the ledger's (`envdata.share_unit`).
@@ -135,12 +142,93 @@ export async function rebuildFromArchive(
       }
     }
     await beforeLand?.(landings);
-    const summary = await writer.land(landings);
     chunks += landings.length;
-    rows += summary.results.reduce((n, r) => n + r.rows, 0);
-    rowsWritten += summary.rowsWritten;
+    // One landing per dataset of the batch (their facts are in tables of their own): the rows
+    // written are counted by dataset.
+    for (const dataset of filter.datasets) {
+      const ofDataset = landings.filter((l) => l.dataset === dataset);
+      if (ofDataset.length === 0) continue;
+      const summary = await writer.land(ofDataset);
+      const landed = summary.results.reduce((n, r) => n + r.rows, 0);
+      rows += landed;
+      rowsWritten += summary.rowsWritten;
+      byDataset[dataset]!.rows += landed;
+      byDataset[dataset]!.rowsWritten += summary.rowsWritten;
+    }
   }
   await refreshDailyRollups(db);
   log.info({ chunks, rows, rowsWritten, failed: failed.length }, 'rebuilt from archive');
-  return { chunks, rows, rowsWritten, failed };
+  return { chunks, rows, rowsWritten, byDataset, failed };
+}
+
+/** Unreadable payloads named by chunk in a rebuild's FAIL event, at most. */
+const CHUNKS_NAMED = 20;
+
+/**
+ * `rebuildFromArchive` as `envdata rebuild` runs it, telling OpenLineage (when a receiver was
+ * seen, `recordRebuildLineage`): a START before it reads the archive, then a COMPLETE, or a FAIL
+ * when archived payloads were unreadable or it threw, both with the random UUID of this
+ * invocation as their run id. Its inputs and outputs are the archive and the rebuilt datasets'
+ * views; the rows it landed again (and how many changed) by dataset.
+ */
+export async function rebuildWithLineage(
+  db: Kysely<Database>,
+  filter: RebuildFilter,
+  logger: Logger,
+): Promise<RebuildOutcome> {
+  const rebuildId = randomUUID();
+  const datasets = [...filter.datasets].sort();
+  const base = {
+    rebuildId,
+    datasets,
+    blockedDatasets: [],
+    endpoints: [],
+    foldedRows: 0,
+    complete: [],
+  };
+  await recordRebuildLineage(db, {
+    ...base,
+    eventType: 'START',
+    status: 'running',
+    errorCode: null,
+    errorMessage: null,
+    failedChunks: {},
+    rows: {},
+  });
+  let outcome: RebuildOutcome;
+  try {
+    outcome = await rebuildFromArchive(db, filter, logger);
+  } catch (thrown) {
+    const error = coerceError(thrown);
+    await recordRebuildLineage(db, {
+      ...base,
+      eventType: 'FAIL',
+      status: 'failed',
+      errorCode: error instanceof EnvdataError ? error.code : 'INTERNAL',
+      errorMessage: error.message,
+      failedChunks: {},
+      rows: {},
+    }).catch((recording: unknown) => {
+      logger.warn({ err: coerceError(recording) }, 'could not record the rebuild’s lineage');
+    });
+    throw thrown;
+  }
+  const failed = outcome.failed.length;
+  const named = outcome.failed.slice(0, CHUNKS_NAMED).map((f) => f.chunkId);
+  await recordRebuildLineage(db, {
+    ...base,
+    eventType: failed > 0 ? 'FAIL' : 'COMPLETE',
+    status: failed > 0 ? 'failed' : 'done',
+    errorCode: failed > 0 ? 'MALFORMED_RESPONSE' : null,
+    errorMessage:
+      failed > 0
+        ? `${failed} archived payload(s) unreadable (chunk${failed > 1 ? 's' : ''} ${named.join(', ')}${failed > named.length ? ', …' : ''})`
+        : null,
+    failedChunks: failed > 0 ? { MALFORMED_RESPONSE: failed } : {},
+    rows: Object.fromEntries(datasets.map((d) => [d, outcome.byDataset[d]?.rows ?? 0])),
+    rowsChanged: Object.fromEntries(
+      datasets.map((d) => [d, outcome.byDataset[d]?.rowsWritten ?? 0]),
+    ),
+  });
+  return outcome;
 }

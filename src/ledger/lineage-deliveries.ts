@@ -42,7 +42,7 @@ export interface ClaimedLineage {
 /**
  * Claims up to `limit` due lineage deliveries, oldest first, skipping those another dispatcher
  * holds (`for update skip locked`), and leases them for `leaseMs` (as `claimDeliveries` does for
- * alerts). An event waits while an earlier event of the same run is undelivered: a receiver
+ * alerts). An event waits while an earlier event of the same run (or rebuild) is undelivered: a receiver
  * always hears a run's START before its end, whichever dispatcher posts them.
  */
 export async function claimLineage(
@@ -66,6 +66,14 @@ export async function claimLineage(
             and ed.target = ${LINEAGE_TARGET} and ed.status = 'pending'
           where e.event = ${LINEAGE_EVENT}
             and (e.details->>'runId')::int = (n.details->>'runId')::int
+            and e.notification_id < n.notification_id)
+        -- A rebuild's events (no run: \`runId\` null) wait behind those of their invocation.
+        and not exists (
+          select 1 from envdata.notification e
+          join envdata.notification_delivery ed on ed.notification_id = e.notification_id
+            and ed.target = ${LINEAGE_TARGET} and ed.status = 'pending'
+          where n.details ? 'rebuildId' and e.event = ${LINEAGE_EVENT}
+            and e.details->>'rebuildId' = n.details->>'rebuildId'
             and e.notification_id < n.notification_id)
       order by d.notification_id
       limit ${limit}

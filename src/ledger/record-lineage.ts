@@ -22,7 +22,13 @@ export interface LineageHours {
  * is delivered (`src/lineage/`).
  */
 export interface LineageSnapshot {
-  readonly runId: number;
+  /** The envdata run; `null` for a rebuild, which writes no run (`rebuildId` names it). */
+  readonly runId: number | null;
+  /**
+   * A rebuild's (`envdata rebuild`): the random UUID of its invocation, kept in both of its
+   * snapshots: its OpenLineage run id.
+   */
+  readonly rebuildId?: string;
   /** 1, then one more each time the run runs again after it ended (`resume`, `retry`). */
   readonly attempt: number;
   readonly eventType: LineageEventType;
@@ -42,6 +48,8 @@ export interface LineageSnapshot {
   readonly endpoints: readonly { readonly dataset: string; readonly endpoint: string }[];
   /** Terminal events: rows its chunks landed, by dataset (`chunk.rows_landed`). */
   readonly rows: Readonly<Record<string, number>>;
+  /** A rebuild's terminal events: of `rows`, those whose values it inserted or changed. */
+  readonly rowsChanged?: Readonly<Record<string, number>>;
   /** Terminal events: rows of its chunks already folded into the run (`run.folded_rows`). */
   readonly foldedRows: number;
   /**
@@ -70,8 +78,7 @@ export async function recordLineage(
   eventType: LineageEventType,
 ): Promise<boolean> {
   const { rows: on } = await sql<{ on: boolean; starts: number }>`
-    select exists (select 1 from envdata.lineage_receiver
-        where seen_at > now() - interval '7 days') as on,
+    select ${receiverSeen} as on,
       (select count(*)::int from envdata.notification n
         where n.event = ${LINEAGE_EVENT} and (n.details->>'runId')::int = ${runId}
           and n.details->>'eventType' = 'START') as starts`.execute(trx);
@@ -83,11 +90,49 @@ export async function recordLineage(
   return insert(trx, await snapshot(trx, runId, attempt, eventType));
 }
 
+/** Whether a process with ENVDATA_OPENLINEAGE_URL was seen in the last 7 days. */
+const receiverSeen = sql<boolean>`exists (select 1 from envdata.lineage_receiver
+  where seen_at > now() - interval '7 days')`;
+
+/** What a rebuild's event says, but its time: `recordRebuildLineage` dates it. */
+export type RebuildLineage = Omit<LineageSnapshot, 'runId' | 'attempt' | 'eventTime' | 'kind'> & {
+  readonly rebuildId: string;
+};
+
+/**
+ * Records the lineage event of a rebuild (`envdata rebuild`, which writes no run) in the outbox,
+ * in one transaction, dated by the warehouse's clock. Keys are one per transition of the
+ * invocation (`lineage:rebuild:<uuid>:start`, `…:end`), so its terminal event is its only one.
+ * Nothing is recorded unless a receiver was seen in the last 7 days, as for runs. Returns whether
+ * a row was written.
+ */
+export async function recordRebuildLineage(
+  db: Kysely<Database>,
+  event: RebuildLineage,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ on: boolean; now: Date }>`
+      select ${receiverSeen} as on, clock_timestamp() as now`.execute(trx);
+    if (!rows[0]?.on) return false;
+    return insert(trx, {
+      ...event,
+      runId: null,
+      attempt: 1,
+      kind: 'rebuild',
+      eventTime: rows[0].now.toISOString(),
+    });
+  });
+}
+
 async function insert(
   trx: Transaction<Database> | Kysely<Database>,
   event: LineageSnapshot,
 ): Promise<boolean> {
-  const key = `lineage:run:${event.runId}:${event.attempt}:${event.eventType === 'START' ? 'start' : 'end'}`;
+  const end = event.eventType === 'START' ? 'start' : 'end';
+  const key =
+    event.rebuildId === undefined
+      ? `lineage:run:${event.runId}:${event.attempt}:${end}`
+      : `lineage:rebuild:${event.rebuildId}:${end}`;
   const { rows } = await sql`
     insert into envdata.notification (dedupe_key, event, details)
     values (${key}, ${LINEAGE_EVENT}, ${JSON.stringify(event)}::jsonb)

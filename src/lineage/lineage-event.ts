@@ -69,6 +69,9 @@ export interface RunEvent {
   }[];
 }
 
+/** What a rebuild reads: the archived answers' bodies, `<database>.envdata.answer_body`. */
+export const REBUILD_INPUT = 'envdata.answer_body';
+
 /** `scheme://host:port` and the database of DATABASE_URL: no user, no password. */
 export function warehouseNamespace(databaseUrl: string): { namespace: string; database: string } {
   const url = new URL(databaseUrl);
@@ -122,10 +125,14 @@ export function buildRunEvent(snapshot: LineageSnapshot, context: LineageContext
 
   const service = new URL(context.serviceUrl);
   const basePath = service.pathname.replace(/\/+$/, '');
-  const inputs = snapshot.endpoints.map((e) => ({
-    namespace: `${service.protocol}//${service.host}`,
-    name: `${basePath}${e.endpoint}`,
-  }));
+  // A rebuild reads the archive of answers in the warehouse, never the service.
+  const inputs =
+    snapshot.rebuildId === undefined
+      ? snapshot.endpoints.map((e) => ({
+          namespace: `${service.protocol}//${service.host}`,
+          name: `${basePath}${e.endpoint}`,
+        }))
+      : [{ namespace, name: `${database}.${REBUILD_INPUT}` }];
 
   // Rows by table only where the ledger can tell them: a dataset with one table, and no rows
   // folded away from their dataset (a run of several datasets).
@@ -169,12 +176,14 @@ export function buildRunEvent(snapshot: LineageSnapshot, context: LineageContext
     producer,
     schemaURL: RUN_EVENT_SCHEMA_URL,
     run: {
-      runId: lineageRunId(
-        `${namespace}/${database}`,
-        context.jobNamespace,
-        snapshot.runId,
-        snapshot.attempt,
-      ),
+      runId:
+        snapshot.rebuildId ??
+        lineageRunId(
+          `${namespace}/${database}`,
+          context.jobNamespace,
+          snapshot.runId!,
+          snapshot.attempt,
+        ),
       facets: runFacets,
     },
     job: {
@@ -207,7 +216,8 @@ function errorOf(snapshot: LineageSnapshot): string | undefined {
     );
   }
   const failed = Object.entries(snapshot.failedChunks);
-  if (failed.length > 0) {
+  // A rebuild's message says which payloads were unreadable; it has no run to retry.
+  if (failed.length > 0 && snapshot.runId !== null) {
     const n = failed.reduce((sum, [, count]) => sum + count, 0);
     parts.push(
       `${n} chunk(s) failed (${failed.map(([code, count]) => `${code} ×${count}`).join(', ')}): envdata retry ${snapshot.runId}`,
@@ -227,6 +237,7 @@ function envdataRunFields(snapshot: LineageSnapshot): Record<string, unknown> {
   }
   return {
     runId: snapshot.runId,
+    ...(snapshot.rebuildId !== undefined && { rebuildId: snapshot.rebuildId }),
     attempt: snapshot.attempt,
     kind: snapshot.kind,
     status: snapshot.status,
@@ -235,6 +246,7 @@ function envdataRunFields(snapshot: LineageSnapshot): Record<string, unknown> {
     ...(snapshot.eventType !== 'START' && {
       failedChunks: snapshot.failedChunks,
       rowsLanded: snapshot.rows,
+      ...(snapshot.rowsChanged && { rowsChanged: snapshot.rowsChanged }),
       rowsFolded: snapshot.foldedRows,
       completeHours,
     }),

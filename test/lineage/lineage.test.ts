@@ -465,4 +465,164 @@ describe('OpenLineage events', () => {
     }
     await expectNoSecret();
   });
+
+  it('a rebuild: job envdata.rebuild, START then COMPLETE with the rows it printed; unreadable payloads FAIL', async () => {
+    /** The events of rebuild `uuid` the receiver took, in arrival order. */
+    const rebuildEvents = async (uuid: string): Promise<Event[]> => {
+      const ofIt = (e: Event) => e.job?.name === 'envdata.rebuild' && e.run?.runId === uuid;
+      await lineage.waitFor((r) => r.status === 200 && ofIt(r.body as unknown as Event), 2, 30_000);
+      return lineage.received
+        .filter((r) => r.status === 200)
+        .map((r) => r.body as unknown as Event)
+        .filter(ofIt);
+    };
+    /** `envdata rebuild ARGS`, from a CLI without ENVDATA_OPENLINEAGE_URL, and the outbox's rows. */
+    const rebuild = async (...args: string[]) => {
+      const before = await sql<{ id: string }>`
+        select coalesce(max(notification_id), 0)::text as id from envdata.notification`.execute(
+        app.db,
+      );
+      const result = await runCliInProcess(['rebuild', ...args], fx.cliEnv());
+      const { rows } = await sql<{ key: string; rebuild_id: string | null; run_id: unknown }>`
+        select dedupe_key as key, details->>'rebuildId' as rebuild_id, details->'runId' as run_id
+        from envdata.notification where event = 'lineage'
+          and notification_id > ${before.rows[0]!.id}::bigint
+        order by notification_id`.execute(app.db);
+      const printed = /rebuilt (\d+) chunk\(s\): (\d+) fact rows, (\d+) changed/.exec(
+        result.stdout,
+      );
+      expect(printed, result.stdout + result.stderr).not.toBeNull();
+      const [, , rowsPrinted, changedPrinted] = printed!.map(Number) as number[];
+      return { result, outbox: rows, rows: rowsPrinted!, changed: changedPrinted! };
+    };
+    const count = async () =>
+      (
+        await sql<{ n: number }>`select count(*)::int as n from envdata.weather_hourly`.execute(
+          app.db,
+        )
+      ).rows[0]!.n;
+
+    // A backfill by a worker that keeps the answers' bodies (the fixture's do not): the archive.
+    const archiving = fx.newApp({ ENVDATA_ARCHIVE_RAW: 'true' });
+    const { runId: archived } = await fx.planBackfill({
+      ...backfillRange('2024-05-28', '2024-05-30'),
+      now: T0,
+    });
+    await runToEnd(archiving, archived!);
+    const ledger = await ledgerRows(archived!);
+    expect(ledger.byDataset.weather).toBeGreaterThan(0);
+
+    // Facts lost (a normalization fix, say): the rebuild writes them again from the archive.
+    const held = await count();
+    const { numDeletedRows } = await app.db
+      .deleteFrom('weather_hourly')
+      .where('observed_at', '>=', new Date('2024-05-28T00:00:00Z'))
+      .where('observed_at', '<', new Date('2024-05-29T00:00:00Z'))
+      .executeTakeFirst();
+    const lost = Number(numDeletedRows);
+    expect(lost).toBeGreaterThan(0);
+    const done = await rebuild('--dataset', 'all');
+    expect(done.result.code).toBe(0);
+    expect(await count()).toBe(held);
+    expect(done.changed).toBe(lost);
+
+    // One row per transition in the outbox, keyed by the invocation's UUID, no run.
+    expect(done.outbox).toHaveLength(2);
+    const uuid = done.outbox[0]!.rebuild_id!;
+    expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(done.outbox).toEqual([
+      { key: `lineage:rebuild:${uuid}:start`, rebuild_id: uuid, run_id: null },
+      { key: `lineage:rebuild:${uuid}:end`, rebuild_id: uuid, run_id: null },
+    ]);
+
+    const events = await rebuildEvents(uuid);
+    expect(events.map((e) => e.eventType)).toEqual(['START', 'COMPLETE']);
+    for (const e of events) {
+      validate(e);
+      expect(e.job).toMatchObject({ namespace: 'envdata', name: 'envdata.rebuild' });
+      expect(e.run.facets.envdata_run).toMatchObject({
+        runId: null,
+        rebuildId: uuid,
+        attempt: 1,
+        kind: 'rebuild',
+        datasets: ['pollen', 'weather'],
+      });
+      // Its input: the archive in the warehouse, never the service.
+      const database = new URL(app.config.databaseUrl).pathname.slice(1);
+      expect(e.inputs).toEqual([
+        {
+          namespace: expect.stringMatching(/^postgres:\/\/[^@/]+:\d+$/) as unknown,
+          name: `${database}.envdata.answer_body`,
+        },
+      ]);
+      expect(e.outputs.map((o) => o.name).sort()).toEqual(
+        ['pollen_hourly', 'pollen_species_hourly', 'weather_hourly'].map(
+          (t) => `${database}.analytics.${t}`,
+        ),
+      );
+      expect(e.outputs.every((o) => o.namespace === e.inputs[0]!.namespace)).toBe(true);
+    }
+    const [start, complete] = events as [Event, Event];
+    expect(start.outputs.every((o) => o.outputFacets === undefined)).toBe(true);
+    // The counts: what the rebuild printed, by dataset; the weather view's rowCount its own.
+    const facet = complete.run.facets.envdata_run as {
+      status: string;
+      rowsLanded: Record<string, number>;
+      rowsChanged: Record<string, number>;
+    };
+    expect(facet.status).toBe('done');
+    const sum = (byDataset: Record<string, number>) =>
+      Object.values(byDataset).reduce((n, v) => n + v, 0);
+    expect(sum(facet.rowsLanded)).toBe(done.rows);
+    expect(sum(facet.rowsChanged)).toBe(done.changed);
+    expect(facet.rowsChanged.weather).toBe(lost);
+    const weather = complete.outputs.find((o) => o.name.endsWith('.weather_hourly'))!;
+    expect(weather.outputFacets!.outputStatistics).toMatchObject({
+      rowCount: facet.rowsLanded.weather,
+    });
+    // The archive holds that backfill's answers only: their rows are the rows it landed.
+    expect(facet.rowsLanded).toEqual(ledger.byDataset);
+    expect(facet.rowsChanged).toEqual({ pollen: 0, weather: lost });
+    expect(complete.run.facets.errorMessage).toBeUndefined();
+
+    // An archived payload that cannot be read: the rebuild ends FAIL, saying which.
+    const [victim] = (
+      await sql<{ sha: Buffer; body: Buffer }>`
+        select b.body_sha256 as sha, b.body from envdata.answer_body b
+        where b.body_sha256 = (select r.body_sha256 from envdata.raw_payload r
+          where r.dataset = 'weather' order by r.chunk_id limit 1)`.execute(app.db)
+    ).rows;
+    await sql`update envdata.answer_body set body = ${Buffer.from('not gzip')}
+      where body_sha256 = ${victim!.sha}`.execute(app.db);
+    try {
+      const failing = await rebuild('--dataset', 'weather');
+      expect(failing.result.code).toBe(1);
+      const unreadable = Number(
+        /; (\d+) archived payload\(s\) unreadable/.exec(failing.result.stdout)?.[1],
+      );
+      expect(unreadable).toBeGreaterThan(0);
+      const failUuid = failing.outbox[0]!.rebuild_id!;
+      expect(failUuid).not.toBe(uuid);
+      const failed = await rebuildEvents(failUuid);
+      expect(failed.map((e) => e.eventType)).toEqual(['START', 'FAIL']);
+      for (const e of failed) validate(e);
+      expect(failed[1]!.run.facets.envdata_run).toMatchObject({
+        kind: 'rebuild',
+        status: 'failed',
+        errorCode: 'MALFORMED_RESPONSE',
+        failedChunks: { MALFORMED_RESPONSE: unreadable },
+        rowsLanded: { weather: failing.rows },
+        rowsChanged: { weather: failing.changed },
+      });
+      expect(failed[1]!.run.facets.errorMessage!.message).toMatch(
+        new RegExp(
+          `^MALFORMED_RESPONSE: ${unreadable} archived payload\\(s\\) unreadable \\(chunks? \\d+`,
+        ),
+      );
+    } finally {
+      await sql`update envdata.answer_body set body = ${victim!.body}
+        where body_sha256 = ${victim!.sha}`.execute(app.db);
+    }
+    await expectNoSecret();
+  });
 });

@@ -36,9 +36,12 @@ export function registerLineageCommand(program: Command, context: CommandContext
         `${undelivered.total} lineage event(s) not delivered yet${receiverSet ? '' : ' (ENVDATA_OPENLINEAGE_URL is not set here)'}:`,
       );
       for (const e of undelivered.events) {
-        const { runId, attempt, eventType } = e.snapshot;
+        const { runId, rebuildId, attempt, eventType, kind } = e.snapshot;
+        // A rebuild writes no run: its kind and the UUID of its invocation name it.
+        const what =
+          rebuildId === undefined ? `run ${runId} attempt ${attempt}` : `${kind} ${rebuildId}`;
         context.print(
-          `  run ${runId} attempt ${attempt} ${eventType}, recorded ${e.recordedAt.toISOString()}: ${
+          `  ${what} ${eventType}, recorded ${e.recordedAt.toISOString()}: ${
             e.attempts === 0
               ? 'not tried yet'
               : `${e.attempts} attempt(s), last ${e.lastError ?? 'error unknown'}`

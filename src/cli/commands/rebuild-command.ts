@@ -30,7 +30,7 @@ export function registerRebuildCommand(program: Command, context: CommandContext
       const datasets = parseDatasetOption(options.dataset);
       const { from, to } = parseHourBounds(options);
       const config = context.config;
-      const [{ resolveLocations }, { rebuildFromArchive }] = await Promise.all([
+      const [{ resolveLocations }, { rebuildWithLineage }] = await Promise.all([
         import('../../locations/resolve-locations.js'),
         import('../../landing/rebuild-from-archive.js'),
       ]);
@@ -41,7 +41,7 @@ export function registerRebuildCommand(program: Command, context: CommandContext
             : undefined;
           const { inSpan } = await import('../../tracing/tracing.js');
           return inSpan('envdata.rebuild', () =>
-            rebuildFromArchive(
+            rebuildWithLineage(
               app.db,
               {
                 datasets,

@@ -15,9 +15,19 @@ export const lineagePendingJson = jsonDocument('lineage-pending', {
         key: z
           .string()
           .describe(
-            'one per transition: `lineage:run:RUN:ATTEMPT:start` or `lineage:run:RUN:ATTEMPT:end`',
+            'one per transition: `lineage:run:RUN:ATTEMPT:start` or `lineage:run:RUN:ATTEMPT:end`; a rebuild’s: `lineage:rebuild:UUID:start` or `lineage:rebuild:UUID:end`',
           ),
-        runId: count.describe('the envdata run it tells of (`envdata status RUN`)'),
+        runId: count
+          .nullable()
+          .describe(
+            'the envdata run it tells of (`envdata status RUN`); null for a rebuild, which writes no run',
+          ),
+        rebuildId: z
+          .string()
+          .nullable()
+          .describe(
+            'a rebuild’s (`envdata rebuild`): the UUID of its invocation, the event’s OpenLineage run id; null for a run',
+          ),
         attempt: count.describe(
           'the run’s attempt: 1, then one more each time it runs again after it ended',
         ),
@@ -58,6 +68,7 @@ export function toLineagePendingJson(
       id: e.notificationId,
       key: e.key,
       runId: e.snapshot.runId,
+      rebuildId: e.snapshot.rebuildId ?? null,
       attempt: e.snapshot.attempt,
       kind: e.snapshot.kind,
       eventType: e.snapshot.eventType,
