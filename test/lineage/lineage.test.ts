@@ -595,7 +595,27 @@ describe('OpenLineage events', () => {
     await sql`update envdata.answer_body set body = ${Buffer.from('not gzip')}
       where body_sha256 = ${victim!.sha}`.execute(app.db);
     try {
-      const failing = await rebuild('--dataset', 'weather');
+      // The receiver down meanwhile: `lineage pending` names the rebuild by its kind and UUID.
+      await lineage.down();
+      let failing: Awaited<ReturnType<typeof rebuild>>;
+      try {
+        failing = await rebuild('--dataset', 'weather');
+        const pendingId = failing.outbox[0]!.rebuild_id!;
+        const env = fx.cliEnv({ ENVDATA_OPENLINEAGE_URL: lineage.url });
+        const text = await runCliInProcess(['lineage', 'pending'], env);
+        expect(text.stdout).toContain(`  rebuild ${pendingId} START, recorded`);
+        expect(text.stdout).toContain(`  rebuild ${pendingId} FAIL, recorded`);
+        expect(text.stdout).not.toContain('run null');
+        const json = lineagePendingJson.parse(
+          JSON.parse((await runCliInProcess(['lineage', 'pending', '--json'], env)).stdout),
+        );
+        expect(json.events.map((e) => [e.key, e.runId, e.rebuildId, e.kind, e.eventType])).toEqual([
+          [`lineage:rebuild:${pendingId}:start`, null, pendingId, 'rebuild', 'START'],
+          [`lineage:rebuild:${pendingId}:end`, null, pendingId, 'rebuild', 'FAIL'],
+        ]);
+      } finally {
+        await lineage.open();
+      }
       expect(failing.result.code).toBe(1);
       const unreadable = Number(
         /; (\d+) archived payload\(s\) unreadable/.exec(failing.result.stdout)?.[1],
