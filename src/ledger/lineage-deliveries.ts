@@ -42,8 +42,8 @@ export interface ClaimedLineage {
 /**
  * Claims up to `limit` due lineage deliveries, oldest first, skipping those another dispatcher
  * holds (`for update skip locked`), and leases them for `leaseMs` (as `claimDeliveries` does for
- * alerts). An event waits while an earlier event of the same run (or rebuild) is undelivered: a receiver
- * always hears a run's START before its end, whichever dispatcher posts them.
+ * alerts). An event waits while an earlier event of the same run (or rebuild) is undelivered: a
+ * receiver always hears a run's START before its end, whichever dispatcher posts them.
  */
 export async function claimLineage(
   db: Kysely<Database>,

@@ -150,6 +150,7 @@ export class LineageDispatcher implements AppComponent {
     const fields = {
       eventType: event.eventType,
       runId: delivery.snapshot.runId,
+      ...(delivery.snapshot.rebuildId !== undefined && { rebuildId: delivery.snapshot.rebuildId }),
       attempt: delivery.snapshot.attempt,
       notificationId: delivery.notificationId,
       attempts: delivery.attempts,
