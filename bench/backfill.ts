@@ -59,7 +59,6 @@ import { measureFullQueuePlan } from './lib/full-queue-plan.js';
 import { measureQuotaCheck } from './lib/quota-check-cost.js';
 import { measureRateLimited } from './lib/rate-limited-run.js';
 import { measureShapeCost, type ShapeCost } from './lib/shape-cost.js';
-import { printTracingCost } from './lib/tracing-cost-report.js';
 import { measureTracingCost, type TracingCost } from './lib/tracing-cost.js';
 
 // The bench is an entry point: the one place here that reads the environment.
@@ -183,10 +182,11 @@ async function main(): Promise<void> {
       backends,
       ...(ceilings && { ceilings }),
       ...(ledger && { ledger }),
+      ...(tracing && {
+        tracing: runs.map((run, i) => ({ backend: run.backend, cost: tracing[i]! })),
+      }),
       seconds: (performance.now() - t0) / 1_000,
     });
-    if (tracing)
-      printTracingCost(runs.map((run, i) => ({ backend: run.backend, cost: tracing[i]! })));
   } finally {
     for (const run of runs) await run.close();
   }

@@ -6,6 +6,7 @@ import { BENCH_QUOTA, type RateLimited } from './rate-limited-run.js';
 import { FACT_TABLES, sumCeilings, type Ceilings } from './ceiling.js';
 import { TARGET_FULL_QUEUE_REDIS_BYTES } from './full-queue-plan.js';
 import { fmtInt, fmtPct, fmtSec, printMisses, rate, table, verdict } from './report.js';
+import { printTracingCost } from './tracing-cost-report.js';
 
 /** End to end at this share of the INSERT … SELECT ceiling at least. */
 export const TARGET_SHARE_OF_CEILING = 0.5;
@@ -20,6 +21,8 @@ export interface BackfillReport {
   /** Part 1's ceilings; part 4's ledger: when measured. */
   readonly ceilings?: Ceilings;
   readonly ledger?: LedgerSize;
+  /** Part 5's runs, per backend: printed after the other parts, judged with them. */
+  readonly tracing?: Parameters<typeof printTracingCost>[0];
   readonly seconds: number;
 }
 
@@ -247,5 +250,6 @@ export function printBackfillReport(r: BackfillReport): void {
   }
   out.push('');
   console.log(out.join('\n'));
+  if (r.tracing) misses.push(...printTracingCost(r.tracing));
   printMisses(misses);
 }
