@@ -9,6 +9,9 @@ import { useTestEnvironment } from '../harness/test-environment.js';
 
 const env = useTestEnvironment();
 let app: App;
+/** The hours the fixtures were landed between; the clock may turn an hour before a command runs. */
+let landedFrom: Date;
+let landedTo: Date;
 const vars = (extra: Record<string, string> = {}) =>
   env.cliEnv({
     LOG_FORMAT: 'json',
@@ -28,8 +31,16 @@ async function landed(locationId: number, dataset: 'pollen' | 'weather', hoursAg
       date_trunc('hour', now()) - make_interval(hours => ${hoursAgo}))))`.execute(app.db);
 }
 
+async function hourNow(): Promise<Date> {
+  const { rows } = await sql<{ hour: Date }>`select date_trunc('hour', now()) as hour`.execute(
+    app.db,
+  );
+  return rows[0]!.hour;
+}
+
 beforeAll(async () => {
   app = createApp(env.config());
+  landedFrom = await hourNow();
   const add = (name: string, lat: number, lng: number) =>
     insertLocation(app.db, { name, lat, lng, registeredBy: 'coordinates' });
   const berlin = await add('Berlin', 52.52, 13.405); // fresh in both datasets
@@ -43,6 +54,7 @@ beforeAll(async () => {
   await landed(brisbane.locationId, 'weather', 0);
   await landed(munich.locationId, 'weather', 500);
   await retireLocations(app.db, [munich]);
+  landedTo = await hourNow();
 });
 
 afterAll(async () => {
@@ -51,7 +63,9 @@ afterAll(async () => {
 
 describe('envdata status', () => {
   it('shows one aligned row per active location with both datasets, stale first', async () => {
+    const ranFrom = await hourNow();
     const result = await runCliInProcess(['status'], vars());
+    const ranTo = await hourNow();
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('freshness of'));
@@ -62,7 +76,15 @@ describe('envdata status', () => {
     );
     // Never ingested is the longest lag: Brisbane, then Chicago, then the fresh Berlin.
     expect(table[1]).toMatch(/^ {2}STALE {2}Brisbane {2}never {13}— +\d{4}-\d\d-\d\d \d\d:00 +\S/);
-    expect(table[2]).toMatch(/^ {2}STALE {2}Chicago {3}\d{4}-\d\d-\d\d \d\d:00 .* 3 d 0 h$/);
+    // 72 h behind when landed, plus any hour the clock turned between landing and the command.
+    const hours = (a: Date, b: Date) => (a.getTime() - b.getTime()) / 3_600_000;
+    const turned = [];
+    for (let h = hours(ranFrom, landedTo); h <= hours(ranTo, landedFrom); h += 1) turned.push(h);
+    expect(table[2]).toMatch(
+      new RegExp(
+        `^ {2}STALE {2}Chicago {3}\\d{4}-\\d\\d-\\d\\d \\d\\d:00 .* 3 d (${turned.join('|')}) h$`,
+      ),
+    );
     expect(table[3]).toMatch(/^ {2}ok {5}Berlin {4}\d{4}-\d\d-\d\d \d\d:00 /);
     // Every column starts at the same offset on every row.
     const starts = (line: string) => [...line.matchAll(/(?<= {2})\S/g)].map((m) => m.index);
