@@ -1,4 +1,6 @@
+import { WEATHER_COLUMNS } from '../datasets/weather/weather-tables.js';
 import type { Dataset } from '../types.js';
+import { isNumericColumn } from '../warehouse/fact-table-spec.js';
 
 /** The version of the canonical rows a certificate's subject digest is taken over. */
 export const CANONICAL_FORM = 'envdata-canonical-rows/v1';
@@ -22,25 +24,8 @@ const text = (sql: string) => ({ sql, kind: 'text' as const });
 const WEATHER: CanonicalTable = {
   table: 'weather_hourly',
   key: [],
-  values: [
-    ...[
-      'temperature_c',
-      'apparent_temperature_c',
-      'dew_point_c',
-      'humidity_fraction',
-      'pressure_hpa',
-      'wind_speed_ms',
-      'wind_gust_ms',
-      'wind_bearing_deg',
-      'cloud_cover_fraction',
-      'visibility_km',
-      'uv_index',
-      'ozone_du',
-      'precip_intensity_mm_h',
-      'precip_probability_fraction',
-    ].map((c) => number(`f.${c}`)),
-    ...['precip_type', 'summary', 'icon', 'icon_raw'].map((c) => text(`f.${c}`)),
-  ],
+  // The declared columns, in the table's order: the measures as numbers, the rest as text.
+  values: WEATHER_COLUMNS.map((c) => (isNumericColumn(c) ? number : text)(`f.${c.name}`)),
   from: 'envdata.weather_hourly f',
 };
 

@@ -1,3 +1,6 @@
+import { WEATHER_COLUMNS } from '../datasets/weather/weather-tables.js';
+import type { FactColumn } from '../warehouse/fact-table-spec.js';
+
 /**
  * What `envdata export parquet` writes (docs/export.md): the facts, the daily rollups and the
  * locations, each column with its Parquet (DuckDB) type, how Postgres writes it for the CSV that
@@ -37,23 +40,30 @@ const col = (name: string, type: ExportType, sql = `f.${name}`): ExportColumn =>
 });
 const enumText = (name: string) => col(name, 'VARCHAR', `f.${name}::text`);
 
-const WEATHER_MEASURES = [
-  'temperature_c',
-  'apparent_temperature_c',
-  'dew_point_c',
-  'humidity_fraction',
-  'pressure_hpa',
-  'wind_speed_ms',
-  'wind_gust_ms',
-  'wind_bearing_deg',
-  'cloud_cover_fraction',
-  'visibility_km',
-  'uv_index',
-  'ozone_du',
-  'precip_intensity_mm_h',
-  'precip_probability_fraction',
-];
+/**
+ * A column declared by a dataset's tables (`declareTables`) as exported: `real` as FLOAT, the
+ * integers as themselves, text as VARCHAR, an enum as its text.
+ */
+function declaredColumn(column: FactColumn<never>): ExportColumn {
+  switch (column.type) {
+    case 'real':
+      return col(column.name, 'FLOAT');
+    case 'int':
+      return col(column.name, 'INTEGER');
+    case 'smallint':
+      return col(column.name, 'SMALLINT');
+    case 'text':
+      return col(column.name, 'VARCHAR');
+    default:
+      return enumText(column.name);
+  }
+}
 
+/**
+ * The measures of `envdata.weather_daily_rollup`, each as `_min`, `_max` and `_mean`: the hourly
+ * measures but the bearing, the shares in percent. Declared by the migrations that create the
+ * rollup (0004, 0009), which import no app code, so not derivable from `WEATHER_COLUMNS`.
+ */
 const WEATHER_DAILY_MEASURES = [
   'temperature_c',
   'apparent_temperature_c',
@@ -80,11 +90,7 @@ export const EXPORT_DATASETS: readonly ExportDataset[] = [
     columns: [
       col('location_id', 'INTEGER'),
       col('observed_at', 'TIMESTAMPTZ'),
-      ...WEATHER_MEASURES.map((m) => col(m, 'FLOAT')),
-      col('precip_type', 'VARCHAR'),
-      col('summary', 'VARCHAR'),
-      enumText('icon'),
-      col('icon_raw', 'VARCHAR'),
+      ...WEATHER_COLUMNS.map(declaredColumn),
       col('answer_id', 'BIGINT'),
     ],
   },

@@ -30,6 +30,11 @@ export interface TablesDeclaration<Row, Fact, Snapshot, Key, Cols> {
 export interface DeclaredTables<Row extends FactRow> {
   readonly fact: FactTable<Row>;
   readonly snapshot: SnapshotTable<Row>;
+  /**
+   * The declared columns after the key, in the tables' order: for readers that need their names
+   * and types without a writer's context (the Parquet export, the certificates' canonical rows).
+   */
+  readonly columns: readonly FactColumn<Row>[];
 }
 
 type NameOf<C> = C extends Columns<never> ? C[number]['name'] : never;
@@ -102,6 +107,7 @@ export function declareTables<Row extends FactRow>() {
     const tables: DeclaredTables<Row> = {
       fact: { name: declared.fact, spec: specOf(declared.fact), ...shared },
       snapshot: { name: declared.snapshot, spec: specOf(declared.snapshot), ...shared },
+      columns: Object.freeze([...columns]),
     };
     return tables as never;
   };

@@ -45,3 +45,9 @@ export const WEATHER_HOURLY = WEATHER.fact;
 
 /** `envdata.weather_snapshot`: latest readings and forecasts as fetched, one row per valid hour. */
 export const WEATHER_SNAPSHOT = WEATHER.snapshot;
+
+/**
+ * The columns of both weather tables after `location_id, observed_at` (and a snapshot's stamp),
+ * in the tables' order: the measures (`real`), then the text columns.
+ */
+export const WEATHER_COLUMNS = WEATHER.columns;
