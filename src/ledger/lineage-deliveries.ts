@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
+import { claimDueDeliveries } from './claim-due-deliveries.js';
 import { LINEAGE_EVENT, LINEAGE_TARGET, type LineageSnapshot } from './record-lineage.js';
 
 /**
@@ -41,8 +42,7 @@ export interface ClaimedLineage {
 
 /**
  * Claims up to `limit` due lineage deliveries, oldest first, skipping those another dispatcher
- * holds (`for update skip locked`), and leases them for `leaseMs` (as `claimDeliveries` does for
- * alerts). An event waits while an earlier event of the same run (or rebuild) is undelivered: a
+ * holds, and leases them for `leaseMs` (`claimDueDeliveries`, as for alerts). An event waits while an earlier event of the same run (or rebuild) is undelivered: a
  * receiver always hears a run's START before its end, whichever dispatcher posts them.
  */
 export async function claimLineage(
@@ -50,46 +50,32 @@ export async function claimLineage(
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedLineage[]> {
-  const { rows } = await sql<{
-    notification_id: string;
-    details: LineageSnapshot;
-    attempts: number;
-  }>`
-    with due as (
-      select d.notification_id, d.target from envdata.notification_delivery d
-      join envdata.notification n using (notification_id)
-      where d.status = 'pending' and d.target = ${LINEAGE_TARGET}
-        and d.next_attempt_at <= now()
-        and not exists (
-          select 1 from envdata.notification e
-          join envdata.notification_delivery ed on ed.notification_id = e.notification_id
-            and ed.target = ${LINEAGE_TARGET} and ed.status = 'pending'
-          where e.event = ${LINEAGE_EVENT}
-            and (e.details->>'runId')::int = (n.details->>'runId')::int
-            and e.notification_id < n.notification_id)
-        -- A rebuild's events (no run: \`runId\` null) wait behind those of their invocation.
-        and not exists (
-          select 1 from envdata.notification e
-          join envdata.notification_delivery ed on ed.notification_id = e.notification_id
-            and ed.target = ${LINEAGE_TARGET} and ed.status = 'pending'
-          where n.details ? 'rebuildId' and e.event = ${LINEAGE_EVENT}
-            and e.details->>'rebuildId' = n.details->>'rebuildId'
-            and e.notification_id < n.notification_id)
-      order by d.notification_id
-      limit ${limit}
-      for update of d skip locked)
-    update envdata.notification_delivery d set
-      attempts = d.attempts + 1,
-      next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
-    from due, envdata.notification n
-    where d.notification_id = due.notification_id and d.target = due.target
-      and n.notification_id = d.notification_id
-    returning d.notification_id::text, n.details, d.attempts`.execute(db);
-  return rows.map((r) => ({
-    notificationId: r.notification_id,
+  const claimed = await claimDueDeliveries<LineageSnapshot>(db, {
+    where: sql`d.target = ${LINEAGE_TARGET}
+      and not exists (
+        select 1 from envdata.notification e
+        join envdata.notification_delivery ed on ed.notification_id = e.notification_id
+          and ed.target = ${LINEAGE_TARGET} and ed.status = 'pending'
+        where e.event = ${LINEAGE_EVENT}
+          and (e.details->>'runId')::int = (n.details->>'runId')::int
+          and e.notification_id < n.notification_id)
+      -- A rebuild's events (no run: \`runId\` null) wait behind those of their invocation.
+      and not exists (
+        select 1 from envdata.notification e
+        join envdata.notification_delivery ed on ed.notification_id = e.notification_id
+          and ed.target = ${LINEAGE_TARGET} and ed.status = 'pending'
+        where n.details ? 'rebuildId' and e.event = ${LINEAGE_EVENT}
+          and e.details->>'rebuildId' = n.details->>'rebuildId'
+          and e.notification_id < n.notification_id)`,
+    orderBy: sql`d.notification_id`,
+    limit,
+    leaseMs,
+  });
+  return claimed.map((c) => ({
+    notificationId: c.notificationId,
     target: LINEAGE_TARGET,
-    snapshot: r.details,
-    attempts: r.attempts,
+    snapshot: c.details,
+    attempts: c.attempts,
   }));
 }
 

@@ -1,17 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../warehouse/schema.js';
+import { claimDueDeliveries, type DueDelivery } from './claim-due-deliveries.js';
 import type { NotificationEvent } from './record-notification.js';
 
 /** An event of the outbox, claimed for one target. */
-export interface ClaimedDelivery {
-  readonly notificationId: string;
-  readonly target: string;
-  readonly event: NotificationEvent;
-  readonly details: Record<string, unknown>;
-  readonly createdAt: Date;
-  /** Attempts so far, this one included. */
-  readonly attempts: number;
-}
+export type ClaimedDelivery = DueDelivery<Record<string, unknown>>;
 
 /**
  * Gives each target in `targets` (fingerprints) a pending delivery of every event of the last
@@ -38,49 +31,22 @@ export async function addPendingDeliveries(
 }
 
 /**
- * Claims up to `limit` pending deliveries to `targets` that are due, skipping those another
- * dispatcher holds (`for update skip locked`), and leases them for `leaseMs`: their
- * `next_attempt_at` moves past the post's timeout, so no other dispatcher posts the same event
- * to the same target meanwhile, and one that died mid-post is taken over after the lease.
+ * Claims up to `limit` pending deliveries to `targets` that are due, the longest due first, and
+ * leases them for `leaseMs` (`claimDueDeliveries`): no other dispatcher posts the same event to
+ * the same target meanwhile, and one that died mid-post is taken over after the lease.
  */
-export async function claimDeliveries(
+export function claimDeliveries(
   db: Kysely<Database>,
   targets: readonly string[],
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedDelivery[]> {
-  const { rows } = await sql<{
-    notification_id: string;
-    target: string;
-    event: NotificationEvent;
-    details: Record<string, unknown>;
-    created_at: Date;
-    attempts: number;
-  }>`
-    with due as (
-      select d.notification_id, d.target from envdata.notification_delivery d
-      where d.status = 'pending' and d.target = any(${targets}::text[])
-        and d.next_attempt_at <= now()
-      order by d.next_attempt_at
-      limit ${limit}
-      for update skip locked)
-    update envdata.notification_delivery d set
-      attempts = d.attempts + 1,
-      next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
-    from due, envdata.notification n
-    where d.notification_id = due.notification_id and d.target = due.target
-      and n.notification_id = d.notification_id
-    returning d.notification_id::text, d.target, n.event, n.details, n.created_at, d.attempts`.execute(
-    db,
-  );
-  return rows.map((r) => ({
-    notificationId: r.notification_id,
-    target: r.target,
-    event: r.event,
-    details: r.details,
-    createdAt: r.created_at,
-    attempts: r.attempts,
-  }));
+  return claimDueDeliveries(db, {
+    where: sql`d.target = any(${targets}::text[])`,
+    orderBy: sql`d.next_attempt_at`,
+    limit,
+    leaseMs,
+  });
 }
 
 /** The receiver acknowledged: delivered, never posted again. */

@@ -4,7 +4,6 @@ import type { Uses } from '../runtime/app-resources.js';
 import { DATASET_DEFINITIONS } from '../datasets/registry.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { backoffMs } from '../lifecycle/backoff.js';
-import { settlesWithin } from '../lifecycle/settles-within.js';
 import {
   addLineageDeliveries,
   announceLineageReceiver,
@@ -13,6 +12,7 @@ import {
 } from '../ledger/lineage-deliveries.js';
 import { markAttemptFailed, markDelivered } from '../ledger/notification-deliveries.js';
 import { describeAnswer } from '../notify/notification-dispatcher.js';
+import { PollLoop } from '../notify/poll-loop.js';
 import { postNotification } from '../notify/post-notification.js';
 import { buildRunEvent, type LineageColumn, type LineageContext } from './lineage-event.js';
 
@@ -50,13 +50,10 @@ type LineageResources = Uses<'config' | 'db' | 'logger' | 'outages'>;
 export class LineageDispatcher implements AppComponent {
   readonly name = 'lineage';
   private readonly log;
-  private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly retryBaseMs: number;
   private readonly retryCapMs: number;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly poll: PollLoop;
   private announcedAt = 0;
   private fullLookDone = false;
   private columns: Promise<Record<string, LineageColumn[]>> | undefined;
@@ -66,10 +63,16 @@ export class LineageDispatcher implements AppComponent {
     options: LineageDispatcherOptions = {},
   ) {
     this.log = app.logger.child({ component: 'lineage' });
-    this.pollMs = options.pollMs ?? 1_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retryBaseMs = options.retryBaseMs ?? 5_000;
     this.retryCapMs = options.retryCapMs ?? 600_000;
+    this.poll = new PollLoop({
+      round: () => this.deliverDue(),
+      pollMs: options.pollMs ?? 1_000,
+      app,
+      log: this.log,
+      failure: 'could not deliver lineage events; trying again',
+    });
   }
 
   async start(): Promise<void> {
@@ -85,35 +88,11 @@ export class LineageDispatcher implements AppComponent {
       { receiver: new URL(this.app.config.lineage.endpoint).host },
       'lineage events are posted to ENVDATA_OPENLINEAGE_URL',
     );
-    this.schedulePoll(0);
+    this.poll.schedule(0);
   }
 
-  async stop(timeoutMs: number): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.pollTimer);
-    if (this.running) await settlesWithin(this.running, timeoutMs);
-  }
-
-  private schedulePoll(delayMs: number): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => {
-      this.running = this.deliverDue()
-        .then((full) => {
-          this.running = undefined;
-          if (!this.stopped) this.schedulePoll(full ? 0 : this.pollMs);
-        })
-        .catch((error: unknown) => {
-          this.running = undefined;
-          if (!this.app.outages.report(error)) {
-            this.log.warn(
-              { err: coerceError(error) },
-              'could not deliver lineage events; trying again',
-            );
-          }
-          if (!this.stopped) this.schedulePoll(this.pollMs);
-        });
-    }, delayMs);
-    this.pollTimer.unref();
+  stop(timeoutMs: number): Promise<void> {
+    return this.poll.stop(timeoutMs);
   }
 
   /** One round: give new events a delivery, claim what is due, post it. Returns whether it was full. */

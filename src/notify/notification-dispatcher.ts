@@ -3,7 +3,6 @@ import type { Uses } from '../runtime/app-resources.js';
 import type { NotifyTarget } from '../config/config.js';
 import { coerceError } from '../errors/coerce-error.js';
 import { backoffMs } from '../lifecycle/backoff.js';
-import { settlesWithin } from '../lifecycle/settles-within.js';
 import {
   addPendingDeliveries,
   claimDeliveries,
@@ -15,6 +14,7 @@ import {
 import { checkAlerts } from './check-alerts.js';
 import { checkBiRoles } from './check-bi-roles.js';
 import { notificationBody } from './notification-document.js';
+import { PollLoop } from './poll-loop.js';
 import { postNotification, type PostAnswer } from './post-notification.js';
 
 /** The dispatcher's timings; the defaults suit production, tests shorten them. */
@@ -52,15 +52,13 @@ export class NotificationDispatcher implements AppComponent {
   readonly name = 'notifier';
   private readonly log;
   private readonly targets: readonly NotifyTarget[];
-  private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly retryBaseMs: number;
   private readonly retryCapMs: number;
   private readonly checkMs: number;
   private readonly startedAt = new Date();
-  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly poll: PollLoop;
   private checkTimer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
   private stopped = false;
 
   constructor(
@@ -69,11 +67,17 @@ export class NotificationDispatcher implements AppComponent {
   ) {
     this.log = app.logger.child({ component: 'notifier' });
     this.targets = app.config.notify.targets;
-    this.pollMs = options.pollMs ?? 1_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retryBaseMs = options.retryBaseMs ?? 5_000;
     this.retryCapMs = options.retryCapMs ?? 600_000;
     this.checkMs = options.checkMs ?? 60_000;
+    this.poll = new PollLoop({
+      round: () => this.deliverDue(),
+      pollMs: options.pollMs ?? 1_000,
+      app,
+      log: this.log,
+      failure: 'could not deliver alerts; trying again',
+    });
   }
 
   start(): Promise<void> {
@@ -82,7 +86,7 @@ export class NotificationDispatcher implements AppComponent {
         { targets: this.targets.map((t) => t.label), format: this.app.config.notify.format },
         'alerts are posted to ENVDATA_NOTIFY_URL',
       );
-      this.schedulePoll(0);
+      this.poll.schedule(0);
     }
     if (this.checkMs > 0) this.scheduleCheck();
     return Promise.resolve();
@@ -90,34 +94,13 @@ export class NotificationDispatcher implements AppComponent {
 
   async stop(timeoutMs: number): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.pollTimer);
     clearTimeout(this.checkTimer);
-    if (this.running) await settlesWithin(this.running, timeoutMs);
+    await this.poll.stop(timeoutMs);
   }
 
   /** Looks at the outbox now, not at the next poll. */
   wake(): void {
-    if (this.stopped || this.targets.length === 0 || this.running) return;
-    this.schedulePoll(0);
-  }
-
-  private schedulePoll(delayMs: number): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => {
-      this.running = this.deliverDue()
-        .then((full) => {
-          this.running = undefined;
-          if (!this.stopped) this.schedulePoll(full ? 0 : this.pollMs);
-        })
-        .catch((error: unknown) => {
-          this.running = undefined;
-          if (!this.app.outages.report(error)) {
-            this.log.warn({ err: coerceError(error) }, 'could not deliver alerts; trying again');
-          }
-          if (!this.stopped) this.schedulePoll(this.pollMs);
-        });
-    }, delayMs);
-    this.pollTimer.unref();
+    if (this.targets.length > 0) this.poll.wake();
   }
 
   /**
