@@ -208,7 +208,7 @@ async function copiesOf(
 
 /**
  * CPU µs per chunk of a chunk's spans alone, as the worker makes them (the same names, kinds,
- * nesting and attributes; BullMQ's `process` and `complete` made here too), exported to
+ * nesting and attributes; BullMQ's `process` made here too), exported to
  * `receiverUrl`: what tracing adds to each chunk, without the noise of a whole backfill.
  */
 async function spanWork(mode: TracingMode, receiverUrl: string): Promise<number> {
@@ -222,15 +222,21 @@ async function spanWork(mode: TracingMode, receiverUrl: string): Promise<number>
         { attributes: { 'envdata.chunk.id': i, 'envdata.run.id': 1 } },
       ]);
       enqueue.end();
-      await inSpan('process ingest', async () => {
+      await inSpan('process ingest', async (process) => {
+        const parent = process.scope;
         recordSpan('envdata.queue.wait', {
+          parent,
           startTime: new Date(Date.now() - 5),
           attributes: { 'envdata.chunk.id': i },
         });
-        await inSpan('envdata.admission.wait', async (span) => {
-          await tick();
-          span.setAttributes({ 'envdata.admission.result': 'permit' });
-        });
+        await inSpan(
+          'envdata.admission.wait',
+          async (span) => {
+            await tick();
+            span.setAttributes({ 'envdata.admission.result': 'permit' });
+          },
+          { parent },
+        );
         await inSpan(
           'envdata.http GET /history/pollen/by-lat-lng',
           async (span) => {
@@ -240,21 +246,39 @@ async function spanWork(mode: TracingMode, receiverUrl: string): Promise<number>
               'http.response.body.size': 9e4,
             });
           },
-          { kind: 'client', attributes: { 'http.request.method': 'GET', 'url.path': '/h' } },
+          {
+            kind: 'client',
+            parent,
+            attributes: { 'http.request.method': 'GET', 'url.path': '/h' },
+          },
         );
-        inSpanSync('envdata.parse', (span) => span.setAttributes({ 'envdata.parse.records': 48 }));
-        inSpanSync('envdata.normalise', (span) =>
-          span.setAttributes({ 'envdata.normalise.rows': 9 }),
+        inSpanSync('envdata.parse', (span) => span.setAttributes({ 'envdata.parse.records': 48 }), {
+          parent,
+        });
+        inSpanSync(
+          'envdata.normalise',
+          (span) => span.setAttributes({ 'envdata.normalise.rows': 9 }),
+          { parent },
         );
-        await inSpan('envdata.landing', async (span) => {
-          await inSpan('envdata.stage', tick);
-          span.setAttributes({ 'envdata.landing.batch_size': 8, 'envdata.landing.state': 'done' });
-        });
-        await inSpan('envdata.ledger.outcome', async (span) => {
-          await tick();
-          span.setAttributes({ 'envdata.chunk.result': 'landed' });
-        });
-        await inSpan('complete ingest', async () => undefined);
+        await inSpan(
+          'envdata.landing',
+          async (span) => {
+            await inSpan('envdata.stage', tick, { parent: span.scope });
+            span.setAttributes({
+              'envdata.landing.batch_size': 8,
+              'envdata.landing.state': 'done',
+            });
+          },
+          { parent },
+        );
+        await inSpan(
+          'envdata.ledger.outcome',
+          async (span) => {
+            await tick();
+            span.setAttributes({ 'envdata.chunk.result': 'landed' });
+          },
+          { parent },
+        );
       });
     };
     for (let i = 0; i < 2_000; i += 1) await chunk(i);

@@ -5,7 +5,7 @@ import { CallPacer, type PacedCall } from './call-pacer.js';
 import { pacingError } from './pacing-error.js';
 import { QuotaGate, type QuotaHold, type QuotaUse } from './quota-gate.js';
 import { quotaHoldReason } from './quota-hold-reason.js';
-import { inSpan } from '../tracing/tracing.js';
+import { inSpan, type TraceParent } from '../tracing/tracing.js';
 import { ThrottleBackoff } from './throttle-backoff.js';
 
 /** A call asking to be made. */
@@ -17,6 +17,8 @@ export interface AdmissionCall {
   readonly use: QuotaUse | (() => Promise<QuotaUse>);
   /** Whether the call budget counts it: a chunk's call does, a snapshot's does not. */
   readonly budgeted: boolean;
+  /** The span of the job making it (`envdata.admission.wait` goes under it). */
+  readonly trace?: TraceParent | undefined;
 }
 
 /** A call admitted: it goes now; tell its pace when its answer came (a refusal: `refused`). */
@@ -113,11 +115,15 @@ export class Admission {
    */
   admit(call: AdmissionCall, signal?: AbortSignal): Promise<Admitted> {
     // Traced: `envdata.admission.wait`, what the call waited, and why it may not go when not.
-    return inSpan('envdata.admission.wait', async (span) => {
-      const admitted = await this.decide(call, signal);
-      if (span.recording) span.setAttributes(admittedAttributes(admitted));
-      return admitted;
-    });
+    return inSpan(
+      'envdata.admission.wait',
+      async (span) => {
+        const admitted = await this.decide(call, signal);
+        if (span.recording) span.setAttributes(admittedAttributes(admitted));
+        return admitted;
+      },
+      { parent: call.trace },
+    );
   }
 
   private async decide(call: AdmissionCall, signal?: AbortSignal): Promise<Admitted> {

@@ -15,9 +15,15 @@ import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
 import { ledgerShareUnitMemory, type ShareUnitMemory } from './share-unit-memory.js';
 import type { WindowLearner } from './window-learner.js';
 import type { WrongAddressCheck } from './wrong-address-check.js';
+import type { TraceParent } from '../tracing/tracing.js';
 
 /** Makes a chunk's call and lands its answer; what is to happen next is the step returned. */
-export type ChunkFetcher = (chunk: ClaimedChunk, attempts: number) => Promise<ChunkStep>;
+export type ChunkFetcher = (
+  chunk: ClaimedChunk,
+  attempts: number,
+  /** The span of the chunk's job: the call's, the landing's spans go under it. */
+  trace?: TraceParent,
+) => Promise<ChunkStep>;
 
 /**
  * The ingest job's call and landing: admitted first (`Admission.admit`: the pace, the quota and
@@ -94,9 +100,9 @@ export function createChunkFetcher(
     }
   };
 
-  return async (chunk, attempts) => {
+  return async (chunk, attempts, trace) => {
     const admitted = await admission.admit(
-      { use: () => useOf(chunk.runId), budgeted: true },
+      { use: () => useOf(chunk.runId), budgeted: true, trace },
       deps.stopping,
     );
     switch (admitted.kind) {
@@ -120,7 +126,7 @@ export function createChunkFetcher(
           attempts,
           retries: { refetches: chunk.refetches, refetchAttempts, refetchDelayMs, maxAttempts },
         },
-        { speciesRisk: deps.speciesRisk, shareUnits, shapes: deps.shapes },
+        { speciesRisk: deps.speciesRisk, shareUnits, shapes: deps.shapes, trace },
       ).finally(() => permit.answered());
       // Before the landing marks the chunk done: a probe counts as in flight until what it
       // taught is recorded, so the feeder never plans the same probe twice.
@@ -130,7 +136,7 @@ export function createChunkFetcher(
       if ((await checkAddress(chunk.runId, notCovered)) && notCovered) {
         return { kind: 'release', answered: true };
       }
-      result = await deps.landings.land(landing);
+      result = await deps.landings.land(landing, trace);
       admission.through();
       await fillWhatWasSetAside();
     } catch (thrown) {

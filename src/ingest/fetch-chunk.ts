@@ -10,7 +10,7 @@ import type { ShapeRecorder } from './shape-recorder.js';
 import { shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import { clipWindow } from '../windows/hour-ranges.js';
 import { lastCompleteHourEnd } from '../windows/tile-windows.js';
-import { inSpanSync } from '../tracing/tracing.js';
+import { inSpanSync, type TraceParent } from '../tracing/tracing.js';
 
 /** A claimed chunk, as the fetch needs it. */
 export interface ChunkToFetch extends Pick<
@@ -47,6 +47,8 @@ export async function fetchChunk(
     readonly shareUnits?: ShareUnitMemory;
     /** Where the shape of each complete answer is taken and recorded (`envdata upstream`). */
     readonly shapes?: ShapeRecorder;
+    /** The span of the chunk's job: the call's and the normalising's spans go under it. */
+    readonly trace?: TraceParent | undefined;
   } = {},
 ): Promise<ChunkLanding> {
   const definition = datasetDefinition(chunk.dataset);
@@ -66,7 +68,7 @@ export async function fetchChunk(
   };
   let payload: HistoryPayload<ParsedPayload<unknown>>;
   try {
-    payload = await definition.fetchHistory(client, {
+    payload = await definition.fetchHistory(client.traced(options.trace), {
       location: chunk.location,
       window: chunk.window,
       options: { speciesRisk: options.speciesRisk ?? false },
@@ -111,7 +113,7 @@ export async function fetchChunk(
       }
       return normalised;
     },
-    { attributes: { 'envdata.dataset': chunk.dataset } },
+    { parent: options.trace, attributes: { 'envdata.dataset': chunk.dataset } },
   );
   // A shape not accepted under `quarantine` or `freeze`: the answer is archived, its hours held
   // as quarantined, and never fetched again (the same shape would come back, paid for).

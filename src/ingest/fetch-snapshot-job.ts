@@ -16,6 +16,7 @@ import { outcomeOf } from './outcome-policy.js';
 import { fillSnapshotSetAside } from './fill-snapshot-set-aside.js';
 import { ledgerShareUnitMemory, shareUnitsFor, type ShareUnitMemory } from './share-unit-memory.js';
 import type { ShapeRecorder } from './shape-recorder.js';
+import { activeTraceParent } from '../tracing/tracing.js';
 
 export interface FetchSnapshotDeps {
   readonly db: Kysely<Database>;
@@ -57,6 +58,8 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
   const { admission } = deps;
   const shareUnits = ledgerShareUnitMemory(deps.db);
   return async (job: Job<SnapshotJobData>): Promise<number> => {
+    // BullMQ's `process` span, active only now (before the first await): its children's parent.
+    const trace = activeTraceParent();
     const { locationId, product, dataset } = job.data;
     const location = await deps.db
       .selectFrom('location')
@@ -67,7 +70,7 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     const source = snapshotSourceOf(dataset, product);
     const fetchedAt = new Date(job.data.fetchedAt);
     let payload: ParsedPayload<unknown>;
-    const admitted = await admission.admit({ use: 'sync', budgeted: false }, deps.stopping);
+    const admitted = await admission.admit({ use: 'sync', budgeted: false, trace }, deps.stopping);
     if (admitted.kind === 'pace') throw admitted.error;
     if (admitted.kind !== 'permit') {
       const untilMs = admitted.kind === 'quota' ? admitted.hold.untilMs : Date.now() + admitted.ms;
@@ -76,7 +79,11 @@ export function createFetchSnapshotProcessor(deps: FetchSnapshotDeps) {
     const { permit } = admitted;
     try {
       payload = await source
-        .fetch(deps.client, { location, options: { speciesRisk: deps.speciesRisk }, fetchedAt })
+        .fetch(deps.client.traced(trace), {
+          location,
+          options: { speciesRisk: deps.speciesRisk },
+          fetchedAt,
+        })
         .finally(() => permit.answered());
     } catch (error) {
       const { code, outcome, retryAfterMs } = outcomeOf(error);

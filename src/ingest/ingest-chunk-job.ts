@@ -8,7 +8,7 @@ import { createStepInterpreter } from './chunk-step-interpreter.js';
 import { outcomeOfStep } from './chunk-step.js';
 import { createChunkFetcher } from './fetch-and-land.js';
 import { fillSetAsideShares } from '../landing/fill-set-aside-shares.js';
-import { inSpan, recordSpan } from '../tracing/tracing.js';
+import { activeTraceParent, inSpan, recordSpan, traceIdOf } from '../tracing/tracing.js';
 import type { IngestChunkDeps, IngestOutcome } from './ingest-chunk-deps.js';
 import { WindowLearner } from './window-learner.js';
 import { wrongAddressCheck } from './wrong-address-check.js';
@@ -61,17 +61,21 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
   const act = createStepInterpreter(deps, { log, closer });
 
   const process = async (job: Job<IngestJobData>, token?: string): Promise<IngestOutcome> => {
+    // BullMQ's `process` span, active only now (before the first await): carried by hand to
+    // every span of the chunk below.
+    const trace = activeTraceParent();
     const chunkId = job.data.chunkId;
     // Traced (inside BullMQ's `process` span): the wait in the queue, from the enqueue to now, on
     // the job's first start only (a retry's wait starts at its backoff, which BullMQ's span of it
     // shows); the call and landing; what the ledger made of it.
     if (job.attemptsStarted <= 1) {
       recordSpan('envdata.queue.wait', {
+        parent: trace,
         startTime: new Date(job.timestamp),
         attributes: { 'envdata.chunk.id': chunkId },
       });
     }
-    const chunk = await claimChunk(deps.db, chunkId, deps.rechecks);
+    const chunk = await claimChunk(deps.db, chunkId, deps.rechecks, traceIdOf(trace));
     if (!chunk) return 'skipped';
     if ('settled' in chunk) {
       log.debug({ chunkId: chunk.chunkId, runId: chunk.runId }, 'chunk settled meanwhile: no call');
@@ -83,7 +87,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
     let outcome: ChunkJobOutcome = 'error';
     try {
       const attempts = job.attemptsMade + 1;
-      const step = await fetchAndLand(chunk, attempts);
+      const step = await fetchAndLand(chunk, attempts, trace);
       outcome = outcomeOfStep(step);
       const result = await inSpan(
         'envdata.ledger.outcome',
@@ -93,6 +97,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
           return ended;
         },
         {
+          parent: trace,
           attributes: {
             'envdata.chunk.id': chunk.chunkId,
             'envdata.chunk.step': step.kind,

@@ -16,7 +16,7 @@ import {
   type WriteTechniques,
 } from '../warehouse/write-facts.js';
 import type { Statement } from '../warehouse/wire/index.js';
-import { annotateSpan, tracingStarted } from '../tracing/tracing.js';
+import { NO_SPAN, tracingStarted, type TraceSpan } from '../tracing/tracing.js';
 import { YearPartitions } from '../warehouse/year-partitions.js';
 import { AnswerIds } from './answer-ids.js';
 import {
@@ -80,7 +80,11 @@ export class FactWriter {
     });
   }
 
-  async land(unstaged: readonly ChunkLanding[]): Promise<LandingSummary> {
+  /** Lands `unstaged` in one transaction; `span` (the batch's transaction) says what it wrote. */
+  async land(
+    unstaged: readonly ChunkLanding[],
+    span: TraceSpan = NO_SPAN,
+  ): Promise<LandingSummary> {
     if (unstaged.length === 0) return { results: [], rowsWritten: 0 };
     const landings = await Promise.all(unstaged.map((l) => this.stage(l)));
     const batch: TableBatch = new Map();
@@ -134,7 +138,7 @@ export class FactWriter {
     });
     this.report(landings, [...batch.keys()], written);
     // Traced: on the landing transaction's span (`envdata.landing.transaction`).
-    annotateSpan({
+    span.setAttributes({
       'envdata.landing.chunks': landings.length,
       'envdata.landing.tables': tables.map((t) => t.spec.table),
       'envdata.landing.rows_written': written.reduce((sum, n) => sum + n, 0),

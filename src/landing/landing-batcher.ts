@@ -2,7 +2,7 @@ import { SQLSTATE, hasSqlState } from '../errors/pg-errors.js';
 import type { ChunkLanding, LandingResult } from '../ledger/landing-decision.js';
 import type { FactWriter } from './fact-writer.js';
 import type { StagedLanding } from './stage-landing.js';
-import { inSpan, type TraceSpan } from '../tracing/tracing.js';
+import { inSpan, type TraceParent, type TraceSpan } from '../tracing/tracing.js';
 
 interface Pending {
   readonly landing: StagedLanding;
@@ -37,11 +37,13 @@ export class LandingBatcher {
    * `envdata.stage` under it; the batch's transaction is a trace of its own, the chunks' landing
    * spans and it linked both ways (`flush`).
    */
-  land(unstaged: ChunkLanding): Promise<LandingResult> {
+  land(unstaged: ChunkLanding, parent?: TraceParent): Promise<LandingResult> {
     return inSpan(
       'envdata.landing',
       async (span) => {
-        const staging = inSpan('envdata.stage', () => this.writer.stage(unstaged));
+        const staging = inSpan('envdata.stage', () => this.writer.stage(unstaged), {
+          parent: span.scope,
+        });
         this.staging.add(staging);
         let landing: StagedLanding;
         try {
@@ -57,7 +59,10 @@ export class LandingBatcher {
         span.setAttributes({ 'envdata.landing.state': result.state });
         return result;
       },
-      { attributes: { 'envdata.chunk.id': unstaged.chunkId, 'envdata.dataset': unstaged.dataset } },
+      {
+        parent,
+        attributes: { 'envdata.chunk.id': unstaged.chunkId, 'envdata.dataset': unstaged.dataset },
+      },
     );
   }
 
@@ -84,7 +89,7 @@ export class LandingBatcher {
           b.span.link(ref);
           b.span.setAttributes({ 'envdata.landing.batch_size': batch.length });
         }
-        await this.commit(batch);
+        await this.commit(batch, span);
       },
       {
         root: true,
@@ -94,9 +99,12 @@ export class LandingBatcher {
     );
   }
 
-  private async commit(batch: Pending[]): Promise<void> {
+  private async commit(batch: Pending[], span: TraceSpan): Promise<void> {
     try {
-      const { results } = await this.writer.land(batch.map((b) => b.landing));
+      const { results } = await this.writer.land(
+        batch.map((b) => b.landing),
+        span,
+      );
       batch.forEach((b, i) => b.resolve(results[i]!));
     } catch (error) {
       // Cancelled on the server (the shutdown deadline): no chunk of it was refused, and landed

@@ -6,7 +6,6 @@ import { named } from '../warehouse/wire/index.js';
 import type { Database } from '../warehouse/schema.js';
 import { settledHours, type NoDataRecheck } from './find-gaps.js';
 import { frozenDataset } from './drift-policy.js';
-import { currentTraceId } from '../tracing/tracing.js';
 
 /** A chunk a worker may work on now, with its location and run. */
 export interface ClaimedChunk {
@@ -56,6 +55,8 @@ export async function claimChunk(
   db: Kysely<Database>,
   chunkId: number,
   rechecks: ClaimRechecks,
+  /** The trace of the attempt claiming it, when sampled (`traceIdOf`): kept on the chunk. */
+  traceId: string | null = null,
 ): Promise<ClaimedChunk | SettledChunk | undefined> {
   const window = sql`tstzrange(k.window_from, k.window_to)`;
   const settled = sql<boolean>`(not exists (
@@ -95,7 +96,7 @@ export async function claimChunk(
       error_message = case when s.settled then null else k.error_message end,
       started_at = coalesce(k.started_at, now()),
       finished_at = case when s.settled then now() else k.finished_at end,
-      trace_id = coalesce(${currentTraceId()}::text, k.trace_id)
+      trace_id = coalesce(${traceId}::text, k.trace_id)
     from envdata.run r, s
     where s.chunk_id = k.chunk_id and r.run_id = k.run_id
       and k.status in ('pending', 'queued', 'running')

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Database, RunKind } from '../warehouse/schema.js';
-import { currentTraceparent } from '../tracing/tracing.js';
 import type { Gap } from './find-gaps.js';
 import { recordLineage } from './record-lineage.js';
 
@@ -22,6 +21,8 @@ export async function createRunWithGaps(
     readonly request: Record<string, unknown>;
     /** Re-read what is covered inside the gaps (a sync's lookback). */
     readonly refetch?: boolean;
+    /** The W3C `traceparent` of the span planning it (`envdata.run.plan`), its chunks' link. */
+    readonly traceparent?: string | null;
   },
 ): Promise<number> {
   const write = async (trx: Kysely<Database>): Promise<number> => {
@@ -33,7 +34,7 @@ export async function createRunWithGaps(
         priority: run.priority,
         window_auto: run.windowAuto ?? false,
         request: JSON.stringify(run.request),
-        traceparent: currentTraceparent(),
+        traceparent: run.traceparent ?? null,
       })
       .returning('run_id')
       .executeTakeFirstOrThrow();

@@ -167,6 +167,8 @@ export async function planRun(
      * its request with the rest, in the one insert: never a run another command cannot find.
      */
     signature?: Record<string, unknown>;
+    /** The W3C `traceparent` of the span planning it, kept on the run (its chunks link to it). */
+    traceparent?: string | null;
   } = {},
 ): Promise<PlannedRun> {
   for (const [name, date] of [
@@ -220,6 +222,7 @@ export async function planRun(
       windowAuto: request.windowAuto ?? false,
       gaps,
       ...(request.noDataRecheckMs === 'force' && { refetch: true }),
+      traceparent: options.traceparent ?? null,
       request: {
         datasets: request.datasets,
         from: request.from.toISOString(),

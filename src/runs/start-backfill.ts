@@ -4,7 +4,7 @@ import { createFeeder } from '../dispatch/create-feeder.js';
 import { findRunningBackfill } from '../ledger/find-running-backfill.js';
 import type { PlanOverlap } from '../planner/leave-open-plans.js';
 import { planRun, type PlanEstimate, type RunRequest } from '../planner/plan-run.js';
-import { inSpan } from '../tracing/tracing.js';
+import { inSpan, traceparentOf } from '../tracing/tracing.js';
 
 /** What `envdata backfill` asks for: a run request, of kind `backfill`, at the default priority. */
 export type BackfillRequest = Pick<
@@ -75,12 +75,18 @@ export async function startBackfill(
   }
   // Hours an unfinished run (running, paused) will fetch are left to it, and said so. A run
   // planned is the trace its chunks link to (`envdata.run.plan`, kept on the run's row).
-  const plan = async (): Promise<BackfillStart> => {
+  const plan = async (traceparent: string | null = null): Promise<BackfillStart> => {
     const { runId, estimate, notes, overlaps } = await planRun(
       app.db,
       { kind: 'backfill', ...runRequest, ...rechecks },
       app.config.rateLimits,
-      { ...options, leaveOpenRuns: true, signature, ...(windowScope && { windowScope }) },
+      {
+        ...options,
+        leaveOpenRuns: true,
+        signature,
+        traceparent,
+        ...(windowScope && { windowScope }),
+      },
     );
     if (runId !== undefined) await createFeeder(app).topUp();
     return { runId, estimate, resumed: false, notes, overlaps };
@@ -89,7 +95,7 @@ export async function startBackfill(
   return inSpan(
     'envdata.run.plan',
     async (span) => {
-      const start = await plan();
+      const start = await plan(traceparentOf(span.scope));
       span.setAttributes({
         'envdata.run.id': start.runId,
         'envdata.run.chunks': start.estimate.chunks,

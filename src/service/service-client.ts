@@ -28,7 +28,7 @@ import type {
   WeatherQuery,
 } from './service-query.js';
 import { ServiceTransport, type ServiceAnswer } from './service-transport.js';
-import { inSpan, inSpanSync } from '../tracing/tracing.js';
+import { inSpan, inSpanSync, type TraceParent } from '../tracing/tracing.js';
 
 /**
  * The typed client of the Environmental Data Service: one method per endpoint (13), the only
@@ -85,6 +85,11 @@ export interface ServiceClient {
     query: object,
     parseDocument: DocumentParser<TPayload>,
   ): Promise<HistoryPayload<TPayload>>;
+  /**
+   * The same client, its calls' spans (`envdata.http`, `envdata.parse`) under `parent` (a job's
+   * span); itself when `parent` is undefined (tracing off).
+   */
+  traced(parent: TraceParent | undefined): ServiceClient;
   /** Closes the connection pool after in-flight requests finish. Idempotent. */
   close(): Promise<void>;
 }
@@ -125,9 +130,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     endpoint: Endpoint,
     query: unknown,
     parseDocument: DocumentParser<TPayload>,
+    parent: TraceParent | undefined,
   ): Promise<TPayload> {
     try {
-      return (await send(endpoint, query, parseDocument, false)).payload;
+      return (await send(endpoint, query, parseDocument, false, parent)).payload;
     } catch (error) {
       throw redactServiceError(error, apiKey);
     }
@@ -137,9 +143,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     endpoint: Endpoint,
     query: unknown,
     parseDocument: DocumentParser<TPayload>,
+    parent: TraceParent | undefined,
   ): Promise<HistoryPayload<TPayload>> {
     try {
-      const { payload, complete } = await send(endpoint, query, parseDocument, true);
+      const { payload, complete } = await send(endpoint, query, parseDocument, true, parent);
       return { ...payload, complete };
     } catch (error) {
       throw redactServiceError(error, apiKey);
@@ -156,6 +163,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     query: unknown,
     parseDocument: DocumentParser<TPayload>,
     keepPartial: boolean,
+    parent: TraceParent | undefined,
   ): Promise<{ payload: TPayload; complete: boolean }> {
     const queryString = encodeQuery(endpoint, query);
     // Traced: the call (`envdata.http GET <path>`: status, bytes, Retry-After; never the query,
@@ -169,6 +177,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       },
       {
         kind: 'client',
+        parent,
         attributes: { 'http.request.method': 'GET', 'url.path': endpoint.path },
       },
     );
@@ -190,29 +199,34 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         });
         return read;
       },
-      { attributes: { 'url.path': endpoint.path } },
+      { parent, attributes: { 'url.path': endpoint.path } },
     );
   }
 
   const E = ENDPOINTS;
-  return {
-    pollenLatestByLatLng: (q) => call(E.pollenLatestByLatLng, q, parseLatestPollenDocument),
-    pollenLatestByPlace: (q) => call(E.pollenLatestByPlace, q, parseLatestPollenDocument),
-    pollenHistoryByLatLng: (q) => callHistory(E.pollenHistoryByLatLng, q, parsePollenDocument),
-    pollenHistoryByPlace: (q) => callHistory(E.pollenHistoryByPlace, q, parsePollenDocument),
-    pollenForecastByLatLng: (q) => call(E.pollenForecastByLatLng, q, parsePollenDocument),
-    pollenForecastByPlace: (q) => call(E.pollenForecastByPlace, q, parsePollenDocument),
-    pollenForecast120hByLatLng: (q) => call(E.pollenForecast120hByLatLng, q, parsePollenDocument),
-    pollenForecast120hByPlace: (q) => call(E.pollenForecast120hByPlace, q, parsePollenDocument),
-    weatherLatest: (q) => call(E.weatherLatest, q, parseLatestWeatherDocument),
-    weatherHistory: (q) => callHistory(E.weatherHistory, q, parseWeatherDocument),
-    weatherForecast: (q) => call(E.weatherForecast, q, parseWeatherDocument),
-    geocode: (q) => call(E.geocode, q, parseGeocodeDocument),
-    reverseGeocode: (q) => call(E.reverseGeocode, q, parseGeocodeDocument),
-    request: (endpoint, q, parseDocument) => call(endpoint, q, parseDocument),
-    requestHistory: (endpoint, q, parseDocument) => callHistory(endpoint, q, parseDocument),
+  /** The methods, their spans under `p`. */
+  const client = (p: TraceParent | undefined): ServiceClient => ({
+    pollenLatestByLatLng: (q) => call(E.pollenLatestByLatLng, q, parseLatestPollenDocument, p),
+    pollenLatestByPlace: (q) => call(E.pollenLatestByPlace, q, parseLatestPollenDocument, p),
+    pollenHistoryByLatLng: (q) => callHistory(E.pollenHistoryByLatLng, q, parsePollenDocument, p),
+    pollenHistoryByPlace: (q) => callHistory(E.pollenHistoryByPlace, q, parsePollenDocument, p),
+    pollenForecastByLatLng: (q) => call(E.pollenForecastByLatLng, q, parsePollenDocument, p),
+    pollenForecastByPlace: (q) => call(E.pollenForecastByPlace, q, parsePollenDocument, p),
+    pollenForecast120hByLatLng: (q) =>
+      call(E.pollenForecast120hByLatLng, q, parsePollenDocument, p),
+    pollenForecast120hByPlace: (q) => call(E.pollenForecast120hByPlace, q, parsePollenDocument, p),
+    weatherLatest: (q) => call(E.weatherLatest, q, parseLatestWeatherDocument, p),
+    weatherHistory: (q) => callHistory(E.weatherHistory, q, parseWeatherDocument, p),
+    weatherForecast: (q) => call(E.weatherForecast, q, parseWeatherDocument, p),
+    geocode: (q) => call(E.geocode, q, parseGeocodeDocument, p),
+    reverseGeocode: (q) => call(E.reverseGeocode, q, parseGeocodeDocument, p),
+    request: (endpoint, q, parseDocument) => call(endpoint, q, parseDocument, p),
+    requestHistory: (endpoint, q, parseDocument) => callHistory(endpoint, q, parseDocument, p),
+    traced: (parent) => (parent === undefined ? untraced : client(parent)),
     close: () => transport.close(),
-  };
+  });
+  const untraced = client(undefined);
+  return untraced;
 }
 
 /** What the HTTP span of a call says of its answer: never a header that could carry a secret. */

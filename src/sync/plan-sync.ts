@@ -21,6 +21,8 @@ export interface SyncRequest {
   readonly horizonHours: number;
   readonly windowHours: number;
   readonly now?: Date;
+  /** The W3C `traceparent` of the span planning it, kept on the run (its chunks link to it). */
+  readonly traceparent?: string | null;
 }
 
 /** History older than the sync's horizon that nothing covers: left to `envdata backfill`. */
@@ -90,6 +92,7 @@ export async function planSync(
     windowHours: request.windowHours,
     gaps: plan.gaps,
     refetch: true,
+    traceparent: request.traceparent ?? null,
     request: {
       datasets: request.datasets,
       locations: request.locations.map((l) => l.locationId),

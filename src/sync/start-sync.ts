@@ -8,7 +8,7 @@ import { estimateGaps, type PlanEstimate } from '../planner/plan-run.js';
 import { QUEUE_NAMES } from '../../jobs/queue-names.js';
 import { DATASETS } from '../types.js';
 import { planSync, planSyncGaps, type LeftToBackfill, type SyncRequest } from './plan-sync.js';
-import { inSpan } from '../tracing/tracing.js';
+import { inSpan, traceparentOf } from '../tracing/tracing.js';
 
 export interface SyncStart {
   readonly runId: number;
@@ -92,7 +92,7 @@ export async function startSync(
   return inSpan(
     'envdata.run.plan',
     async (span) => {
-      const start = await planAndQueue(app, now);
+      const start = await planAndQueue(app, now, traceparentOf(span.scope));
       span.setAttributes({ 'envdata.run.id': start.runId });
       return start;
     },
@@ -103,9 +103,13 @@ export async function startSync(
 async function planAndQueue(
   app: Uses<'config' | 'db' | 'logger' | 'queues'>,
   now: Date,
+  traceparent: string | null,
 ): Promise<SyncStart> {
   const locations = await resolveLocations(app.db, []);
-  const { runId, gaps, leftToBackfill } = await planSync(app.db, syncRequest(app, locations, now));
+  const { runId, gaps, leftToBackfill } = await planSync(app.db, {
+    ...syncRequest(app, locations, now),
+    traceparent,
+  });
   const fetchedAt = now.toISOString();
   const jobs = locations.flatMap((l) =>
     SNAPSHOT_PRODUCTS.map(({ product, dataset }) =>

@@ -3,7 +3,8 @@ import {
   context,
   propagation,
   trace,
-  type Span,
+  type Context,
+  type ContextManager,
   type SpanContext,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -31,8 +32,8 @@ const QUIET_ROOT_KINDS = new Set([0, 3]);
  * a tracer provider with the batch span processor and the OTLP/HTTP (JSON) exporter, both
  * configured by the standard variables (`OTEL_EXPORTER_OTLP_*`, `OTEL_BSP_*`,
  * `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SERVICE_NAME`), registered as
- * the global one with the async-hooks context manager and the W3C trace-context propagator; and
- * BullMQ's telemetry (`bullmq-otel`) over it.
+ * the global one with a synchronous context manager (`SynchronousContextManager`) and the W3C
+ * trace-context propagator; and BullMQ's telemetry (`bullmq-otel`) over it.
  */
 export function startTracingSdk(options: {
   readonly serviceName: string;
@@ -56,7 +57,8 @@ export function startTracingSdk(options: {
     ...(env.OTEL_BSP_EXPORT_TIMEOUT === undefined && { exportTimeoutMillis: EXPORT_WAIT_MS }),
   });
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+  const contexts = new SynchronousContextManager();
+  provider.register({ contextManager: contexts, propagator: new W3CTraceContextPropagator() });
   const tracer = provider.getTracer('envdata');
 
   const telemetry = new BullMQOtel({ tracerName: 'bullmq' });
@@ -72,9 +74,8 @@ export function startTracingSdk(options: {
     },
   };
 
-  const traceparentOf = (span?: Span): string | undefined => {
+  const traceparentOf = (ctx: Context): string | undefined => {
     const carrier: Record<string, string> = {};
-    const ctx = span ? trace.setSpan(ROOT_CONTEXT, span) : context.active();
     propagation.inject(ctx, carrier);
     return carrier.traceparent;
   };
@@ -86,11 +87,16 @@ export function startTracingSdk(options: {
   return {
     tracer,
     telemetry,
-    activeSpan: () => trace.getActiveSpan(),
+    activeContext: () => contexts.active(),
+    rootContext: ROOT_CONTEXT,
+    spanOf: (ctx) => trace.getSpan(ctx),
+    contextWith: (ctx, span) => trace.setSpan(ctx, span),
+    runIn: (ctx, fn) => contexts.with(ctx, fn),
     traceparentOf,
     parseTraceparent: (traceparent): SpanContext | undefined =>
       trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent })),
-    jobMetadataOf: (span) => JSON.stringify({ traceparent: traceparentOf(span) }),
+    jobMetadataOf: (span) =>
+      JSON.stringify({ traceparent: traceparentOf(trace.setSpan(ROOT_CONTEXT, span)) }),
     flush: () => bounded(provider.forceFlush()),
     // The global API let go of too, so that tracing may start again in this process (a bench
     // alternating on and off).
@@ -101,6 +107,54 @@ export function startTracingSdk(options: {
         propagation.disable();
       }),
   };
+}
+
+/**
+ * The active context for the synchronous part of a `with` only. OpenTelemetry's default for
+ * Node carries it across awaits with AsyncLocalStorage, which on Node 20 runs a hook for every
+ * promise the process makes, traced or not: about a tenth of a worker's CPU (bench:backfill part
+ * 5). envdata carries its spans' parents by hand instead (`TraceParent`); what this manager still
+ * gives is the span BullMQ's `process` makes active while it calls the job's processor, and the
+ * span of a log line written synchronously inside one. BullMQ's spans made after an await (its
+ * `complete` of a job, say) start at the root, where the quiet tracer below drops them.
+ */
+class SynchronousContextManager implements ContextManager {
+  private current: Context = ROOT_CONTEXT;
+
+  active(): Context {
+    return this.current;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    const previous = this.current;
+    this.current = ctx;
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.current = previous;
+    }
+  }
+
+  bind<T>(ctx: Context, target: T): T {
+    if (typeof target !== 'function') return target;
+    const run = target as (...args: unknown[]) => unknown;
+    const bound = (...args: unknown[]): unknown => this.with(ctx, () => run(...args));
+    return bound as T;
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.current = ROOT_CONTEXT;
+    return this;
+  }
 }
 
 /** A span context no trace has: what BullMQ's dropped spans carry. */

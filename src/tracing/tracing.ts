@@ -1,4 +1,4 @@
-import type { Span, SpanContext } from '@opentelemetry/api';
+import type { Context, Span, SpanContext } from '@opentelemetry/api';
 import type { Telemetry } from 'bullmq';
 import type { TracingSdk } from './tracing-sdk-api.js';
 import { tracingEnabled, type TracingEnvironment } from './tracing-enabled.js';
@@ -14,6 +14,15 @@ export type SpanAttributes = Readonly<
 /** A span to link to (a chunk's landing to its batch): opaque outside this room. */
 export type SpanRef = SpanContext;
 
+declare const parentBrand: unique symbol;
+/**
+ * Where spans of a piece of work go: the span they are the children of (and whether its trace is
+ * sampled), opaque outside this room. Carried by hand (`SpanOptions.parent`, `TraceSpan.scope`)
+ * from a chunk's `process` span down to its landing, not by AsyncLocalStorage: on Node 20 that
+ * makes every promise of the process pay a hook, tracing sampled or not (bench:backfill part 5).
+ */
+export type TraceParent = { readonly [parentBrand]: true };
+
 /** One of envdata's spans as the code around it sees it: a no-op while tracing is off. */
 export interface TraceSpan {
   /** Whether it is recorded (tracing on and the trace sampled): worth computing attributes. */
@@ -23,6 +32,11 @@ export interface TraceSpan {
   link(to: SpanRef | undefined, attributes?: SpanAttributes): void;
   /** What another span links to; `undefined` while tracing is off. */
   ref(): SpanRef | undefined;
+  /**
+   * The parent of spans under this one (`SpanOptions.parent`); `undefined` while tracing is off.
+   * Under a trace not sampled it is that trace's, so nothing under it is sampled either.
+   */
+  readonly scope: TraceParent | undefined;
 }
 
 export interface SpanOptions {
@@ -31,20 +45,31 @@ export interface SpanOptions {
   /** When it started, if before now (the queue's wait starts at the enqueue). */
   readonly startTime?: Date;
   readonly links?: readonly (SpanRef | undefined)[];
-  /** The root of a trace of its own, whatever span is active (a batch shared by chunks). */
+  /** The root of a trace of its own, whatever its parent (a batch shared by chunks). */
   readonly root?: boolean;
+  /**
+   * The span it is a child of (`TraceSpan.scope`, `activeTraceParent()`); without it, the span
+   * active in the synchronous code calling (none: the root of a trace of its own).
+   */
+  readonly parent?: TraceParent | undefined;
 }
 
 /** Set while tracing runs in this process; `undefined` keeps every helper here a no-op. */
 let sdk: TracingSdk | undefined;
 let secrets: readonly string[] = [];
 
-const NOOP_SPAN: TraceSpan = {
+/** The span of everything while tracing is off; `noopUnder` one of a trace not sampled. */
+export const NO_SPAN: TraceSpan = {
   recording: false,
   setAttributes: () => undefined,
   link: () => undefined,
   ref: () => undefined,
+  scope: undefined,
 };
+
+const noopUnder = (parent: Context): TraceSpan => ({ ...NO_SPAN, scope: asParent(parent) });
+const asParent = (context: Context) => context as unknown as TraceParent;
+const asContext = (parent: TraceParent) => parent as unknown as Context;
 
 /** What spans say of the kind of work (`SpanKind`'s values). */
 const KINDS = { internal: 0, client: 2, producer: 3 } as const;
@@ -91,9 +116,11 @@ export function queueTelemetry(): Telemetry | undefined {
 }
 
 /**
- * Runs `fn` in a span named `name`, the active span while it runs (spans started inside are its
- * children); a throw ends it with status ERROR, the error's name and scrubbed message kept.
- * While tracing is off, `fn` runs with a no-op span and nothing else is done.
+ * Runs `fn` in a span named `name`, the child of `options.parent` (spans under it take
+ * `span.scope` as theirs), also the active span while `fn` runs synchronously (log lines,
+ * BullMQ's calls); a throw ends it with status ERROR, the error's name and scrubbed message kept.
+ * While tracing is off, or under a trace not sampled, `fn` runs with a no-op span and no span is
+ * made at all: at 10 % sampling, nine chunks in ten pay for none of theirs.
  */
 export function inSpan<T>(
   name: string,
@@ -101,10 +128,14 @@ export function inSpan<T>(
   options?: SpanOptions,
 ): Promise<T> {
   const live = sdk;
-  if (!live || unsampled(live, options)) return fn(NOOP_SPAN);
-  return live.tracer.startActiveSpan(name, spanOptions(options), async (span) => {
+  if (!live) return fn(NO_SPAN);
+  const parent = parentOf(live, options);
+  if (!recorded(live, parent)) return fn(noopUnder(parent));
+  const span = live.tracer.startSpan(name, spanOptions(options), parent);
+  const scope = live.contextWith(parent, span);
+  return live.runIn(scope, async () => {
     try {
-      return await fn(new LiveSpan(span));
+      return await fn(new LiveSpan(span, scope));
     } catch (error) {
       failSpan(span, error);
       throw error;
@@ -117,10 +148,14 @@ export function inSpan<T>(
 /** `inSpan` for synchronous work (normalising an answer). */
 export function inSpanSync<T>(name: string, fn: (span: TraceSpan) => T, options?: SpanOptions): T {
   const live = sdk;
-  if (!live || unsampled(live, options)) return fn(NOOP_SPAN);
-  return live.tracer.startActiveSpan(name, spanOptions(options), (span) => {
+  if (!live) return fn(NO_SPAN);
+  const parent = parentOf(live, options);
+  if (!recorded(live, parent)) return fn(noopUnder(parent));
+  const span = live.tracer.startSpan(name, spanOptions(options), parent);
+  const scope = live.contextWith(parent, span);
+  return live.runIn(scope, () => {
     try {
-      return fn(new LiveSpan(span));
+      return fn(new LiveSpan(span, scope));
     } catch (error) {
       failSpan(span, error);
       throw error;
@@ -133,28 +168,31 @@ export function inSpanSync<T>(name: string, fn: (span: TraceSpan) => T, options?
 /** A span that ended already, from `options.startTime` to now (the queue's wait). */
 export function recordSpan(name: string, options: SpanOptions): void {
   const live = sdk;
-  if (!live || unsampled(live, options)) return;
-  live.tracer.startSpan(name, spanOptions(options)).end();
-}
-
-/** Sets attributes on the active span, if one is recorded. */
-export function annotateSpan(attributes: SpanAttributes): void {
-  const span = sdk?.activeSpan();
-  if (span?.isRecording()) span.setAttributes(clean(attributes));
+  if (!live) return;
+  const parent = parentOf(live, options);
+  if (recorded(live, parent)) live.tracer.startSpan(name, spanOptions(options), parent).end();
 }
 
 /**
- * The trace id of the active span (32 hex digits) when its trace is sampled, what a ledger row
+ * The span active in the synchronous code calling, as a parent to carry: what a job's processor
+ * takes of BullMQ's `process` span as it is called. `undefined` while tracing is off.
+ */
+export function activeTraceParent(): TraceParent | undefined {
+  return sdk ? asParent(sdk.activeContext()) : undefined;
+}
+
+/**
+ * The trace id of `parent`'s span (32 hex digits) when its trace is sampled, what a ledger row
  * keeps; `null` otherwise (tracing off, or not sampled: nothing would be found by it).
  */
-export function currentTraceId(): string | null {
-  const context = sdk?.activeSpan()?.spanContext();
+export function traceIdOf(parent: TraceParent | undefined): string | null {
+  const context = parent && sdk?.spanOf(asContext(parent))?.spanContext();
   return context && (context.traceFlags & 1) === 1 ? context.traceId : null;
 }
 
-/** The W3C `traceparent` of the active span (a run's plan keeps it); `null` while off. */
-export function currentTraceparent(): string | null {
-  return sdk?.traceparentOf() ?? null;
+/** The W3C `traceparent` of `parent`'s span (a run's plan keeps it); `null` while off. */
+export function traceparentOf(parent: TraceParent | undefined): string | null {
+  return (parent && sdk?.traceparentOf(asContext(parent))) ?? null;
 }
 
 /**
@@ -196,14 +234,21 @@ export function producerSpans(
 export function logTraceMixin(): (() => Record<string, string>) | undefined {
   if (!sdk) return undefined;
   return (): Record<string, string> => {
-    const context = sdk?.activeSpan()?.spanContext();
+    const live = sdk;
+    const context = live?.spanOf(live.activeContext())?.spanContext();
     if (!context || (context.traceFlags & 1) !== 1) return {};
     return { trace_id: context.traceId, span_id: context.spanId };
   };
 }
 
 class LiveSpan implements TraceSpan {
-  constructor(private readonly span: Span) {}
+  readonly scope: TraceParent;
+  constructor(
+    private readonly span: Span,
+    context: Context,
+  ) {
+    this.scope = asParent(context);
+  }
   get recording(): boolean {
     return this.span.isRecording();
   }
@@ -220,15 +265,20 @@ class LiveSpan implements TraceSpan {
   }
 }
 
+/** The context a new span starts in: the root for `root`, else `options.parent`, else the one active now. */
+function parentOf(live: TracingSdk, options: SpanOptions | undefined): Context {
+  if (options?.root) return live.rootContext;
+  return options?.parent ? asContext(options.parent) : live.activeContext();
+}
+
 /**
- * Whether a span would be dropped anyway: a child of a span not sampled (every standard sampler
- * decides so: `parentbased_*` by the parent, `traceidratio` by the same trace id). Then no span
- * is made at all: at 10 % sampling, nine chunks in ten pay for none of theirs.
+ * Whether spans under `parent` are recorded: not when its span is not (every standard sampler
+ * decides so: `parentbased_*` by the parent, `traceidratio` by the same trace id), and then no
+ * span is made at all.
  */
-function unsampled(live: TracingSdk, options: SpanOptions | undefined): boolean {
-  if (options?.root) return false;
-  const parent = live.activeSpan();
-  return parent !== undefined && !parent.isRecording();
+function recorded(live: TracingSdk, parent: Context): boolean {
+  const span = live.spanOf(parent);
+  return span === undefined || span.isRecording();
 }
 
 function spanOptions(options: SpanOptions | undefined) {
@@ -239,7 +289,6 @@ function spanOptions(options: SpanOptions | undefined) {
     ...(options.attributes && { attributes: clean(options.attributes) }),
     ...(options.startTime && { startTime: options.startTime }),
     ...(links && links.length > 0 && { links: links.map((context) => ({ context })) }),
-    ...(options.root && { root: true }),
   };
 }
 
