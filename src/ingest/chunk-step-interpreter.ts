@@ -12,6 +12,7 @@ import type { Logger } from '../logging/create-logger.js';
 import type { ChunkStep } from './chunk-step.js';
 import { oncePerRun } from './once-per-run.js';
 import type { IngestChunkDeps, IngestOutcome } from './ingest-chunk-deps.js';
+import { logFieldsOf, type TraceParent } from '../tracing/tracing.js';
 
 /** Does what `step` says for `chunk`: returns how the job ended, or throws for BullMQ. */
 export type StepInterpreter = (
@@ -20,6 +21,8 @@ export type StepInterpreter = (
   attempts: number,
   job: Job<IngestJobData>,
   token: string | undefined,
+  /** The chunk's span: its lines carry its trace (`logFieldsOf`). */
+  trace?: TraceParent,
 ) => Promise<IngestOutcome>;
 
 /**
@@ -72,14 +75,16 @@ export function createStepInterpreter(
   deps: Pick<IngestChunkDeps, 'db' | 'quotaRecheckMs' | 'admission' | 'dispatch'>,
   parts: { readonly log: Logger; readonly closer: RunCloser },
 ): StepInterpreter {
-  const { log, closer } = parts;
+  const { closer } = parts;
   // One line per spent window and reset in this process, not one per job held.
   let holdSaid = '';
   // One line per run and cause in this process for a failure every slot meets (a refused key).
   const firstTime = oncePerRun();
 
-  return async (step, chunk, attempts, job, token) => {
+  return async (step, chunk, attempts, job, token, trace) => {
     const { chunkId, runId } = chunk;
+    const traced = logFieldsOf(trace);
+    const log = traced ? parts.log.child(traced) : parts.log;
     const ledgerStep = ledgerStepOf(step);
     const decision = ledgerStep && decideChunkOutcome(ledgerStep, chunk, attempts);
     const halves = decision ? await recordChunkOutcome(deps.db, closer, decision) : [];

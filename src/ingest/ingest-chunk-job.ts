@@ -92,7 +92,7 @@ export function createIngestChunkProcessor(deps: IngestChunkDeps) {
       const result = await inSpan(
         'envdata.ledger.outcome',
         async (span) => {
-          const ended = await act(step, chunk, attempts, job, token);
+          const ended = await act(step, chunk, attempts, job, token, span.scope);
           span.setAttributes({ 'envdata.chunk.result': ended });
           return ended;
         },

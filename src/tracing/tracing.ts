@@ -227,18 +227,31 @@ export function producerSpans(
   };
 }
 
+/** A log line's `trace_id` and `span_id`: those of a span of a sampled trace. */
+export interface TraceLogFields {
+  readonly trace_id: string;
+  readonly span_id: string;
+}
+
 /**
- * pino's `mixin` when tracing runs: `trace_id` and `span_id` of the active span on every line
- * logged while one is (`createLogger`); `undefined` while off, so no line pays for it.
+ * The log fields of `parent`'s span when its trace is sampled (a job's lines, by a child logger);
+ * `undefined` otherwise.
  */
-export function logTraceMixin(): (() => Record<string, string>) | undefined {
-  if (!sdk) return undefined;
-  return (): Record<string, string> => {
-    const live = sdk;
-    const context = live?.spanOf(live.activeContext())?.spanContext();
-    if (!context || (context.traceFlags & 1) !== 1) return {};
-    return { trace_id: context.traceId, span_id: context.spanId };
-  };
+export function logFieldsOf(parent: TraceParent | undefined): TraceLogFields | undefined {
+  const context = parent && sdk?.spanOf(asContext(parent))?.spanContext();
+  if (!context || (context.traceFlags & 1) !== 1) return undefined;
+  return { trace_id: context.traceId, span_id: context.spanId };
+}
+
+/**
+ * pino's `mixin` when tracing runs: the log fields of the span active in the synchronous code
+ * writing a line (`createLogger`); `undefined` while off, so no line pays for it. Lines written
+ * after an await carry them when written by a child logger given them (`logFieldsOf`).
+ */
+export function logTraceMixin(): (() => Partial<TraceLogFields>) | undefined {
+  const live = sdk;
+  if (!live) return undefined;
+  return () => logFieldsOf(asParent(live.activeContext())) ?? {};
 }
 
 class LiveSpan implements TraceSpan {

@@ -187,6 +187,16 @@ describe('OpenTelemetry traces of a backfill worked by two worker processes', ()
     const failed = report.failedChunks[0]!.examples[0]!;
     expect(failed.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(inTrace(failed.traceId!).map((s) => s.name)).toContain('envdata.ledger.outcome');
+    // Its worker's log line says so with the trace id, written after awaits (a child logger).
+    const lines = workers
+      .flatMap((w) => `${w.stdout()}\n${w.stderr()}`.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; chunkId?: number; trace_id?: string });
+    const failedLines = lines.filter(
+      (l) => l.msg === 'chunk failed' && l.chunkId === failed.chunkId,
+    );
+    expect(failedLines).toHaveLength(1);
+    expect(failedLines[0]!.trace_id).toBe(failed.traceId);
     const text = await runCliInProcess(['status', String(runId)], fx.cliEnv());
     expect(text.stdout).toContain(
       `(chunk ${failed.chunkId}, 1 attempt(s)) trace ${failed.traceId}`,
