@@ -305,10 +305,23 @@ function spanOptions(options: SpanOptions | undefined) {
   };
 }
 
+/** BullMQ's errors that move a job rather than fail it (by name: this room imports no BullMQ). */
+const JOB_MOVES = new Set([
+  'DelayedError',
+  'WaitingError',
+  'WaitingChildrenError',
+  'RateLimitError',
+]);
+
 /** Status ERROR with the error's name (its `code` when it has one) and its message, scrubbed. */
 function failSpan(span: Span, error: unknown): void {
   if (!span.isRecording()) return;
   const name = error instanceof Error ? error.name : typeof error;
+  // How a processor tells BullMQ to move its job (later, back to the queue): no failure.
+  if (JOB_MOVES.has(name)) {
+    span.setAttribute('envdata.job.moved', name);
+    return;
+  }
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = scrub(error instanceof Error ? error.message : String(error));
   span.setStatus({ code: 2, message });
