@@ -9,7 +9,7 @@ import {
   EXPORT_CANONICAL_FORM,
   EXPORT_DATASETS,
   duckCsvColumns,
-  duckDigestSelect,
+  duckDigestQuery,
   exportDataset,
   partitionFile,
   partitionId,
@@ -192,8 +192,9 @@ async function writeParquet(
       : dataset.partitionBy === 'day'
         ? `strftime(min(${time}), '%Y-%m-%d') as "from", strftime(max(${time}), '%Y-%m-%d') as "to"`
         : `NULL::VARCHAR as "from", NULL::VARCHAR as "to"`;
+  const file = `read_parquet(${duckString(target)})`;
   const [row] = await duck.rows(
-    `SELECT ${duckDigestSelect(dataset)}, ${range} FROM read_parquet(${duckString(target)})`,
+    `SELECT * FROM (${duckDigestQuery(dataset, file)}) CROSS JOIN (SELECT ${range} FROM ${file})`,
   );
   phases.digest += (performance.now() - t1) / 1000;
   return {
@@ -228,6 +229,10 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
     await removeLeftovers(dir);
     await mkdir(staging, { recursive: true });
     const previous = await readManifest(dir);
+    // Digests of another canonical form cannot be compared: every partition is written again.
+    const full =
+      options.full === true ||
+      (previous !== undefined && previous.canonicalForm !== EXPORT_CANONICAL_FORM);
     await reader.query('begin isolation level repeatable read read only');
     await reader.query(
       "set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local extra_float_digits = 1",
@@ -239,15 +244,15 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
     const takenAt = snapshotRows[0]!.taken.toISOString();
 
     const listed = new Map((previous?.partitions ?? []).map((p) => [keyOf(p), p]));
-    const marked = await markedPartitions(reader, options.full ? undefined : previous);
+    const marked = await markedPartitions(reader, full ? undefined : previous);
     const chosen = new Map(marked.map((p) => [keyOf(p), p]));
-    if (options.full || !previous?.complete) {
+    if (full || !previous?.complete) {
       for (const p of await partitionsWithRows(reader)) {
         const entry = listed.get(keyOf(p));
-        if (options.full || !entry) chosen.set(keyOf(p), p);
+        if (full || !entry) chosen.set(keyOf(p), p);
       }
       // A partition listed whose rows were all deleted before its marks could say so.
-      if (options.full) for (const p of listed.values()) chosen.set(keyOf(p), p);
+      if (full) for (const p of listed.values()) chosen.set(keyOf(p), p);
     }
     const todo = [...chosen.values()].sort(byDatasetAndTime);
 
