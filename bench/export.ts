@@ -77,7 +77,7 @@ function exportInChild(databaseUrl: string, dir: string) {
     partitions: number;
     seconds: number;
     maxRssKiB: number;
-    phases: { read: number; write: number; digest: number };
+    phases: { read: number; write: number; digest: number; digestWait: number };
   }>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
       env: { ...process.env, DATABASE_URL: databaseUrl, EXPORT_DIR: dir },
@@ -298,7 +298,7 @@ async function main(): Promise<void> {
         `export parquet (weather rows / whole) ${rate(weatherRows, full.seconds).padStart(12)}  ${full.seconds.toFixed(1).padStart(9)}   (${full.partitions} partitions, ${full.rows.toLocaleString('en')} rows incl. daily + locations)`,
       );
       console.log(
-        `  of which: waiting for Postgres ${full.phases.read.toFixed(1)} s, DuckDB writing Parquet ${full.phases.write.toFixed(1)} s, reading the files back for their digests ${full.phases.digest.toFixed(1)} s`,
+        `  of which: waiting for Postgres ${full.phases.read.toFixed(1)} s, DuckDB writing Parquet ${full.phases.write.toFixed(1)} s, waiting for the last file's digest ${full.phases.digestWait.toFixed(1)} s\n  (reading the files back for their digests took ${full.phases.digest.toFixed(1)} s, each beside the next file's write)`,
       );
       const pct = Math.round((100 * exportRate) / ceiling);
       console.log(

@@ -19,7 +19,7 @@ export interface ManifestPartition extends PartitionKey {
    */
   readonly from: string | null;
   readonly to: string | null;
-  /** `envdata-export-rows/v1`: the sum of the rows' canonical-line hashes (see docs/export.md). */
+  /** `envdata-export-rows/v2`: how each partition's digest is computed (see docs/export.md). */
   readonly digest: string;
   /** The warehouse snapshot (`pg_current_snapshot()`) it was read in: its ledger position. */
   readonly snapshot: string;

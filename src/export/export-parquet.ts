@@ -9,7 +9,7 @@ import {
   EXPORT_CANONICAL_FORM,
   EXPORT_DATASETS,
   duckCsvColumns,
-  duckDigestSelect,
+  duckDigestQuery,
   exportDataset,
   partitionFile,
   partitionId,
@@ -64,10 +64,17 @@ export interface ExportSummary {
   /** Partitions listed by the manifest and left as they were. */
   readonly unchanged: number;
   /**
-   * Seconds spent waiting for Postgres's rows (beyond what overlapped DuckDB's work), writing
-   * Parquet, and reading the files back for their digests (`bench:export` prints them).
+   * Seconds (`bench:export` prints them): waiting for Postgres's rows (beyond what overlapped
+   * DuckDB's work); DuckDB writing Parquet; DuckDB reading the files back for their digests (at
+   * the same time as the next file's write: the two overlap); and waiting for a digest to finish
+   * before the next could start (beyond what overlapped the write).
    */
-  readonly phases: { readonly read: number; readonly write: number; readonly digest: number };
+  readonly phases: {
+    readonly read: number;
+    readonly write: number;
+    readonly digest: number;
+    readonly digestWait: number;
+  };
 }
 
 export class ExportBusy extends Error {
@@ -167,14 +174,14 @@ interface WrittenFile {
   readonly to: string | null;
 }
 
-/** Writes a CSV of the partition as Parquet at `target` and reads back its count and digest. */
+/** Writes a CSV of the partition as Parquet at `target`. */
 async function writeParquet(
   duck: DuckSession,
   dataset: ExportDataset,
   csv: string,
   target: string,
-  phases: { write: number; digest: number },
-): Promise<WrittenFile> {
+  phases: { write: number },
+): Promise<void> {
   const t0 = performance.now();
   const names = dataset.columns.map((c) => `"${c.name}"`).join(', ');
   await duck.run(
@@ -183,8 +190,17 @@ async function writeParquet(
         allow_quoted_nulls = false))
       TO ${duckString(target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
   );
+  phases.write += (performance.now() - t0) / 1000;
+}
+
+/** Reads a partition's file back: its count, digest and time range. */
+async function digestParquet(
+  duck: DuckSession,
+  dataset: ExportDataset,
+  target: string,
+  phases: { digest: number },
+): Promise<WrittenFile> {
   const t1 = performance.now();
-  phases.write += (t1 - t0) / 1000;
   const time = `"${dataset.timeColumn}"`;
   const range =
     dataset.partitionBy === 'hour'
@@ -192,8 +208,9 @@ async function writeParquet(
       : dataset.partitionBy === 'day'
         ? `strftime(min(${time}), '%Y-%m-%d') as "from", strftime(max(${time}), '%Y-%m-%d') as "to"`
         : `NULL::VARCHAR as "from", NULL::VARCHAR as "to"`;
+  const file = `read_parquet(${duckString(target)})`;
   const [row] = await duck.rows(
-    `SELECT ${duckDigestSelect(dataset)}, ${range} FROM read_parquet(${duckString(target)})`,
+    `SELECT * FROM (${duckDigestQuery(dataset, file)}) CROSS JOIN (SELECT ${range} FROM ${file})`,
   );
   phases.digest += (performance.now() - t1) / 1000;
   return {
@@ -219,6 +236,7 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
   await reader.connect();
   let duck: DuckSession | undefined;
   const staging = path.join(dir, `.staging-${process.pid}`);
+  let finishing: Promise<void> = Promise.resolve();
   try {
     await writer.connect();
     const { rows: locked } = await reader.query<{ locked: boolean }>(
@@ -228,6 +246,10 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
     await removeLeftovers(dir);
     await mkdir(staging, { recursive: true });
     const previous = await readManifest(dir);
+    // Digests of another canonical form cannot be compared: every partition is written again.
+    const full =
+      options.full === true ||
+      (previous !== undefined && previous.canonicalForm !== EXPORT_CANONICAL_FORM);
     await reader.query('begin isolation level repeatable read read only');
     await reader.query(
       "set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local extra_float_digits = 1",
@@ -239,15 +261,15 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
     const takenAt = snapshotRows[0]!.taken.toISOString();
 
     const listed = new Map((previous?.partitions ?? []).map((p) => [keyOf(p), p]));
-    const marked = await markedPartitions(reader, options.full ? undefined : previous);
+    const marked = await markedPartitions(reader, full ? undefined : previous);
     const chosen = new Map(marked.map((p) => [keyOf(p), p]));
-    if (options.full || !previous?.complete) {
+    if (full || !previous?.complete) {
       for (const p of await partitionsWithRows(reader)) {
         const entry = listed.get(keyOf(p));
-        if (options.full || !entry) chosen.set(keyOf(p), p);
+        if (full || !entry) chosen.set(keyOf(p), p);
       }
       // A partition listed whose rows were all deleted before its marks could say so.
-      if (options.full) for (const p of listed.values()) chosen.set(keyOf(p), p);
+      if (full) for (const p of listed.values()) chosen.set(keyOf(p), p);
     }
     const todo = [...chosen.values()].sort(byDatasetAndTime);
 
@@ -271,24 +293,17 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
       todo.length > 0
         ? copyPartition(reader, exportDataset(todo[0]!.dataset), todo[0]!, csvOf(0))
         : undefined;
-    const phases = { read: 0, write: 0, digest: 0 };
-    for (const [i, partition] of todo.entries()) {
+    const phases = { read: 0, write: 0, digest: 0, digestWait: 0 };
+    // The digest of a file (one DuckDB connection) runs while the next is written (another):
+    // a month is one or two row groups, which DuckDB reads on as many threads, so apart they
+    // would leave a core idle. At most one file waits for its digest.
+    const digester = await duck.connect();
+    const finish = async (i: number, partition: PartitionKey): Promise<void> => {
       const dataset = exportDataset(partition.dataset);
-      const waited = performance.now();
-      await next;
-      phases.read += (performance.now() - waited) / 1000;
-      next =
-        i + 1 < todo.length
-          ? copyPartition(reader, exportDataset(todo[i + 1]!.dataset), todo[i + 1]!, csvOf(i + 1))
-          : undefined;
-      // Never an unhandled rejection while DuckDB works: awaited on the next turn.
-      next?.catch(() => {});
       const file = partitionFile(partition);
       const target = path.join(dir, file);
       const temporary = `${target}.tmp-${process.pid}`;
-      await mkdir(path.dirname(target), { recursive: true });
-      const result = await writeParquet(duck, dataset, csvOf(i), temporary, phases);
-      await unlink(csvOf(i));
+      const result = await digestParquet(digester, dataset, temporary, phases);
       if (result.rows === 0) {
         await rm(temporary, { force: true });
         await rm(target, { force: true });
@@ -328,7 +343,31 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
         rows,
         partition: partitionId(partition),
       });
+    };
+    for (const [i, partition] of todo.entries()) {
+      const dataset = exportDataset(partition.dataset);
+      const waited = performance.now();
+      await next;
+      phases.read += (performance.now() - waited) / 1000;
+      next =
+        i + 1 < todo.length
+          ? copyPartition(reader, exportDataset(todo[i + 1]!.dataset), todo[i + 1]!, csvOf(i + 1))
+          : undefined;
+      // Never an unhandled rejection while DuckDB works: awaited on the next turn.
+      next?.catch(() => {});
+      const target = path.join(dir, partitionFile(partition));
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeParquet(duck, dataset, csvOf(i), `${target}.tmp-${process.pid}`, phases);
+      await unlink(csvOf(i));
+      const behind = performance.now();
+      await finishing;
+      phases.digestWait += (performance.now() - behind) / 1000;
+      finishing = finish(i, partition);
+      finishing.catch(() => {});
     }
+    const behind = performance.now();
+    await finishing;
+    phases.digestWait += (performance.now() - behind) / 1000;
     await reader.query('commit');
     await save(true, { snapshot, takenAt });
     const finishedAt = new Date().toISOString();
@@ -351,6 +390,8 @@ export async function exportParquet(options: ExportParquetOptions): Promise<Expo
       phases,
     };
   } finally {
+    // A digest still reading when the write failed: DuckDB is closed after it.
+    await finishing.catch(() => {});
     duck?.close();
     await rm(staging, { recursive: true, force: true });
     await reader.end().catch(() => {});

@@ -3,12 +3,12 @@ import path from 'node:path';
 import pg from 'pg';
 import {
   EXPORT_DATASETS,
-  duckDigestSelect,
+  duckDigestQuery,
   exportDataset,
   partitionFile,
   partitionId,
   partitionRange,
-  pgDigestSelect,
+  pgDigestQuery,
   type PartitionKey,
 } from './export-datasets.js';
 import { readManifest, type ManifestPartition } from './export-manifest.js';
@@ -73,7 +73,7 @@ export async function verifyExport(options: VerifyExportOptions): Promise<Verify
       let fromFile: { rows: string; digest: string };
       try {
         [fromFile] = (await duck.rows(
-          `SELECT ${duckDigestSelect(dataset)} FROM read_parquet(${duckString(file)})`,
+          duckDigestQuery(dataset, `read_parquet(${duckString(file)})`),
         )) as { rows: string; digest: string }[] as [{ rows: string; digest: string }];
       } catch (error) {
         return differ(p, `DuckDB cannot read the file: ${(error as Error).message.split('\n')[0]}`);
@@ -89,7 +89,7 @@ export async function verifyExport(options: VerifyExportOptions): Promise<Verify
         ? ` where ${dataset.time} >= ${range.from} and ${dataset.time} < ${range.to}`
         : '';
       const { rows: warehouse } = await client.query<{ rows: string; digest: string }>(
-        `select ${pgDigestSelect(dataset)} from ${dataset.from}${where}`,
+        pgDigestQuery(dataset, where),
       );
       const w = warehouse[0]!;
       if (Number(w.rows) !== p.rows || w.digest !== p.digest) {

@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { partitionRange, pgDigestSelect, exportDataset } from '../../src/export/export-datasets.js';
+import { partitionRange, pgDigestQuery, exportDataset } from '../../src/export/export-datasets.js';
 import { exportParquet } from '../../src/export/export-parquet.js';
 import { readExportStatus } from '../../src/export/export-status.js';
 import { formatLastExport } from '../../src/cli/format-last-export.js';
@@ -27,7 +27,7 @@ async function warehouseDigest(dataset: string, year: number, month: number) {
   const range = partitionRange(d, { dataset, year, month });
   const where = range ? ` where ${d.time} >= ${range.from} and ${d.time} < ${range.to}` : '';
   const { rows } = await sql<{ rows: string; digest: string }>`${sql.raw(
-    `select ${pgDigestSelect(d)} from ${d.from}${where}`,
+    pgDigestQuery(d, where),
   )}`.execute(wh.app.db);
   return { rows: Number(rows[0]!.rows), digest: rows[0]!.digest };
 }
