@@ -14,7 +14,8 @@ export async function queueKeys(redisUrl: string, prefix: string): Promise<strin
       cursor = next;
       keys.push(...batch);
     } while (cursor !== '0');
-    return keys;
+    // SCAN's order follows the hash table, which rehashes as keys come and go: sort for comparing.
+    return keys.sort();
   } finally {
     redis.disconnect();
   }
@@ -52,11 +53,11 @@ export async function queueState(env: TestEnvironment): Promise<string[]> {
     const { rows: exists } = await client.query<{ here: boolean }>(
       `select to_regclass('${POSTGRES_QUEUE_SCHEMA}.job') is not null as here`,
     );
-    if (!exists[0]!.here) return budget.map((r) => r.key);
+    if (!exists[0]!.here) return budget.map((r) => r.key).sort();
     const { rows: jobs } = await client.query<{ key: string }>(
       `select queue || ':' || id as key from ${POSTGRES_QUEUE_SCHEMA}.job`,
     );
-    return [...jobs, ...budget].map((r) => r.key);
+    return [...jobs, ...budget].map((r) => r.key).sort();
   } finally {
     await client.end();
   }
