@@ -17,6 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +27,11 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { openDuckSession, duckString } from '../src/export/duckdb-session.js';
 import { exportDataset, partitionSelect } from '../src/export/export-datasets.js';
+import { PARQUET_OPTIONS } from '../src/export/export-parquet.js';
 import { exportViews } from '../src/export/query-export.js';
 import { verifyExport } from '../src/export/verify-export.js';
 import { refreshDailyRollups } from '../src/warehouse/refresh-daily-rollups.js';
+import { CopyOut } from '../src/warehouse/wire/index.js';
 import { benchOptions, DEFAULT_SERVER_URL, runInBenchDatabase } from './lib/bench-database.js';
 import { wholeNumberFlag } from './lib/bench-flags.js';
 import { fillWarehouse, markAllDirty } from './lib/warehouse-fill.js';
@@ -176,15 +179,10 @@ async function main(): Promise<void> {
       const client = new pg.Client({ connectionString: bench.url });
       await client.connect();
       await client.query("set timezone = 'UTC'");
-      let t0 = performance.now();
       let copyBytes = 0;
-      for (const m of months) {
+      const copyMonth = async (statement: Readable) => {
         await pipeline(
-          client.query(
-            copyTo(
-              `COPY (${partitionSelect(weather, { dataset: weather.name, ...m })}) TO STDOUT (FORMAT csv)`,
-            ),
-          ),
+          client.query(statement as Readable & pg.Submittable),
           new Writable({
             write(chunk: Buffer, _e, done) {
               copyBytes += chunk.length;
@@ -192,7 +190,28 @@ async function main(): Promise<void> {
             },
           }),
         );
+      };
+      const monthSql = (m: { year: number; month: number }) =>
+        `COPY (${partitionSelect(weather, { dataset: weather.name, ...m })}) TO STDOUT (FORMAT csv)`;
+      // What receiving a month costs this process, read by pg-copy-streams and by envdata's
+      // CopyOut (the export's): CPU µs per row, the same month once each, alternating, twice.
+      const received = { streams: 0, copyOut: 0, rows: 0 };
+      for (let i = 0; i < 2; i += 1) {
+        const m = months[months.length - 1]!;
+        for (const reader of ['streams', 'copyOut'] as const) {
+          const cpu0 = process.cpuUsage();
+          await copyMonth(reader === 'streams' ? copyTo(monthSql(m)) : new CopyOut(monthSql(m)));
+          const cpu = process.cpuUsage(cpu0);
+          received[reader] += cpu.user + cpu.system;
+        }
       }
+      const { rows: monthRows } = await client.query<{ n: number }>(
+        `select count(*)::int as n from (${partitionSelect(weather, { dataset: weather.name, ...months[months.length - 1]! })}) x`,
+      );
+      received.rows = 2 * monthRows[0]!.n;
+      copyBytes = 0;
+      let t0 = performance.now();
+      for (const m of months) await copyMonth(new CopyOut(monthSql(m)));
       const copySeconds = (performance.now() - t0) / 1000;
       const { rows: size } = await client.query<{ bytes: string }>(
         `select sum(pg_total_relation_size(c.oid))::text as bytes from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -233,7 +252,7 @@ async function main(): Promise<void> {
       t0 = performance.now();
       await duck.run(
         `COPY (select *, year(observed_at) as year, month(observed_at) as month from w) TO ${duckString(ceilingDir)}
-          (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (year, month), ROW_GROUP_SIZE 245760)`,
+          (${PARQUET_OPTIONS}, PARTITION_BY (year, month))`,
       );
       const duckSeconds = (performance.now() - t0) / 1000;
       await duck.run('drop table w');
@@ -290,6 +309,9 @@ async function main(): Promise<void> {
       console.log('phase                                        rows/s     seconds');
       console.log(
         `COPY … TO STDOUT (read ceiling, csv)  ${rate(weatherRows, copySeconds).padStart(12)}  ${copySeconds.toFixed(1).padStart(9)}   (${(copyBytes / weatherRows).toFixed(0)} csv bytes/row)`,
+      );
+      console.log(
+        `  COPY received, CPU of this process: pg-copy-streams ${(received.streams / received.rows).toFixed(2)} µs/row, envdata's CopyOut ${(received.copyOut / received.rows).toFixed(2)} µs/row (${(received.streams / received.copyOut).toFixed(1)}× less)`,
       );
       console.log(
         `DuckDB → Parquet from memory          ${rate(weatherRows, duckSeconds).padStart(12)}  ${duckSeconds.toFixed(1).padStart(9)}`,

@@ -9,3 +9,4 @@ export { byteaArray } from './bytea-array.js';
 export { stageRows, copyData, encodeCopyTuples } from './encoded-rows.js';
 export { factDigest, storedDigest } from './fact-digest.js';
 export { CopyIn, type CopyResult } from './copy-in.js';
+export { CopyOut } from './copy-out.js';
