@@ -93,14 +93,13 @@ export class CopyOut extends Readable {
       }
       let type: number;
       let length: number;
-      /** The message from its header on: what pg reads when the COPY stops here. */
-      let from: () => Buffer;
+      // Where the message starts in `chunk`, or -1 when its header came in an earlier read.
+      let headerAt = -1;
       if (this.headerBytes === 0 && end - at >= HEADER_BYTES) {
-        const start = at;
+        headerAt = at;
         type = chunk[at]!;
         length = chunk.readUInt32BE(at + 1);
         at += HEADER_BYTES;
-        from = () => chunk.subarray(start);
       } else {
         // A header cut by the end of a socket read: gathered across reads.
         while (this.headerBytes < HEADER_BYTES && at < end) {
@@ -110,15 +109,16 @@ export class CopyOut extends Readable {
         this.headerBytes = 0;
         type = this.header[0]!;
         length = this.header.readUInt32BE(1);
-        const header = Buffer.from(this.header);
-        const rest = at;
-        from = () => Buffer.concat([header, chunk.subarray(rest)]);
       }
-      if (type === COPY_DONE)
-        return this.giveBack(chunk, kept, chunk.subarray(at + length - 4), true);
-      // An error, or what ends copy-out mode otherwise (the protocol allows it): pg reads it.
+      if (type === COPY_DONE) return this.giveBack(chunk, kept, chunk.subarray(at), true);
+      // An error, or what ends copy-out mode otherwise (the protocol allows it): pg reads the
+      // message, from its header on.
       if (type !== COPY_DATA && !PASSING.has(type)) {
-        return this.giveBack(chunk, kept, from(), type !== ERROR_RESPONSE);
+        const rest =
+          headerAt >= 0
+            ? chunk.subarray(headerAt)
+            : Buffer.concat([this.header, chunk.subarray(at)]);
+        return this.giveBack(chunk, kept, rest, type !== ERROR_RESPONSE);
       }
       this.type = type;
       this.left = length - 4;
