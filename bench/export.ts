@@ -311,7 +311,7 @@ async function main(): Promise<void> {
         `COPY … TO STDOUT (read ceiling, csv)  ${rate(weatherRows, copySeconds).padStart(12)}  ${copySeconds.toFixed(1).padStart(9)}   (${(copyBytes / weatherRows).toFixed(0)} csv bytes/row)`,
       );
       console.log(
-        `  COPY received, CPU of this process: pg-copy-streams ${(received.streams / received.rows).toFixed(2)} µs/row, envdata's CopyOut ${(received.copyOut / received.rows).toFixed(2)} µs/row (${(received.streams / received.copyOut).toFixed(1)}× less)`,
+        `  COPY received, CPU of this process: pg-copy-streams ${(received.streams / received.rows).toFixed(2)} µs/row, envdata's CopyOut ${(received.copyOut / received.rows).toFixed(2)} µs/row (pg-copy-streams costs ${(received.streams / received.copyOut).toFixed(2)}× as much)`,
       );
       console.log(
         `DuckDB → Parquet from memory          ${rate(weatherRows, duckSeconds).padStart(12)}  ${duckSeconds.toFixed(1).padStart(9)}`,

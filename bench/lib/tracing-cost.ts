@@ -26,6 +26,8 @@ export type TracingMode = (typeof TRACING_MODES)[number];
 /** One backfill of part 5, with its mode. */
 export interface TracedRun extends TimedBackfill {
   readonly mode: TracingMode;
+  /** The round it ran in: the three modes of a round run one after another. */
+  readonly round: number;
 }
 
 export interface TracingCost {
@@ -75,7 +77,7 @@ export async function measureTracingCost(
       for (let k = 0; k < TRACING_MODES.length; k += 1) {
         const mode = TRACING_MODES[(k + round) % TRACING_MODES.length]!;
         const run = await tracedBackfill(target, await freshLocations(), window, mode, settings);
-        runs.push({ ...run, mode });
+        runs.push({ ...run, mode, round });
       }
     }
     const counted = await receiver.counts();
@@ -90,16 +92,40 @@ export async function measureTracingCost(
   }
 }
 
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 /** rows/s of each mode: the median of its runs. */
 export function rowsPerSecondByMode(cost: TracingCost): Map<TracingMode, number> {
   const out = new Map<TracingMode, number>();
   for (const mode of TRACING_MODES) {
-    const rates = cost.runs
-      .filter((r) => r.mode === mode)
-      .map((r) => rate(r.rows, r.seconds))
-      .sort((a, b) => a - b);
-    const mid = rates.length >> 1;
-    out.set(mode, rates.length % 2 ? rates[mid]! : (rates[mid - 1]! + rates[mid]!) / 2);
+    out.set(
+      mode,
+      median(cost.runs.filter((r) => r.mode === mode).map((r) => rate(r.rows, r.seconds))),
+    );
+  }
+  return out;
+}
+
+/**
+ * rows/s of each mode against off's in the same round, the median over the rounds: a paired
+ * comparison. The three runs of a round follow one another, so what drifts across a bench (the
+ * warehouse growing, Postgres's checkpoints and vacuums, the machine's other load) weighs on
+ * each mode's run of a round alike; the medians of all runs (`rowsPerSecondByMode`) compare runs
+ * minutes apart.
+ */
+export function pairedRatioByMode(cost: TracingCost): Map<TracingMode, number> {
+  const out = new Map<TracingMode, number>();
+  for (const mode of TRACING_MODES) {
+    const ratios: number[] = [];
+    for (const run of cost.runs.filter((r) => r.mode === mode)) {
+      const off = cost.runs.find((r) => r.mode === 'off' && r.round === run.round);
+      if (off) ratios.push(rate(run.rows, run.seconds) / rate(off.rows, off.seconds));
+    }
+    out.set(mode, median(ratios));
   }
   return out;
 }
