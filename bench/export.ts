@@ -196,8 +196,9 @@ async function main(): Promise<void> {
       // What receiving a month costs this process, read by pg-copy-streams and by envdata's
       // CopyOut (the export's): CPU µs per row, the same month once each, alternating, twice.
       const received = { streams: 0, copyOut: 0, rows: 0 };
+      const lastMonth = months[months.length - 1]!;
       for (let i = 0; i < 2; i += 1) {
-        const m = months[months.length - 1]!;
+        const m = lastMonth;
         for (const reader of ['streams', 'copyOut'] as const) {
           const cpu0 = process.cpuUsage();
           await copyMonth(reader === 'streams' ? copyTo(monthSql(m)) : new CopyOut(monthSql(m)));
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
         }
       }
       const { rows: monthRows } = await client.query<{ n: number }>(
-        `select count(*)::int as n from (${partitionSelect(weather, { dataset: weather.name, ...months[months.length - 1]! })}) x`,
+        `select count(*)::int as n from (${partitionSelect(weather, { dataset: weather.name, ...lastMonth })}) x`,
       );
       received.rows = 2 * monthRows[0]!.n;
       copyBytes = 0;

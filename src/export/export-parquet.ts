@@ -170,7 +170,7 @@ async function copyPartition(
   const stream = client.query(
     new CopyOut(`COPY (${partitionSelect(dataset, partition)}) TO STDOUT (FORMAT csv)`),
   );
-  // Writes of a megabyte, not of the stream's default 16 kB: a tenth of the export's CPU.
+  // Writes of a megabyte, not of the stream's default 16 kB: about 0.3 µs of CPU a row less.
   await pipeline(stream, createWriteStream(file, { highWaterMark: 1 << 20 }));
 }
 

@@ -28,8 +28,8 @@ interface Socket {
  * socket from pg for the COPY, gives it back at CopyDone or at an error, which pg then reports
  * to `handleError`) but strips each row's CopyData header in the socket's own buffer (one
  * `copyWithin` per row, one push per socket read) instead of slicing a Buffer per row and
- * joining them again: the reading costs the export about half the CPU (`npm run bench:export`,
- * "COPY received").
+ * joining them again: receiving costs the process about half the CPU it did
+ * (`npm run bench:export`, "COPY received").
  */
 export class CopyOut extends Readable {
   /** Rows, from the CommandComplete; null until it came. */
