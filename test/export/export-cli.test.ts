@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportJson, exportVerifyJson } from '../../src/cli/json/export-json.js';
+import { statusJson } from '../../src/cli/json/status-json.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
@@ -26,6 +27,9 @@ beforeAll(async () => {
 describe('envdata export on the command line', () => {
   it('exports, verifies and queries; --json documents follow their schemas; a difference exits 1', async () => {
     const dir = tmp.path('out');
+    const lastExport = async () =>
+      statusJson.parse(JSON.parse((await envdata(['status', '--json'])).stdout)).lastExport;
+    expect(await lastExport()).toBeNull();
     const first = await envdata(['export', 'parquet', '--json'], { ENVDATA_EXPORT_DIR: dir });
     expect(first.code, first.stderr).toBe(0);
     const summary = exportJson.parse(JSON.parse(first.stdout));
@@ -34,6 +38,15 @@ describe('envdata export on the command line', () => {
       'weather_hourly/2024-06',
       'locations',
     ]);
+
+    expect(await lastExport()).toEqual({
+      target: dir,
+      finishedAt: expect.any(String),
+      partitionsWritten: 3,
+      rowsWritten: 49,
+      partitionsBehind: 0,
+      oldestChangeAt: null,
+    });
 
     const again = await envdata(['export', 'parquet', '--to', dir]);
     expect(again.stdout).toBe(`nothing changed since the last export: 3 partition(s) in ${dir}\n`);
@@ -57,6 +70,11 @@ describe('envdata export on the command line', () => {
       .deleteFrom('weather_hourly')
       .where('observed_at', '=', new Date('2024-06-01T05:00:00Z'))
       .execute();
+    const behind = (await lastExport())!;
+    expect(behind.partitionsBehind).toBe(1);
+    expect(Date.parse(behind.oldestChangeAt!)).toBeGreaterThanOrEqual(
+      Date.parse(behind.finishedAt),
+    );
     const differs = await envdata(['export', 'verify', '--to', dir, '--json']);
     expect(differs.code).toBe(1);
     const document = exportVerifyJson.parse(JSON.parse(differs.stdout));

@@ -159,6 +159,14 @@ export const STATUS_EXAMPLE: StatusJson = {
   },
   undeliveredAlerts: 1,
   archive: { answers: 1840, bodies: 1838, bytesOnDisk: 9_437_184, retentionDays: 400 },
+  lastExport: {
+    target: '/data/parquet',
+    finishedAt: '2024-06-30T03:12:40.000Z',
+    partitionsWritten: 3,
+    rowsWritten: 52_416,
+    partitionsBehind: 1,
+    oldestChangeAt: '2024-06-30T09:00:05.000Z',
+  },
   freshness: [
     {
       locationId: 2,

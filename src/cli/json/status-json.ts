@@ -71,6 +71,23 @@ export const statusJson = jsonDocument('status', {
     })
     .nullable()
     .describe('the raw archive’s size and retention; `null` when the ledger could not be read'),
+  lastExport: z
+    .object({
+      target: z.string().describe('the directory it wrote (`--to`, ENVDATA_EXPORT_DIR)'),
+      finishedAt: isoTimestamp.describe('when it finished'),
+      partitionsWritten: count.describe('the partitions it wrote'),
+      rowsWritten: count.describe('the rows of those partitions'),
+      partitionsBehind: count.describe(
+        'partitions changed since by transactions its snapshot did not see: what the next `envdata export parquet` writes',
+      ),
+      oldestChangeAt: isoTimestamp
+        .nullable()
+        .describe('when the oldest of those changes was made; `null` when nothing changed since'),
+    })
+    .nullable()
+    .describe(
+      'the last Parquet export that finished (`envdata export parquet`) and how far the warehouse moved since; `null` when none finished or the ledger could not be read',
+    ),
   freshness: z
     .array(
       z.object({
@@ -112,6 +129,16 @@ export function toStatusJson(
       ...report.archive,
       retentionDays: config.ingest.archiveRetentionDays ?? null,
     },
+    lastExport: report.lastExport
+      ? {
+          target: report.lastExport.target,
+          finishedAt: report.lastExport.finishedAt.toISOString(),
+          partitionsWritten: report.lastExport.partitionsWritten,
+          rowsWritten: report.lastExport.rowsWritten,
+          partitionsBehind: report.lastExport.partitionsBehind,
+          oldestChangeAt: isoOrNull(report.lastExport.oldestChangeAt),
+        }
+      : null,
     freshness: freshness.map((row) => ({
       locationId: row.locationId,
       name: row.name,
