@@ -5,6 +5,7 @@ import type { Logger } from '../logging/create-logger.js';
 import { foldDoneChunks } from '../ledger/fold-done-chunks.js';
 import type { AppComponent } from '../runtime/app-component.js';
 import { dropExpiredSnapshots } from '../warehouse/drop-expired-snapshots.js';
+import { compactExportMarks } from '../warehouse/export-marks.js';
 import { pruneAnswerBodies } from '../warehouse/prune-answer-bodies.js';
 import type { Database } from '../warehouse/schema.js';
 
@@ -29,7 +30,8 @@ export const HOUSEKEEPING_EVERY_MS = 30_000;
  * Keeps the ledger and the snapshots small while workers run: folds chunks finished more than
  * ENVDATA_CHUNK_RETENTION ago into their run's totals (`foldDoneChunks`), and drops the months of
  * snapshots past ENVDATA_SNAPSHOT_RETENTION (`dropExpiredSnapshots`) and the answer bodies past
- * ENVDATA_ARCHIVE_RETENTION_DAYS (`pruneAnswerBodies`). A component of the app,
+ * ENVDATA_ARCHIVE_RETENTION_DAYS (`pruneAnswerBodies`), and folds the Parquet export's change marks
+ * into one per partition (`compactExportMarks`). A component of the app,
  * started with every worker (`app.start({ worker })`): a pass at start, then one every 30 s.
  * Safe to run in every process on every host (each statement folds or drops once). An outage of
  * Postgres is the process's (`OutageMonitor`): passes wait until it is over.
@@ -95,6 +97,17 @@ export class Housekeeping implements AppComponent {
     }
     if (this.options.archiveRetentionDays !== undefined) {
       await this.pruneArchive(this.options.archiveRetentionDays);
+    }
+    await this.compactExportMarks();
+  }
+
+  /** Folds each partition's export marks into one (`compactExportMarks`); a failure waits for the next pass. */
+  private async compactExportMarks(): Promise<void> {
+    try {
+      const folded = await compactExportMarks(this.db);
+      if (folded > 0) this.logger.debug({ folded }, 'export marks folded, one per partition');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not fold the export marks; will try again');
     }
   }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createHousekeeping } from '../../src/housekeeping/create-housekeeping.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
@@ -54,6 +55,36 @@ describe('housekeeping', () => {
       );
     } finally {
       await app.stop();
+    }
+  });
+
+  it('folds the export marks of a partition into one, its oldest change kept, unseen by earlier snapshots', async () => {
+    await workedWithoutHousekeeping('2024-06-01', '2024-06-05');
+    const marks = async () =>
+      (
+        await sql<{ partition: string; n: number; oldest: Date; unseen: number }>`
+          select dataset || '/' || year || '-' || month as partition, count(*)::int as n,
+                 min(marked_at) as oldest,
+                 count(*) filter (where not pg_visible_in_snapshot(xid, ${before}::pg_snapshot))::int as unseen
+            from envdata.export_mark group by dataset, year, month order by 1`.execute(fx.app.db)
+      ).rows;
+    // An export's snapshot, taken before the fold: every landing's mark is visible in it.
+    const { rows } = await sql<{
+      s: string;
+    }>`select pg_current_snapshot()::text as s`.execute(fx.app.db);
+    const before = rows[0]!.s;
+    const landed = await marks();
+    expect(landed.find((m) => m.partition === 'weather_hourly/2024-6')?.n).toBeGreaterThan(1);
+
+    await createHousekeeping(fx.app).pass();
+    const folded = await marks();
+    expect(folded.map((m) => m.partition)).toEqual(landed.map((m) => m.partition));
+    for (const [i, m] of folded.entries()) {
+      expect(m.n).toBe(1);
+      expect(m.oldest).toEqual(landed[i]!.oldest);
+      // A folded partition's one mark is unseen by that snapshot: the next export writes it, as
+      // it would have. A partition of one mark is left as it was.
+      expect(m.unseen).toBe(landed[i]!.n > 1 ? 1 : 0);
     }
   });
 });
