@@ -273,38 +273,48 @@ describe('upsertFacts', () => {
     await clear();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let wrote!: () => void;
+    const firstWrote = new Promise<void>((resolve) => (wrote = resolve));
     const first = wh.app.db.transaction().execute(async (trx) => {
       const n = await upsertFacts(trx, SCRATCH, [{ locationId: berlin, rows: scratchRows(0, 6) }]);
+      wrote();
       await gate;
       return n;
     });
-    await pollUntil(
-      async () => ((await stored(berlin)).length === 0 ? { done: undefined } : { last: 'visible' }),
-      { describe: () => 'the first landing committed before the test let it' },
-    );
-    const second = scratchRows(0, 6).map((r, i) => (i === 3 ? { ...r, n: -1 } : r));
-    const secondLanding = upsertFacts(wh.app.db, SCRATCH, [{ locationId: berlin, rows: second }]);
-    // The second landing found nothing stored, so its plain insert waits on the first's keys.
-    await pollUntil(
-      async () => {
-        const { rows } = await sql<{ n: number }>`
-          select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`.execute(wh.app.db);
-        return rows[0]!.n > 0 ? { done: undefined } : { last: rows[0]!.n };
-      },
-      { describe: () => 'the second landing never waited on the first one' },
-    );
-    release();
+    // Released whatever happens below: an open first landing would hold its keys for the next tests.
+    try {
+      // Its rows written, not committed: the second landing must come after them, not race them.
+      await Promise.race([firstWrote, first]);
+      expect(await stored(berlin)).toHaveLength(0);
+      const second = scratchRows(0, 6).map((r, i) => (i === 3 ? { ...r, n: -1 } : r));
+      const secondLanding = upsertFacts(wh.app.db, SCRATCH, [{ locationId: berlin, rows: second }]);
+      // The second landing found nothing stored, so its plain insert waits on the first's keys.
+      await pollUntil(
+        async () => {
+          const { rows } = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(wh.app.db);
+          return rows[0]!.n > 0 ? { done: undefined } : { last: rows[0]!.n };
+        },
+        { describe: () => 'the second landing never waited on the first one' },
+      );
+      release();
 
-    expect(await first).toBe(12);
-    expect(await secondLanding).toBe(1);
-    const rows = await stored(berlin);
-    expect(rows).toHaveLength(12);
-    expect(rows.map((r) => r.n)).toEqual(
-      [...second]
-        .sort((a, b) => a.observedAt.getTime() - b.observedAt.getTime() || (a.tag < b.tag ? -1 : 1))
-        .map((r) => r.n),
-    );
+      expect(await first).toBe(12);
+      expect(await secondLanding).toBe(1);
+      const rows = await stored(berlin);
+      expect(rows).toHaveLength(12);
+      expect(rows.map((r) => r.n)).toEqual(
+        [...second]
+          .sort(
+            (a, b) => a.observedAt.getTime() - b.observedAt.getTime() || (a.tag < b.tag ? -1 : 1),
+          )
+          .map((r) => r.n),
+      );
+    } finally {
+      release();
+      await first.catch(() => undefined);
+    }
   });
 
   it('with assumeNew, a fresh batch is one binary COPY, encoded now when not staged; with the COPY off, one plain insert', async () => {
