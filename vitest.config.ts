@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { heartbeatReporter } from './test/harness/heartbeat-reporter.js';
 import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
@@ -22,22 +21,6 @@ import { systemToolsReporter } from './test/harness/system-tools.js';
 // Per project, not at the root: the root would run it once more, for no test file.
 const GLOBAL_SETUP = ['test/harness/global-setup.ts'];
 
-/**
- * How many test files run at once: ENVDATA_TEST_WORKERS, else one more than the cores. Each file
- * has its own database and queue prefix (test/harness/test-environment.ts) and spends most of its
- * time waiting on timers, child processes and the network, so vitest's default (cores − 1: one
- * file at a time on two cores) leaves the machine idle.
- */
-function testWorkers(): number {
-  const chosen = process.env.ENVDATA_TEST_WORKERS;
-  if (chosen === undefined || chosen === '') return availableParallelism() + 1;
-  const workers = Number(chosen);
-  if (!Number.isInteger(workers) || workers < 1) {
-    throw new Error(`ENVDATA_TEST_WORKERS must be a whole number of files at once, 1 or more`);
-  }
-  return workers;
-}
-
 export default defineConfig(async (): Promise<ViteUserConfig> => {
   const redisLeg = await redisLegRuns();
   const leg = (backend: 'redis' | 'postgres') => ({
@@ -55,7 +38,6 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       testTimeout: 60_000,
       hookTimeout: 120_000,
       pool: 'forks',
-      maxWorkers: testWorkers(),
       reporters: [
         'default',
         heartbeatReporter(),
