@@ -5,24 +5,14 @@ import { statusJson } from '../../src/cli/json/status-json.js';
 import { runCliInProcess } from '../harness/run-cli-in-process.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
+import { landTwoMonthsOfWeather } from './berlin-weather.js';
 
 const wh = useTestWarehouse();
 const tmp = useTempDir('envdata-export-cli-');
 const envdata = (args: readonly string[], extra: Record<string, string> = {}) =>
   runCliInProcess(args, wh.env.cliEnv(extra));
 
-beforeAll(async () => {
-  const berlin = await wh.addLocation({
-    name: 'Berlin',
-    lat: 52.52,
-    lng: 13.405,
-    countryCode: 'DE',
-  });
-  await wh.landWeather(berlin.locationId, {
-    from: new Date('2024-05-31T00:00:00Z'),
-    to: new Date('2024-06-02T00:00:00Z'),
-  });
-});
+beforeAll(() => landTwoMonthsOfWeather(wh));
 
 describe('envdata export on the command line', () => {
   it('exports, verifies and queries; --json documents follow their schemas; a difference exits 1', async () => {

@@ -10,6 +10,7 @@ import { refreshDailyRollups } from '../../src/warehouse/refresh-daily-rollups.j
 import { startEnvdata } from '../harness/start-envdata.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
+import { BERLIN } from './berlin-weather.js';
 
 const wh = useTestWarehouse();
 const tmp = useTempDir('envdata-export-killed-');
@@ -57,12 +58,7 @@ function watchForPartialFiles(dir: string) {
 let dir: string;
 
 beforeAll(async () => {
-  const berlin = await wh.addLocation({
-    name: 'Berlin',
-    lat: 52.52,
-    lng: 13.405,
-    countryCode: 'DE',
-  });
+  const berlin = await wh.addLocation(BERLIN);
   for (const month of ['2024-01-10', '2024-02-10', '2024-03-10', '2024-04-10']) {
     const from = at(month);
     await wh.landWeather(berlin.locationId, { from, to: new Date(from.getTime() + 86_400_000) });

@@ -7,26 +7,16 @@ import { captureLogger } from '../harness/capture-logger.js';
 import { pollUntil } from '../harness/poll-until.js';
 import { useTempDir } from '../harness/temp-dir.js';
 import { useTestWarehouse } from '../harness/test-warehouse.js';
+import { landTwoMonthsOfWeather } from './berlin-weather.js';
 
 const wh = useTestWarehouse();
 const tmp = useTempDir('envdata-export-schedule-');
 
-beforeAll(async () => {
-  const berlin = await wh.addLocation({
-    name: 'Berlin',
-    lat: 52.52,
-    lng: 13.405,
-    countryCode: 'DE',
-  });
-  await wh.landWeather(berlin.locationId, {
-    from: new Date('2024-05-31T00:00:00Z'),
-    to: new Date('2024-06-02T00:00:00Z'),
-  });
-});
+beforeAll(() => landTwoMonthsOfWeather(wh));
 
 /** Reads the captured lines until one has `msg`; returns it parsed. */
 function lineWith(lines: readonly string[], msg: string): Promise<Record<string, unknown>> {
-  return pollUntil(
+  return pollUntil<Record<string, unknown>, number>(
     async () => {
       const line = lines
         .map((l) => JSON.parse(l) as Record<string, unknown>)
