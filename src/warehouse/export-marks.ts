@@ -58,35 +58,33 @@ export async function markExportPartitions(
 /**
  * Folds each partition's marks into one (housekeeping, every pass): landings add a mark per
  * transaction, and a warehouse never exported (or exported rarely) would keep one row per chunk
- * landed. The new mark is this transaction's, so no export snapshot taken before it sees it: the
- * partition stays changed for every export, as it was, and its oldest change (`marked_at`, the
- * export's lag) is kept. Only marks this transaction sees committed are folded. One compactor at
- * a time (a transaction-level advisory lock; the others skip the pass). An export running at the
- * same time may find the marks it saw folded and write the partition again the next time: never
- * a change missed. Returns the number of marks folded away.
+ * landed. The new mark is this statement's transaction's, so no export snapshot taken before it
+ * sees it: the partition stays changed for every export, as it was, and its oldest change
+ * (`marked_at`, the export's lag) is kept. Only marks this statement sees committed are folded,
+ * and only those no one else holds (`skip locked`): an export deleting the marks it saw, or
+ * another host's housekeeping, may wait on this statement but never this one on them, so they
+ * never deadlock. An export running at the same time may find the marks it saw folded and write
+ * the partition again the next time: never a change missed. Returns the number of marks folded
+ * away.
  */
 export async function compactExportMarks(db: Kysely<Database>): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const { rows: lock } = await sql<{ locked: boolean }>`
-      select pg_try_advisory_xact_lock(hashtext('envdata compact export marks')) as locked`.execute(
-      trx,
-    );
-    if (!lock[0]!.locked) return 0;
-    const { rows } = await sql<{ folded: number }>`
-      with folded as (
-        delete from envdata.export_mark m
-         where (m.dataset, m.year, m.month) in (
-           select dataset, year, month from envdata.export_mark
-            group by dataset, year, month having count(*) > 1)
-        returning m.dataset, m.year, m.month, m.marked_at
-      ), kept as (
-        insert into envdata.export_mark (dataset, year, month, marked_at)
-        select dataset, year, month, min(marked_at) from folded group by dataset, year, month
-        returning 1
-      )
-      select ((select count(*) from folded) - (select count(*) from kept))::int as folded`.execute(
-      trx,
-    );
-    return rows[0]!.folded;
-  });
+  const { rows } = await sql<{ folded: number }>`
+    with folded as (
+      delete from envdata.export_mark
+       where (dataset, year, month, xid) in (
+         select dataset, year, month, xid from envdata.export_mark
+          where (dataset, year, month) in (
+            select dataset, year, month from envdata.export_mark
+             group by dataset, year, month having count(*) > 1)
+          for update skip locked)
+      returning dataset, year, month, marked_at
+    ), kept as (
+      insert into envdata.export_mark (dataset, year, month, marked_at)
+      select dataset, year, month, min(marked_at) from folded group by dataset, year, month
+      returning 1
+    )
+    select ((select count(*) from folded) - (select count(*) from kept))::int as folded`.execute(
+    db,
+  );
+  return rows[0]!.folded;
 }

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createHousekeeping } from '../../src/housekeeping/create-housekeeping.js';
 import { runProgress } from '../../src/ledger/run-progress.js';
+import { compactExportMarks } from '../../src/warehouse/export-marks.js';
 import { IngestWorker } from '../../src/worker/ingest-worker.js';
 import { backfillRange, useBackfillFixture } from '../harness/backfill-fixture.js';
 import { pollUntil } from '../harness/poll-until.js';
@@ -86,5 +88,42 @@ describe('housekeeping', () => {
       // it would have. A partition of one mark is left as it was.
       expect(m.unseen).toBe(landed[i]!.n > 1 ? 1 : 0);
     }
+  });
+
+  it('folds around the marks another transaction holds, never waiting on them', async () => {
+    // Four changes of January 2023, each its own transaction (as four landings would mark it).
+    for (let i = 0; i < 4; i++) {
+      await sql`insert into envdata.export_mark (dataset, year, month)
+                values ('weather_hourly', 2023, 1)`.execute(fx.app.db);
+    }
+    const january = async () =>
+      (
+        await sql<{ xid: string }>`
+          select xid::text from envdata.export_mark
+           where dataset = 'weather_hourly' and year = 2023 and month = 1 order by xid`.execute(
+          fx.app.db,
+        )
+      ).rows.map((r) => r.xid);
+    const marked = await january();
+    expect(marked).toHaveLength(4);
+    // An export deleting the marks it saw holds them so: the fold must pass them by, not wait.
+    const exporter = new pg.Client({ connectionString: fx.env.databaseUrl });
+    await exporter.connect();
+    try {
+      await exporter.query('begin');
+      await exporter.query(
+        `select 1 from envdata.export_mark where dataset = 'weather_hourly' and year = 2023
+            and month = 1 and xid = $1::xid8 for update`,
+        [marked[0]],
+      );
+      await compactExportMarks(fx.app.db);
+      const folded = await january();
+      expect(folded).toHaveLength(2);
+      expect(folded[0]).toBe(marked[0]);
+    } finally {
+      await exporter.end();
+    }
+    await compactExportMarks(fx.app.db);
+    expect(await january()).toHaveLength(1);
   });
 });
