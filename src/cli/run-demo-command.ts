@@ -16,14 +16,17 @@ import { watchRun } from './watch-run.js';
 const SIMULATOR_URL = 'http://127.0.0.1:8787';
 
 /**
- * `envdata demo`: the simulator in a process of its own, the services the environment names (or
+ * `envdata demo [--weather-years N]`: the simulator in a process of its own, the services the environment names (or
  * their fallbacks: `chooseDemoServices`), then `runDemo`, and the commands to go on with.
  *
  * What it prints is for a person trying envdata for the first time: a line before each slow step,
  * one line for the migrations, the progress of each backfill (a bar on a terminal, a line every
  * 10 s otherwise), never log objects. Logs are at `warn` unless LOG_LEVEL says otherwise.
  */
-export async function runDemoCommand(context: CommandContext): Promise<void> {
+export async function runDemoCommand(
+  context: CommandContext,
+  options: { readonly weatherYears: number },
+): Promise<void> {
   // Validate the environment first: a bad variable stops the demo before it starts anything.
   void context.config;
   const bin = ENVDATA_BIN;
@@ -68,7 +71,7 @@ export async function runDemoCommand(context: CommandContext): Promise<void> {
     const outcome = await context.withApp(
       (app) =>
         runDemo(app, {
-          days: { pollen: 92, weather: 10 * 365 },
+          days: { pollen: 92, weather: options.weatherYears * 365 },
           print: (l) => context.print(l),
           watch: (runId) =>
             watchRun(app.db, runId, {

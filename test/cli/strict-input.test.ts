@@ -76,6 +76,10 @@ describe('numeric flags are plain decimals', () => {
     ],
     [['worker', '--concurrency', '1e1'], /--concurrency must be a whole number from 1 to 1000/],
     [
+      ['demo', '--weather-years', '0'],
+      /--weather-years must be a whole number from 1 to 30 \(got "0"\)/,
+    ],
+    [
       ['simulate', '--port', '0x50'],
       /--port must be a port number: a whole number from 0 to 65535 \(got "0x50"\)/,
     ],

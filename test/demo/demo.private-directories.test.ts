@@ -16,6 +16,12 @@ import { makeCloneLike } from './clone-like.js';
 /** A demo backfills 10 years of weather for 4 locations; the machine may be shared. */
 const DEMO_TIMEOUT = 300_000;
 
+/**
+ * The demo with a year of weather instead of ten: where its directories go and who runs it are
+ * the point here, not the size of its backfill (demo.bare-machine.test.ts runs the whole demo).
+ */
+const QUICK_DEMO = ['demo', '--weather-years', '1'];
+
 interface Ids {
   readonly uid: number;
   readonly gid: number;
@@ -105,7 +111,7 @@ describe.runIf(isRoot)(
     it(
       'says where the local PostgreSQL goes before creating it, prints no log object, and ends with steps that run as printed',
       async () => {
-        const demo = await envdataIn(clone, ['demo'], env);
+        const demo = await envdataIn(clone, QUICK_DEMO, env);
         expect(demo.code, demo.stderr).toBe(0);
         const lines = demo.stdout.split('\n');
         expect(lines[0]).toMatch(
@@ -180,7 +186,7 @@ describe('npm run demo as a normal user, from a clone in a home only it may ente
     "keeps the local PostgreSQL in the user's data directory, said before it is created",
     async (context) => {
       if (!user) context.skip('useradd could not create a user to run the demo as');
-      const demo = await envdataIn(clone, ['demo'], env, user);
+      const demo = await envdataIn(clone, QUICK_DEMO, env, user);
       expect(demo.code, demo.stderr).toBe(0);
       const dir = path.join(home, '.local', 'share', 'envdata', 'postgres');
       expect(demo.stdout.split('\n')[0]).toMatch(
