@@ -1,4 +1,5 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { BARE_LEG_SUITES, leftToBareLeg } from './test/harness/bare-leg-suites.js';
 import { heartbeatReporter } from './test/harness/heartbeat-reporter.js';
 import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
 import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
@@ -53,7 +54,13 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
             globalSetup: GLOBAL_SETUP,
             include: ['test/**/*.test.ts'],
             // test/hosts/ needs root and network namespaces: `npm run test:hosts` runs it.
-            exclude: [...QUEUE_SUITES, ...REDIS_ONLY_SUITES, 'test/hosts/**'],
+            exclude: [
+              ...QUEUE_SUITES,
+              ...REDIS_ONLY_SUITES,
+              'test/hosts/**',
+              // CI's main leg: its bare leg runs them (test/harness/bare-leg-suites.ts).
+              ...(leftToBareLeg() ? BARE_LEG_SUITES : []),
+            ],
           },
         },
         ...(redisLeg.runs ? [leg('redis')] : []),
