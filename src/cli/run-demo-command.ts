@@ -16,8 +16,9 @@ import { watchRun } from './watch-run.js';
 const SIMULATOR_URL = 'http://127.0.0.1:8787';
 
 /**
- * `envdata demo [--weather-years N]`: the simulator in a process of its own, the services the environment names (or
- * their fallbacks: `chooseDemoServices`), then `runDemo`, and the commands to go on with.
+ * `envdata demo [--weather-years N]`: the simulator in a process of its own, the services the
+ * environment names (or their fallbacks: `chooseDemoServices`), then `runDemo`, and the commands
+ * to go on with.
  *
  * What it prints is for a person trying envdata for the first time: a line before each slow step,
  * one line for the migrations, the progress of each backfill (a bar on a terminal, a line every
