@@ -1,16 +1,18 @@
 import { usageError } from './usage-error.js';
 
 /**
- * Asks for a secret on a terminal without echoing it: the terminal is put in raw mode while the
- * answer is typed (Backspace edits, Enter ends, Ctrl-C cancels with exit 2), and restored after.
+ * Asks for a secret on a terminal without echoing it: the terminal is put in raw mode before the
+ * question is written and while the answer is typed (Backspace edits, Enter ends, Ctrl-C cancels
+ * with exit 2), and restored after.
  */
 export function promptSecret(
   input: NodeJS.ReadStream,
   output: NodeJS.WritableStream,
   question: string,
 ): Promise<string> {
-  output.write(question);
+  // Echo off before the question shows: an answer typed the moment it appears is never echoed.
   input.setRawMode(true);
+  output.write(question);
   input.setEncoding('utf8');
   input.resume();
   return new Promise((resolve, reject) => {
