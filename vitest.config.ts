@@ -1,5 +1,9 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
-import { BARE_LEG_SUITES, leftToBareLeg } from './test/harness/bare-leg-suites.js';
+import {
+  BARE_LEG_SUITES,
+  leftToBareLeg,
+  postgresLegLeftToBareLeg,
+} from './test/harness/bare-leg-suites.js';
 import { heartbeatReporter } from './test/harness/heartbeat-reporter.js';
 import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
 import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
@@ -30,6 +34,8 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       name: backend,
       globalSetup: GLOBAL_SETUP,
       include: [...QUEUE_SUITES, ...(backend === 'redis' ? REDIS_ONLY_SUITES : [])],
+      // CI's main leg: its bare leg runs them on this backend (test/harness/bare-leg-suites.ts).
+      ...(backend === 'postgres' && leftToBareLeg() ? { exclude: postgresLegLeftToBareLeg() } : {}),
       env: { ENVDATA_TEST_QUEUE_BACKEND: backend },
     },
   });
