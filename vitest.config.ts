@@ -1,9 +1,5 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
-import {
-  BARE_LEG_SUITES,
-  leftToBareLeg,
-  postgresLegLeftToBareLeg,
-} from './test/harness/bare-leg-suites.js';
+import { ciLeg, legExclusions } from './test/harness/bare-leg-suites.js';
 import { heartbeatReporter } from './test/harness/heartbeat-reporter.js';
 import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './test/harness/queue-suites.js';
 import { redisLegReporter, redisLegRuns } from './test/harness/redis-leg.js';
@@ -28,14 +24,17 @@ const GLOBAL_SETUP = ['test/harness/global-setup.ts'];
 
 export default defineConfig(async (): Promise<ViteUserConfig> => {
   const redisLeg = await redisLegRuns();
+  // CI's legs leave to each other what runs there as well (test/harness/bare-leg-suites.ts).
+  const leftToOtherLeg = legExclusions(ciLeg());
   const leg = (backend: 'redis' | 'postgres') => ({
     extends: true as const,
     test: {
       name: backend,
       globalSetup: GLOBAL_SETUP,
       include: [...QUEUE_SUITES, ...(backend === 'redis' ? REDIS_ONLY_SUITES : [])],
-      // CI's main leg: its bare leg runs them on this backend (test/harness/bare-leg-suites.ts).
-      ...(backend === 'postgres' && leftToBareLeg() ? { exclude: postgresLegLeftToBareLeg() } : {}),
+      ...(backend === 'postgres' && leftToOtherLeg.postgres.length > 0
+        ? { exclude: leftToOtherLeg.postgres }
+        : {}),
       env: { ENVDATA_TEST_QUEUE_BACKEND: backend },
     },
   });
@@ -64,8 +63,7 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
               ...QUEUE_SUITES,
               ...REDIS_ONLY_SUITES,
               'test/hosts/**',
-              // CI's main leg: its bare leg runs them (test/harness/bare-leg-suites.ts).
-              ...(leftToBareLeg() ? BARE_LEG_SUITES : []),
+              ...leftToOtherLeg.core,
             ],
           },
         },

@@ -1,15 +1,29 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { QUEUE_SUITES } from './queue-suites.js';
+import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './queue-suites.js';
 
 /**
- * The test files that run the same with or without a Postgres and a Redis on the machine: every
- * test in them runs envdata with nothing answering at DATABASE_URL and REDIS_URL (its local
- * PostgreSQL then), as root and as a normal user, and needs none of the optional tools. CI's main
- * leg leaves them to its bare leg, which runs them where they matter most, at the same time
- * (`.ci/run` sets ENVDATA_TEST_LEFT_TO_BARE_LEG=1 for the main leg; vitest.config.ts excludes
- * them then). Everywhere else, `npm test` runs them. They are the suite's slowest files (a pack
- * and an install, five demos): run twice, they cost CI about seven minutes.
+ * CI runs the suite in two legs at once (`.ci/run`): the main leg on the machine's PostgreSQL 15
+ * and Redis, with every system tool, under CI=true; the bare leg in a network namespace with
+ * nothing answering, CI unset, without the tools (scripts/ci-bare-run.sh: its own embedded
+ * PostgreSQL 18, no Redis). The machine has two cores and each leg keeps one busy, so what runs
+ * in both costs CI its whole time. `.ci/run` sets ENVDATA_TEST_LEG (`main`, `bare`) and each
+ * leg leaves to the other what runs there as well (`legExclusions`); `.ci/run` fails unless
+ * every test of what the main leg left to the bare leg passed there, none skipped
+ * (`bareLegChecks`). Unset (everywhere but CI), `npm test` runs every file.
+ *
+ * Run in both legs: every file that behaves differently on a bare machine (it needs a system
+ * tool, a Redis, the npm registry or a Docker engine, and skips without: `BEHAVES_BY_MACHINE`);
+ * they prove the bare path. Run in one: the rest, which behave the same wherever a PostgreSQL
+ * answers.
+ */
+
+/**
+ * The files that run envdata with nothing answering at DATABASE_URL and REDIS_URL, as root and
+ * as a normal user, needing none of the optional tools (a pack and an install, five demos): the
+ * bare leg's alone, where they matter most. The suite's slowest files.
  */
 export const BARE_LEG_SUITES: readonly string[] = [
   'test/package/tarball.install.test.ts',
@@ -17,39 +31,75 @@ export const BARE_LEG_SUITES: readonly string[] = [
   'test/demo/demo.bare-machine.test.ts',
 ];
 
-/** Whether this run leaves BARE_LEG_SUITES to CI's bare leg (ENVDATA_TEST_LEFT_TO_BARE_LEG=1). */
-export function leftToBareLeg(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.ENVDATA_TEST_LEFT_TO_BARE_LEG === '1';
+export type CiLeg = 'main' | 'bare';
+
+/** The CI leg this run is (ENVDATA_TEST_LEG), or `undefined`: every file runs. */
+export function ciLeg(env: NodeJS.ProcessEnv = process.env): CiLeg | undefined {
+  const leg = env.ENVDATA_TEST_LEG;
+  if (leg === undefined || leg === '') return undefined;
+  if (leg !== 'main' && leg !== 'bare') {
+    throw new Error(
+      `ENVDATA_TEST_LEG must be main or bare (CI's legs), not ${JSON.stringify(leg)}`,
+    );
+  }
+  return leg;
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Whether a test file declares a test that runs a system tool (`needsTools`, system-tools.ts). */
-function needsSystemTools(file: string): boolean {
-  return /\bneedsTools\(/.test(readFileSync(`${ROOT}${file}`, 'utf8'));
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+/** A test that skips on some machines: a system tool, a Redis, the registry, a Docker engine. */
+const BEHAVES_BY_MACHINE = /\bneedsTools\(|\bskipBecause\(|\.skipIf\(|\.runIf\(|\.skip\(/;
+
+/** The files of `core` (vitest.config.ts), as paths from the repository's root. */
+function coreFiles(): string[] {
+  const queued = new Set([...QUEUE_SUITES, ...REDIS_ONLY_SUITES]);
+  return readdirSync(path.join(ROOT, 'test'), { recursive: true })
+    .map((entry) => path.posix.join('test', String(entry).split(path.sep).join('/')))
+    .filter((file) => file.endsWith('.test.ts') && !file.startsWith('test/hosts/'))
+    .filter((file) => !queued.has(file))
+    .sort();
+}
+
+/** Which leg runs a `core` file that behaves the same on every machine: half each, by its path. */
+function legOf(file: string): CiLeg {
+  return createHash('sha1').update(file).digest()[0]! % 2 === 0 ? 'main' : 'bare';
 }
 
 /**
- * The queue files whose `postgres` project (BullMQ's PostgreSQL backend) CI's main leg leaves to
- * the bare leg: every file of QUEUE_SUITES but those that need a system tool, which the bare
- * leg does not have (their tests would skip there). The bare leg runs the `postgres` project
- * against its own PostgreSQL; the main leg runs every file of the `redis` project and of `core`
- * against the machine's, so each queue file still runs on both backends, once each. Run twice,
- * the `postgres` project cost CI a third of its time (a third of the main leg's files, most of
- * them backfills).
+ * What each leg leaves to the other, by project:
+ * - `core`: the main leg leaves BARE_LEG_SUITES; of the files that behave the same on every
+ *   machine, each leg runs half (`legOf`) and leaves the other half.
+ * - `postgres` (BullMQ's PostgreSQL backend): the main leg leaves every queue file that needs no
+ *   system tool (it runs them on the `redis` project; the bare leg has no Redis), so each queue
+ *   file runs once on each backend.
  */
-export function postgresLegLeftToBareLeg(): string[] {
-  return QUEUE_SUITES.filter((file) => !needsSystemTools(file));
+export function legExclusions(leg: CiLeg | undefined): {
+  core: string[];
+  postgres: string[];
+} {
+  if (leg === undefined) return { core: [], postgres: [] };
+  const same = coreFiles().filter(
+    (file) => !BARE_LEG_SUITES.includes(file) && !BEHAVES_BY_MACHINE.test(read(file)),
+  );
+  const other = same.filter((file) => legOf(file) !== leg);
+  if (leg === 'bare') return { core: other, postgres: [] };
+  return {
+    core: [...BARE_LEG_SUITES, ...other],
+    postgres: QUEUE_SUITES.filter((file) => !/\bneedsTools\(/.test(read(file))),
+  };
 }
 
 /**
- * What `.ci/run` checks in the bare leg's output when the main leg left files to it: one
- * `project file` line each, for a run that passed every test of the file and skipped none.
+ * What `.ci/run` checks in the bare leg's output: one `project file` line for each file the main
+ * leg left to it, which must have passed every test there and skipped none.
  */
 export function bareLegChecks(): string[] {
+  const left = legExclusions('main');
   return [
-    ...BARE_LEG_SUITES.map((file) => `core ${file}`),
-    ...postgresLegLeftToBareLeg().map((file) => `postgres ${file}`),
+    ...left.core.map((file) => `core ${file}`),
+    ...left.postgres.map((file) => `postgres ${file}`),
   ];
 }
 
