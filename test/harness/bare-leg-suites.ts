@@ -15,7 +15,7 @@ import { QUEUE_SUITES, REDIS_ONLY_SUITES } from './queue-suites.js';
  * (`bareLegChecks`). Unset (everywhere but CI), `npm test` runs every file.
  *
  * Run in both legs: every file that behaves differently on a bare machine (it needs a system
- * tool, a Redis, the npm registry or a Docker engine, and skips without: `BEHAVES_BY_MACHINE`);
+ * tool, a Redis, the npm registry or a Docker engine, and skips without: `behavesByMachine`);
  * they prove the bare path. Run in one: the rest, which behave the same wherever a PostgreSQL
  * answers.
  */
@@ -49,8 +49,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-/** A test that skips on some machines: a system tool, a Redis, the registry, a Docker engine. */
-const BEHAVES_BY_MACHINE = /\bneedsTools\(|\bskipBecause\(|\.skipIf\(|\.runIf\(|\.skip\(/;
+/** A test that runs a system tool (`needsTools`, system-tools.ts): it skips where one is missing. */
+const NEEDS_TOOLS = /\bneedsTools\(/;
+
+/** A test that skips on some machines for another reason: a Redis, the registry, a Docker engine. */
+const SKIPS = /\bskipBecause\(|\.skipIf\(|\.runIf\(|\.skip\(/;
+
+/** Whether a test file behaves differently on a bare machine (it skips there, or may). */
+const behavesByMachine = (text: string) => NEEDS_TOOLS.test(text) || SKIPS.test(text);
 
 /** The files of `core` (vitest.config.ts), as paths from the repository's root. */
 function coreFiles(): string[] {
@@ -81,13 +87,13 @@ export function legExclusions(leg: CiLeg | undefined): {
 } {
   if (leg === undefined) return { core: [], postgres: [] };
   const same = coreFiles().filter(
-    (file) => !BARE_LEG_SUITES.includes(file) && !BEHAVES_BY_MACHINE.test(read(file)),
+    (file) => !BARE_LEG_SUITES.includes(file) && !behavesByMachine(read(file)),
   );
   const other = same.filter((file) => legOf(file) !== leg);
   if (leg === 'bare') return { core: other, postgres: [] };
   return {
     core: [...BARE_LEG_SUITES, ...other],
-    postgres: QUEUE_SUITES.filter((file) => !/\bneedsTools\(/.test(read(file))),
+    postgres: QUEUE_SUITES.filter((file) => !NEEDS_TOOLS.test(read(file))),
   };
 }
 
