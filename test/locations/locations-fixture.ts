@@ -5,6 +5,7 @@ import { createServiceClient, type ServiceClient } from '../../src/service/servi
 import { DEMO_API_KEY } from '../../src/simulator/simulator-options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/start-simulator.js';
 import type { LocationTable } from '../../src/warehouse/schema.js';
+import { rememberSimulatorShareUnits } from '../harness/remember-simulator-share-units.js';
 import { useTestEnvironment, type TestEnvironment } from '../harness/test-environment.js';
 
 export interface LocationsFixture {
@@ -24,7 +25,9 @@ export interface LocationsFixture {
 
 /**
  * This file's own database, a simulator and a client of it; every location is deleted and the
- * simulator's counters and faults reset before each test. All closed after the file.
+ * simulator's counters and faults reset before each test. All closed after the file. The ledger
+ * knows the simulator's share units from the start (`rememberSimulatorShareUnits`), so an apply of
+ * the last few days lands whatever the calendar's weather.
  */
 export function useLocationsFixture(): LocationsFixture {
   const env = useTestEnvironment();
@@ -35,6 +38,7 @@ export function useLocationsFixture(): LocationsFixture {
     simulator = await startSimulator();
     app = createApp(env.config({ ENVDATA_BASE_URL: simulator.url, ENVDATA_API_KEY: DEMO_API_KEY }));
     client = createServiceClient({ ...app.config.service, apiKey: DEMO_API_KEY });
+    await rememberSimulatorShareUnits(app.db);
   });
   beforeEach(async () => {
     await app!.db.deleteFrom('location').execute();
