@@ -52,10 +52,12 @@ function remedy(
       when: `once the new ${dataset} shape${shapes.length > 1 ? 's' : ''} listed by \`envdata upstream\` ${shapes.length > 1 ? 'are' : 'is'} right`,
     };
   }
+  // The worker fills shares of history from the archive itself once an answer tells the unit
+  // (`fillSetAsideShares`): a person has something to do only if some stay after that.
   if (source.endsWith('_history')) {
     return {
       command: `envdata rebuild --dataset ${dataset}`,
-      when: `once a later ${dataset} answer has told the unit`,
+      when: `the worker fills them from the archive once a later ${dataset} answer tells the unit; if some stay after one has`,
     };
   }
   // A latest reading or a forecast is not archived: the next sync stores a new one, and the

@@ -153,7 +153,8 @@ describe('share units are decided per answer and field, never per value', () => 
     expect(result.stdout).toContain(
       `\n  exit 1: ${values} value(s) in 48 hour(s) set aside, not in the warehouse — ` +
         `weather_history ${fields.map((f) => `${f.field} ${f.n}`).join(', ')} (share unit unknown): ` +
-        'once a later weather answer has told the unit, run `envdata rebuild --dataset weather`\n',
+        'the worker fills them from the archive once a later weather answer tells the unit; ' +
+        'if some stay after one has, run `envdata rebuild --dataset weather`\n',
     );
     // Their hours landed: no other line calls them quarantined.
     expect(result.stdout).not.toMatch(/quarantined: /);
@@ -166,7 +167,7 @@ describe('share units are decided per answer and field, never per value', () => 
       records: 48,
       fields: Object.fromEntries(fields.map((f) => [f.field, f.n])),
       command: 'envdata rebuild --dataset weather',
-      when: 'once a later weather answer has told the unit',
+      when: 'the worker fills them from the archive once a later weather answer tells the unit; if some stay after one has',
     };
     expect((await statusJson(fx, runId)).run?.setAside).toEqual([setAside]);
     expect((await statusJson(fx)).setAside).toEqual([setAside]);

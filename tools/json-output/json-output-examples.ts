@@ -80,7 +80,7 @@ const failedRun: RunJson = {
       records: 48,
       fields: { humidity: 48, cloudCover: 30 },
       command: 'envdata rebuild --dataset weather',
-      when: 'once a later weather answer has told the unit',
+      when: 'the worker fills them from the archive once a later weather answer tells the unit; if some stay after one has',
     },
   ],
   hours: { quarantined: 0, missingUpstream: 0, notCovered: 0, noData: 0 },

@@ -31,11 +31,13 @@ export const setAsideJson = z
         ),
       when: z
         .string()
-        .describe('when to run it, for people: `once a later weather answer has told the unit`'),
+        .describe(
+          'when to run it, for people: `the worker fills them from the archive once a later weather answer tells the unit; if some stay after one has`',
+        ),
     }),
   )
   .describe(
-    'values the service sent that are not in the warehouse until `command` runs; their hours landed otherwise. A run with any does not succeed (`--wait` exits 1). `[]` when none',
+    'values the service sent that are not in the warehouse until `command` runs (shares of history: until a later answer tells their unit, when the worker fills them itself); their hours landed otherwise. A run with any does not succeed (`--wait` exits 1). `[]` when none',
   );
 
 export type SetAsideJson = z.infer<typeof setAsideJson>;
