@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { admissionStores } from '../../src/admission/admission-stores.js';
@@ -115,21 +115,30 @@ describe('the call pacer', () => {
     const shared = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
     const again = CallPacer.for(admissionStores(fx.newApp().queues).windows, rule)!;
     const released: number[] = [];
+    const stalls = monitorEventLoopDelay({ resolution: 1 });
+    stalls.enable();
     await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         (await (i % 2 === 0 ? shared : again).acquire()).answered();
         released.push(performance.now());
       }),
     );
+    stalls.disable();
     released.sort((a, b) => a - b);
     // Slots are a window plus the margin (20 ms here until measured) apart; a call goes up to
     // the margin's allowance after its slot, and each process's usual round trips to the
-    // backend shift its calls alike: seen from here, a window less that allowance.
+    // backend shift its calls alike: seen from here, a window less that allowance. Less, too,
+    // this process's longest stall: a loaded machine that deschedules it between a call going
+    // and the clock read here makes that call look late (by 1.5 ms beyond the allowance once, in
+    // a CI run with both legs on two cores); a pacer letting a sixth call into a window is off
+    // by a window's share, not by a stall.
     const allowance = shared.allowedLateMs;
+    const stall = stalls.max / 1e6;
     for (let i = 0; i + rule.max < released.length; i += 1) {
-      expect(released[i + rule.max]! - released[i]!).toBeGreaterThanOrEqual(
-        rule.durationMs - allowance,
-      );
+      expect(
+        released[i + rule.max]! - released[i]!,
+        `calls ${i} and ${i + rule.max}, allowance ${allowance} ms, longest stall ${stall} ms`,
+      ).toBeGreaterThanOrEqual(rule.durationMs - allowance - stall);
     }
   });
 
