@@ -133,19 +133,28 @@ export class Admission {
       : typeof call.use === 'string'
         ? call.use
         : await call.use();
+    // The quota and the budget are counted once the slot has come, inside the pacer's last look
+    // at the call's lateness: a slow count moves the call to a later slot rather than sending it
+    // late into its window.
+    let counted: { refused?: Admitted; error?: unknown } = {};
+    const count = async (): Promise<boolean> => {
+      try {
+        const refused = await this.count(use, call.budgeted);
+        counted = refused === undefined ? {} : { refused };
+      } catch (error) {
+        counted = { error };
+      }
+      return counted.refused === undefined && !('error' in counted);
+    };
     let paced: PacedCall | undefined;
     try {
-      paced = await pacer?.acquire(signal);
+      paced = pacer ? await pacer.acquire(signal, count) : (await count(), undefined);
     } catch (thrown) {
       return { kind: 'pace', error: pacingError(thrown, signal) };
     }
-    const refused = await this.count(use, call.budgeted).catch((thrown: unknown) => {
-      void paced?.unused();
-      throw thrown;
-    });
-    if (refused === undefined) return { kind: 'permit', permit: paced ?? UNPACED };
-    void paced?.unused();
-    return refused;
+    if ('error' in counted) throw counted.error;
+    if (counted.refused) return counted.refused;
+    return { kind: 'permit', permit: paced ?? UNPACED };
   }
 
   /** Counts the call in the quota (`use`, when one is configured) and the budget. */

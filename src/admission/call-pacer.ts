@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitRule } from '../config/rate-limit.js';
 import type { WindowCounters } from './window-counters.js';
+import { longestLoopStallMs } from './loop-stalls.js';
 import { PaceMargin } from './pace-margin.js';
 
 /** `promise`, or `signal`'s reason once it is aborted, whichever comes first. */
@@ -48,13 +49,6 @@ export interface PacedCall {
    * for the service's reading of this call. It widens at once (`PaceMargin.throttled`).
    */
   throttled(): void;
-  /**
-   * The call is not made after all (the quota or the call budget refused it once its slot came):
-   * its slot is given back for another call, and its place among this process's calls is freed,
-   * no measure taken. Only before `answered`; once. Resolves when the slot is back (or the
-   * backend failed to take it: best effort, never rejects).
-   */
-  unused(): Promise<void>;
 }
 
 /**
@@ -100,7 +94,7 @@ export class CallPacer {
     private readonly slots: WindowCounters,
     readonly rule: RateLimitRule,
   ) {
-    this.margin = new PaceMargin(rule.durationMs);
+    this.margin = new PaceMargin(rule.durationMs, () => longestLoopStallMs());
     this.key = `${rule.max}/${rule.durationMs}ms`;
   }
 
@@ -131,9 +125,27 @@ export class CallPacer {
    * call's answer comes back. Rejects with `signal`'s reason as soon as it is aborted (the worker
    * is stopping: a backend that does not answer must not hold it), and with the backend's error
    * when the backend refuses. A slot reserved and not used is given back.
+   *
+   * `before`, when given, runs once the first slot has come and before the last look at how late
+   * the call would go: what must be asked just before the call (the quota, the call budget, on
+   * the backend), so that its round trip counts as lateness like any other, beyond this host's
+   * usual one. Counted after the pacer let the call go, a slow one sent the call that much after
+   * its slot, unseen (a 429 on the Postgres backend under load). It resolves whether the call is
+   * made: `false`, and its slot is given back and `acquire` resolves `undefined`. It runs once
+   * even when the slot then moves; if the wait is cut short after it, what it counted stays
+   * counted (a call counted and not made: never one made and not counted).
    */
-  async acquire(signal?: AbortSignal): Promise<PacedCall> {
+  acquire(signal?: AbortSignal): Promise<PacedCall>;
+  acquire(
+    signal: AbortSignal | undefined,
+    before: () => Promise<boolean>,
+  ): Promise<PacedCall | undefined>;
+  async acquire(
+    signal?: AbortSignal,
+    before?: () => Promise<boolean>,
+  ): Promise<PacedCall | undefined> {
     let moving: number | undefined;
+    let ask = before;
     for (let missed = 0; ;) {
       const reservation = await unlessAborted(
         this.slots.reserve(this.key, this.rule.max, this.windowMs, {
@@ -155,15 +167,32 @@ export class CallPacer {
         continue;
       }
       this.fastestReservation = Math.min(answeredAt - askedAt, this.fastestReservation + 0.5);
-      // A slot now needs no second look: the reservation's own round trip was the last news of
-      // the link. A slot later is waited for, and the link checked again just before the call:
-      // still reaching the backend as fast as usual? (Not after a cut of this host's link.)
-      let late = answeredAt - askedAt - this.fastestReservation;
-      if (waitMs > 0) {
-        try {
-          // The backend read its clock after `askedAt`: waiting until `answeredAt + waitMs`
-          // never goes before the slot.
+      let late: number;
+      try {
+        // The backend read its clock after `askedAt`: waiting until `answeredAt + waitMs`
+        // never goes before the slot.
+        if (waitMs > 0) {
           await sleep(Math.max(0, answeredAt + waitMs - performance.now()), undefined, { signal });
+        }
+        // This host's usual time for what is asked before the call: it delays every call of
+        // this host alike, so only the time beyond it counts as late.
+        let usualBefore = 0;
+        if (ask !== undefined) {
+          const asked = ask;
+          ask = undefined;
+          const startedAt = performance.now();
+          const goes = await unlessAborted(asked(), signal);
+          if (!goes) {
+            void this.giveBack(slot);
+            return undefined;
+          }
+          const took = performance.now() - startedAt;
+          this.fastestBefore = Math.min(took, this.fastestBefore + 0.5);
+          usualBefore = this.fastestBefore;
+        }
+        if (waitMs > 0) {
+          // A slot later was waited for: the link is checked again just before the call, still
+          // reaching the backend as fast as usual? (Not after a cut of this host's link.)
           const check = await unlessAborted(this.slots.roundTrip(), signal);
           this.fastestCheck = Math.min(check.answeredAt - check.askedAt, this.fastestCheck + 0.5);
           // How late after the slot the call would go, as far as this process can tell: the
@@ -171,11 +200,19 @@ export class CallPacer {
           // read early in the first), the usual ones do not (they delay every call of this host
           // alike).
           late =
-            check.answeredAt - (askedAt + waitMs) - this.fastestReservation - this.fastestCheck;
-        } catch (error) {
-          this.giveBack(slot);
-          throw error;
+            check.answeredAt -
+            (askedAt + waitMs) -
+            this.fastestReservation -
+            this.fastestCheck -
+            usualBefore;
+        } else {
+          // A slot now needs no second look: the reservation's own round trip was the last
+          // news of the link.
+          late = performance.now() - askedAt - this.fastestReservation - usualBefore;
         }
+      } catch (error) {
+        void this.giveBack(slot);
+        throw error;
       }
       this.margin.recordLateness(late);
       if (late <= this.allowedLateMs || missed >= MAX_MISSED) {
@@ -186,10 +223,10 @@ export class CallPacer {
         try {
           await this.afterItsPeer(place, signal);
         } catch (error) {
-          this.giveBack(slot);
+          void this.giveBack(slot);
           throw error;
         }
-        return this.went(place, missed, slot);
+        return this.went(place, missed);
       }
       missed += 1;
       moving = slot;
@@ -222,21 +259,15 @@ export class CallPacer {
     if (hold > 0) await sleep(hold, undefined, { signal });
   }
 
-  /**
-   * The call goes now: its answer, when it comes, is a measure of the margin. Not made after all
-   * (`unused`), the slot goes back and the peer it replaced among this process's calls is its
-   * place's again, as if it had never been taken.
-   */
-  private went(place: number, missed: number, slot: number): PacedCall {
+  /** The call goes now: its answer, when it comes, is a measure of the margin. */
+  private went(place: number, missed: number): PacedCall {
     const wentAt = performance.now();
     let answered = () => {};
     const call: SentCall = {
       wentAt,
       answer: new Promise<void>((resolve) => (answered = resolve)),
     };
-    const index = place % this.rule.max;
-    const peer = this.recent[index];
-    this.recent[index] = call;
+    this.recent[place % this.rule.max] = call;
     let settled = false;
     return {
       missed,
@@ -248,17 +279,6 @@ export class CallPacer {
         this.margin.record({ wentAt, answeredAt: call.answeredAt });
       },
       throttled: () => this.margin.throttled(),
-      unused: async () => {
-        if (settled) return;
-        settled = true;
-        call.answeredAt = performance.now();
-        answered();
-        if (this.recent[index] === call) {
-          if (peer === undefined) delete this.recent[index];
-          else this.recent[index] = peer;
-        }
-        await this.giveBack(slot);
-      },
     };
   }
 
@@ -274,4 +294,6 @@ export class CallPacer {
   /** This host's fastest recent round trips to the backend (minimums rising 0.5 ms a call). */
   private fastestReservation = Number.POSITIVE_INFINITY;
   private fastestCheck = Number.POSITIVE_INFINITY;
+  /** And of what is asked before a call (`acquire`'s `before`). */
+  private fastestBefore = Number.POSITIVE_INFINITY;
 }

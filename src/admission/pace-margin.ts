@@ -63,9 +63,16 @@ class Recent {
  *   share.
  *
  * Until enough calls were measured the margin is the former fixed one, a thirtieth of the window
- * (at least 20 ms); it never goes below 3 ms nor above a tenth of the window (at most 250 ms,
- * BullMQ's limiter's margin in `queueLimiter`): a link that jittery needs a lower
- * ENVDATA_RATE_LIMIT, not a pacer.
+ * (at least 20 ms), or more on a process that stalls: the allowance plus its longest recent stall
+ * (`stallMs`). Nothing bounds the time from the pacer letting a call go to the request on the
+ * socket: a garbage collection, or busy cores descheduling the process, holds it there (the
+ * likely cause of a 429 among a worker's first calls in a loaded CI run). Once measured, that
+ * time is in the lateness and the round trips, and the stall is not added: most of it is the
+ * process's own tasks (normalising a chunk), which run between calls, never within the
+ * microtasks from the pacer's last look to the socket; added whole, it cost 3.5 % of R on a
+ * quiet host (`npm run bench:backfill -- --parts 2`). The margin never goes below 3 ms nor
+ * above a tenth of the window (at most 250 ms, BullMQ's limiter's margin in `queueLimiter`): a
+ * link that jittery needs a lower ENVDATA_RATE_LIMIT, not a pacer.
  */
 export class PaceMargin {
   private readonly lateness = new Recent();
@@ -78,14 +85,26 @@ export class PaceMargin {
   readonly initialMs: number;
   readonly maxMs: number;
 
-  constructor(readonly durationMs: number) {
+  /**
+   * @param stallMs This process's longest recent stall (`longestLoopStallMs`), taken in whole
+   *   until the margin is measured.
+   */
+  constructor(
+    readonly durationMs: number,
+    private readonly stallMs: () => number = () => 0,
+  ) {
     this.initialMs = Math.max(20, Math.ceil(durationMs / 30));
     this.maxMs = Math.max(this.initialMs, Math.min(250, Math.ceil(durationMs / 10)));
   }
 
   /** The margin now, whole milliseconds. */
   get marginMs(): number {
-    const margin = this.measured?.marginMs ?? this.initialMs;
+    const margin =
+      this.measured?.marginMs ??
+      Math.min(
+        this.maxMs,
+        Math.max(this.initialMs, Math.ceil(this.allowedLateMs + this.stallMs())),
+      );
     return this.widened > 0 ? Math.max(margin, this.widenedMs) : margin;
   }
 

@@ -147,11 +147,36 @@ describe('the call pacer', () => {
     // slot given back (the quota refused that call once its slot came).
     const rule = { max: 1, durationMs: 60_000, label: '1/min' };
     const pacer = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
-    await (await pacer.acquire()).unused();
+    let asked = 0;
+    const refuse = async () => ((asked += 1), false);
+    expect(await pacer.acquire(undefined, refuse)).toBeUndefined();
+    expect(asked).toBe(1);
     // Stops waiting (and fails) long before the minute a slot not given back would cost.
     const next = await pacer.acquire(AbortSignal.timeout(20_000));
     next.answered();
     expect(next.missed).toBe(0);
+  });
+
+  it('counts a slow ask before the call as lateness: the call moves to a later slot', async () => {
+    // Until measured, a call may go 17 ms after its slot (half of the 34 ms margin).
+    const rule = { max: 2, durationMs: 1_000, label: '2/s' };
+    const pacer = CallPacer.for(admissionStores(fx.app.queues).windows, rule)!;
+    // A quick ask first: this host's usual time for it is next to nothing.
+    const quick = await pacer.acquire(undefined, async () => true);
+    quick!.answered();
+    expect(quick!.missed).toBe(0);
+    // The quota's backend answers 150 ms late: the call would reach the service that late into
+    // its slot, so the slot moves to now and the call goes once that is checked; asked once.
+    let asked = 0;
+    const slow = async () => {
+      asked += 1;
+      await sleep(150);
+      return true;
+    };
+    const moved = await pacer.acquire(undefined, slow);
+    moved!.answered();
+    expect(moved!.missed).toBe(1);
+    expect(asked).toBe(1);
   });
 
   it('holds a call until its peer a window back was read, when that answer came late', async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { longestLoopStallMs } from '../../src/admission/loop-stalls.js';
 import { PaceMargin } from '../../src/admission/pace-margin.js';
 
 /** Feeds `calls` calls: each `late` ms after its slot, answered `roundTrip` ms after it went. */
@@ -86,5 +88,32 @@ describe('the pace margin', () => {
     expect(margin.marginMs).toBe(68);
     feed(margin, 1, onTime, always(6));
     expect(margin.marginMs).toBe(3);
+  });
+
+  it("takes this process's longest recent stall in until measured, up to a tenth of the window", () => {
+    let stall = 40.2;
+    const margin = new PaceMargin(1_000, () => stall);
+    // Unmeasured: the allowance (17 ms) and the stall, more than the initial 34 ms.
+    expect([margin.marginMs, margin.allowedLateMs]).toEqual([58, 17]);
+    stall = 500;
+    expect(margin.marginMs).toBe(100);
+    stall = 0;
+    expect(margin.marginMs).toBe(34);
+    // Measured: what the calls show, stalls or not.
+    stall = 40.2;
+    feed(margin, 128, onTime, always(6));
+    expect(margin.marginMs).toBe(3);
+  });
+});
+
+describe("this process's longest stall", () => {
+  it('reads a synchronous block of the event loop, once the monitor ran after it', async () => {
+    longestLoopStallMs();
+    await sleep(10);
+    const blockedAt = performance.now();
+    while (performance.now() - blockedAt < 60);
+    // The monitor's next run reads the interval that held the block.
+    await sleep(10);
+    expect(longestLoopStallMs()).toBeGreaterThanOrEqual(55);
   });
 });
