@@ -251,23 +251,30 @@ describe('share units are decided per answer and field, never per value', () => 
     expect(await sharesIn(fx.app.db, '2024-06-04', '2024-06-12')).toEqual(before);
   });
 
-  it('a rebuild after the unit was told fills the shares an answer that could not tell set aside, and clears their quarantine', async () => {
-    const { logger } = captureLogger();
-    const outcome = await rebuildFromArchive(fx.app.db, { datasets: ['weather'] }, logger);
-    expect(outcome.failed).toEqual([]);
-    for (const row of await sharesIn(fx.app.db, '2024-06-02', '2024-06-04')) {
+  it('once a later answer told the unit, the shares set aside are filled and out of quarantine, and a rebuild keeps them', async () => {
+    // The worker filled them from the archive after the landing that told the unit (the previous
+    // tests), with no one running anything.
+    const filled = await sharesIn(fx.app.db, '2024-06-02', '2024-06-04');
+    expect(filled).toHaveLength(48);
+    for (const row of filled) {
       expect(row.humidity).toBeCloseTo(0.01, 6);
       expect(row.cloudCover).toBeCloseTo(0.01, 6);
       expect(row.precipProbability).toBe(0);
     }
     expect(await shareQuarantine(fx.app.db)).toEqual([]);
-
     // Nothing is set aside any more: neither the first run nor the warehouse lists any.
     expect((await statusJson(fx, firstRunId)).run?.setAside).toEqual([]);
     expect((await statusJson(fx)).setAside).toEqual([]);
     const status = await runCliInProcess(['status', String(firstRunId)], fx.cliEnv());
     expect(status.stdout).toContain(`run ${firstRunId} (backfill) done: 1/1 chunks done`);
     expect(status.stdout).not.toMatch(/set aside|exit 1/);
+
+    // A rebuild reads the same answers with the unit remembered: the same values, none set aside.
+    const { logger } = captureLogger();
+    const outcome = await rebuildFromArchive(fx.app.db, { datasets: ['weather'] }, logger);
+    expect(outcome.failed).toEqual([]);
+    expect(await sharesIn(fx.app.db, '2024-06-02', '2024-06-04')).toEqual(filled);
+    expect(await shareQuarantine(fx.app.db)).toEqual([]);
   });
 });
 
