@@ -131,7 +131,7 @@ export class CallPacer {
    * the backend), so that its round trip counts as lateness like any other, beyond this host's
    * usual one. Counted after the pacer let the call go, a slow one sent the call that much after
    * its slot, unseen (a 429 on the Postgres backend under load). It resolves whether the call is
-   * made: `false`, and its slot is given back and `acquire` resolves `undefined`. It runs once
+   * made: `false`, and `acquire` resolves `undefined` once its slot is given back. It runs once
    * even when the slot then moves; if the wait is cut short after it, what it counted stays
    * counted (a call counted and not made: never one made and not counted).
    */
@@ -183,7 +183,8 @@ export class CallPacer {
           const startedAt = performance.now();
           const goes = await unlessAborted(asked(), signal);
           if (!goes) {
-            void this.giveBack(slot);
+            // Back before `acquire` resolves: the next caller may take it.
+            await this.giveBack(slot);
             return undefined;
           }
           const took = performance.now() - startedAt;
